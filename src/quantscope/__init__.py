@@ -1,0 +1,7 @@
+"""quantscope: a research toolkit for the Quant Trading Data Service."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__"]

@@ -1,0 +1,259 @@
+"""SQLite storage of the sandbox world: the schema, connections and transactions.
+
+One database file per world (``world.sqlite`` in the data directory). The world generator fills
+it once; the routers read it and the write endpoints change it inside ``transaction()``.
+Timestamps are stored as integer epoch milliseconds (UTC); JSON objects as text.
+
+Candles are not stored: ``world.candles(seed, token_id)`` regenerates them deterministically,
+and the per-token figures the endpoints need at ``WORLD_NOW`` (last price, 24 h change and
+volume, market cap, liquidity) are stored in ``tokens``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+SCHEMA_VERSION = "1"
+
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+CREATE TABLE api_keys (
+    id INTEGER PRIMARY KEY,
+    plan TEXT NOT NULL,                 -- basic | growth | enterprise
+    key_hash TEXT NOT NULL UNIQUE       -- sha256 hex of the key
+);
+CREATE TABLE quota (
+    key_id INTEGER NOT NULL REFERENCES api_keys(id),
+    day TEXT NOT NULL,                  -- UTC date, YYYY-MM-DD
+    count INTEGER NOT NULL,
+    PRIMARY KEY (key_id, day)
+);
+
+CREATE TABLE quants (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    trading_mode TEXT NOT NULL,         -- live | paper
+    capital_usd REAL NOT NULL,
+    take_profit REAL NOT NULL,          -- fraction, e.g. 0.8 = +80 %
+    stop_loss REAL NOT NULL,            -- fraction, e.g. 0.35 = -35 %
+    horizon_h INTEGER NOT NULL,
+    config_group_id TEXT NOT NULL
+);
+
+CREATE TABLE tokens (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    symbol TEXT NOT NULL,
+    address TEXT NOT NULL UNIQUE,
+    chain TEXT NOT NULL,
+    image TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    status TEXT NOT NULL,               -- ACTIVE | DORMANT | RUGGED
+    supply REAL NOT NULL,
+    rug_hour INTEGER,                   -- candle index of the rug, NULL when none
+    holders INTEGER NOT NULL,
+    price REAL NOT NULL,                -- last close before WORLD_NOW
+    change_24h REAL NOT NULL,           -- percent
+    volume_24h REAL NOT NULL,           -- USD
+    market_cap REAL NOT NULL,           -- USD
+    liquidity REAL NOT NULL             -- USD
+);
+CREATE INDEX tokens_chain ON tokens(chain);
+
+CREATE TABLE criteria (
+    id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    category TEXT NOT NULL,
+    category_id INTEGER NOT NULL,
+    short_description TEXT NOT NULL,
+    long_description TEXT NOT NULL,
+    is_human INTEGER NOT NULL,
+    position INTEGER NOT NULL           -- index of the criterion in eval_values.vals
+);
+
+-- The live playbook. config_original is the build-time copy that decided all history.
+CREATE TABLE config (
+    id TEXT PRIMARY KEY,                -- UUID text (configIdsByInterval)
+    quant_id INTEGER NOT NULL REFERENCES quants(id),
+    market_cap TEXT NOT NULL,           -- DEGEN_CAP | LOW_CAP | MID_CAP
+    config_type TEXT NOT NULL,          -- SCANNING | BUYING
+    interval TEXT NOT NULL,             -- noTime
+    criteria_id INTEGER NOT NULL REFERENCES criteria(id),
+    threshold REAL NOT NULL,
+    weight REAL NOT NULL,
+    required INTEGER NOT NULL,
+    disabled INTEGER NOT NULL,
+    delegate INTEGER NOT NULL,
+    extra_info TEXT NOT NULL,           -- JSON Extra info
+    config_key TEXT NOT NULL
+);
+CREATE INDEX config_quant ON config(quant_id, market_cap, config_type);
+CREATE TABLE config_original AS SELECT * FROM config WHERE 0;
+
+CREATE TABLE pass_marks (
+    quant_id INTEGER NOT NULL,
+    market_cap TEXT NOT NULL,
+    config_type TEXT NOT NULL,
+    pass_mark REAL NOT NULL,
+    PRIMARY KEY (quant_id, market_cap, config_type)
+);
+
+CREATE TABLE evaluations (
+    id INTEGER PRIMARY KEY,
+    quant_id INTEGER NOT NULL,
+    token_id INTEGER NOT NULL,
+    chain TEXT NOT NULL,
+    type TEXT NOT NULL,                 -- TOKEN_STATUS | TOKEN_BUY | TOKEN_SELL
+    created_ms INTEGER NOT NULL,
+    hour INTEGER NOT NULL,              -- candle index at evaluation
+    market_cap REAL NOT NULL,
+    mc_class TEXT NOT NULL,
+    price REAL NOT NULL,                -- detection price (USD)
+    liquidity REAL NOT NULL,
+    volume_24h REAL NOT NULL,
+    passed INTEGER NOT NULL,
+    scored INTEGER NOT NULL,
+    internal_score REAL NOT NULL,
+    ai_score REAL NOT NULL,
+    avg_score REAL NOT NULL,
+    perf_roi REAL NOT NULL,             -- percent, detection price to +24 h
+    holders INTEGER NOT NULL
+);
+CREATE INDEX evaluations_time ON evaluations(created_ms);
+CREATE INDEX evaluations_quant_time ON evaluations(quant_id, created_ms);
+CREATE INDEX evaluations_token ON evaluations(token_id, quant_id, created_ms);
+
+-- Criterion values of each evaluation: float64 little-endian, in criteria.position order.
+CREATE TABLE eval_values (
+    eval_id INTEGER PRIMARY KEY REFERENCES evaluations(id),
+    vals BLOB NOT NULL
+);
+
+CREATE TABLE trades (
+    id INTEGER PRIMARY KEY,
+    quant_id INTEGER NOT NULL,
+    token_id INTEGER NOT NULL,
+    chain TEXT NOT NULL,
+    buy_eval_id INTEGER NOT NULL,
+    sell_eval_id INTEGER,
+    decision TEXT NOT NULL,             -- APPROVE | DELAY | REJECT | RECOMMEND
+    trading_status TEXT NOT NULL,       -- executed | delayed | rejected | recommended
+    wait_until_ms INTEGER,
+    validated_ms INTEGER NOT NULL,
+    confidence REAL NOT NULL,
+    mode TEXT NOT NULL,                 -- live | paper
+    tracking INTEGER NOT NULL,
+    open_ms INTEGER NOT NULL,
+    close_ms INTEGER,                   -- NULL while open
+    status TEXT NOT NULL,               -- Open | Closed
+    result TEXT NOT NULL,               -- Profit | Loss | Breakeven
+    exit_reason TEXT,                   -- take_profit | stop_loss | horizon | NULL
+    entry_price REAL NOT NULL,
+    exit_price REAL,                    -- mark price while open
+    buy_cost REAL NOT NULL,
+    sell_revenue REAL NOT NULL,
+    pnl REAL NOT NULL,
+    roi REAL NOT NULL,                  -- percent
+    native_spent REAL NOT NULL,
+    native_received REAL NOT NULL,
+    tokens_bought REAL NOT NULL,
+    tokens_sold REAL NOT NULL,
+    avg_buy_price_native REAL NOT NULL
+);
+CREATE INDEX trades_quant_open ON trades(quant_id, open_ms);
+CREATE INDEX trades_open ON trades(open_ms);
+
+CREATE TABLE transactions (
+    id INTEGER PRIMARY KEY,
+    trade_id INTEGER NOT NULL REFERENCES trades(id),
+    action TEXT NOT NULL,               -- BUY | SELL
+    tx_hash TEXT NOT NULL,
+    ts_ms INTEGER NOT NULL,
+    input_token TEXT NOT NULL,
+    output_token TEXT NOT NULL,
+    input_amount REAL NOT NULL,
+    output_amount REAL NOT NULL,
+    input_value_usd REAL NOT NULL,
+    output_value_usd REAL NOT NULL,
+    price_usd REAL NOT NULL
+);
+CREATE INDEX transactions_trade ON transactions(trade_id);
+
+CREATE TABLE recommendations (
+    id INTEGER PRIMARY KEY,
+    quant_id INTEGER NOT NULL,
+    config_id TEXT NOT NULL REFERENCES config(id),
+    criteria_id INTEGER NOT NULL,
+    market_cap TEXT NOT NULL,
+    config_type TEXT NOT NULL,          -- BUY
+    old_threshold REAL NOT NULL,
+    new_threshold REAL NOT NULL,
+    old_extra_info TEXT NOT NULL,
+    new_extra_info TEXT NOT NULL,
+    confidence REAL NOT NULL,
+    reasoning TEXT NOT NULL,
+    applied INTEGER NOT NULL,
+    applied_ms INTEGER,
+    before_win_rate REAL NOT NULL,
+    after_win_rate REAL NOT NULL,
+    trade_difference INTEGER NOT NULL,
+    profitable_accuracy REAL NOT NULL,
+    unprofitable_accuracy REAL NOT NULL,
+    f1_score REAL NOT NULL,
+    sample_size INTEGER NOT NULL,
+    profitable_avg REAL NOT NULL,
+    unprofitable_avg REAL NOT NULL,
+    value_difference_ratio REAL NOT NULL,
+    actual_impact REAL NOT NULL,
+    created_ms INTEGER NOT NULL,
+    updated_ms INTEGER NOT NULL
+);
+CREATE INDEX recommendations_quant ON recommendations(quant_id, applied);
+"""
+
+
+class Store:
+    """The world database: a connection per thread, writes serialised in transactions."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._local = threading.local()
+        self._write_lock = threading.Lock()
+
+    def connect(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA busy_timeout=10000")
+            conn.execute("PRAGMA foreign_keys=ON")
+            self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """All-or-nothing: commits when the block ends, rolls back if it raises."""
+        conn = self.connect()
+        with self._write_lock:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def meta(self, key: str) -> str | None:
+        row = self.connect().execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+
+def create_schema(conn: sqlite3.Connection) -> None:
+    conn.executescript(SCHEMA)
