@@ -1,0 +1,331 @@
+"""The sandbox's FastAPI application: the key/quota gate, the error bodies, the routers.
+
+``create_app(info)`` serves one built world. Everything under ``/api`` passes the gate
+(``ApiGate``): a missing or unknown key is refused before routing, otherwise the request is
+counted against the key's daily quota and every answer (errors and unknown paths included)
+carries the ``X-RateLimit-*`` headers. ``/health``, ``/openapi.json`` and ``/docs`` are open.
+Every non-2xx answer has the contract's error body (errors.py), whatever raised it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.util
+import logging
+import sqlite3
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import anyio.to_thread
+from fastapi import FastAPI, Request
+from fastapi.datastructures import Default
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
+from starlette.datastructures import Headers
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from quantscope.sandbox import auth, routers
+from quantscope.sandbox.datadir import WorldInfo
+from quantscope.sandbox.deps import CALLER_STATE, Caller, OrjsonResponse
+from quantscope.sandbox.errors import API_ERROR_RESPONSES, ApiError, invalid_body
+from quantscope.sandbox.store import SCHEMA_VERSION, Store
+
+logger = logging.getLogger("quantscope.sandbox")
+
+Clock = Callable[[], datetime]
+
+_DESCRIPTION = (
+    "Local sandbox of the Quant Trading Data Service: a deterministic simulated world. "
+    "Send the key in `X-API-Key` (`quantscope sandbox keys` prints them). Where the service "
+    "specification says 'not shown', the sandbox's decisions are in docs/service-contract.md."
+)
+
+
+def utc_now() -> datetime:
+    """The real clock, in UTC: it decides quota days."""
+    return datetime.now(UTC)
+
+
+def create_app(info: WorldInfo, *, clock: Clock | None = None) -> FastAPI:
+    """The application serving the world in ``info``.
+
+    Args:
+        info: a built world (datadir.ensure_world or copy_world).
+        clock: the real-time clock of quota days; tests inject one to cross midnight.
+
+    Raises:
+        FileNotFoundError: when the world database does not exist.
+    """
+    if not info.db_path.is_file():
+        raise FileNotFoundError(
+            f"no world database at {info.db_path}; build one with datadir.ensure_world()"
+        )
+    app = FastAPI(
+        title="quantscope sandbox",
+        version=f"schema {SCHEMA_VERSION}",
+        description=_DESCRIPTION,
+        default_response_class=Default(OrjsonResponse),
+        redirect_slashes=False,
+        redoc_url=None,
+    )
+    app.state.store = Store(info.db_path)
+    app.state.world = info
+    app.add_middleware(
+        ApiGate, store=app.state.store, records=_key_records(info), clock=clock or utc_now
+    )
+    _add_exception_handlers(app)
+    _add_health(app)
+    _include_routers(app)
+    app.openapi = lambda: _openapi_schema(app)  # type: ignore[method-assign]
+    return app
+
+
+def error_response(error: ApiError) -> Response:
+    """The contract's error body as a response, with the error's headers."""
+    return OrjsonResponse(error.body(), status_code=error.status, headers=error.headers)
+
+
+def is_api_path(path: str) -> bool:
+    return path == "/api" or path.startswith("/api/")
+
+
+def _key_records(info: WorldInfo) -> dict[str, auth.KeyRecord]:
+    with contextlib.closing(sqlite3.connect(info.db_path)) as conn:
+        return auth.load_key_records(conn)
+
+
+_INTERNAL_ERROR = ApiError(
+    500, "internal_error", "the sandbox failed on this request (a bug; see its log)"
+)
+
+
+class ApiGate:
+    """ASGI middleware: authenticate and count /api requests; never let a traceback out.
+
+    A refusal (401, 429) is answered here, before routing. An exception no handler turned into
+    a response is logged and answered with a 500 ``internal_error`` body.
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        store: Store,
+        records: dict[str, auth.KeyRecord],
+        clock: Clock,
+    ) -> None:
+        self.app = app
+        self.store = store
+        self.records = records
+        self.clock = clock
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        extra_headers: dict[str, str] = {}
+        if is_api_path(scope["path"]):
+            try:
+                caller, check = await self._admit(scope)
+            except ApiError as refusal:
+                await error_response(refusal)(scope, receive, send)
+                return
+            except Exception:  # the quota store failed (e.g. locked past its busy timeout)
+                logger.exception("admitting %s %s failed", scope.get("method"), scope["path"])
+                await error_response(_INTERNAL_ERROR)(scope, receive, send)
+                return
+            scope.setdefault("state", {})[CALLER_STATE] = caller
+            extra_headers = check.headers()
+        await self._run(scope, receive, send, extra_headers)
+
+    async def _admit(self, scope: Scope) -> tuple[Caller, auth.QuotaCheck]:
+        key = Headers(scope=scope).get("x-api-key")
+        if not key:
+            raise ApiError(
+                401,
+                "missing_api_key",
+                "send your API key in the X-API-Key header "
+                "(`quantscope sandbox keys` prints the sandbox's keys)",
+            )
+        record = auth.authenticate(self.records, key)
+        if record is None:
+            raise ApiError(
+                401,
+                "invalid_api_key",
+                "the X-API-Key value is not a key of this sandbox "
+                "(`quantscope sandbox keys` prints the keys of a world)",
+            )
+        plan = record.plan
+        now = self.clock()
+        check = await anyio.to_thread.run_sync(
+            lambda: auth.spend(self.store.connect(), record.key_id, plan.daily_limit, now)
+        )
+        if not check.allowed:
+            raise ApiError(
+                429,
+                "rate_limited",
+                f"the {plan.name} plan's daily limit of {plan.daily_limit} requests is spent; "
+                f"it resets at {check.reset.strftime('%Y-%m-%dT%H:%M:%SZ')} "
+                f"(in {check.retry_after_s} s)",
+                headers=check.headers(),
+            )
+        return Caller(record.key_id, plan, plan.chains), check
+
+    async def _run(
+        self, scope: Scope, receive: Receive, send: Send, extra_headers: dict[str, str]
+    ) -> None:
+        raw = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in extra_headers.items()]
+        started = False
+
+        async def send_with_headers(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                if raw:
+                    message = {**message, "headers": [*message.get("headers", ()), *raw]}
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_headers)
+        except Exception:
+            logger.exception("unhandled error in %s %s", scope.get("method"), scope["path"])
+            if started:  # too late for an error body; let the server close the connection
+                raise
+            await error_response(_INTERNAL_ERROR)(scope, receive, send_with_headers)
+
+
+def _add_exception_handlers(app: FastAPI) -> None:
+    async def on_api_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ApiError)
+        return error_response(exc)
+
+    async def on_validation_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        return error_response(validation_error(exc))
+
+    async def on_http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, StarletteHTTPException)
+        return error_response(http_error(request, exc))
+
+    app.add_exception_handler(ApiError, on_api_error)
+    app.add_exception_handler(RequestValidationError, on_validation_error)
+    app.add_exception_handler(StarletteHTTPException, on_http_error)
+
+
+_LOCATIONS = ("query", "path", "header", "cookie", "body")
+
+
+def validation_error(exc: RequestValidationError) -> ApiError:
+    """422 for FastAPI's validation errors: ``param`` names the first bad value.
+
+    Query/path parameters are named as declared (``loc[-1]``); body fields by their path
+    inside the body (``newConfigs[0].field``).
+    """
+    errors = list(exc.errors())
+    first = errors[0] if errors else {"loc": ("body",), "msg": "invalid request", "type": ""}
+    in_body = bool(first["loc"]) and first["loc"][0] == "body"
+    message = "; ".join(_describe(error) for error in errors) or "invalid request"
+    param = None if first.get("type") == "json_invalid" else _param_name(first["loc"])
+    if in_body:
+        return invalid_body(param, message)
+    return ApiError(422, "invalid_parameter", message, param)
+
+
+def _param_name(loc: Any) -> str | None:
+    parts = list(loc)
+    kind = parts.pop(0) if parts and parts[0] in _LOCATIONS else None
+    if kind != "body":
+        names = [p for p in parts if isinstance(p, str)]
+        return names[-1] if names else None
+    path = ""
+    for part in parts:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path or None
+
+
+def _describe(error: Any) -> str:
+    name = _param_name(error.get("loc", ())) or "the request body"
+    kind = error.get("type", "")
+    if kind == "missing":
+        return f"{name} is required"
+    if kind == "json_invalid":
+        reason = error.get("ctx", {}).get("error", "malformed JSON")
+        return f"the request body is not valid JSON ({reason})"
+    if isinstance(error.get("input"), bytes):  # a body sent without a JSON content type
+        return "the request body must be JSON, sent with Content-Type: application/json"
+    got = repr(error.get("input"))
+    if len(got) > 80:
+        got = got[:77] + "..."
+    msg = str(error.get("msg", "invalid value"))
+    return f"{name}: {msg[:1].lower()}{msg[1:]}, got {got}"
+
+
+def http_error(request: Request, exc: StarletteHTTPException) -> ApiError:
+    """Starlette's HTTP errors (routing's 404/405, body parsing) in the contract's terms.
+
+    The contract's codes are a closed list: a client error other than 404/405 can only come
+    from reading the request body, so it becomes 422 ``invalid_body``.
+    """
+    target = f"{request.method} {request.url.path}"
+    default = exc.detail in (None, "", "Not Found", "Method Not Allowed")
+    if exc.status_code == 404:
+        message = f"no endpoint {target}" if default else str(exc.detail)
+        return ApiError(404, "not_found", message)
+    if exc.status_code == 405:
+        allowed = (exc.headers or {}).get("Allow", "")
+        message = f"{request.method} is not allowed on {request.url.path}; allowed: {allowed}"
+        return ApiError(405, "method_not_allowed", message, headers={"Allow": allowed})
+    if exc.status_code >= 500:
+        return ApiError(500, "internal_error", str(exc.detail))
+    return invalid_body(None, f"{target}: {exc.detail}")
+
+
+def _add_health(app: FastAPI) -> None:
+    info: WorldInfo = app.state.world
+
+    @app.get("/health", tags=["sandbox"])
+    async def health() -> dict[str, Any]:
+        """Liveness and the world being served; needs no key and spends no quota."""
+        return {
+            "status": "ok",
+            "seed": info.seed,
+            "scale": info.scale,
+            "schemaVersion": SCHEMA_VERSION,
+        }
+
+
+def _include_routers(app: FastAPI) -> None:
+    """Mount every router module listed in routers.ROUTERS (``router`` attribute)."""
+    for name in routers.ROUTERS:
+        module_name = f"{routers.__name__}.{name}"
+        if routers.ALLOW_MISSING and importlib.util.find_spec(module_name) is None:
+            continue  # TEMPORARY: see routers.ALLOW_MISSING
+        module = importlib.import_module(module_name)
+        app.include_router(module.router, responses=API_ERROR_RESPONSES)
+
+
+def _openapi_schema(app: FastAPI) -> dict[str, Any]:
+    """FastAPI's schema plus the X-API-Key security scheme on every /api operation."""
+    if app.openapi_schema is None:
+        schema = get_openapi(
+            title=app.title,
+            version=app.version,
+            description=app.description,
+            routes=app.routes,
+        )
+        components = schema.setdefault("components", {})
+        components.setdefault("securitySchemes", {})["ApiKey"] = {
+            "type": "apiKey",
+            "in": "header",
+            "name": "X-API-Key",
+        }
+        for path, operations in schema.get("paths", {}).items():
+            if is_api_path(path):
+                for operation in operations.values():
+                    operation["security"] = [{"ApiKey": []}]
+        app.openapi_schema = schema
+    return app.openapi_schema

@@ -1,0 +1,113 @@
+"""Shared fixtures: a built sandbox world, servers over copies of it, and keyed HTTP sessions.
+
+* ``sandbox_world``: the seed-7, scale-1 world, built once per session. Never serve it directly:
+  servers run over copies, so it stays pristine.
+* ``sandbox``: one server for the whole session (read-only tests). Its quota counters are reset
+  before every test (``_fresh_quota``), so each test starts with the plan's full daily limit.
+* ``fresh_sandbox``: ``fresh_sandbox(clock=None, setup_app=None)`` starts a server over a new
+  copy, for tests that write or spend quota; stopped at teardown. ``setup_app(app)`` may mount
+  test-only routes before it serves.
+* ``api``: ``api(plan="enterprise", server=None)`` is a requests.Session with that plan's
+  X-API-Key that takes paths: ``api("basic").get("/api/trades", params=...)``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from typing import Any
+
+import pytest
+import requests
+from fastapi import FastAPI
+
+from quantscope.sandbox.app import create_app
+from quantscope.sandbox.datadir import WorldInfo, copy_world, ensure_world
+from quantscope.sandbox.serve import SandboxServer
+
+
+class ApiSession(requests.Session):
+    """A Session bound to one server and key: ``session.get("/api/...")``."""
+
+    def __init__(self, base_url: str, key: str | None = None) -> None:
+        super().__init__()
+        self.base_url = base_url
+        if key is not None:
+            self.headers["X-API-Key"] = key
+
+    def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(url, str) and url.startswith("/"):
+            url = self.base_url + url
+        kwargs.setdefault("timeout", 60)
+        return super().request(method, url, *args, **kwargs)
+
+
+@pytest.fixture(scope="session")
+def sandbox_world(tmp_path_factory: pytest.TempPathFactory) -> WorldInfo:
+    return ensure_world(tmp_path_factory.mktemp("world"), seed=7, scale=1)
+
+
+@pytest.fixture(scope="session")
+def sandbox(
+    sandbox_world: WorldInfo, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SandboxServer]:
+    info = copy_world(sandbox_world, tmp_path_factory.mktemp("sandbox"))
+    with SandboxServer(info) as server:
+        yield server
+
+
+@pytest.fixture(autouse=True)
+def _fresh_quota(request: pytest.FixtureRequest) -> None:
+    """Give every test the full daily quota on the shared server (tests must not starve each other).
+
+    Only when the test already uses the shared ``sandbox``: others should not start it.
+    """
+    if "sandbox" not in request.fixturenames:
+        return
+    server: SandboxServer = request.getfixturevalue("sandbox")
+    with sqlite3.connect(server.info.db_path) as conn:
+        conn.execute("DELETE FROM quota")
+
+
+FreshSandbox = Callable[..., SandboxServer]
+
+
+@pytest.fixture
+def fresh_sandbox(
+    sandbox_world: WorldInfo, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[FreshSandbox]:
+    servers: list[SandboxServer] = []
+
+    def start(
+        clock: Callable[[], datetime] | None = None,
+        setup_app: Callable[[FastAPI], None] | None = None,
+    ) -> SandboxServer:
+        info = copy_world(sandbox_world, tmp_path_factory.mktemp("fresh"))
+        app = None
+        if setup_app is not None:
+            app = create_app(info, clock=clock)
+            setup_app(app)
+        server = SandboxServer(info, clock=clock, app=app)
+        servers.append(server)
+        return server.start()
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture
+def api(sandbox: SandboxServer) -> Iterator[Callable[..., ApiSession]]:
+    sessions: list[ApiSession] = []
+
+    def session(plan: str | None = "enterprise", server: SandboxServer | None = None) -> ApiSession:
+        """A session for ``plan``'s key (None: no key) on ``server`` (default: ``sandbox``)."""
+        target = sandbox if server is None else server
+        made = ApiSession(target.url, None if plan is None else target.keys[plan])
+        sessions.append(made)
+        return made
+
+    yield session
+    for made in sessions:
+        made.close()
