@@ -407,7 +407,7 @@ def playbook_criterion(extra: Payload) -> Payload:
         "extraInfos": {"noTime": extra},
         "delegates": {"noTime": False},
         "configIdsByInterval": {"noTime": UUID},
-        "configKeys": {"noTime": "lp_locked"},
+        "configKeys": {"noTime": "DEGEN_CAP.SCANNING.lp_locked.noTime"},
     }
     return {
         "rootKey": "lp_locked",
@@ -431,7 +431,7 @@ def playbook_config() -> list[Payload]:
                 "Technical Analysis": [playbook_criterion(extra_info_numeric())],
                 "Onchain": [],
             },
-            "passMark": 60,
+            "passMark": {"SCANNING": 85, "BUYING": 60},
             "configGroupId": "group-q1",
         }
     ]

@@ -811,8 +811,11 @@ class PlaybookElement(ContractModel):
         description="DEGEN_CAP < $1M, LOW_CAP $1M-$10M, MID_CAP >= $10M (at evaluation time)."
     )
     categories: PlaybookCategories
-    passMark: Score = Field(
-        description="Extension: the weighted score (0-100) an evaluation of this class must reach."
+    passMark: dict[ConfigType, Score] = Field(
+        description=(
+            "Extension: per config type (SCANNING, BUYING), the weighted score (0-100) an "
+            "evaluation of this class must reach."
+        )
     )
     configGroupId: Text = Field(description="Extension: the quant's config group.")
 
