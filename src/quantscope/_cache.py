@@ -1,0 +1,360 @@
+"""The on-disk HTTP cache: how long each endpoint's answers live, what writes invalidate, and
+how cache keys are scoped. The cache is the researcher's quota (100 requests a day on Basic).
+
+* **Lifetimes** are one registry, ``CACHE_RULES``: glob over the endpoint path -> lifetime,
+  first match wins, optionally refined from the parameters or the body once the answer is in
+  (a closed trade never changes; an open one does, and ``/api/trades/{id}`` serves both).
+* **Writes** are never cached; ``INVALIDATIONS`` names the cached GETs each write changes.
+  A write that failed with a 4xx changed nothing and invalidates nothing; any other outcome
+  (including "no answer") may have changed the state, so it invalidates.
+* **Cache keys.** requests-cache's key (method, URL, sorted params, body) with two changes:
+  the base URL is replaced by the *service identity* (the configured URL, or the sandbox's
+  seed and scale, whose port changes on every start), and the key is mixed with a digest of
+  the API key. Two keys may see different data for the same URL (Basic sees one chain,
+  Enterprise all), and the client cannot know a key's plan before its first answer (nor ever,
+  offline), so entries are scoped per key, never per guessed plan. The key itself is never in
+  a cache key or on disk: requests-cache redacts the ``X-API-Key`` header (exact spelling) from
+  stored requests, and only a one-way digest of a digest enters the key. Cost of the choice:
+  a new key starts with a cold cache.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import glob
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from hashlib import blake2b
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from requests import PreparedRequest, Request
+from requests_cache import NEVER_EXPIRE, CachedResponse, CachedSession
+from requests_cache.backends.sqlite import SQLiteCache
+from requests_cache.cache_keys import create_key
+from requests_cache.policy import ExpirationPatterns
+from requests_cache.policy.expiration import get_expiration_datetime
+
+__all__ = [
+    "CACHE_RULES",
+    "INVALIDATIONS",
+    "NEVER_EXPIRE",
+    "CacheInfo",
+    "CacheRule",
+    "ResponseCache",
+    "endpoint_matches",
+    "key_scope",
+    "lifetime_for",
+    "make_key_fn",
+    "rule_for",
+    "urls_expire_after",
+]
+
+MINUTE = 60
+Lifetime = int | timedelta | datetime  # seconds, a span, or an absolute time; NEVER_EXPIRE = -1
+Refiner = Callable[[Mapping[str, str], Any, datetime], Lifetime | None]
+
+
+@dataclass(frozen=True)
+class CacheRule:
+    """How long answers of endpoints matching ``pattern`` live, and why.
+
+    ``refine(params, body, now)`` may return a different lifetime once the answer is known
+    (``body`` is None before the request is sent); None keeps ``expire_after``.
+    """
+
+    pattern: str
+    expire_after: Lifetime
+    why: str
+    refine: Refiner | None = None
+
+
+def _closed_trade(params: Mapping[str, str], body: Any, now: datetime) -> Lifetime | None:
+    trade = body.get("trade") if isinstance(body, Mapping) else None
+    status = trade.get("status") if isinstance(trade, Mapping) else None
+    return NEVER_EXPIRE if isinstance(status, str) and status.lower() == "closed" else None
+
+
+def _parse_iso(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    try:
+        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def _closed_window(params: Mapping[str, str], body: Any, now: datetime) -> Lifetime | None:
+    """Counts over a window that ended over an hour ago no longer change."""
+    end = _parse_iso(params.get("timeTo"))
+    return NEVER_EXPIRE if end is not None and end <= now - timedelta(hours=1) else None
+
+
+_TIMEFRAMES = {"h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def _next_candle(params: Mapping[str, str], body: Any, now: datetime) -> Lifetime | None:
+    """Candles up to now change when the next window closes: live until then.
+
+    The answer always reaches the newest window, so it is never immutable as a whole. When
+    that moment is already past (a frozen or stopped market), keep the rule's short lifetime.
+    """
+    frame = params.get("timeframe", "1h").strip().lower()
+    try:
+        step_s = int(frame[:-1]) * _TIMEFRAMES[frame[-1]]
+        last_ms = max(int(point["timestamp"]) for point in body["ohlcv"])
+    except (KeyError, ValueError, TypeError, IndexError):
+        return None
+    next_close = datetime.fromtimestamp(last_ms / 1000, UTC) + timedelta(seconds=2 * step_s)
+    return next_close if next_close > now + timedelta(minutes=5) else None
+
+
+# First match wins; patterns are globs over the path ("*" also crosses "/").
+CACHE_RULES: tuple[CacheRule, ...] = (
+    CacheRule("/api/eval-details", NEVER_EXPIRE, "an evaluation is immutable once made"),
+    CacheRule("/api/trades/stats", 5 * MINUTE, "statistics move with every trade"),
+    CacheRule(
+        "/api/trades/*",
+        5 * MINUTE,
+        "an open trade changes; a closed one never does",
+        _closed_trade,
+    ),
+    CacheRule("/api/trades", 10 * MINUTE, "trade lists grow; pages of one load stay coherent"),
+    CacheRule(
+        "/api/eval-timeseries", 10 * MINUTE, "counts of a past window are final", _closed_window
+    ),
+    CacheRule("/api/eval-count", 10 * MINUTE, "counts of a past window are final", _closed_window),
+    CacheRule("/api/eval-ohlcv", 5 * MINUTE, "valid until the next candle closes", _next_candle),
+    CacheRule("/api/eval-results", 10 * MINUTE, "new evaluations arrive"),
+    CacheRule("/api/eval-history", 10 * MINUTE, "new evaluations of the token arrive"),
+    CacheRule("/api/alpha-signals*", 1 * MINUTE, "realtime signals"),
+    CacheRule("/api/degen/config", 10 * MINUTE, "changed by writes (invalidated) or elsewhere"),
+    CacheRule("/api/refine-eval/*", 5 * MINUTE, "changed by analyses and applies"),
+    CacheRule("*", 5 * MINUTE, "anything else: briefly"),
+)
+
+# Write (METHOD path glob) -> the cached GET endpoints it may change.
+INVALIDATIONS: dict[str, tuple[str, ...]] = {
+    "PUT /api/degen/config": ("/api/degen/config", "/api/refine-eval/*"),
+    "POST /api/refine-eval/analyze": ("/api/refine-eval/*", "/api/degen/config"),
+    "POST /api/refine-eval/recs/*/apply": ("/api/refine-eval/*", "/api/degen/config"),
+}
+
+
+def rule_for(path: str) -> CacheRule:
+    """The first rule whose pattern matches ``path`` (the catch-all ``*`` always does)."""
+    for rule in CACHE_RULES:
+        if fnmatch.fnmatchcase(path, rule.pattern):
+            return rule
+    raise AssertionError("CACHE_RULES must end with a catch-all")  # pragma: no cover
+
+
+def lifetime_for(
+    path: str, params: Mapping[str, str], body: Any = None, now: datetime | None = None
+) -> Lifetime:
+    """The lifetime of the answer to GET ``path`` with ``params`` (and ``body`` once known)."""
+    rule = rule_for(path)
+    if rule.refine is not None:
+        refined = rule.refine(params, body, now or datetime.now(UTC))
+        if refined is not None:
+            return refined
+    return rule.expire_after
+
+
+def endpoint_matches(url_or_path: str, pattern: str) -> bool:
+    """Whether a stored URL's path is ``pattern`` (a glob; ``{id}`` counts as ``*``).
+
+    Matched as a suffix so a base URL with a path prefix (``https://host/v1``) still matches
+    ``/api/...``; a pattern without a leading ``/`` is taken under ``/api/``.
+    """
+    path = urlsplit(url_or_path).path or url_or_path
+    glob = pattern if pattern.startswith(("/", "*")) else f"/api/{pattern}"
+    while "{" in glob and "}" in glob.split("{", 1)[1]:
+        head, rest = glob.split("{", 1)
+        glob = head + "*" + rest.split("}", 1)[1]
+    return fnmatch.fnmatchcase(path, glob) or fnmatch.fnmatchcase(path, "*" + glob)
+
+
+def invalidated_by(method: str, path: str) -> tuple[str, ...]:
+    """The endpoint globs a write to ``path`` invalidates (itself, when not registered)."""
+    for write, targets in INVALIDATIONS.items():
+        verb, _, glob = write.partition(" ")
+        if verb == method.upper() and fnmatch.fnmatchcase(path, glob):
+            return targets
+    return (path,)
+
+
+# --- cache keys ---------------------------------------------------------------------------
+
+_SERVICE = "http://quantscope.service"
+
+
+def key_scope(service_id: str, api_key: str | None) -> str:
+    """A digest naming (service, key): entries of one scope are invisible to another."""
+    key_digest = blake2b((api_key or "").encode(), digest_size=16, person=b"qs.api-key").digest()
+    return blake2b(service_id.encode() + b"\0" + key_digest, digest_size=16).hexdigest()
+
+
+def make_key_fn(scope: str, base_url: str) -> Callable[..., str]:
+    """A requests-cache ``key_fn``: the standard key of the request rebased onto the service
+    identity, mixed with ``scope`` (see the module docstring)."""
+    base = base_url.rstrip("/")
+
+    def key_fn(request: Request | PreparedRequest, **kwargs: Any) -> str:
+        prepared = request.prepare() if isinstance(request, Request) else request.copy()
+        url = prepared.url or ""
+        if base and url.startswith(base):
+            prepared.url = _SERVICE + url[len(base) :]
+        plain = create_key(prepared, **kwargs)
+        return blake2b(f"{scope}:{plain}".encode(), digest_size=16).hexdigest()
+
+    return key_fn
+
+
+# --- the cache object users see -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CacheInfo:
+    """Size and use of the cache: on disk, and hits/misses of this client."""
+
+    path: Path
+    size_bytes: int
+    entries: int
+    hits: int
+    misses: int
+
+    def __repr__(self) -> str:
+        return (
+            f"CacheInfo({self.entries} entries, {self.size_bytes / 1e6:.1f} MB, "
+            f"{self.hits} hits / {self.misses} misses this session, path={str(self.path)!r})"
+        )
+
+
+def urls_expire_after(base_url: str) -> ExpirationPatterns:
+    """``CACHE_RULES`` as requests-cache URL patterns under ``base_url`` (catch-all excluded).
+
+    Lifetimes go in by URL rather than per request: a per-request ``expire_after`` is sent to
+    the service as a ``Cache-Control: max-age`` request header (``max-age=-1`` for "never").
+    requests-cache matches a pattern as a prefix (it appends ``**``); the rules are ordered so
+    that this agrees with ``rule_for`` on every path of the spec.
+    """
+    parts = urlsplit(base_url)
+    prefix = glob.escape(parts.netloc + parts.path.rstrip("/"))
+    return {prefix + rule.pattern: rule.expire_after for rule in CACHE_RULES if rule.pattern != "*"}
+
+
+_KEY_HEADERS = frozenset({"x-api-key", "authorization"})
+
+
+def _drop_key_from_vary(response: Any, *args: Any, **kwargs: Any) -> Any:
+    """Response hook: remove the key header from ``Vary`` before requests-cache stores it.
+
+    A service may answer ``Vary: X-API-Key``; requests-cache then treats every lookup as a
+    miss (the header is redacted, so it can never match). Entries are scoped per key already
+    (``key_scope``), which is exactly what that Vary asks for.
+    """
+    vary = response.headers.get("Vary")
+    if vary:
+        kept = [v.strip() for v in vary.split(",") if v.strip().lower() not in _KEY_HEADERS]
+        if kept:
+            response.headers["Vary"] = ", ".join(kept)
+        else:
+            del response.headers["Vary"]
+    return response
+
+
+def build_session(cache_path: Path, scope: str, base_url: str) -> CachedSession:
+    """A CachedSession over SQLite at ``cache_path`` with quantscope's keys and lifetimes.
+
+    Only 200 answers to GET are stored. ``stale_if_error`` stays off: the client serves stale
+    copies itself, with one warning instead of requests-cache's logged traceback.
+    """
+    cache_path.parent.mkdir(parents=True, exist_ok=True)
+    session = CachedSession(
+        cache_name=str(cache_path),
+        backend="sqlite",
+        expire_after=rule_for("*").expire_after,
+        urls_expire_after=urls_expire_after(base_url),
+        allowable_methods=("GET",),
+        allowable_codes=(200,),
+        key_fn=make_key_fn(scope, base_url),
+        stale_if_error=False,
+    )
+    session.hooks["response"].append(_drop_key_from_vary)
+    return session
+
+
+class ResponseCache:
+    """``client.cache``: what is stored, how much it is used, and clearing it."""
+
+    def __init__(self, session: CachedSession) -> None:
+        if not isinstance(session.cache, SQLiteCache):
+            raise TypeError("quantscope's cache is the SQLite backend of requests-cache")
+        self._session = session
+        self._store: SQLiteCache = session.cache
+        self.hits = 0
+        self.misses = 0
+
+    @property
+    def path(self) -> Path:
+        return Path(str(self._session.cache.db_path))
+
+    def lookup(self, request: PreparedRequest) -> CachedResponse | None:
+        """The stored answer to ``request``, fresh or expired; None when there is none."""
+        key = self._session.cache.create_key(request)
+        response = self._session.cache.get_response(key)
+        if response is not None:
+            response.cache_key = key
+        return response
+
+    def restore(self, response: Any, expire_after: Lifetime) -> None:
+        """Store a just-fetched ``response`` again with another lifetime."""
+        key = getattr(response, "cache_key", None)
+        if key:
+            self._session.cache.save_response(response, key, get_expiration_datetime(expire_after))
+
+    def info(self) -> CacheInfo:
+        """Entries and bytes on disk (the SQLite file), and this client's hits and misses."""
+        size = sum(
+            os.path.getsize(p) for p in (self.path, Path(f"{self.path}-wal")) if os.path.exists(p)
+        )
+        return CacheInfo(self.path, size, len(self._store.responses), self.hits, self.misses)
+
+    def clear(self, endpoint: str | None = None) -> int:
+        """Remove every entry, or those of ``endpoint`` (a glob, e.g. ``"/api/trades*"``), and
+        shrink the file. Returns the number of entries removed.
+
+        Entries of every key and service are matched (the path decides), since over-clearing
+        costs requests and under-clearing costs correctness.
+        """
+        cache = self._store
+        if endpoint is None:
+            count = len(cache.responses)
+            cache.clear()
+        else:
+            count = self._delete_matching((endpoint,))
+        cache.responses.vacuum()  # give the space back: a user asked for it
+        return count
+
+    def invalidate(self, method: str, path: str) -> int:
+        """Drop the cached GETs that a write ``method path`` may have changed."""
+        return self._delete_matching(invalidated_by(method, path))
+
+    def _delete_matching(self, patterns: tuple[str, ...]) -> int:
+        cache = self._store
+        keys = [
+            response.cache_key
+            for response in cache.filter(valid=True, expired=True)
+            if any(endpoint_matches(response.url, p) for p in patterns)
+        ]
+        if keys:
+            cache.delete(*keys, vacuum=False)  # VACUUM rewrites the whole file: not per write
+        return len(keys)
+
+    def __repr__(self) -> str:
+        return repr(self.info())

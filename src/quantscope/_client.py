@@ -1,0 +1,1076 @@
+"""The HTTP client that loaders build on: connect, cached GETs, pages, quota, retries, writes.
+
+Loaders say what they want and get parsed JSON plus provenance::
+
+    client = get_default_client()
+    one = client.get("/api/trades/{id}", {"id": 42})             # one request (or cache hit)
+    pages = client.get_pages("/api/trades", {"quantId": 1}, paging=PageNumberPaging(1000))
+    many = client.get_many("/api/eval-details", [{"evaluationId": i} for i in ids])
+    df.attrs["quantscope"] = pages.provenance.as_dict()
+
+Multi-request loads (``get_pages``, ``get_many``) serve cached answers first (no quota),
+count what the rest costs, and when that exceeds the quota left (minus ``quota_reserve``)
+fetch what fits and raise ``QuotaWouldBeExceededError`` with the numbers and the reset time.
+They raise rather than return a partial result, so no one analyses a partial frame by
+accident; what was loaded is on the exception (``.partial``), and the fetched pages are kept
+in the cache until after the reset, so the same call then resumes where it stopped.
+
+``get_default_client()`` raises when ``connect()`` was not called, rather than connecting
+lazily: ``connect()`` is where settings are resolved, configuration errors surface and the
+embedded sandbox announces itself, so that should happen in a cell the user wrote, once.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import math
+import os
+import sqlite3
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime, timedelta
+from email.utils import parsedate_to_datetime
+from typing import Any
+from urllib.parse import quote, unquote
+
+import orjson
+import requests
+import urllib3
+
+from quantscope._cache import (
+    NEVER_EXPIRE,
+    CacheInfo,
+    Lifetime,
+    ResponseCache,
+    build_session,
+    key_scope,
+    lifetime_for,
+    rule_for,
+)
+from quantscope._config import (
+    RetryPolicy,
+    Settings,
+    plan_for_limit,
+    resolve_settings,
+    start_embedded_sandbox,
+)
+from quantscope._errors import (
+    APIConnectionError,
+    APIStatusError,
+    APITimeoutError,
+    ConfigurationError,
+    InvalidResponseError,
+    OfflineCacheMissError,
+    QuotaWouldBeExceededError,
+    RateLimitError,
+    ServerError,
+    StaleDataWarning,
+    error_from_response,
+    format_reset,
+)
+from quantscope._progress import progress
+
+__all__ = [
+    "Client",
+    "Fetched",
+    "FetchedMany",
+    "FetchedPages",
+    "OffsetPaging",
+    "PageNumberPaging",
+    "Provenance",
+    "Quota",
+    "cache_info",
+    "connect",
+    "get_default_client",
+    "parse_reset",
+    "quota_from_headers",
+    "set_default_client",
+    "wire_params",
+]
+
+try:
+    _USER_AGENT = f"quantscope/{importlib.metadata.version('quantscope')}"
+except importlib.metadata.PackageNotFoundError:  # running from a source tree
+    _USER_AGENT = "quantscope"
+
+ParamValue = str | int | float | bool | datetime | date | Sequence[Any] | None
+Params = Mapping[str, ParamValue]
+
+
+# --- parameters on the wire -----------------------------------------------------------------
+
+
+def _wire_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, datetime):
+        aware = value if value.tzinfo else value.replace(tzinfo=UTC)
+        return aware.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, list | tuple | set | frozenset):
+        items = sorted(value) if isinstance(value, set | frozenset) else value
+        return ",".join(_wire_value(v) for v in items)
+    return str(value)
+
+
+def wire_params(params: Params | None) -> dict[str, str]:
+    """Query parameters as the text the service receives, sorted; None values dropped.
+
+    Booleans become ``true``/``false``, datetimes ISO UTC with milliseconds and ``Z``,
+    sequences comma lists. The same text goes into the cache key and the provenance.
+    """
+    return {k: _wire_value(v) for k, v in sorted((params or {}).items()) if v is not None}
+
+
+def _split_path(endpoint: str, wire: Mapping[str, str]) -> tuple[str, dict[str, str]]:
+    """``/api/trades/{id}`` + ``{"id": "5", ...}`` -> ``/api/trades/5`` and the query rest."""
+    query = dict(wire)
+    path = endpoint
+    while "{" in path:
+        head, rest = path.split("{", 1)
+        name, tail = rest.split("}", 1)
+        if name not in query:
+            raise ValueError(f"{endpoint} needs the path parameter {name!r}")
+        path = head + quote(query.pop(name), safe="") + tail
+    if not path.startswith("/"):
+        raise ValueError(f"endpoints start with '/', got {endpoint!r}")
+    return path, query
+
+
+def _path_params(endpoint: str, path: str) -> dict[str, str]:
+    """The values ``_split_path`` put into the template: ``{"id": "5"}`` for ``/api/trades/5``."""
+    names = [part[1:-1] for part in endpoint.split("/") if part.startswith("{")]
+    values = [
+        unquote(got)
+        for want, got in zip(endpoint.split("/"), path.split("/"), strict=False)
+        if want.startswith("{")
+    ]
+    return dict(zip(names, values, strict=False))
+
+
+# --- quota ----------------------------------------------------------------------------------
+
+
+def parse_reset(value: str | None, now: datetime | None = None) -> datetime | None:
+    """``X-RateLimit-Reset`` as a UTC datetime, whatever the service's unit.
+
+    Accepted: epoch seconds, epoch milliseconds (> 1e11), seconds from now (< 1e9, as some
+    services send), ISO 8601 text, HTTP-date. Anything else: None.
+    """
+    if value is None or not str(value).strip():
+        return None
+    text = str(value).strip()
+    now = now or datetime.now(UTC)
+    try:
+        number = float(text)
+    except ValueError:
+        number = math.nan
+    if math.isfinite(number):
+        if number > 1e11:
+            return datetime.fromtimestamp(number / 1000, UTC)
+        if number >= 1e9:
+            return datetime.fromtimestamp(number, UTC)
+        if number >= 0:
+            return now + timedelta(seconds=number)
+        return None
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        try:
+            parsed = parsedate_to_datetime(text)
+        except (TypeError, ValueError):
+            return None
+    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(UTC)
+
+
+def _parse_int(value: str | None) -> int | None:
+    try:
+        return int(float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _retry_after_s(headers: Mapping[str, str], now: datetime | None = None) -> float | None:
+    """``Retry-After`` in seconds (delta seconds or HTTP-date); None when absent or unreadable."""
+    value = headers.get("Retry-After")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        when = parse_reset(value, now)
+        return max(0.0, (when - (now or datetime.now(UTC))).total_seconds()) if when else None
+
+
+@dataclass(frozen=True)
+class Quota:
+    """The daily quota as the last real answer reported it (None fields: not known yet)."""
+
+    limit: int | None = None
+    remaining: int | None = None
+    reset: datetime | None = None
+    updated_at: datetime | None = None
+
+    @property
+    def plan(self) -> str | None:
+        """The plan whose daily limit this is (spec's table), when it is one."""
+        return plan_for_limit(self.limit)
+
+    def __repr__(self) -> str:
+        if self.updated_at is None:
+            return "Quota(unknown: no request has reached the service yet)"
+        of = f" of {self.limit}" if self.limit is not None else ""
+        return f"Quota({self.remaining}{of} requests left, resets {format_reset(self.reset)})"
+
+
+def quota_from_headers(headers: Mapping[str, str], now: datetime | None = None) -> Quota | None:
+    """The ``X-RateLimit-*`` headers as a Quota; None when the answer carries none."""
+    now = now or datetime.now(UTC)
+    limit = _parse_int(headers.get("X-RateLimit-Limit"))
+    remaining = _parse_int(headers.get("X-RateLimit-Remaining"))
+    reset = parse_reset(headers.get("X-RateLimit-Reset"), now)
+    if limit is None and remaining is None and reset is None:
+        return None
+    return Quota(limit, remaining, reset, now)
+
+
+# --- results and provenance ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a loaded result came from; loaders put ``as_dict()`` in ``df.attrs["quantscope"]``.
+
+    ``fetched_at`` is when the oldest part was fetched from the service (a cache hit keeps
+    its original time); ``requests`` counts answers from the service, i.e. quota spent;
+    ``stale`` is True when an expired copy stood in for a failed request.
+    """
+
+    endpoint: str
+    params: dict[str, str] | list[dict[str, str]]
+    fetched_at: datetime
+    from_cache: bool
+    pages: int
+    requests: int
+    service: str = ""
+    stale: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "endpoint": self.endpoint,
+            "params": self.params,
+            "fetched_at": self.fetched_at,
+            "from_cache": self.from_cache,
+            "pages": self.pages,
+            "requests": self.requests,
+            "service": self.service,
+            "stale": self.stale,
+        }
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """One answer: parsed JSON and its provenance."""
+
+    data: Any
+    provenance: Provenance
+
+
+@dataclass(frozen=True)
+class FetchedPages:
+    """Every page of a paginated endpoint: bodies in order, their items joined, the total.
+
+    ``missing`` lists page indices (0-based) not loaded; non-empty only on ``.partial`` of a
+    ``QuotaWouldBeExceededError``.
+    """
+
+    pages: tuple[Any, ...]
+    items: list[Any]
+    total: int | None
+    provenance: Provenance
+    missing: tuple[int, ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing
+
+
+@dataclass(frozen=True)
+class FetchedMany:
+    """Answers to several requests of one endpoint, in order (None where not loaded)."""
+
+    results: tuple[Fetched | None, ...]
+    provenance: Provenance
+    missing: tuple[int, ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing
+
+
+class _Paging:
+    """Shared logic of the paging styles: how many pages, where the items and total are."""
+
+    page_size: int
+    items: str
+    total_path: tuple[str, ...]
+
+    def params_for(self, index: int) -> dict[str, str]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def names(self) -> tuple[str, str]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def total_of(self, body: Any) -> int | None:
+        value = body
+        for key in self.total_path:
+            value = value.get(key) if isinstance(value, Mapping) else None
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    def items_of(self, body: Any) -> list[Any]:
+        items = body.get(self.items) if isinstance(body, Mapping) else None
+        return list(items) if isinstance(items, list) else []
+
+    def page_count(self, total: int) -> int:
+        return max(1, math.ceil(total / self.page_size))
+
+
+@dataclass(frozen=True)
+class PageNumberPaging(_Paging):
+    """``page``/``pageSize`` paging with ``pagination.total`` (``/api/trades``)."""
+
+    page_size: int = 1000
+    items: str = "trades"
+    page_param: str = "page"
+    size_param: str = "pageSize"
+    total_path: tuple[str, ...] = ("pagination", "total")
+
+    def params_for(self, index: int) -> dict[str, str]:
+        return {self.page_param: str(index + 1), self.size_param: str(self.page_size)}
+
+    def names(self) -> tuple[str, str]:
+        return self.page_param, self.size_param
+
+
+@dataclass(frozen=True)
+class OffsetPaging(_Paging):
+    """``offset``/``limit`` paging with a top-level ``total`` (``/api/eval-results``; for
+    ``/api/eval-history`` pass ``offset_param="skip", limit_param="take"``)."""
+
+    page_size: int = 1000
+    items: str = "results"
+    offset_param: str = "offset"
+    limit_param: str = "limit"
+    total_path: tuple[str, ...] = ("total",)
+
+    def params_for(self, index: int) -> dict[str, str]:
+        return {
+            self.offset_param: str(index * self.page_size),
+            self.limit_param: str(self.page_size),
+        }
+
+    def names(self) -> tuple[str, str]:
+        return self.offset_param, self.limit_param
+
+
+@dataclass
+class _One:
+    """One answer inside the client, before it becomes a Fetched."""
+
+    body: Any
+    from_cache: bool
+    fetched_at: datetime
+    spent: int
+    stale: bool = False
+    response: Any = field(default=None, repr=False)
+
+
+@dataclass
+class _Shortfall:
+    needed: int
+    fetched: int
+
+
+# --- the client ---------------------------------------------------------------------------
+
+
+def _never_sent(exc: BaseException) -> bool:
+    """Whether a connection failure happened before the request left (safe to resend a write)."""
+    if isinstance(exc, requests.ConnectTimeout):
+        return True
+    seen: BaseException | None = exc
+    while seen is not None:
+        reason = getattr(seen, "reason", None)
+        if isinstance(seen, urllib3.exceptions.NewConnectionError) or isinstance(
+            reason, urllib3.exceptions.NewConnectionError
+        ):
+            return True
+        nxt = seen.args[0] if seen.args and isinstance(seen.args[0], BaseException) else None
+        seen = nxt or seen.__cause__ or seen.__context__
+        if seen is exc:
+            break
+    return False
+
+
+class Client:
+    """A connection to the service (or the embedded sandbox) with its cache and quota.
+
+    Use ``connect()`` to build one and make it the loaders' default. Arguments as for
+    ``resolve_settings``; everything is resolved once here and kept in ``self.settings``.
+    """
+
+    def __init__(
+        self,
+        url: str | None = None,
+        api_key: str | None = None,
+        *,
+        cache_dir: str | os.PathLike[str] | None = None,
+        offline: bool = False,
+        progress: bool | None = None,
+        timeout_s: float = 30.0,
+        quota_reserve: int = 0,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        settings = resolve_settings(
+            url,
+            api_key,
+            cache_dir=cache_dir,
+            offline=offline,
+            progress=progress,
+            timeout_s=timeout_s,
+            quota_reserve=quota_reserve,
+            retry=retry,
+        )
+        if settings.url is None:
+            settings = start_embedded_sandbox(settings, start_server=not settings.offline)
+        self.settings: Settings = settings
+        self.base_url: str = str(settings.url)
+        scope = key_scope(settings.service_id, settings.api_key)
+        try:
+            self._session = build_session(settings.cache_path, scope, self.base_url)
+        except (OSError, sqlite3.Error) as exc:
+            raise ConfigurationError(
+                f"cannot use the cache at {settings.cache_path} ({exc}); set "
+                "QUANTSCOPE_CACHE_DIR or pass cache_dir= to a writable directory"
+            ) from exc
+        self._session.headers["User-Agent"] = _USER_AGENT
+        if settings.api_key:
+            # Exactly this spelling: requests-cache redacts only "X-API-Key" from stored requests.
+            self._session.headers["X-API-Key"] = settings.api_key
+        self.cache = ResponseCache(self._session)
+        self._quota = Quota()
+        self._sleep: Callable[[float], None] = time.sleep
+
+    # ----- public surface -----
+
+    @property
+    def quota(self) -> Quota:
+        """The daily quota as last reported by the service (``Quota()`` before any request)."""
+        return self._quota
+
+    def get(self, endpoint: str, params: Params | None = None) -> Fetched:
+        """GET one endpoint (``{name}`` in the path is filled from ``params``); cache first."""
+        wire = wire_params(params)
+        path, query = _split_path(endpoint, wire)
+        one = self._fetch_one(endpoint, path, query)
+        if one.stale:
+            self._warn_stale(endpoint, 1, 1)
+        prov = self._provenance(endpoint, wire, [one])
+        return Fetched(one.body, prov)
+
+    def get_many(
+        self, endpoint: str, param_sets: Iterable[Params], *, desc: str | None = None
+    ) -> FetchedMany:
+        """GET ``endpoint`` once per parameter set, quota-aware (see the module docstring)."""
+        wires = [wire_params(p) for p in param_sets]
+        requests_ = [_split_path(endpoint, w) for w in wires]
+        results, shortfall = self._fetch_batch(endpoint, requests_, desc=desc or endpoint)
+        loaded = [r for r in results if r is not None]
+        prov = self._provenance(endpoint, wires, loaded)
+        fetched = tuple(
+            Fetched(
+                r.body,
+                replace(
+                    prov,
+                    params=w,
+                    pages=1,
+                    requests=r.spent,
+                    from_cache=r.from_cache,
+                    fetched_at=r.fetched_at,
+                    stale=r.stale,
+                ),
+            )
+            if r is not None
+            else None
+            for r, w in zip(results, wires, strict=True)
+        )
+        missing = tuple(i for i, r in enumerate(results) if r is None)
+        many = FetchedMany(fetched, prov, missing)
+        if shortfall is not None:
+            raise self._quota_error(endpoint, shortfall, many, "requests")
+        return many
+
+    def get_pages(
+        self,
+        endpoint: str,
+        params: Params | None = None,
+        *,
+        paging: PageNumberPaging | OffsetPaging,
+        max_pages: int | None = None,
+        desc: str | None = None,
+    ) -> FetchedPages:
+        """Every page of a paginated endpoint, quota-aware; cached pages cost nothing.
+
+        The first page gives the total; the rest are counted against the quota before any is
+        sent. ``max_pages`` caps the load. Page parameters in ``params`` are overridden.
+        """
+        wire = {k: v for k, v in wire_params(params).items() if k not in paging.names()}
+        path, query = _split_path(endpoint, wire)
+        label = desc or endpoint
+        first, shortfall = self._fetch_batch(
+            endpoint, [(path, {**query, **paging.params_for(0)})], desc=label
+        )
+        if first[0] is None:
+            assert shortfall is not None
+            empty = FetchedPages((), [], None, self._provenance(endpoint, wire, []), (0,))
+            raise self._quota_error(endpoint, shortfall, empty, "pages")
+        total = paging.total_of(first[0].body)
+        if total is None:
+            return self._pages_until_short(
+                endpoint, path, query, wire, first[0], paging, max_pages, label
+            )
+        count = paging.page_count(total)
+        if max_pages is not None:
+            count = min(count, max(1, max_pages))
+        rest = [(path, {**query, **paging.params_for(i)}) for i in range(1, count)]
+        results, shortfall = self._fetch_batch(endpoint, rest, desc=label)
+        pages = [first[0], *results]
+        result = self._pages_result(endpoint, wire, pages, paging, total)
+        if shortfall is not None:
+            raise self._quota_error(endpoint, shortfall, result, "pages")
+        return result
+
+    def put(self, endpoint: str, json: Any, params: Params | None = None) -> Fetched:
+        """PUT a JSON body; never cached; invalidates the cached GETs it changes."""
+        return self._write("PUT", endpoint, json, params)
+
+    def post(self, endpoint: str, json: Any = None, params: Params | None = None) -> Fetched:
+        """POST (optionally a JSON body); never cached; invalidates the cached GETs it changes."""
+        return self._write("POST", endpoint, json, params)
+
+    def close(self) -> None:
+        """Close the HTTP session and the cache file."""
+        self._session.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        mode = ", offline" if self.settings.offline else ""
+        return (
+            f"<quantscope.Client {self.settings.service} at {self.base_url}{mode}; {self._quota!r}>"
+        )
+
+    # ----- sending, with the retry policy -----
+
+    def _send(
+        self, method: str, path: str, query: Mapping[str, str], json_body: Any, endpoint: str
+    ) -> tuple[Any, int, int]:
+        """Send with retries; returns (response, attempts, answers from the service)."""
+        policy = self.settings.retry
+        attempts = spent = 0
+        rate_retried = False
+        while True:
+            attempts += 1
+            try:
+                response = self._session.request(
+                    method,
+                    self.base_url + path,
+                    params=dict(query),
+                    json=json_body,
+                    timeout=self.settings.timeout_s,
+                )
+            except requests.RequestException as exc:
+                self._raise_or_wait(method, path, endpoint, exc, attempts)
+                continue
+            if not getattr(response, "from_cache", False):
+                spent += 1
+                self.cache.misses += method == "GET"
+                self._note_quota(response.headers)
+            else:
+                self.cache.hits += 1
+            status = response.status_code
+            retry_after = _retry_after_s(response.headers)
+            if (
+                status in policy.retry_statuses
+                and method == "GET"
+                and attempts <= policy.max_retries
+                and (retry_after is None or retry_after <= policy.max_wait_s)
+            ):
+                self._sleep(policy.backoff(attempts - 1, retry_after))
+                continue
+            if (
+                status == 429
+                and not rate_retried
+                and retry_after is not None
+                and retry_after <= policy.rate_limit_wait_s
+            ):
+                rate_retried = True  # a burst limit, not the daily quota: wait once
+                self._sleep(retry_after)
+                continue
+            return response, attempts, spent
+
+    def _raise_or_wait(
+        self, method: str, path: str, endpoint: str, exc: requests.RequestException, attempts: int
+    ) -> None:
+        """After a failed send: sleep before the next attempt, or raise the toolkit error."""
+        policy = self.settings.retry
+        timeout = isinstance(exc, requests.Timeout)
+        transient = timeout or isinstance(
+            exc, requests.ConnectionError | requests.exceptions.ChunkedEncodingError
+        )
+        safe = method == "GET" or _never_sent(exc)
+        if transient and safe and attempts <= policy.max_retries:
+            self._sleep(policy.backoff(attempts - 1))
+            return
+        tries = f" after {attempts} attempts" if attempts > 1 else ""
+        what = "did not answer in time" if timeout else "could not be reached"
+        tail = (
+            "; check QUANTSCOPE_URL and the network, or use cached data with "
+            "qs.connect(offline=True)"
+            if method == "GET"
+            else "; the write may or may not have been applied: reload before retrying"
+        )
+        reason = type(exc).__name__
+        message = (
+            f"{method} {endpoint}: the service at {self.base_url} {what}{tries} ({reason}){tail}"
+        )
+        cls = APITimeoutError if timeout else APIConnectionError
+        raise cls(message, endpoint=endpoint, attempts=attempts) from exc
+
+    def _note_quota(self, headers: Mapping[str, str]) -> None:
+        quota = quota_from_headers(headers)
+        if quota is not None:
+            self._quota = quota
+
+    def _status_error(
+        self,
+        response: Any,
+        method: str,
+        endpoint: str,
+        path: str,
+        query: Mapping[str, str],
+        attempts: int,
+    ) -> APIStatusError:
+        quota = quota_from_headers(response.headers) or self._quota
+        retry_after = _retry_after_s(response.headers)
+        reset = quota.reset
+        if response.status_code == 429 and reset is None and retry_after is not None:
+            reset = datetime.now(UTC) + timedelta(seconds=retry_after)
+        return error_from_response(
+            response.status_code,
+            response.content,
+            endpoint=endpoint,
+            method=method,
+            params={**_path_params(endpoint, path), **query},
+            plan=quota.plan,
+            reset=reset,
+            limit=quota.limit,
+            retry_after=retry_after,
+            attempts=attempts,
+            secrets=[self.settings.api_key or ""],
+        )
+
+    # ----- one GET: cache, offline, stale fallback, lifetimes -----
+
+    def _prepare(
+        self, method: str, path: str, query: Mapping[str, str]
+    ) -> requests.PreparedRequest:
+        request = requests.Request(method, self.base_url + path, params=dict(query))
+        return self._session.prepare_request(request)
+
+    def _cached(
+        self, path: str, query: Mapping[str, str], endpoint: str, *, expired_ok: bool
+    ) -> _One | None:
+        """The stored 200 answer to GET ``path``, if there is one (and it is fresh enough)."""
+        cached = self.cache.lookup(self._prepare("GET", path, query))
+        if cached is None or cached.status_code != 200:
+            return None
+        if cached.is_expired and not expired_ok:
+            return None
+        self.cache.hits += 1
+        return _One(
+            self._decode(cached, endpoint),
+            from_cache=True,
+            fetched_at=cached.created_at or datetime.now(UTC),
+            spent=0,
+            stale=cached.is_expired and not self.settings.offline,
+        )
+
+    def _probe(self, path: str, query: Mapping[str, str], endpoint: str) -> _One | None:
+        """A cached answer usable without the service: fresh (offline: any), else None."""
+        return self._cached(path, query, endpoint, expired_ok=self.settings.offline)
+
+    def _stale(self, path: str, query: Mapping[str, str], endpoint: str) -> _One | None:
+        """Any cached answer, to fall back on when the service failed; None when there is none."""
+        return self._cached(path, query, endpoint, expired_ok=True)
+
+    def _fetch_one(
+        self,
+        endpoint: str,
+        path: str,
+        query: Mapping[str, str],
+        extend_to: datetime | None = None,
+    ) -> _One:
+        if self.settings.offline:
+            hit = self._probe(path, query, endpoint)
+            if hit is None:
+                raise self._offline_miss(endpoint, [query])
+            return hit
+        try:
+            response, attempts, spent = self._send("GET", path, query, None, endpoint)
+        except APIConnectionError:
+            stale = self._stale(path, query, endpoint)
+            if stale is None:
+                raise
+            return stale
+        if response.status_code >= 400:
+            error = self._status_error(response, "GET", endpoint, path, query, attempts)
+            stale = self._stale(path, query, endpoint) if isinstance(error, ServerError) else None
+            if stale is None:
+                raise error
+            return stale
+        body = self._decode(response, endpoint)
+        from_cache = bool(getattr(response, "from_cache", False))
+        if not from_cache:
+            self._apply_lifetime(response, path, query, body, extend_to)
+        fetched_at = getattr(response, "created_at", None) or datetime.now(UTC)
+        return _One(body, from_cache, fetched_at, spent, response=response)
+
+    def _apply_lifetime(
+        self,
+        response: Any,
+        path: str,
+        query: Mapping[str, str],
+        body: Any,
+        extend_to: datetime | None,
+    ) -> None:
+        """Store again when the body (or a partial load) calls for another lifetime than the
+        rule's, which requests-cache applied when it stored the answer."""
+        applied = rule_for(path).expire_after
+        wanted = lifetime_for(path, query, body)
+        if extend_to is not None and wanted != NEVER_EXPIRE:
+            wanted = max(extend_to, _as_datetime(wanted))
+        if wanted != applied:
+            self.cache.restore(response, wanted)
+
+    def _decode(self, response: Any, endpoint: str) -> Any:
+        content = response.content
+        if not content:
+            return None
+        try:
+            return orjson.loads(content)
+        except orjson.JSONDecodeError:
+            raise InvalidResponseError(
+                f"{endpoint}: the service answered {response.status_code} with a body that is "
+                f"not JSON ({content[:60]!r}...); is QUANTSCOPE_URL the API's base address?",
+                endpoint=endpoint,
+                status_code=response.status_code,
+            ) from None
+
+    def _warn_stale(self, endpoint: str, stale: int, total: int) -> None:
+        part = (
+            "an expired cached copy"
+            if total == 1
+            else f"expired cached copies for {stale} of {total} requests"
+        )
+        warnings.warn(
+            f"quantscope: the service failed for {endpoint}; using {part} (see provenance "
+            "fetched_at)",
+            StaleDataWarning,
+            stacklevel=3,
+        )
+
+    def _offline_miss(
+        self, endpoint: str, queries: Sequence[Mapping[str, str]]
+    ) -> OfflineCacheMissError:
+        shown = "; ".join(
+            "&".join(f"{k}={v}" for k, v in q.items()) or "(no params)" for q in queries[:3]
+        )
+        more = f" and {len(queries) - 3} more" if len(queries) > 3 else ""
+        return OfflineCacheMissError(
+            f"offline, and the cache has no copy of {endpoint} with {shown}{more}: connect "
+            "online once to fetch it (qs.connect() without offline=True)",
+            endpoint=endpoint,
+            params=queries[0] if queries else {},
+        )
+
+    # ----- several GETs: cache first, then what the quota allows -----
+
+    def _budget(self) -> int | None:
+        """Requests this load may still send (quota left minus reserve); None when unknown."""
+        quota = self._quota
+        if quota.remaining is None:
+            return None
+        if quota.reset is not None and quota.reset <= datetime.now(UTC):
+            return None  # the counter has been reset since it was reported
+        return quota.remaining - self.settings.quota_reserve
+
+    def _resume_until(self) -> datetime:
+        """How long pages of a load that will stop early are kept: until a day after the reset."""
+        reset = self._quota.reset or datetime.now(UTC)
+        return reset + timedelta(days=1)
+
+    def _fetch_batch(
+        self, endpoint: str, requests_: Sequence[tuple[str, Mapping[str, str]]], *, desc: str
+    ) -> tuple[list[_One | None], _Shortfall | None]:
+        results: list[_One | None] = [self._probe(p, q, endpoint) for p, q in requests_]
+        misses = [i for i, r in enumerate(results) if r is None]
+        if misses and self.settings.offline:
+            raise self._offline_miss(endpoint, [requests_[i][1] for i in misses])
+        shortfall: _Shortfall | None = None
+        extend_to: datetime | None = None
+        stale = 0
+        with progress(len(misses), desc, enabled=self.settings.progress) as bar:
+            for n, i in enumerate(misses):
+                budget = self._budget()
+                if budget is not None and len(misses) - n > budget:
+                    if extend_to is None:
+                        extend_to = self._resume_until()
+                        self._extend_fetched(results, misses[:n], requests_, extend_to)
+                    if budget <= 0:
+                        shortfall = _Shortfall(needed=len(misses), fetched=n)
+                        break
+                path, query = requests_[i]
+                try:
+                    one = self._fetch_one(endpoint, path, query, extend_to)
+                except RateLimitError:  # spent elsewhere meanwhile: keep what we have for later
+                    if extend_to is None:
+                        self._extend_fetched(results, misses[:n], requests_, self._resume_until())
+                    raise
+                results[i] = one
+                stale += one.stale
+                bar.update(1)
+        if stale:
+            self._warn_stale(endpoint, stale, len(requests_))
+        return results, shortfall
+
+    def _extend_fetched(
+        self,
+        results: Sequence[_One | None],
+        indices: Sequence[int],
+        requests_: Sequence[tuple[str, Mapping[str, str]]],
+        extend_to: datetime,
+    ) -> None:
+        """Keep what this load already fetched until after the reset, for the resume."""
+        for i in indices:
+            one = results[i]
+            if one is not None and one.response is not None and not one.from_cache:
+                path, query = requests_[i]
+                self._apply_lifetime(one.response, path, query, one.body, extend_to)
+
+    def _pages_until_short(
+        self,
+        endpoint: str,
+        path: str,
+        query: Mapping[str, str],
+        wire: dict[str, str],
+        first: _One,
+        paging: PageNumberPaging | OffsetPaging,
+        max_pages: int | None,
+        label: str,
+    ) -> FetchedPages:
+        """Paging when the body gives no total: next page until one comes back short."""
+        pages: list[_One | None] = [first]
+        index = 0
+        while len(paging.items_of(pages[-1].body if pages[-1] else None)) >= paging.page_size:
+            index += 1
+            if max_pages is not None and index >= max_pages:
+                break
+            got, shortfall = self._fetch_batch(
+                endpoint, [(path, {**query, **paging.params_for(index)})], desc=label
+            )
+            if got[0] is None:
+                assert shortfall is not None
+                partial = self._pages_result(endpoint, wire, pages, paging, None)
+                raise self._quota_error(endpoint, shortfall, partial, "pages")
+            pages.append(got[0])
+        return self._pages_result(endpoint, wire, pages, paging, None)
+
+    def _pages_result(
+        self,
+        endpoint: str,
+        wire: dict[str, str],
+        pages: Sequence[_One | None],
+        paging: PageNumberPaging | OffsetPaging,
+        total: int | None,
+    ) -> FetchedPages:
+        loaded = [p for p in pages if p is not None]
+        items = [item for p in loaded for item in paging.items_of(p.body)]
+        missing = tuple(i for i, p in enumerate(pages) if p is None)
+        return FetchedPages(
+            tuple(p.body for p in loaded),
+            items,
+            total,
+            self._provenance(endpoint, wire, loaded, pages=len(pages)),
+            missing,
+        )
+
+    def _quota_error(
+        self, endpoint: str, shortfall: _Shortfall, partial: Any, unit: str
+    ) -> QuotaWouldBeExceededError:
+        quota = self._quota
+        remaining = quota.remaining if quota.remaining is not None else 0
+        reserve = self.settings.quota_reserve
+        limit = f" of {quota.limit}" if quota.limit is not None else ""
+        done = (
+            f"fetched {shortfall.fetched} (kept in the cache) and stopped"
+            if shortfall.fetched
+            else "fetched nothing and stopped"
+        )
+        message = (
+            f"{endpoint} needed {shortfall.needed} requests for {unit} not in the cache, but the "
+            f"quota had room for {shortfall.fetched} (now {remaining}{limit} left, reserve "
+            f"{reserve}): {done} before the quota ran out. Run the same load again after the "
+            f"reset at {format_reset(quota.reset)}: cached {unit} cost nothing, and it fetches "
+            f"only the other {shortfall.needed - shortfall.fetched}."
+        )
+        return QuotaWouldBeExceededError(
+            message,
+            endpoint=endpoint,
+            needed=shortfall.needed,
+            fetched=shortfall.fetched,
+            remaining=remaining,
+            limit=quota.limit,
+            reset=quota.reset,
+            reserve=reserve,
+            partial=partial,
+        )
+
+    def _provenance(
+        self,
+        endpoint: str,
+        params: dict[str, str] | list[dict[str, str]],
+        loaded: Sequence[_One],
+        pages: int | None = None,
+    ) -> Provenance:
+        times = [o.fetched_at for o in loaded]
+        return Provenance(
+            endpoint=endpoint,
+            params=params,
+            fetched_at=min(times) if times else datetime.now(UTC),
+            from_cache=bool(loaded) and all(o.from_cache for o in loaded),
+            pages=len(loaded) if pages is None else pages,
+            requests=sum(o.spent for o in loaded),
+            service=self.settings.service,
+            stale=any(o.stale for o in loaded),
+        )
+
+    # ----- writes -----
+
+    def _write(self, method: str, endpoint: str, json_body: Any, params: Params | None) -> Fetched:
+        if self.settings.offline:
+            raise ConfigurationError(
+                f"{method} {endpoint} changes the service and needs it: connect without "
+                "offline=True"
+            )
+        wire = wire_params(params)
+        path, query = _split_path(endpoint, wire)
+        try:
+            response, attempts, spent = self._send(method, path, query, json_body, endpoint)
+        except APIConnectionError:
+            self.cache.invalidate(method, path)  # it may have been applied
+            raise
+        if not 400 <= response.status_code < 500:
+            self.cache.invalidate(method, path)
+        if response.status_code >= 400:
+            raise self._status_error(response, method, endpoint, path, query, attempts)
+        body = self._decode(response, endpoint)
+        now = datetime.now(UTC)
+        prov = Provenance(endpoint, wire, now, False, 1, spent, self.settings.service)
+        return Fetched(body, prov)
+
+
+def _as_datetime(lifetime: Lifetime) -> datetime:
+    if isinstance(lifetime, datetime):
+        return lifetime
+    span = lifetime if isinstance(lifetime, timedelta) else timedelta(seconds=lifetime)
+    return datetime.now(UTC) + span
+
+
+# --- the default client -------------------------------------------------------------------
+
+_DEFAULT: Client | None = None
+_DEFAULT_LOCK = threading.Lock()
+
+
+def connect(
+    url: str | None = None,
+    api_key: str | None = None,
+    *,
+    cache_dir: str | os.PathLike[str] | None = None,
+    offline: bool = False,
+    progress: bool | None = None,
+    timeout_s: float = 30.0,
+    quota_reserve: int = 0,
+    retry: RetryPolicy | None = None,
+) -> Client:
+    """Connect to the service and make the client the loaders' default.
+
+    Each setting comes from the argument, else ``QUANTSCOPE_URL`` / ``QUANTSCOPE_API_KEY`` /
+    ``QUANTSCOPE_CACHE_DIR`` / ``QUANTSCOPE_PROGRESS``, else the default. With no URL at all,
+    the embedded sandbox is started (once per process) with its Enterprise key, and one line
+    says so.
+
+    Args:
+        url: base address of the service; ``/api/...`` paths are appended.
+        api_key: the key, sent only as the ``X-API-Key`` header.
+        cache_dir: where the HTTP cache lives (default: the user cache dir).
+        offline: answer only from the cache; a miss raises ``OfflineCacheMissError``.
+        progress: progress bars for multi-request loads (default on).
+        timeout_s: seconds to wait for each answer.
+        quota_reserve: requests a multi-request load leaves unspent.
+        retry: how transient failures are retried (``RetryPolicy``).
+    """
+    client = Client(
+        url,
+        api_key,
+        cache_dir=cache_dir,
+        offline=offline,
+        progress=progress,
+        timeout_s=timeout_s,
+        quota_reserve=quota_reserve,
+        retry=retry,
+    )
+    set_default_client(client)
+    return client
+
+
+def set_default_client(client: Client | None) -> None:
+    """Make ``client`` the one loaders use (None: forget it)."""
+    global _DEFAULT
+    with _DEFAULT_LOCK:
+        _DEFAULT = client
+
+
+def get_default_client() -> Client:
+    """The client ``connect()`` made; ConfigurationError telling what to do when there is none."""
+    client = _DEFAULT
+    if client is None:
+        raise ConfigurationError(
+            "not connected: call qs.connect() first (with no QUANTSCOPE_URL it starts the "
+            "embedded sandbox)"
+        )
+    return client
+
+
+def cache_info() -> CacheInfo:
+    """Size and hits/misses of the default client's cache."""
+    return get_default_client().cache.info()

@@ -1,0 +1,475 @@
+"""The one exception tree of quantscope, and the function that maps an HTTP answer onto it.
+
+::
+
+    QuantscopeError
+    ├── ConfigurationError              bad settings: no key for a URL, bad env value, no client
+    │   └── SandboxUnavailableError     no URL, and the sandbox extra is missing: pip install ...
+    ├── OfflineCacheMissError           offline, and the cache lacks this request (endpoint, params)
+    ├── QuotaWouldBeExceededError       a multi-request load stopped before spending the quota
+    ├── InvalidResponseError            a 2xx answer whose body is not JSON
+    ├── APIConnectionError              no answer: refused, reset, DNS (after the retries)
+    │   └── APITimeoutError             no answer in time
+    └── APIStatusError                  a non-2xx answer: .status_code .body .code .param .endpoint
+        ├── AuthenticationError         401  missing or unknown key
+        ├── PermissionDeniedError       403
+        │   ├── PlanNotAllowedError     403  code plan_not_allowed: the plan lacks the endpoint
+        │   └── ChainNotAllowedError    403  code chain_not_allowed: the chain is outside the plan
+        ├── NotFoundError               404
+        ├── ConflictError               409  applied twice, or the config changed meanwhile
+        ├── InvalidParameterError       422 (and 400)  `param` names the value
+        ├── RateLimitError              429  .reset .limit .retry_after
+        └── ServerError                 5xx  (after the retries)
+
+    QuantscopeWarning (UserWarning)
+    └── StaleDataWarning                the service failed; an expired cached copy was used
+
+``error_from_response`` is the only place that turns a status and a body into an exception.
+It reads the error body tolerantly (the sandbox's ``{"error": {...}}``, flat ``{"code",
+"message"}``, FastAPI's ``{"detail": ...}``, plain text, nothing), because the real service's
+shape is not documented. Every message says what to do next; the API key is scrubbed from
+messages and bodies (a service may echo it), so an exception can be shown, logged or pickled.
+
+In IPython, ``QuantscopeError._render_traceback_`` shows the message alone instead of a raw
+traceback: a researcher needs "your plan (basic) does not include ...", not fifteen frames of
+requests internals. Set ``QuantscopeError.compact_traceback = False`` to see the frames.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+__all__ = [
+    "APIConnectionError",
+    "APIStatusError",
+    "APITimeoutError",
+    "AuthenticationError",
+    "ChainNotAllowedError",
+    "ConfigurationError",
+    "ConflictError",
+    "InvalidParameterError",
+    "InvalidResponseError",
+    "NotFoundError",
+    "OfflineCacheMissError",
+    "PermissionDeniedError",
+    "PlanNotAllowedError",
+    "QuantscopeError",
+    "QuantscopeWarning",
+    "QuotaWouldBeExceededError",
+    "RateLimitError",
+    "SandboxUnavailableError",
+    "ServerError",
+    "StaleDataWarning",
+    "error_from_response",
+    "format_reset",
+    "redact",
+]
+
+REDACTED = "***"
+
+
+class QuantscopeError(Exception):
+    """Base of every error quantscope raises on purpose; ``str()`` is the whole message."""
+
+    compact_traceback: ClassVar[bool] = True
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+    def _render_traceback_(self) -> list[str]:
+        """IPython hook: show ``Class: message`` instead of the frames (see module docstring)."""
+        if not type(self).compact_traceback:
+            import traceback
+
+            return traceback.format_exception(self)
+        return [f"{type(self).__name__}: {self.message}"]
+
+
+class ConfigurationError(QuantscopeError):
+    """The settings cannot work: fix the argument or environment variable the message names."""
+
+
+class SandboxUnavailableError(ConfigurationError):
+    """The embedded sandbox was needed (no service URL) but its extra is not installed."""
+
+
+class OfflineCacheMissError(QuantscopeError):
+    """Offline mode, and the cache holds no copy of the request named by endpoint and params."""
+
+    def __init__(self, message: str, *, endpoint: str, params: Mapping[str, str]) -> None:
+        super().__init__(message)
+        self.endpoint = endpoint
+        self.params = dict(params)
+
+
+class QuotaWouldBeExceededError(QuantscopeError):
+    """A multi-request load stopped before the daily quota ran out.
+
+    The pages fetched before the stop are in the cache, so calling the same load again after
+    ``reset`` serves them without spending quota and fetches only the rest. ``partial`` holds
+    what was loaded so far (not a complete result: it is on the exception, never returned).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        endpoint: str,
+        needed: int,
+        fetched: int,
+        remaining: int,
+        limit: int | None,
+        reset: datetime | None,
+        reserve: int,
+        partial: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.endpoint = endpoint
+        self.needed = needed
+        self.fetched = fetched
+        self.remaining = remaining
+        self.limit = limit
+        self.reset = reset
+        self.reserve = reserve
+        self.partial = partial
+
+
+class InvalidResponseError(QuantscopeError):
+    """The service answered 2xx with a body that is not JSON."""
+
+    def __init__(self, message: str, *, endpoint: str, status_code: int) -> None:
+        super().__init__(message)
+        self.endpoint = endpoint
+        self.status_code = status_code
+
+
+class APIConnectionError(QuantscopeError):
+    """No HTTP answer at all (after the retries): refused, reset, DNS failure."""
+
+    def __init__(self, message: str, *, endpoint: str, attempts: int = 1) -> None:
+        super().__init__(message)
+        self.endpoint = endpoint
+        self.attempts = attempts
+
+
+class APITimeoutError(APIConnectionError):
+    """No HTTP answer within the timeout (after the retries)."""
+
+
+class APIStatusError(QuantscopeError):
+    """A non-2xx answer. ``body`` is the parsed JSON (or text) with the key scrubbed."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int,
+        body: Any = None,
+        code: str | None = None,
+        param: str | None = None,
+        endpoint: str = "",
+        service_message: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.body = body
+        self.code = code
+        self.param = param
+        self.endpoint = endpoint
+        self.service_message = service_message
+
+
+class AuthenticationError(APIStatusError):
+    """401: the key is missing or unknown to the service."""
+
+
+class PermissionDeniedError(APIStatusError):
+    """403: the key is valid but its plan does not cover this request (see ``.code``)."""
+
+
+class PlanNotAllowedError(PermissionDeniedError):
+    """403 ``plan_not_allowed``: the endpoint needs a bigger plan."""
+
+
+class ChainNotAllowedError(PermissionDeniedError):
+    """403 ``chain_not_allowed``: the request or resource is on a chain outside the plan."""
+
+
+class NotFoundError(APIStatusError):
+    """404: unknown id (``param`` names it) or unknown path."""
+
+
+class ConflictError(APIStatusError):
+    """409: the write conflicts with the current state (applied twice, config changed)."""
+
+
+class InvalidParameterError(APIStatusError):
+    """422 (or 400): a parameter or body value the service refused; ``param`` names it."""
+
+
+class RateLimitError(APIStatusError):
+    """429: the daily quota is spent until ``reset`` (UTC)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        reset: datetime | None = None,
+        limit: int | None = None,
+        retry_after: float | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(message, **kwargs)
+        self.reset = reset
+        self.limit = limit
+        self.retry_after = retry_after
+
+
+class ServerError(APIStatusError):
+    """5xx: the service failed (after the retries)."""
+
+
+class QuantscopeWarning(UserWarning):
+    """Base of quantscope's warnings."""
+
+
+class StaleDataWarning(QuantscopeWarning):
+    """The service could not answer, so an expired copy from the cache was used."""
+
+
+# --- mapping an answer onto the tree -------------------------------------------------------
+
+_BY_STATUS: dict[int, type[APIStatusError]] = {
+    400: InvalidParameterError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    409: ConflictError,
+    422: InvalidParameterError,
+    429: RateLimitError,
+}
+# A body code refines the status class (only into a subclass of it).
+_BY_CODE: dict[str, type[APIStatusError]] = {
+    "plan_not_allowed": PlanNotAllowedError,
+    "chain_not_allowed": ChainNotAllowedError,
+}
+# The plans of the spec's plan table, smallest first: daily limit and the endpoints each adds.
+_PLAN_ORDER = ("basic", "growth", "enterprise")
+_FIRST_PLAN_FOR: dict[str, str] = {
+    "/api/eval-details": "growth",
+    "/api/eval-history": "growth",
+    "/api/alpha-signals": "growth",
+    "GET /api/degen/config": "growth",
+    "PUT /api/degen/config": "enterprise",
+    "/api/refine-eval": "enterprise",
+}
+
+
+def redact(value: Any, secrets: Iterable[str]) -> Any:
+    """``value`` with every occurrence of each secret replaced by ``***`` (strings, recursively)."""
+    secrets = [s for s in secrets if s]
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        for secret in secrets:
+            value = value.replace(secret, REDACTED)
+        return value
+    if isinstance(value, Mapping):
+        return {redact(k, secrets): redact(v, secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(redact(v, secrets) for v in value)
+    return value
+
+
+def format_reset(reset: datetime | None, now: datetime | None = None) -> str:
+    """``2026-11-22T00:00:00Z (in 5 h 3 min)``; ``an unknown time`` when not known."""
+    if reset is None:
+        return "an unknown time"
+    now = now or datetime.now(UTC)
+    stamp = reset.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    minutes = max(0, round((reset - now).total_seconds() / 60))
+    hours, minutes = divmod(minutes, 60)
+    left = f"{hours} h {minutes} min" if hours else f"{minutes} min"
+    return f"{stamp} (in {left})"
+
+
+def _parse_body(body: bytes | str | Any) -> Any:
+    """The body as JSON when it is JSON, else as (short) text; None when empty."""
+    if isinstance(body, bytes | bytearray):
+        body = body.decode("utf-8", errors="replace")
+    if isinstance(body, str):
+        text = body.strip()
+        if not text:
+            return None
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text[:500]
+    return body
+
+
+def _error_fields(body: Any) -> tuple[str | None, str | None, str | None]:
+    """(code, message, param) from any of the error-body shapes we know; Nones otherwise."""
+    if isinstance(body, str):
+        return None, body, None
+    if not isinstance(body, Mapping):
+        return None, None, None
+    inner: Any = body.get("error", body)
+    if isinstance(inner, str):  # {"error": "rate_limited", "message": "..."}
+        message = body.get("message") or body.get("detail")
+        return inner, str(message) if message else inner, None
+    if not isinstance(inner, Mapping):
+        return None, None, None
+    code = inner.get("code") or inner.get("type")
+    message = inner.get("message") or inner.get("detail") or inner.get("msg")
+    if isinstance(message, list):  # FastAPI validation errors: [{"loc": [...], "msg": ...}]
+        message = "; ".join(
+            str(m.get("msg", m)) if isinstance(m, Mapping) else str(m) for m in message
+        )
+    param = inner.get("param")
+    return (
+        str(code) if code is not None else None,
+        str(message) if message is not None else None,
+        str(param) if param is not None else None,
+    )
+
+
+def _first_plan_for(method: str, endpoint: str) -> str | None:
+    for prefix, plan in _FIRST_PLAN_FOR.items():
+        verb, _, path = prefix.rpartition(" ")
+        if (not verb or verb == method) and endpoint.startswith(path):
+            return plan
+    return None
+
+
+def _hint(
+    cls: type[APIStatusError],
+    *,
+    method: str,
+    endpoint: str,
+    params: Mapping[str, str],
+    param: str | None,
+    plan: str | None,
+    reset: datetime | None,
+    limit: int | None,
+    attempts: int,
+    now: datetime | None,
+) -> str:
+    """What to do next, for each class: the sentence after the service's own message."""
+    your_plan = f"your plan ({plan})" if plan else "your plan"
+    if issubclass(cls, AuthenticationError):
+        return (
+            "the service did not accept the API key: check QUANTSCOPE_API_KEY "
+            "(or the api_key passed to qs.connect())"
+        )
+    if issubclass(cls, PlanNotAllowedError) or (
+        issubclass(cls, PermissionDeniedError) and not issubclass(cls, ChainNotAllowedError)
+    ):
+        needed = _first_plan_for(method, endpoint)
+        if needed:
+            return f"{your_plan} does not include {endpoint}; {needed.title()} or higher does"
+        return f"{your_plan} does not include {method} {endpoint}; a bigger plan may"
+    if issubclass(cls, ChainNotAllowedError):
+        chain = params.get("chain")
+        what = f"chain {chain.upper()}" if chain else "the chain of this resource"
+        return (
+            f"{your_plan} does not include {what}; ask for a chain your plan covers "
+            "(Growth covers 2 chains, Enterprise all)"
+        )
+    if issubclass(cls, NotFoundError):
+        if param and param in params:
+            return f"no {param}={params[param]} at {endpoint}: check the id"
+        return f"nothing at {endpoint}: check the id or the endpoint"
+    if issubclass(cls, InvalidParameterError):
+        if param:
+            shown = f"={params[param]!r}" if param in params else ""
+            return f"fix the value of {param}{shown}"
+        return "fix the parameters of the request"
+    if issubclass(cls, ConflictError):
+        return "reload the current playbook or recommendations and try again"
+    if issubclass(cls, RateLimitError):
+        limit_text = f"{limit} requests/day" if limit else "the daily limit"
+        return (
+            f"quota spent ({limit_text}{', ' + plan + ' plan' if plan else ''}); resets at "
+            f"{format_reset(reset, now)}. Cached data stays usable: qs.connect(offline=True)"
+        )
+    if issubclass(cls, ServerError):
+        tries = f" after {attempts} attempts" if attempts > 1 else ""
+        return f"the service failed{tries}; try again later"
+    return "see the service's message"
+
+
+def error_from_response(
+    status_code: int,
+    body: bytes | str | Any,
+    *,
+    endpoint: str,
+    method: str = "GET",
+    params: Mapping[str, str] | None = None,
+    plan: str | None = None,
+    reset: datetime | None = None,
+    limit: int | None = None,
+    retry_after: float | None = None,
+    attempts: int = 1,
+    secrets: Iterable[str] = (),
+    now: datetime | None = None,
+) -> APIStatusError:
+    """The exception for a non-2xx answer: class by status (refined by the body's code).
+
+    Args:
+        status_code: the HTTP status.
+        body: the raw body (bytes/text) or already-parsed JSON; any shape is tolerated.
+        endpoint: the path as the loader named it (``/api/trades/{id}``), for the message.
+        method: the HTTP method, to name the plan a write needs.
+        params: the query parameters sent, to name the offending value.
+        plan: the caller's plan when known (from the daily limit), for the message.
+        reset, limit, retry_after: from the rate-limit headers, for 429.
+        attempts: how many times the request was sent (for 5xx).
+        secrets: strings to scrub from the body and message (the API key).
+        now: the clock for "in 5 h" (tests).
+    """
+    secrets = tuple(secrets)
+    params = dict(params or {})
+    parsed = redact(_parse_body(body), secrets)
+    code, service_message, param = _error_fields(parsed)
+    cls: type[APIStatusError] = _BY_STATUS.get(status_code) or (
+        ServerError if status_code >= 500 else APIStatusError
+    )
+    refined = _BY_CODE.get(code or "")
+    if refined is not None and issubclass(refined, cls):
+        cls = refined
+    hint = _hint(
+        cls,
+        method=method,
+        endpoint=endpoint,
+        params=params,
+        param=param,
+        plan=plan,
+        reset=reset,
+        limit=limit,
+        attempts=attempts,
+        now=now,
+    )
+    head = f"{status_code} from {method} {endpoint}"
+    if code:
+        head += f" ({code})"
+    said = f": {service_message.rstrip('.')}" if service_message else ""
+    message = redact(f"{head}{said}. {hint[0].upper()}{hint[1:]}.", secrets)
+    fields: dict[str, Any] = {
+        "status_code": status_code,
+        "body": parsed,
+        "code": code,
+        "param": param,
+        "endpoint": endpoint,
+        "service_message": service_message,
+    }
+    if issubclass(cls, RateLimitError):
+        return cls(message, reset=reset, limit=limit, retry_after=retry_after, **fields)
+    return cls(message, **fields)
