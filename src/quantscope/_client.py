@@ -18,12 +18,16 @@ in the cache until after the reset, so the same call then resumes where it stopp
 ``get_default_client()`` raises when ``connect()`` was not called, rather than connecting
 lazily: ``connect()`` is where settings are resolved, configuration errors surface and the
 embedded sandbox announces itself, so that should happen in a cell the user wrote, once.
+
+The pieces the client is built from live beside it: ``_wire`` (query parameters as text and
+path templates), ``_quota`` (``Quota`` and the rate-limit headers) and ``_results`` (what loads
+return, with provenance, and the paging styles). This module re-exports their public names,
+so ``from quantscope._client import ...`` is the one import loaders and tests need.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
-import math
 import os
 import sqlite3
 import threading
@@ -31,10 +35,8 @@ import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime, timedelta
-from email.utils import parsedate_to_datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
-from urllib.parse import quote, unquote
 
 import orjson
 import requests
@@ -53,7 +55,6 @@ from quantscope._cache import (
 from quantscope._config import (
     RetryPolicy,
     Settings,
-    plan_for_limit,
     resolve_settings,
     start_embedded_sandbox,
 )
@@ -72,6 +73,16 @@ from quantscope._errors import (
     format_reset,
 )
 from quantscope._progress import progress
+from quantscope._quota import Quota, _retry_after_s, parse_reset, quota_from_headers
+from quantscope._results import (
+    Fetched,
+    FetchedMany,
+    FetchedPages,
+    OffsetPaging,
+    PageNumberPaging,
+    Provenance,
+)
+from quantscope._wire import Params, _path_params, _split_path, wire_params
 
 __all__ = [
     "Client",
@@ -95,286 +106,6 @@ try:
     _USER_AGENT = f"quantscope/{importlib.metadata.version('quantscope')}"
 except importlib.metadata.PackageNotFoundError:  # running from a source tree
     _USER_AGENT = "quantscope"
-
-ParamValue = str | int | float | bool | datetime | date | Sequence[Any] | None
-Params = Mapping[str, ParamValue]
-
-
-# --- parameters on the wire -----------------------------------------------------------------
-
-
-def _wire_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, datetime):
-        aware = value if value.tzinfo else value.replace(tzinfo=UTC)
-        return aware.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, list | tuple | set | frozenset):
-        items = sorted(value) if isinstance(value, set | frozenset) else value
-        return ",".join(_wire_value(v) for v in items)
-    return str(value)
-
-
-def wire_params(params: Params | None) -> dict[str, str]:
-    """Query parameters as the text the service receives, sorted; None values dropped.
-
-    Booleans become ``true``/``false``, datetimes ISO UTC with milliseconds and ``Z``,
-    sequences comma lists. The same text goes into the cache key and the provenance.
-    """
-    return {k: _wire_value(v) for k, v in sorted((params or {}).items()) if v is not None}
-
-
-def _split_path(endpoint: str, wire: Mapping[str, str]) -> tuple[str, dict[str, str]]:
-    """``/api/trades/{id}`` + ``{"id": "5", ...}`` -> ``/api/trades/5`` and the query rest."""
-    query = dict(wire)
-    path = endpoint
-    while "{" in path:
-        head, rest = path.split("{", 1)
-        name, tail = rest.split("}", 1)
-        if name not in query:
-            raise ValueError(f"{endpoint} needs the path parameter {name!r}")
-        path = head + quote(query.pop(name), safe="") + tail
-    if not path.startswith("/"):
-        raise ValueError(f"endpoints start with '/', got {endpoint!r}")
-    return path, query
-
-
-def _path_params(endpoint: str, path: str) -> dict[str, str]:
-    """The values ``_split_path`` put into the template: ``{"id": "5"}`` for ``/api/trades/5``."""
-    names = [part[1:-1] for part in endpoint.split("/") if part.startswith("{")]
-    values = [
-        unquote(got)
-        for want, got in zip(endpoint.split("/"), path.split("/"), strict=False)
-        if want.startswith("{")
-    ]
-    return dict(zip(names, values, strict=False))
-
-
-# --- quota ----------------------------------------------------------------------------------
-
-
-def parse_reset(value: str | None, now: datetime | None = None) -> datetime | None:
-    """``X-RateLimit-Reset`` as a UTC datetime, whatever the service's unit.
-
-    Accepted: epoch seconds, epoch milliseconds (> 1e11), seconds from now (< 1e9, as some
-    services send), ISO 8601 text, HTTP-date. Anything else: None.
-    """
-    if value is None or not str(value).strip():
-        return None
-    text = str(value).strip()
-    now = now or datetime.now(UTC)
-    try:
-        number = float(text)
-    except ValueError:
-        number = math.nan
-    if math.isfinite(number):
-        if number > 1e11:
-            return datetime.fromtimestamp(number / 1000, UTC)
-        if number >= 1e9:
-            return datetime.fromtimestamp(number, UTC)
-        if number >= 0:
-            return now + timedelta(seconds=number)
-        return None
-    try:
-        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        try:
-            parsed = parsedate_to_datetime(text)
-        except (TypeError, ValueError):
-            return None
-    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(UTC)
-
-
-def _parse_int(value: str | None) -> int | None:
-    try:
-        return int(float(value)) if value is not None else None
-    except ValueError:
-        return None
-
-
-def _retry_after_s(headers: Mapping[str, str], now: datetime | None = None) -> float | None:
-    """``Retry-After`` in seconds (delta seconds or HTTP-date); None when absent or unreadable."""
-    value = headers.get("Retry-After")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        when = parse_reset(value, now)
-        return max(0.0, (when - (now or datetime.now(UTC))).total_seconds()) if when else None
-
-
-@dataclass(frozen=True)
-class Quota:
-    """The daily quota as the last real answer reported it (None fields: not known yet)."""
-
-    limit: int | None = None
-    remaining: int | None = None
-    reset: datetime | None = None
-    updated_at: datetime | None = None
-
-    @property
-    def plan(self) -> str | None:
-        """The plan whose daily limit this is (spec's table), when it is one."""
-        return plan_for_limit(self.limit)
-
-    def __repr__(self) -> str:
-        if self.updated_at is None:
-            return "Quota(unknown: no request has reached the service yet)"
-        of = f" of {self.limit}" if self.limit is not None else ""
-        return f"Quota({self.remaining}{of} requests left, resets {format_reset(self.reset)})"
-
-
-def quota_from_headers(headers: Mapping[str, str], now: datetime | None = None) -> Quota | None:
-    """The ``X-RateLimit-*`` headers as a Quota; None when the answer carries none."""
-    now = now or datetime.now(UTC)
-    limit = _parse_int(headers.get("X-RateLimit-Limit"))
-    remaining = _parse_int(headers.get("X-RateLimit-Remaining"))
-    reset = parse_reset(headers.get("X-RateLimit-Reset"), now)
-    if limit is None and remaining is None and reset is None:
-        return None
-    return Quota(limit, remaining, reset, now)
-
-
-# --- results and provenance ---------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Provenance:
-    """Where a loaded result came from; loaders put ``as_dict()`` in ``df.attrs["quantscope"]``.
-
-    ``fetched_at`` is when the oldest part was fetched from the service (a cache hit keeps
-    its original time); ``requests`` counts answers from the service, i.e. quota spent;
-    ``stale`` is True when an expired copy stood in for a failed request.
-    """
-
-    endpoint: str
-    params: dict[str, str] | list[dict[str, str]]
-    fetched_at: datetime
-    from_cache: bool
-    pages: int
-    requests: int
-    service: str = ""
-    stale: bool = False
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "endpoint": self.endpoint,
-            "params": self.params,
-            "fetched_at": self.fetched_at,
-            "from_cache": self.from_cache,
-            "pages": self.pages,
-            "requests": self.requests,
-            "service": self.service,
-            "stale": self.stale,
-        }
-
-
-@dataclass(frozen=True)
-class Fetched:
-    """One answer: parsed JSON and its provenance."""
-
-    data: Any
-    provenance: Provenance
-
-
-@dataclass(frozen=True)
-class FetchedPages:
-    """Every page of a paginated endpoint: bodies in order, their items joined, the total.
-
-    ``missing`` lists page indices (0-based) not loaded; non-empty only on ``.partial`` of a
-    ``QuotaWouldBeExceededError``.
-    """
-
-    pages: tuple[Any, ...]
-    items: list[Any]
-    total: int | None
-    provenance: Provenance
-    missing: tuple[int, ...] = ()
-
-    @property
-    def complete(self) -> bool:
-        return not self.missing
-
-
-@dataclass(frozen=True)
-class FetchedMany:
-    """Answers to several requests of one endpoint, in order (None where not loaded)."""
-
-    results: tuple[Fetched | None, ...]
-    provenance: Provenance
-    missing: tuple[int, ...] = ()
-
-    @property
-    def complete(self) -> bool:
-        return not self.missing
-
-
-class _Paging:
-    """Shared logic of the paging styles: how many pages, where the items and total are."""
-
-    page_size: int
-    items: str
-    total_path: tuple[str, ...]
-
-    def params_for(self, index: int) -> dict[str, str]:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def names(self) -> tuple[str, str]:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def total_of(self, body: Any) -> int | None:
-        value = body
-        for key in self.total_path:
-            value = value.get(key) if isinstance(value, Mapping) else None
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-    def items_of(self, body: Any) -> list[Any]:
-        items = body.get(self.items) if isinstance(body, Mapping) else None
-        return list(items) if isinstance(items, list) else []
-
-    def page_count(self, total: int) -> int:
-        return max(1, math.ceil(total / self.page_size))
-
-
-@dataclass(frozen=True)
-class PageNumberPaging(_Paging):
-    """``page``/``pageSize`` paging with ``pagination.total`` (``/api/trades``)."""
-
-    page_size: int = 1000
-    items: str = "trades"
-    page_param: str = "page"
-    size_param: str = "pageSize"
-    total_path: tuple[str, ...] = ("pagination", "total")
-
-    def params_for(self, index: int) -> dict[str, str]:
-        return {self.page_param: str(index + 1), self.size_param: str(self.page_size)}
-
-    def names(self) -> tuple[str, str]:
-        return self.page_param, self.size_param
-
-
-@dataclass(frozen=True)
-class OffsetPaging(_Paging):
-    """``offset``/``limit`` paging with a top-level ``total`` (``/api/eval-results``; for
-    ``/api/eval-history`` pass ``offset_param="skip", limit_param="take"``)."""
-
-    page_size: int = 1000
-    items: str = "results"
-    offset_param: str = "offset"
-    limit_param: str = "limit"
-    total_path: tuple[str, ...] = ("total",)
-
-    def params_for(self, index: int) -> dict[str, str]:
-        return {
-            self.offset_param: str(index * self.page_size),
-            self.limit_param: str(self.page_size),
-        }
-
-    def names(self) -> tuple[str, str]:
-        return self.offset_param, self.limit_param
 
 
 @dataclass

@@ -1,0 +1,101 @@
+"""The daily quota and the rate-limit headers it is read from.
+
+``X-RateLimit-Reset`` and ``Retry-After`` come in several units depending on the service
+(epoch seconds or milliseconds, delta seconds, ISO 8601, HTTP-date); the parsing lives here,
+apart from the HTTP client, so it can be tested without a connection. ``_client`` keeps the
+last reported ``Quota`` and re-exports ``Quota``, ``parse_reset`` and ``quota_from_headers``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from email.utils import parsedate_to_datetime
+
+from quantscope._config import plan_for_limit
+from quantscope._errors import format_reset
+
+
+def parse_reset(value: str | None, now: datetime | None = None) -> datetime | None:
+    """``X-RateLimit-Reset`` as a UTC datetime, whatever the service's unit.
+
+    Accepted: epoch seconds, epoch milliseconds (> 1e11), seconds from now (< 1e9, as some
+    services send), ISO 8601 text, HTTP-date. Anything else: None.
+    """
+    if value is None or not str(value).strip():
+        return None
+    text = str(value).strip()
+    now = now or datetime.now(UTC)
+    try:
+        number = float(text)
+    except ValueError:
+        number = math.nan
+    if math.isfinite(number):
+        if number > 1e11:
+            return datetime.fromtimestamp(number / 1000, UTC)
+        if number >= 1e9:
+            return datetime.fromtimestamp(number, UTC)
+        if number >= 0:
+            return now + timedelta(seconds=number)
+        return None
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        try:
+            parsed = parsedate_to_datetime(text)
+        except (TypeError, ValueError):
+            return None
+    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(UTC)
+
+
+def _parse_int(value: str | None) -> int | None:
+    try:
+        return int(float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _retry_after_s(headers: Mapping[str, str], now: datetime | None = None) -> float | None:
+    """``Retry-After`` in seconds (delta seconds or HTTP-date); None when absent or unreadable."""
+    value = headers.get("Retry-After")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        when = parse_reset(value, now)
+        return max(0.0, (when - (now or datetime.now(UTC))).total_seconds()) if when else None
+
+
+@dataclass(frozen=True)
+class Quota:
+    """The daily quota as the last real answer reported it (None fields: not known yet)."""
+
+    limit: int | None = None
+    remaining: int | None = None
+    reset: datetime | None = None
+    updated_at: datetime | None = None
+
+    @property
+    def plan(self) -> str | None:
+        """The plan whose daily limit this is (spec's table), when it is one."""
+        return plan_for_limit(self.limit)
+
+    def __repr__(self) -> str:
+        if self.updated_at is None:
+            return "Quota(unknown: no request has reached the service yet)"
+        of = f" of {self.limit}" if self.limit is not None else ""
+        return f"Quota({self.remaining}{of} requests left, resets {format_reset(self.reset)})"
+
+
+def quota_from_headers(headers: Mapping[str, str], now: datetime | None = None) -> Quota | None:
+    """The ``X-RateLimit-*`` headers as a Quota; None when the answer carries none."""
+    now = now or datetime.now(UTC)
+    limit = _parse_int(headers.get("X-RateLimit-Limit"))
+    remaining = _parse_int(headers.get("X-RateLimit-Remaining"))
+    reset = parse_reset(headers.get("X-RateLimit-Reset"), now)
+    if limit is None and remaining is None and reset is None:
+        return None
+    return Quota(limit, remaining, reset, now)

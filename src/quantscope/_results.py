@@ -1,0 +1,152 @@
+"""What the client's loads return, with provenance, and the paging styles of the service.
+
+``Fetched`` (one answer), ``FetchedPages`` (every page of a paginated endpoint) and
+``FetchedMany`` (several requests of one endpoint) carry a ``Provenance`` that loaders put in
+``df.attrs["quantscope"]``. ``PageNumberPaging`` and ``OffsetPaging`` tell ``get_pages`` how an
+endpoint pages. These are plain data with no I/O, kept apart from the HTTP client so loaders
+and tests can see the result shapes at a glance; ``_client`` re-exports them all.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a loaded result came from; loaders put ``as_dict()`` in ``df.attrs["quantscope"]``.
+
+    ``fetched_at`` is when the oldest part was fetched from the service (a cache hit keeps
+    its original time); ``requests`` counts answers from the service, i.e. quota spent;
+    ``stale`` is True when an expired copy stood in for a failed request.
+    """
+
+    endpoint: str
+    params: dict[str, str] | list[dict[str, str]]
+    fetched_at: datetime
+    from_cache: bool
+    pages: int
+    requests: int
+    service: str = ""
+    stale: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "endpoint": self.endpoint,
+            "params": self.params,
+            "fetched_at": self.fetched_at,
+            "from_cache": self.from_cache,
+            "pages": self.pages,
+            "requests": self.requests,
+            "service": self.service,
+            "stale": self.stale,
+        }
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """One answer: parsed JSON and its provenance."""
+
+    data: Any
+    provenance: Provenance
+
+
+@dataclass(frozen=True)
+class FetchedPages:
+    """Every page of a paginated endpoint: bodies in order, their items joined, the total.
+
+    ``missing`` lists page indices (0-based) not loaded; non-empty only on ``.partial`` of a
+    ``QuotaWouldBeExceededError``.
+    """
+
+    pages: tuple[Any, ...]
+    items: list[Any]
+    total: int | None
+    provenance: Provenance
+    missing: tuple[int, ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing
+
+
+@dataclass(frozen=True)
+class FetchedMany:
+    """Answers to several requests of one endpoint, in order (None where not loaded)."""
+
+    results: tuple[Fetched | None, ...]
+    provenance: Provenance
+    missing: tuple[int, ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing
+
+
+class _Paging:
+    """Shared logic of the paging styles: how many pages, where the items and total are."""
+
+    page_size: int
+    items: str
+    total_path: tuple[str, ...]
+
+    def params_for(self, index: int) -> dict[str, str]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def names(self) -> tuple[str, str]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def total_of(self, body: Any) -> int | None:
+        value = body
+        for key in self.total_path:
+            value = value.get(key) if isinstance(value, Mapping) else None
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    def items_of(self, body: Any) -> list[Any]:
+        items = body.get(self.items) if isinstance(body, Mapping) else None
+        return list(items) if isinstance(items, list) else []
+
+    def page_count(self, total: int) -> int:
+        return max(1, math.ceil(total / self.page_size))
+
+
+@dataclass(frozen=True)
+class PageNumberPaging(_Paging):
+    """``page``/``pageSize`` paging with ``pagination.total`` (``/api/trades``)."""
+
+    page_size: int = 1000
+    items: str = "trades"
+    page_param: str = "page"
+    size_param: str = "pageSize"
+    total_path: tuple[str, ...] = ("pagination", "total")
+
+    def params_for(self, index: int) -> dict[str, str]:
+        return {self.page_param: str(index + 1), self.size_param: str(self.page_size)}
+
+    def names(self) -> tuple[str, str]:
+        return self.page_param, self.size_param
+
+
+@dataclass(frozen=True)
+class OffsetPaging(_Paging):
+    """``offset``/``limit`` paging with a top-level ``total`` (``/api/eval-results``; for
+    ``/api/eval-history`` pass ``offset_param="skip", limit_param="take"``)."""
+
+    page_size: int = 1000
+    items: str = "results"
+    offset_param: str = "offset"
+    limit_param: str = "limit"
+    total_path: tuple[str, ...] = ("total",)
+
+    def params_for(self, index: int) -> dict[str, str]:
+        return {
+            self.offset_param: str(index * self.page_size),
+            self.limit_param: str(self.page_size),
+        }
+
+    def names(self) -> tuple[str, str]:
+        return self.offset_param, self.limit_param
