@@ -619,7 +619,6 @@ def test_open_trade_with_empty_close_date_passes() -> None:
         eth_sol_received="0.000000 SOL",
         pnl_usd="-$0.01",
     )
-    body["trades"][0]["metadata"]["llmValidation"]["waitUntil"] = None
     validate_response(m.TradeList, body)
 
 
@@ -888,10 +887,10 @@ def test_technical_analysis_alias_round_trips() -> None:
 CONTRACT_EXAMPLES = {
     # The examples of the display-string table of docs/service-contract.md, and a few more.
     "money": ["$1,234.50", "$0.00", "$12,345,678.90"],
-    "signed_money": ["+$12.34", "-$3.40", "+$0.00"],
+    "signed_money": ["+$12.34", "-$3.40", "+$0.00", "+$1,234.50"],
     "signed_percent": ["+12.50%", "-3.40%", "+1234.00%"],
     "native_amount": ["0.523400 SOL", "1.000000 ETH", "12.500000 BNB"],
-    "price": ["$0.00001234", "$1.234", "$1235"],
+    "price": ["$0.00001234", "$1.234", "$1,235", "$12,350"],
     "compact_money": ["$1.23M", "$999.00", "$4.56K", "$1.00B"],
     "numeric_text": ["125000.5", "0", "-3.25"],
     "timestamp": ["2026-10-01T00:00:00.000Z"],

@@ -48,11 +48,11 @@ TRADE_DATE_OR_EMPTY_PATTERN: Final = r"^([0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-
 NUMERIC_TEXT_PATTERN: Final = r"^-?[0-9]+(\.[0-9]+)?$"
 INTEGER_TEXT_PATTERN: Final = r"^[0-9]+$"
 MONEY_PATTERN: Final = r"^\$[0-9]{1,3}(,[0-9]{3})*\.[0-9]{2}$"
-SIGNED_MONEY_PATTERN: Final = r"^[+-]\$[0-9]+\.[0-9]{2}$"
+SIGNED_MONEY_PATTERN: Final = r"^[+-]\$[0-9]{1,3}(,[0-9]{3})*\.[0-9]{2}$"
 SIGNED_PERCENT_PATTERN: Final = r"^[+-][0-9]+\.[0-9]{2}%$"
 NATIVE_AMOUNT_PATTERN: Final = r"^[0-9]+\.[0-9]{6} (SOL|ETH|BNB)$"
-COMPACT_MONEY_PATTERN: Final = r"^\$[0-9]+\.[0-9]{2}[KMB]?$"
-PRICE_PATTERN: Final = r"^\$[0-9]+(\.[0-9]+)?$"
+COMPACT_MONEY_PATTERN: Final = r"^\$[0-9]{1,3}(,[0-9]{3})*\.[0-9]{2}[KMB]?$"
+PRICE_PATTERN: Final = r"^\$[0-9]{1,3}(,[0-9]{3})*(\.[0-9]+)?$"
 UUID_PATTERN: Final = (
     r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 )
@@ -212,8 +212,9 @@ class LlmValidation(ContractModel):
         description="APPROVE and elapsed DELAY are executed; REJECT, RECOMMEND and active DELAY "
         "are not (see the tradingStatus filter)."
     )
-    waitUntil: Timestamp | None = Field(
-        description="End of the wait timer of a DELAY decision; null for other decisions."
+    waitUntil: Timestamp = Field(
+        description="End of the wait timer of a DELAY decision; equal to validatedAt for the "
+        "decisions that do not wait."
     )
     confidence: Number = Field(description="Confidence of the validation model in its decision.")
     validatedAt: Timestamp

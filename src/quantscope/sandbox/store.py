@@ -4,7 +4,8 @@ One database file per world (``world.sqlite`` in the data directory). The world 
 it once; the routers read it and the write endpoints change it inside ``transaction()``.
 Timestamps are stored as integer epoch milliseconds (UTC); JSON objects as text.
 
-Candles are not stored: ``world.candles(seed, token_id)`` regenerates them deterministically,
+Candles and criterion values are not stored: ``market.token_path(seed, token_id)`` and
+``world.criterion_values(...)`` regenerate them deterministically,
 and the per-token figures the endpoints need at ``WORLD_NOW`` (last price, 24 h change and
 volume, market cap, liquidity) are stored in ``tokens``.
 """
@@ -17,7 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -128,12 +129,6 @@ CREATE TABLE evaluations (
 CREATE INDEX evaluations_time ON evaluations(created_ms);
 CREATE INDEX evaluations_quant_time ON evaluations(quant_id, created_ms);
 CREATE INDEX evaluations_token ON evaluations(token_id, quant_id, created_ms);
-
--- Criterion values of each evaluation: float64 little-endian, in criteria.position order.
-CREATE TABLE eval_values (
-    eval_id INTEGER PRIMARY KEY REFERENCES evaluations(id),
-    vals BLOB NOT NULL
-);
 
 CREATE TABLE trades (
     id INTEGER PRIMARY KEY,

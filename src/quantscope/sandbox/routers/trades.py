@@ -1,0 +1,407 @@
+"""Performance and trades: GET /api/trades/stats, GET /api/trades, GET /api/trades/{id}.
+
+Filters, sorting, paging and the summary run in SQLite; only the page's rows are rendered
+(trade_json.py). Every query sees the caller's plan chains only. The decisions behind the
+parameters (defaults, accepted values, date bounds) are docs/service-contract.md, Trades.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Annotated, Any, Literal, get_args
+
+from fastapi import APIRouter, Depends, Path, Query
+from pydantic import BeforeValidator
+
+from quantscope.sandbox import models
+from quantscope.sandbox.catalog import WORLD_NOW_MS
+from quantscope.sandbox.deps import Caller, JSONRoute, StoreDep, require
+from quantscope.sandbox.errors import invalid_parameter, not_found
+from quantscope.sandbox.trade_json import (
+    DURATION_SQL,
+    SELECT_TRADES,
+    fetch_trades,
+    trade_detail,
+    trade_items,
+)
+
+router = APIRouter(route_class=JSONRoute, tags=["Performance and trades"])
+
+# The tables the list filters read (trade and token): enough for the count and the summary.
+_FILTER_FROM = "FROM trades t JOIN tokens k ON k.id = t.token_id"
+MAX_ID = 2**63 - 1  # SQLite's INTEGER range: larger ids cannot exist
+WEEK_MS = 7 * 24 * 3_600_000
+
+
+def _case_insensitive(vocabulary: Any) -> BeforeValidator:
+    """Accept any case of a value of the ``Literal`` and hand on its canonical spelling."""
+    by_lower = {value.lower(): value for value in get_args(vocabulary)}
+
+    def canon(value: object) -> object:
+        return by_lower.get(value.lower(), value) if isinstance(value, str) else value
+
+    return BeforeValidator(canon)
+
+
+_Status = Literal["executed", "delayed", "rejected", "recommended", "all"]
+_Mode = Literal["live", "paper", "all"]
+_Tri = Literal["true", "false", "all"]
+_Filter = Literal["all", "Open", "Closed", "Profit", "Loss", "Breakeven"]
+_Order = Literal["asc", "desc"]
+TradingStatus = Annotated[_Status, _case_insensitive(_Status)]
+TradingMode = Annotated[_Mode, _case_insensitive(_Mode)]
+TriState = Annotated[_Tri, _case_insensitive(_Tri)]
+FilterStatus = Annotated[_Filter, _case_insensitive(_Filter)]
+SortOrder = Annotated[_Order, _case_insensitive(_Order)]
+SortBy = Literal[
+    "open_date", "close_date", "pnl_usd", "roi", "buy_cost_usd", "duration", "token_symbol", "id"
+]
+
+# sortBy -> the SQL expression it orders by (fixed text: never user input).
+_SORT_SQL: dict[str, str] = {
+    "open_date": "t.open_ms",
+    "close_date": "t.close_ms",  # NULL (open, shown as "") sorts first ascending, like ""
+    "pnl_usd": "t.pnl",
+    "roi": "t.roi",
+    "buy_cost_usd": "t.buy_cost",
+    "duration": DURATION_SQL,
+    "token_symbol": "k.symbol",
+    "id": "t.id",
+}
+
+_DECIMAL_TEXT = re.compile(r"-?[0-9]+")
+
+
+def _decimal_text(value: object) -> object:
+    """Integers on the wire are decimal digits only: ``1.0``, ``1e3`` or ``0x1`` are refused."""
+    if isinstance(value, str) and not _DECIMAL_TEXT.fullmatch(value):
+        raise ValueError("must be an integer written in decimal digits")
+    return value
+
+
+# Put after Query()/Path() on an int parameter: decimal text only (pydantic alone would take
+# "1.0" for 1). It must come after them, or FastAPI leaves ge/le out of the OpenAPI schema.
+DECIMAL = BeforeValidator(_decimal_text)
+
+QuantId = Annotated[
+    int | None,
+    Query(ge=1, le=MAX_ID, description="Only this quant's trades; an unknown quant matches none."),
+    DECIMAL,
+]
+
+
+@dataclass
+class _Where:
+    """A WHERE clause built from fixed fragments, the user's values only as parameters."""
+
+    clauses: list[str] = field(default_factory=list)
+    params: list[Any] = field(default_factory=list)
+
+    def add(self, clause: str, *params: Any) -> None:
+        self.clauses.append(clause)
+        self.params.extend(params)
+
+    def sql(self) -> str:
+        return " WHERE " + " AND ".join(self.clauses) if self.clauses else ""
+
+
+def _chains_clause(where: _Where, chains: tuple[str, ...]) -> None:
+    where.add(f"t.chain IN ({', '.join('?' * len(chains))})", *chains)
+
+
+# --------------------------------------------------------------------------------------------
+# GET /api/trades/stats (declared before /api/trades/{id} so "stats" is not taken for an id)
+# --------------------------------------------------------------------------------------------
+
+
+@router.get("/api/trades/stats", response_model=models.TradeStats)
+def trade_stats(
+    caller: Annotated[Caller, Depends(require("trades"))],
+    store: StoreDep,
+    quantId: QuantId = None,
+) -> dict[str, Any]:
+    """Activity of executed trades on the plan's chains, and its change week over week.
+
+    The weekly changes compare trades opened in the 7 days before WORLD_NOW with the 7 days
+    before those, in percent (0 when the earlier week has no trades).
+    """
+    where = _Where()
+    where.add("t.trading_status = 'executed'")
+    _chains_clause(where, caller.chains)
+    if quantId is not None:
+        where.add("t.quant_id = ?", quantId)
+    volume = "t.buy_cost + t.sell_revenue"
+    week = "CASE WHEN t.open_ms >= ? THEN 'week' WHEN t.open_ms >= ? THEN 'prev' END"
+    rows = (
+        store.connect()
+        .execute(
+            f"SELECT {week} AS bucket, COUNT(*), TOTAL({volume}) "
+            f"FROM trades t{where.sql()} GROUP BY bucket",
+            (WORLD_NOW_MS - WEEK_MS, WORLD_NOW_MS - 2 * WEEK_MS, *where.params),
+        )
+        .fetchall()
+    )
+    buckets = {row[0]: (row[1], row[2]) for row in rows}
+    (n_week, v_week), (n_prev, v_prev) = (buckets.get(b, (0, 0.0)) for b in ("week", "prev"))
+    return {
+        "metrics": {
+            "totalTrades": sum(n for n, _ in buckets.values()),
+            "totalVolume": math.fsum(v for _, v in buckets.values()),
+            "tradesWeeklyChange": _change(n_week, n_prev),
+            "volumeWeeklyChange": _change(v_week, v_prev),
+        }
+    }
+
+
+def _change(now: float, before: float) -> float:
+    """Percent change from ``before`` to ``now``; 0 when ``before`` is 0."""
+    return 100.0 * (now - before) / before if before else 0.0
+
+
+# --------------------------------------------------------------------------------------------
+# GET /api/trades
+# --------------------------------------------------------------------------------------------
+
+
+@router.get("/api/trades", response_model=models.TradeList)
+def list_trades(
+    caller: Annotated[Caller, Depends(require("trades"))],
+    store: StoreDep,
+    quantId: QuantId = None,
+    page: Annotated[
+        int,
+        Query(ge=1, le=MAX_ID, description="Page number, from 1; a page past the end is empty."),
+        DECIMAL,
+    ] = 1,
+    pageSize: Annotated[int, Query(ge=1, le=1000, description="Trades per page."), DECIMAL] = 20,
+    sortBy: Annotated[
+        SortBy, Query(description="Field to sort by; ties are broken by id in the same order.")
+    ] = "open_date",
+    sortOrder: Annotated[SortOrder, Query(description="asc or desc (any case).")] = "desc",
+    filterStatus: Annotated[
+        FilterStatus,
+        Query(description="Open/Closed (status) or Profit/Loss/Breakeven (result), any case."),
+    ] = "all",
+    search: Annotated[
+        str | None,
+        Query(
+            description="Case-insensitive substring of the token name or symbol, or the exact "
+            "token address; surrounding spaces are ignored."
+        ),
+    ] = None,
+    startDate: Annotated[
+        str | None,
+        Query(
+            description="Lower bound of open_date, inclusive: YYYY-MM-DD or "
+            "YYYY-MM-DDTHH:MM:SS[.fff][Z|+HH:MM] (naive is UTC), compared to the second."
+        ),
+    ] = None,
+    endDate: Annotated[
+        str | None,
+        Query(description="Upper bound of open_date, inclusive; formats as startDate."),
+    ] = None,
+    chain: Annotated[
+        str | None,
+        Query(description="SOLANA, BASE or BSC (any case); default: every chain of the plan."),
+    ] = None,
+    positionClosed: Annotated[
+        TriState, Query(description="true: closed positions, false: open ones, all.")
+    ] = "all",
+    isTrackingEnabled: Annotated[
+        TriState, Query(description="true: tokens the quant still tracks (not rugged), false, all.")
+    ] = "all",
+    tradingMode: Annotated[TradingMode, Query(description="live, paper or all.")] = "all",
+    tradingStatus: Annotated[
+        TradingStatus,
+        Query(description="Model validation status; executed when absent."),
+    ] = "executed",
+) -> dict[str, Any]:
+    """One page of trades, the summary over every matching trade, and where the page sits."""
+    where = _Where()
+    _chains_clause(where, caller.resolve_chains(chain))
+    if quantId is not None:
+        where.add("t.quant_id = ?", quantId)
+    if tradingStatus != "all":
+        where.add("t.trading_status = ?", tradingStatus)
+    if tradingMode != "all":
+        where.add("t.mode = ?", tradingMode)
+    if positionClosed != "all":
+        where.add("t.status = ?", "Closed" if positionClosed == "true" else "Open")
+    if isTrackingEnabled != "all":
+        where.add("t.tracking = ?", int(isTrackingEnabled == "true"))
+    if filterStatus in ("Open", "Closed"):
+        where.add("t.status = ?", filterStatus)
+    elif filterStatus != "all":
+        where.add("t.result = ?", filterStatus)
+    needle = (search or "").strip()
+    if needle:
+        where.add(
+            "(instr(lower(k.name), lower(?)) > 0 OR instr(lower(k.symbol), lower(?)) > 0 "
+            "OR k.address = ?)",
+            needle,
+            needle,
+            needle,
+        )
+    _date_range(where, startDate, endDate)
+
+    conn = store.connect()
+    summary = _summary(conn, where, quantId)
+    total = summary["totalTrades"]
+    offset = (page - 1) * pageSize
+    trades: list[dict[str, Any]] = []
+    if offset < total:
+        direction = "DESC" if sortOrder == "desc" else "ASC"
+        order = f"ORDER BY {_SORT_SQL[sortBy]} {direction}, t.id {direction}"
+        # Sort and cut the page on the narrow filter join, then fetch the page's full rows.
+        rows = fetch_trades(
+            conn,
+            f"{SELECT_TRADES} WHERE t.id IN (SELECT t.id {_FILTER_FROM}{where.sql()} {order} "
+            f"LIMIT ? OFFSET ?) {order}",
+            (*where.params, pageSize, offset),
+        )
+        trades = trade_items(rows)
+    return {
+        "trades": trades,
+        "summary": summary,
+        "pagination": {
+            "total": total,
+            "page": page,
+            "pageSize": pageSize,
+            "totalPages": math.ceil(total / pageSize),
+        },
+    }
+
+
+_ISO = re.compile(
+    r"^([0-9]{4})-([0-9]{2})-([0-9]{2})"
+    r"(?:[T ]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,3}))?(Z|[+-][0-9]{2}:[0-9]{2})?)?$"
+)
+
+
+def parse_iso_ms(param: str, text: str) -> int:
+    """An ISO date or date-time of the contract as epoch milliseconds (naive values are UTC).
+
+    Raises:
+        ApiError: 422 ``invalid_parameter`` naming ``param``.
+    """
+    match = _ISO.match(text)
+    try:
+        if match is None:
+            raise ValueError("not in an accepted format")
+        y, mo, d, h, mi, s, frac, zone = match.groups()
+        tz = UTC
+        if zone and zone != "Z":
+            sign = -1 if zone[0] == "-" else 1
+            offset = timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6]))
+            tz = timezone(sign * offset)
+        moment = datetime(
+            int(y), int(mo), int(d), int(h or 0), int(mi or 0), int(s or 0), tzinfo=tz
+        )
+    except (ValueError, OverflowError) as exc:
+        raise invalid_parameter(
+            param,
+            f"{param} must be an ISO date or date-time (YYYY-MM-DD or "
+            f"YYYY-MM-DDTHH:MM:SS[.fff][Z|±HH:MM]), got {text!r} ({exc})",
+        ) from None
+    millis = int((frac or "0").ljust(3, "0"))
+    return int(moment.timestamp()) * 1000 + millis
+
+
+def _date_range(where: _Where, start: str | None, end: str | None) -> None:
+    """Bound open_date to the second, both ends inclusive, as the trade's open_date shows it.
+
+    A trade is in range when its open_date (whole seconds) lies in [startDate, endDate]; a
+    startDate after endDate is 422.
+    """
+    start_ms = None if start is None else parse_iso_ms("startDate", start)
+    end_ms = None if end is None else parse_iso_ms("endDate", end)
+    if start_ms is not None and end_ms is not None and start_ms > end_ms:
+        raise invalid_parameter(
+            "startDate", f"startDate ({start!r}) must not be after endDate ({end!r})"
+        )
+    if start_ms is not None:
+        where.add("t.open_ms >= ?", -(-start_ms // 1000) * 1000)  # up to a whole second
+    if end_ms is not None:
+        where.add("t.open_ms < ?", (end_ms // 1000 + 1) * 1000)  # past the end's second
+
+
+def _summary(conn: sqlite3.Connection, where: _Where, quant_id: int | None) -> dict[str, Any]:
+    """The Trade summary over every trade the filter matches (aggregates in SQL)."""
+    rows = conn.execute(
+        f"""SELECT t.status, COUNT(*), TOTAL(t.buy_cost + t.sell_revenue),
+                   COUNT(CASE WHEN t.pnl > 0 THEN 1 END), COUNT(CASE WHEN t.pnl < 0 THEN 1 END),
+                   TOTAL(CASE WHEN t.pnl > 0 THEN t.pnl END),
+                   TOTAL(CASE WHEN t.pnl < 0 THEN t.pnl END),
+                   TOTAL(t.pnl), TOTAL(t.buy_cost), TOTAL(t.roi)
+            {_FILTER_FROM}{where.sql()} GROUP BY t.status""",
+        where.params,
+    ).fetchall()
+    groups = {row[0]: tuple(row)[1:] for row in rows}
+    empty = (0, 0.0, 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    closed, opened = groups.get("Closed", empty), groups.get("Open", empty)
+    n, volume, wins, losses, profit, loss, pnl, _, _ = (
+        a + b for a, b in zip(closed, opened, strict=True)
+    )
+    if quant_id is None:
+        capital = conn.execute("SELECT TOTAL(capital_usd) FROM quants").fetchone()[0]
+    else:
+        capital = conn.execute(
+            "SELECT TOTAL(capital_usd) FROM quants WHERE id = ?", (quant_id,)
+        ).fetchone()[0]
+    return {
+        "totalTrades": n,
+        "totalVolume": volume,
+        "profitableTrades": wins,
+        "lossTrades": losses,
+        "totalProfit": profit,
+        "totalLoss": loss,
+        "winRate": 100.0 * wins / n if n else 0.0,
+        "accountValue": capital + pnl,
+        "realized": _group(closed),
+        "unrealized": _group(opened),
+    }
+
+
+def _group(g: tuple[Any, ...]) -> dict[str, Any]:
+    """A Trade group from (count, volume, wins, losses, profit, loss, pnl, cost, roi sum)."""
+    n, volume, wins, losses, profit, loss, pnl, cost, roi_sum = g
+    return {
+        "trades": n,
+        "volume": volume,
+        "profitableTrades": wins,
+        "lossTrades": losses,
+        "profit": profit,
+        "loss": loss,
+        "pnl": pnl,
+        "roi": 100.0 * pnl / cost if cost else 0.0,
+        "winRate": 100.0 * wins / n if n else 0.0,
+        "avgReturn": roi_sum / n if n else 0.0,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# GET /api/trades/{id}
+# --------------------------------------------------------------------------------------------
+
+
+@router.get("/api/trades/{id}", response_model=models.TradeDetailResponse)
+def get_trade(
+    id: Annotated[int, Path(description="The trade id; an unknown one is 404."), DECIMAL],
+    caller: Annotated[Caller, Depends(require("trades"))],
+    store: StoreDep,
+) -> dict[str, Any]:
+    """One trade with its detail fields: the ``_raw`` numbers and its transactions."""
+    conn = store.connect()
+    rows = fetch_trades(conn, f"{SELECT_TRADES} WHERE t.id = ?", (id,)) if 1 <= id <= MAX_ID else []
+    if not rows:
+        raise not_found(f"no trade with id {id}", "id")
+    row = rows[0]
+    caller.check_chain(row.chain)
+    transactions = conn.execute(
+        "SELECT * FROM transactions WHERE trade_id = ? ORDER BY ts_ms, id", (id,)
+    ).fetchall()
+    return {"trade": trade_detail(row, transactions)}
