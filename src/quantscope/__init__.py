@@ -1,7 +1,121 @@
-"""quantscope: a research toolkit for the Quant Trading Data Service."""
+"""quantscope: a research toolkit for the Quant Trading Data Service.
+
+Three lines to a typed frame::
+
+    import quantscope as qs
+    qs.connect()                      # QUANTSCOPE_URL/_API_KEY, else the embedded sandbox
+    trades = qs.load_trades(quant_id=1)
+
+Frames and their columns: docs/frames.md. The service's decisions: docs/service-contract.md.
+"""
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # first: submodules read it while the package initialises
 
-__all__ = ["__version__"]
+from quantscope._client import (
+    Client,
+    Quota,
+    cache_info,
+    connect,
+    get_default_client,
+    set_default_client,
+)
+from quantscope._errors import (
+    APIConnectionError,
+    APIStatusError,
+    APITimeoutError,
+    AuthenticationError,
+    ChainNotAllowedError,
+    ConfigurationError,
+    ConflictError,
+    InvalidParameterError,
+    InvalidResponseError,
+    NotFoundError,
+    OfflineCacheMissError,
+    PermissionDeniedError,
+    PlanNotAllowedError,
+    QuantscopeError,
+    QuantscopeWarning,
+    QuotaWouldBeExceededError,
+    RateLimitError,
+    SandboxUnavailableError,
+    ServerError,
+    StaleDataWarning,
+)
+from quantscope._frames import DataQualityWarning
+from quantscope.loaders import (
+    Dashboard,
+    SignalDetail,
+    TradeDetail,
+    apply_recommendation,
+    load_dashboard,
+    load_eval_count,
+    load_eval_details,
+    load_eval_history,
+    load_eval_timeseries,
+    load_evaluations,
+    load_ohlcv,
+    load_playbook,
+    load_recommendations,
+    load_signal,
+    load_signal_stats,
+    load_signals,
+    load_trade,
+    load_trade_stats,
+    load_trades,
+    run_analysis,
+    update_playbook,
+)
+
+__all__ = [
+    "APIConnectionError",
+    "APIStatusError",
+    "APITimeoutError",
+    "AuthenticationError",
+    "ChainNotAllowedError",
+    "Client",
+    "ConfigurationError",
+    "ConflictError",
+    "Dashboard",
+    "DataQualityWarning",
+    "InvalidParameterError",
+    "InvalidResponseError",
+    "NotFoundError",
+    "OfflineCacheMissError",
+    "PermissionDeniedError",
+    "PlanNotAllowedError",
+    "QuantscopeError",
+    "QuantscopeWarning",
+    "Quota",
+    "QuotaWouldBeExceededError",
+    "RateLimitError",
+    "SandboxUnavailableError",
+    "ServerError",
+    "SignalDetail",
+    "StaleDataWarning",
+    "TradeDetail",
+    "__version__",
+    "apply_recommendation",
+    "cache_info",
+    "connect",
+    "get_default_client",
+    "load_dashboard",
+    "load_eval_count",
+    "load_eval_details",
+    "load_eval_history",
+    "load_eval_timeseries",
+    "load_evaluations",
+    "load_ohlcv",
+    "load_playbook",
+    "load_recommendations",
+    "load_signal",
+    "load_signal_stats",
+    "load_signals",
+    "load_trade",
+    "load_trade_stats",
+    "load_trades",
+    "run_analysis",
+    "set_default_client",
+    "update_playbook",
+]

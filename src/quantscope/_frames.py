@@ -1,0 +1,209 @@
+"""Typed frames from JSON records, driven by declarative column specs.
+
+A ``FrameSpec`` lists each column once: its name, where it comes from in a record (a dotted
+path), what kind of value it holds on the wire and a scale (percent -> fraction is 0.01).
+``build_frame`` turns a list of records into a DataFrame with exactly those columns and dtypes,
+column by column (never cell by cell): the loaders have no casting code of their own.
+
+Conventions (shared/DESIGN.md): datetimes ``datetime64[ms, UTC]``; integers that may be missing
+``Int64``; flags ``boolean``; money and amounts ``float64`` with the unit in the name;
+enumerations ``category`` (unknown values are kept); free text ``string``; ratios fractions.
+Values that cannot be parsed become missing and are counted in one ``DataQualityWarning`` per
+frame, never an exception.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from quantscope._errors import QuantscopeWarning
+from quantscope._parse import parse_numbers
+
+KINDS = frozenset(
+    {
+        "int",  # JSON integer or numeric text -> Int64
+        "float",  # JSON number -> float64
+        "number_text",  # numeric or display text ("$1,234.50", "+12.5%", "0.5 SOL") -> float64
+        "bool",  # JSON boolean -> boolean
+        "category",  # enumeration -> category
+        "string",  # free text -> string
+        "iso",  # ISO 8601 text -> datetime64[ms, UTC]
+        "trade_date",  # "YYYY-MM-DD HH:MM:SS" (UTC; "" when absent) -> datetime64[ms, UTC]
+        "epoch_ms",  # integer epoch milliseconds -> datetime64[ms, UTC]
+        "object",  # nested JSON kept as Python objects (extra info, options)
+    }
+)
+
+
+class DataQualityWarning(QuantscopeWarning):
+    """Some values of a loaded frame could not be parsed and are missing."""
+
+
+_DTYPES = {
+    "int": "Int64",
+    "float": "float64",
+    "number_text": "float64",
+    "bool": "boolean",
+    "category": "category",
+    "string": "string",
+    "iso": "datetime64[ms, UTC]",
+    "trade_date": "datetime64[ms, UTC]",
+    "epoch_ms": "datetime64[ms, UTC]",
+    "object": "object",
+}
+
+
+@dataclass(frozen=True)
+class Col:
+    """One column: frame name, dotted source path, wire kind, scale and a line of docs."""
+
+    name: str
+    source: str
+    kind: str
+    doc: str = ""
+    scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown column kind {self.kind!r} for {self.name}")
+
+    @property
+    def dtype(self) -> str:
+        return _DTYPES[self.kind]
+
+
+@dataclass(frozen=True)
+class FrameSpec:
+    """The columns of one kind of frame, and the column that indexes it (if any)."""
+
+    name: str
+    columns: tuple[Col, ...]
+    index: str | None = None
+    doc: str = ""
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    def dtypes(self) -> dict[str, str]:
+        return {c.name: c.dtype for c in self.columns}
+
+
+def _getter(path: str) -> Callable[[Mapping[str, Any]], Any]:
+    keys = path.split(".")
+    if len(keys) == 1:
+        key = keys[0]
+        return lambda r: r.get(key)
+
+    def get(record: Mapping[str, Any]) -> Any:
+        value: Any = record
+        for key in keys:
+            if not isinstance(value, Mapping):
+                return None
+            value = value.get(key)
+        return value
+
+    return get
+
+
+def _column_values(records: Sequence[Mapping[str, Any]], path: str) -> list[Any]:
+    if "." not in path:
+        return [r.get(path) for r in records]
+    get = _getter(path)
+    return [get(r) for r in records]
+
+
+def _as_float(values: list[Any]) -> tuple[np.ndarray, int]:
+    try:
+        return np.array([np.nan if v is None else v for v in values], dtype=np.float64), 0
+    except (TypeError, ValueError):  # text where a number was expected: parse it tolerantly
+        return parse_numbers([None if v is None else str(v) for v in values])
+
+
+def _to_datetime(values: list[Any], kind: str) -> tuple[pd.Series, int]:
+    present = sum(1 for v in values if v not in (None, ""))
+    if kind == "epoch_ms":
+        nums = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce")
+        out = pd.to_datetime(nums, unit="ms", utc=True)
+    else:
+        fmt = "%Y-%m-%d %H:%M:%S" if kind == "trade_date" else "ISO8601"
+        cleaned = [None if v in (None, "") else v for v in values]
+        out = pd.to_datetime(
+            pd.Series(cleaned, dtype=object), format=fmt, utc=True, errors="coerce"
+        )
+    out = out.dt.as_unit("ms")
+    return out, present - int(out.notna().sum())
+
+
+def convert(values: list[Any], col: Col) -> tuple[Any, int]:
+    """One column's values as its declared dtype, and how many could not be parsed."""
+    kind = col.kind
+    bad = 0
+    result: Any
+    if kind == "float":
+        result, bad = _as_float(values)
+    elif kind == "number_text":
+        result, bad = parse_numbers([None if v is None else str(v) for v in values])
+    elif kind == "int":
+        arr, bad = _as_float(values)
+        frac = np.isfinite(arr) & (arr != np.round(arr))
+        bad += int(frac.sum())
+        arr[frac] = np.nan
+        result = (
+            pd.array([None if np.isnan(x) else int(x) for x in arr.tolist()], dtype="Int64")
+            if np.isnan(arr).any()
+            else pd.array(arr.astype(np.int64), dtype="Int64")
+        )
+    elif kind == "bool":
+        ok = [v if isinstance(v, bool) else None for v in values]
+        bad = sum(1 for v, o in zip(values, ok, strict=True) if v is not None and o is None)
+        result = pd.array(ok, dtype="boolean")
+    elif kind == "category":
+        result = pd.Categorical([None if v is None else str(v) for v in values])
+    elif kind == "string":
+        result = pd.array([None if v is None else str(v) for v in values], dtype="string")
+    elif kind in ("iso", "trade_date", "epoch_ms"):
+        series, bad = _to_datetime(values, kind)
+        return series.array, bad
+    else:  # object
+        result = np.empty(len(values), dtype=object)
+        result[:] = values
+    if col.scale != 1.0 and kind in ("float", "number_text"):
+        result = result * col.scale
+    return result, bad
+
+
+def build_frame(
+    records: Sequence[Mapping[str, Any]], spec: FrameSpec, *, warn: bool = True
+) -> pd.DataFrame:
+    """Records -> a DataFrame with exactly ``spec``'s columns and dtypes.
+
+    Unparseable values become missing; when ``warn`` is true their count is reported in one
+    DataQualityWarning naming the columns.
+    """
+    data: dict[str, Any] = {}
+    problems: dict[str, int] = {}
+    for col in spec.columns:
+        values, bad = convert(_column_values(records, col.source), col)
+        data[col.name] = values
+        if bad:
+            problems[col.name] = bad
+    frame = pd.DataFrame(data, index=pd.RangeIndex(len(records)), columns=spec.names)
+    frame = frame.astype(spec.dtypes())
+    if spec.index is not None:
+        frame = frame.set_index(spec.index)
+    if problems and warn:
+        detail = ", ".join(f"{name} ({n})" for name, n in problems.items())
+        warnings.warn(
+            f"{spec.name}: {sum(problems.values())} value(s) could not be parsed and are "
+            f"missing: {detail}",
+            DataQualityWarning,
+            stacklevel=3,
+        )
+    return frame

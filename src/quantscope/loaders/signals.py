@@ -1,0 +1,85 @@
+"""Alpha signals: the list, the per-chain stage counts, and one token's signal."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import pandas as pd
+
+from quantscope import _schemas
+from quantscope._client import Client, Fetched
+from quantscope.loaders._base import client_or_default, field, records, typed_frame
+
+SIGNALS = "/api/alpha-signals"
+SIGNAL = "/api/alpha-signals/{tokenId}"
+
+
+def _fetch(
+    quant_id: int | None, chain: str | None, search: str | None, limit: int, client: Client | None
+) -> Fetched:
+    params = {"quantId": quant_id, "chain": chain, "search": search, "limit": limit}
+    return client_or_default(client).get(SIGNALS, params)
+
+
+def load_signals(
+    quant_id: int | None = None,
+    *,
+    chain: str | None = None,
+    search: str | None = None,
+    limit: int = 500,
+    client: Client | None = None,
+) -> pd.DataFrame:
+    """One row per alpha signal (stage, price, change, ROI of an open position...)."""
+    fetched = _fetch(quant_id, chain, search, limit, client)
+    rows = records(field(fetched.data, SIGNALS, "signals", list), SIGNALS)
+    return typed_frame(rows, _schemas.SIGNALS, fetched.provenance)
+
+
+def load_signal_stats(
+    quant_id: int | None = None,
+    *,
+    chain: str | None = None,
+    search: str | None = None,
+    limit: int = 500,
+    client: Client | None = None,
+) -> pd.DataFrame:
+    """Signal counts per stage, one row per chain group (``all``, ``solana``, ``base``, ``bsc``).
+
+    Same request as ``load_signals`` with the same arguments: after one, the other is a
+    cache hit.
+    """
+    fetched = _fetch(quant_id, chain, search, limit, client)
+    by_chain = field(fetched.data, SIGNALS, "byChain")
+    rows = [
+        {"chain": name, **(group.get("stats") or {})}
+        for name, group in by_chain.items()
+        if isinstance(group, dict)
+    ]
+    return typed_frame(rows, _schemas.SIGNAL_STATS, fetched.provenance)
+
+
+class SignalDetail(NamedTuple):
+    """One token's signal (a one-row frame) and the criterion results behind it."""
+
+    signal: pd.DataFrame
+    criteria: pd.DataFrame
+
+
+def load_signal(
+    token_id: int, quant_id: int | None = None, *, client: Client | None = None
+) -> SignalDetail:
+    """The alpha signal of one token, with its newest evaluation's criterion results."""
+    fetched = client_or_default(client).get(SIGNAL, {"tokenId": token_id, "quantId": quant_id})
+    body: Any = fetched.data
+    if not isinstance(body, dict):
+        body = field({"signal": body}, SIGNAL, "signal")
+    details = records(body.get("evaluationDetails") or [], SIGNAL)
+    eid = body.get("evaluationId")
+    crit = [
+        {**d, "evaluation_id": eid, "evaluation_type": body.get("evaluationResultType")}
+        for d in details
+    ]
+    return SignalDetail(
+        typed_frame([body], _schemas.SIGNALS, fetched.provenance),
+        typed_frame(crit, _schemas.EVAL_DETAILS, fetched.provenance),
+    )

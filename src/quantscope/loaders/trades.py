@@ -1,0 +1,121 @@
+"""Trades: the list (every page), one trade with its transactions, and trade statistics."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any, NamedTuple
+
+import pandas as pd
+
+from quantscope import _schemas
+from quantscope._client import Client, PageNumberPaging
+from quantscope.loaders._base import client_or_default, field, records, typed_frame
+
+TRADES = "/api/trades"
+TRADE = "/api/trades/{id}"
+STATS = "/api/trades/stats"
+
+
+def load_trades(
+    quant_id: int | None = None,
+    *,
+    trading_status: str | None = "executed",
+    trading_mode: str | None = None,
+    position_closed: bool | None = None,
+    tracking_enabled: bool | None = None,
+    status: str | None = None,
+    chain: str | None = None,
+    search: str | None = None,
+    start: datetime | date | str | None = None,
+    end: datetime | date | str | None = None,
+    sort_by: str | None = None,
+    sort_order: str | None = None,
+    page_size: int = 1000,
+    max_pages: int | None = None,
+    client: Client | None = None,
+) -> pd.DataFrame:
+    """Every trade matching the filters, one row each (columns: docs/frames.md, ``trades``).
+
+    Args:
+        quant_id: one quant, or all.
+        trading_status: model-validation filter: ``executed`` (the service's default),
+            ``delayed``, ``rejected``, ``recommended`` or ``all``.
+        trading_mode: ``live``, ``paper`` or None for both.
+        position_closed: True for closed positions only, False for open ones, None for both.
+        tracking_enabled: filter on whether the token is still tracked.
+        status: the service's ``filterStatus`` (e.g. ``Closed``, ``Open``, ``Profit``, ``Loss``).
+        chain: ``SOLANA``, ``BASE`` or ``BSC``.
+        search: token name, symbol or address.
+        start, end: bounds on the open date (UTC).
+        sort_by, sort_order: the service's sort (default newest first).
+        page_size: trades per request (the quota counts requests, so large pages are cheap).
+        max_pages: stop after this many pages.
+
+    The service's own summary of the same filters is in ``df.attrs["quantscope"]["summary"]``.
+    """
+    params: dict[str, Any] = {
+        "quantId": quant_id,
+        "tradingStatus": trading_status,
+        "tradingMode": trading_mode,
+        "positionClosed": position_closed,
+        "isTrackingEnabled": tracking_enabled,
+        "filterStatus": status,
+        "chain": chain,
+        "search": search,
+        "startDate": start,
+        "endDate": end,
+        "sortBy": sort_by,
+        "sortOrder": sort_order,
+    }
+    c = client_or_default(client)
+    pages = c.get_pages(
+        TRADES,
+        params,
+        paging=PageNumberPaging(page_size=page_size),
+        max_pages=max_pages,
+        desc="trades",
+    )
+    summary = pages.pages[0].get("summary") if pages.pages else None
+    return typed_frame(
+        records(pages.items, TRADES), _schemas.TRADES, pages.provenance, summary=summary
+    )
+
+
+class TradeDetail(NamedTuple):
+    """One trade (a one-row frame, exact ``_raw`` numbers) and its transactions."""
+
+    trade: pd.DataFrame
+    transactions: pd.DataFrame
+
+
+def load_trade(trade_id: int, *, client: Client | None = None) -> TradeDetail:
+    """One trade with its detail fields and on-chain transactions."""
+    fetched = client_or_default(client).get(TRADE, {"id": trade_id})
+    trade = field(fetched.data, TRADE, "trade")
+    txs = [dict(t, trade_id=trade_id) for t in records(trade.get("transactions", []), TRADE)]
+    return TradeDetail(
+        typed_frame([trade], _schemas.TRADE_DETAIL, fetched.provenance),
+        typed_frame(txs, _schemas.TRANSACTIONS, fetched.provenance),
+    )
+
+
+def load_trade_stats(quant_id: int | None = None, *, client: Client | None = None) -> pd.Series:
+    """Executed-trade statistics: counts, volume and week-on-week changes (fractions)."""
+    fetched = client_or_default(client).get(STATS, {"quantId": quant_id})
+    metrics = field(fetched.data, STATS, "metrics")
+    stats = pd.Series(
+        {
+            "total_trades": metrics.get("totalTrades"),
+            "total_volume_usd": metrics.get("totalVolume"),
+            "trades_weekly_change": _fraction(metrics.get("tradesWeeklyChange")),
+            "volume_weekly_change": _fraction(metrics.get("volumeWeeklyChange")),
+        },
+        dtype="float64",
+        name="trade_stats",
+    )
+    stats.attrs["quantscope"] = fetched.provenance.as_dict()
+    return stats
+
+
+def _fraction(percent: Any) -> float | None:
+    return None if percent is None else float(percent) / 100.0
