@@ -13,6 +13,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"  # first: submodules read it while the package initialises
 
+from quantscope import analytics
 from quantscope._client import (
     Client,
     Quota,
@@ -44,6 +45,7 @@ from quantscope._errors import (
     StaleDataWarning,
 )
 from quantscope._frames import DataQualityWarning
+from quantscope.accessor import MissingColumnsError  # importing it registers df.quant
 from quantscope.loaders import (
     Dashboard,
     SignalDetail,
@@ -81,6 +83,7 @@ __all__ = [
     "DataQualityWarning",
     "InvalidParameterError",
     "InvalidResponseError",
+    "MissingColumnsError",
     "NotFoundError",
     "OfflineCacheMissError",
     "PermissionDeniedError",
@@ -96,6 +99,7 @@ __all__ = [
     "StaleDataWarning",
     "TradeDetail",
     "__version__",
+    "analytics",
     "apply_recommendation",
     "cache_info",
     "connect",

@@ -1,0 +1,238 @@
+"""The ``df.quant`` accessor: a thin, stateless front of ``quantscope.analytics``.
+
+pandas builds a new accessor object on every attribute access, so the accessor keeps nothing
+but the frame. Each method checks the columns it needs, naming the missing ones and the loader
+that makes the right frame, then calls a plain function of ``quantscope.analytics`` and returns
+its new object; the caller's frame is never modified.
+
+Which kind of frame it is comes from its columns (``FRAME_KINDS``):
+
+* trades (``load_trades``): ``win_rate``, ``roi``, ``summary``, ``by``, ``equity_curve``,
+  ``drawdown``, ``daily_pnl``, ``daily_returns``;
+* evaluations (``load_evaluations``) and criterion results (``load_eval_details``):
+  ``pass_rate``, ``pass_rates``; criterion results also ``values_by_outcome(trades)``;
+* signals (``load_signals``): ``stage_counts``.
+
+``df.quant.plot`` is the door to figures: it imports ``quantscope.plots`` on first use and
+returns ``quantscope.plots.QuantPlots(df)``, whose methods draw (``df.quant.plot.equity()``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from quantscope._errors import QuantscopeError
+from quantscope.analytics import evaluations as _evaluations
+from quantscope.analytics import trades as _trades
+from quantscope.analytics._stats import PERIODS_PER_YEAR
+
+__all__ = ["FRAME_KINDS", "FrameKind", "MissingColumnsError", "QuantAccessor", "frame_kind"]
+
+
+class MissingColumnsError(QuantscopeError, KeyError):
+    """A ``df.quant`` method was called on a frame without the columns it needs.
+
+    ``method`` is the method, ``missing`` the absent columns in the order the method names
+    them; the message says which loader makes a suitable frame.
+    """
+
+    def __init__(self, message: str, *, method: str, missing: Sequence[str]) -> None:
+        super().__init__(message)
+        self.method = method
+        self.missing = tuple(missing)
+
+
+@dataclass(frozen=True)
+class FrameKind:
+    """A kind of frame: the columns that identify it and the loader that makes it."""
+
+    name: str
+    description: str
+    columns: tuple[str, ...]
+    loader: str
+
+
+# Most specific first: a criterion frame also has every column of an evaluations frame.
+FRAME_KINDS: dict[str, FrameKind] = {
+    "trades": FrameKind("trades", "a trades frame", _trades.TRADE_COLUMNS, "qs.load_trades()"),
+    "criteria": FrameKind(
+        "criteria",
+        "a criterion frame",
+        ("evaluation_id", "criterion", "value", "passed"),
+        "qs.load_eval_details()",
+    ),
+    "evaluations": FrameKind(
+        "evaluations",
+        "an evaluations frame",
+        ("evaluation_id", "evaluation_type", "passed", "created_at"),
+        "qs.load_evaluations()",
+    ),
+    "signals": FrameKind("signals", "a signals frame", ("stage", "chain"), "qs.load_signals()"),
+}
+
+_OUTCOME_TRADE_COLUMNS = ("evaluation_id", "status", "pnl_usd")
+Keys = str | Sequence[str] | None
+
+
+def frame_kind(frame: pd.DataFrame) -> str | None:
+    """The name of the first kind in ``FRAME_KINDS`` whose columns ``frame`` has, else None."""
+    present = set(frame.columns)
+    for kind in FRAME_KINDS.values():
+        if present.issuperset(kind.columns):
+            return kind.name
+    return None
+
+
+def _require(
+    frame: pd.DataFrame, method: str, kinds: Sequence[str], columns: Sequence[str], what: str = ""
+) -> None:
+    """Raise MissingColumnsError unless ``frame`` has ``columns``; the message names the kinds."""
+    present = set(frame.columns)
+    missing = [c for c in dict.fromkeys(columns) if c not in present]
+    if not missing:
+        return
+    wanted = [FRAME_KINDS[k] for k in kinds]
+    needs = " or ".join(k.description for k in wanted)
+    loaders = " or ".join(k.loader for k in wanted)
+    raise MissingColumnsError(
+        f"{method}() needs {needs}{what}: missing columns {', '.join(missing)}; "
+        f"load one with {loaders}",
+        method=method,
+        missing=missing,
+    )
+
+
+def _require_keys(frame: pd.DataFrame, method: str, keys: Keys) -> list[str]:
+    """The key columns as a list, or MissingColumnsError naming those the frame lacks."""
+    names = [keys] if isinstance(keys, str) else list(keys or [])
+    missing = [k for k in names if k not in frame.columns]
+    if missing:
+        raise MissingColumnsError(
+            f"{method}() cannot group by missing columns {', '.join(missing)}; "
+            f"the frame has {', '.join(map(str, frame.columns))}",
+            method=method,
+            missing=missing,
+        )
+    return names
+
+
+@pd.api.extensions.register_dataframe_accessor("quant")
+class QuantAccessor:
+    """``df.quant``: trade, evaluation and signal analytics (docs/metrics.md)."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self._obj = frame
+
+    @property
+    def kind(self) -> str | None:
+        """``trades``, ``criteria``, ``evaluations``, ``signals``, or None (from the columns)."""
+        return frame_kind(self._obj)
+
+    @property
+    def plot(self) -> Any:
+        """Figures of this frame: ``quantscope.plots.QuantPlots(df)``, imported on first use."""
+        return importlib.import_module("quantscope.plots").QuantPlots(self._obj)
+
+    # --- trades ---------------------------------------------------------------------------
+
+    def _trades(self, method: str) -> pd.DataFrame:
+        _require(self._obj, method, ["trades"], _trades.TRADE_COLUMNS)
+        return self._obj
+
+    def win_rate(self, *, include_open: bool = False) -> float:
+        """Winning trades (pnl > 0) over closed trades (all trades with ``include_open``)."""
+        return _trades.win_rate(self._trades("win_rate"), include_open=include_open)
+
+    def roi(self, *, include_open: bool = False) -> float:
+        """Total PnL over total buy cost of closed trades (fraction)."""
+        return _trades.roi(self._trades("roi"), include_open=include_open)
+
+    def summary(
+        self,
+        *,
+        capital: float | None = None,
+        include_open: bool = False,
+        periods_per_year: int = PERIODS_PER_YEAR,
+    ) -> pd.Series:
+        """Every trade-level metric of closed trades; open positions reported apart."""
+        return _trades.summary(
+            self._trades("summary"),
+            capital=capital,
+            include_open=include_open,
+            periods_per_year=periods_per_year,
+        )
+
+    def by(
+        self,
+        keys: Keys = None,
+        *,
+        freq: str | None = None,
+        capital: float | None = None,
+        include_open: bool = False,
+        periods_per_year: int = PERIODS_PER_YEAR,
+    ) -> pd.DataFrame:
+        """``summary()`` per chain, quant, token, result, decision... and/or period (``freq``)."""
+        frame = self._trades("by")
+        names = _require_keys(frame, "by", keys)
+        return _trades.by(
+            frame,
+            names,
+            freq=freq,
+            capital=capital,
+            include_open=include_open,
+            periods_per_year=periods_per_year,
+        )
+
+    def equity_curve(self, *, capital: float | None = None) -> pd.DataFrame:
+        """Realised equity after each closed trade, indexed by ``closed_at``."""
+        return _trades.equity_curve(self._trades("equity_curve"), capital=capital)
+
+    def drawdown(self, *, capital: float | None = None) -> pd.DataFrame:
+        """Realised equity's distance below its running peak after each closed trade."""
+        return _trades.drawdown(self._trades("drawdown"), capital=capital)
+
+    def daily_pnl(self, *, include_open: bool = False) -> pd.Series:
+        """Realised PnL per UTC day, zero days included (the Sharpe/Sortino series)."""
+        return _trades.daily_pnl(self._trades("daily_pnl"), include_open=include_open)
+
+    def daily_returns(
+        self, *, capital: float | None = None, include_open: bool = False
+    ) -> pd.Series:
+        """Daily PnL over start-of-day equity (compounds back to the equity curve)."""
+        return _trades.daily_returns(
+            self._trades("daily_returns"), capital=capital, include_open=include_open
+        )
+
+    # --- evaluations and criterion results --------------------------------------------------
+
+    def pass_rate(self) -> float:
+        """Passed verdicts over all verdicts (evaluations, or enabled criterion results)."""
+        _require(self._obj, "pass_rate", ["evaluations", "criteria"], ["passed"])
+        return _evaluations.pass_rate(self._obj)
+
+    def pass_rates(
+        self, keys: Keys = None, *, freq: str | None = None, time_column: str = "created_at"
+    ) -> pd.DataFrame:
+        """Pass rate per criterion, category, type... and/or per period of ``time_column``."""
+        needed = ["passed", *([time_column] if freq is not None else [])]
+        _require(self._obj, "pass_rates", ["evaluations", "criteria"], needed)
+        names = _require_keys(self._obj, "pass_rates", keys)
+        return _evaluations.pass_rates(self._obj, names, freq=freq, time_column=time_column)
+
+    def values_by_outcome(self, trades: pd.DataFrame) -> pd.DataFrame:
+        """Each criterion's value distribution for evaluations that led to wins and losses."""
+        _require(self._obj, "values_by_outcome", ["criteria"], FRAME_KINDS["criteria"].columns)
+        _require(trades, "values_by_outcome", ["trades"], _OUTCOME_TRADE_COLUMNS, " as its trades")
+        return _evaluations.values_by_outcome(self._obj, trades)
+
+    # --- signals ----------------------------------------------------------------------------
+
+    def stage_counts(self) -> pd.DataFrame:
+        """Signals per chain and stage, with totals (the shape of ``load_signal_stats``)."""
+        _require(self._obj, "stage_counts", ["signals"], FRAME_KINDS["signals"].columns)
+        return _evaluations.stage_counts(self._obj)

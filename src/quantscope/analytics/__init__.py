@@ -1,0 +1,67 @@
+"""Analytics: plain, vectorised metric functions on quantscope's frames.
+
+Every formula is written out in docs/metrics.md. Trade-level metrics (``summary``, ``by``) and
+period-level ones (daily Sharpe and Sortino) are kept apart and named apart: a "win rate" here
+is always the share of winning *trades*, never of winning days. The ``df.quant`` accessor
+(``quantscope.accessor``) checks columns and calls these functions.
+
+Modules: ``trades`` (trade frames), ``evaluations`` (evaluation, criterion and signal frames),
+``_kernel`` (the grouped numpy kernel behind ``summary``/``by``), ``_stats`` (one-series
+reference definitions: Sharpe, Sortino, drawdown), ``_periods`` (calendar periods for ``freq``).
+"""
+
+from quantscope.analytics._stats import (
+    PERIODS_PER_YEAR,
+    Drawdown,
+    max_drawdown,
+    sharpe_ratio,
+    sortino_ratio,
+)
+from quantscope.analytics.evaluations import (
+    OUTCOMES,
+    pass_rate,
+    pass_rates,
+    stage_counts,
+    trade_outcomes,
+    values_by_outcome,
+)
+from quantscope.analytics.trades import (
+    CAPITAL_PER_QUANT_USD,
+    SUMMARY_METRICS,
+    TRADE_COLUMNS,
+    by,
+    daily_pnl,
+    daily_returns,
+    default_capital,
+    drawdown,
+    equity_curve,
+    roi,
+    summary,
+    win_rate,
+)
+
+__all__ = [
+    "CAPITAL_PER_QUANT_USD",
+    "OUTCOMES",
+    "PERIODS_PER_YEAR",
+    "SUMMARY_METRICS",
+    "TRADE_COLUMNS",
+    "Drawdown",
+    "by",
+    "daily_pnl",
+    "daily_returns",
+    "default_capital",
+    "drawdown",
+    "equity_curve",
+    "max_drawdown",
+    "pass_rate",
+    "pass_rates",
+    "roi",
+    "sharpe_ratio",
+    "sortino_ratio",
+    "stage_counts",
+    "summary",
+    "trade_outcomes",
+    "values_by_outcome",
+    "win_rate",
+]
