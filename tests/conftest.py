@@ -13,9 +13,14 @@
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
 import sqlite3
+import tempfile
 from collections.abc import Callable, Iterator
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +30,18 @@ from fastapi import FastAPI
 from quantscope.sandbox.app import create_app
 from quantscope.sandbox.datadir import WorldInfo, copy_world, ensure_world
 from quantscope.sandbox.serve import SandboxServer
+
+# Tests and notebook kernels (nbval runs them with this environment) never touch the user's
+# sandbox world or HTTP cache: each pytest session gets fresh ones, so a notebook that writes
+# (applies a recommendation) finds the pristine world on every run, and outputs stay stable.
+_SESSION_DIR = Path(tempfile.mkdtemp(prefix="quantscope-tests-"))
+atexit.register(shutil.rmtree, _SESSION_DIR, ignore_errors=True)
+os.environ["QUANTSCOPE_SANDBOX_DIR"] = str(_SESSION_DIR / "sandbox")
+os.environ["QUANTSCOPE_CACHE_DIR"] = str(_SESSION_DIR / "cache")
+os.environ["QUANTSCOPE_PROGRESS"] = "0"
+os.environ["MPLBACKEND"] = "Agg"
+for _name in ("QUANTSCOPE_URL", "QUANTSCOPE_API_KEY"):  # never a real service from tests
+    os.environ.pop(_name, None)
 
 
 class ApiSession(requests.Session):
