@@ -1,0 +1,38 @@
+"""Figures of quantscope's frames: matplotlib, ``ax=`` in, Axes out, no math inside.
+
+Every function draws numbers computed by ``quantscope.analytics`` (or columns of a frame as
+they are), takes the Axes to draw in (``ax=``; ``axes=`` for two panels; a new figure when
+omitted) and returns it, and never calls ``plt.show()``. The same figures are methods of
+``df.quant.plot`` (``QuantPlots``), which first checks the frame's columns.
+
+* trades (``load_trades``): ``equity`` (equity curve with drawdown underneath),
+  ``roi_distribution`` (by result), ``metric_by`` (a ``by()`` metric per group);
+* OHLCV (``load_ohlcv``): ``candles``, with evaluations, trade entries and exits marked;
+* evaluations (``load_evaluations``, ``load_eval_details``): ``pass_rate`` over time,
+  ``criterion_distributions`` (a criterion's values for winning vs losing trades) and
+  ``set_threshold`` (move its threshold line).
+"""
+
+from quantscope.plots._frontend import QuantPlots
+from quantscope.plots.evaluations import (
+    THRESHOLD,
+    criterion_distributions,
+    criterion_values,
+    pass_rate,
+    set_threshold,
+)
+from quantscope.plots.market import candles
+from quantscope.plots.trades import equity, metric_by, roi_distribution
+
+__all__ = [
+    "THRESHOLD",
+    "QuantPlots",
+    "candles",
+    "criterion_distributions",
+    "criterion_values",
+    "equity",
+    "metric_by",
+    "pass_rate",
+    "roi_distribution",
+    "set_threshold",
+]
