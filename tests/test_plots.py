@@ -436,7 +436,7 @@ def test_criterion_values_are_what_values_by_outcome_aggregates() -> None:
     details, trades = details_frame(), outcome_trades()
     stats = A.values_by_outcome(details, trades)
     for criterion in ("a", "b", "c"):
-        values = P.criterion_values(details, trades, criterion)
+        values = A.criterion_values(details, trades, criterion)
         grouped = values.groupby("outcome", observed=True)["value"]
         np.testing.assert_allclose(grouped.mean(), stats.xs(criterion)["mean"])
         np.testing.assert_array_equal(grouped.count(), stats.xs(criterion)["count"])
@@ -512,9 +512,7 @@ def test_each_plot_function_is_a_method_of_df_quant_plot() -> None:
         "pass_rate",
         "roi_distribution",
     }
-    assert functions | {"QuantPlots", "THRESHOLD", "criterion_values", "set_threshold"} == set(
-        P.__all__
-    )
+    assert functions | {"QuantPlots", "THRESHOLD", "set_threshold"} == set(P.__all__)
     for name in functions:
         assert callable(getattr(P.QuantPlots, name)), name
 

@@ -31,7 +31,14 @@ from quantscope.analytics import evaluations as _evaluations
 from quantscope.analytics import trades as _trades
 from quantscope.analytics._stats import PERIODS_PER_YEAR
 
-__all__ = ["FRAME_KINDS", "FrameKind", "MissingColumnsError", "QuantAccessor", "frame_kind"]
+__all__ = [
+    "FRAME_KINDS",
+    "FrameKind",
+    "MissingColumnsError",
+    "QuantAccessor",
+    "frame_kind",
+    "require_columns",
+]
 
 
 class MissingColumnsError(QuantscopeError, KeyError):
@@ -88,15 +95,20 @@ def frame_kind(frame: pd.DataFrame) -> str | None:
     return None
 
 
-def _require(
-    frame: pd.DataFrame, method: str, kinds: Sequence[str], columns: Sequence[str], what: str = ""
+def require_columns(
+    frame: pd.DataFrame,
+    method: str,
+    kinds: Sequence[str | FrameKind],
+    columns: Sequence[str],
+    what: str = "",
 ) -> None:
-    """Raise MissingColumnsError unless ``frame`` has ``columns``; the message names the kinds."""
+    """Raise MissingColumnsError unless ``frame`` has ``columns``; the message names the kinds
+    (names of ``FRAME_KINDS``, or FrameKind objects for frames the accessor does not detect)."""
     present = set(frame.columns)
     missing = [c for c in dict.fromkeys(columns) if c not in present]
     if not missing:
         return
-    wanted = [FRAME_KINDS[k] for k in kinds]
+    wanted = [FRAME_KINDS[k] if isinstance(k, str) else k for k in kinds]
     needs = " or ".join(k.description for k in wanted)
     loaders = " or ".join(k.loader for k in wanted)
     raise MissingColumnsError(
@@ -141,7 +153,7 @@ class QuantAccessor:
     # --- trades ---------------------------------------------------------------------------
 
     def _trades(self, method: str) -> pd.DataFrame:
-        _require(self._obj, method, ["trades"], _trades.TRADE_COLUMNS)
+        require_columns(self._obj, method, ["trades"], _trades.TRADE_COLUMNS)
         return self._obj
 
     def win_rate(self, *, include_open: bool = False) -> float:
@@ -212,7 +224,7 @@ class QuantAccessor:
 
     def pass_rate(self) -> float:
         """Passed verdicts over all verdicts (evaluations, or enabled criterion results)."""
-        _require(self._obj, "pass_rate", ["evaluations", "criteria"], ["passed"])
+        require_columns(self._obj, "pass_rate", ["evaluations", "criteria"], ["passed"])
         return _evaluations.pass_rate(self._obj)
 
     def pass_rates(
@@ -220,19 +232,23 @@ class QuantAccessor:
     ) -> pd.DataFrame:
         """Pass rate per criterion, category, type... and/or per period of ``time_column``."""
         needed = ["passed", *([time_column] if freq is not None else [])]
-        _require(self._obj, "pass_rates", ["evaluations", "criteria"], needed)
+        require_columns(self._obj, "pass_rates", ["evaluations", "criteria"], needed)
         names = _require_keys(self._obj, "pass_rates", keys)
         return _evaluations.pass_rates(self._obj, names, freq=freq, time_column=time_column)
 
     def values_by_outcome(self, trades: pd.DataFrame) -> pd.DataFrame:
         """Each criterion's value distribution for evaluations that led to wins and losses."""
-        _require(self._obj, "values_by_outcome", ["criteria"], FRAME_KINDS["criteria"].columns)
-        _require(trades, "values_by_outcome", ["trades"], _OUTCOME_TRADE_COLUMNS, " as its trades")
+        require_columns(
+            self._obj, "values_by_outcome", ["criteria"], FRAME_KINDS["criteria"].columns
+        )
+        require_columns(
+            trades, "values_by_outcome", ["trades"], _OUTCOME_TRADE_COLUMNS, " as its trades"
+        )
         return _evaluations.values_by_outcome(self._obj, trades)
 
     # --- signals ----------------------------------------------------------------------------
 
     def stage_counts(self) -> pd.DataFrame:
         """Signals per chain and stage, with totals (the shape of ``load_signal_stats``)."""
-        _require(self._obj, "stage_counts", ["signals"], FRAME_KINDS["signals"].columns)
+        require_columns(self._obj, "stage_counts", ["signals"], FRAME_KINDS["signals"].columns)
         return _evaluations.stage_counts(self._obj)

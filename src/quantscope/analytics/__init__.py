@@ -19,6 +19,7 @@ from quantscope.analytics._stats import (
 )
 from quantscope.analytics.evaluations import (
     OUTCOMES,
+    criterion_values,
     pass_rate,
     pass_rates,
     stage_counts,
@@ -48,6 +49,7 @@ __all__ = [
     "TRADE_COLUMNS",
     "Drawdown",
     "by",
+    "criterion_values",
     "daily_pnl",
     "daily_returns",
     "default_capital",

@@ -75,6 +75,24 @@ def trade_outcomes(trades: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def criterion_values(
+    details: pd.DataFrame, trades: pd.DataFrame, criterion: str | None = None
+) -> pd.DataFrame:
+    """``evaluation_id``, ``criterion``, ``value`` and ``outcome`` of the evaluations that bought
+    a closed trade (one criterion, or all): the rows ``values_by_outcome`` aggregates."""
+    rows = details
+    if criterion is not None:
+        rows = details[(details["criterion"] == criterion).to_numpy(dtype=bool, na_value=False)]
+    values = pd.DataFrame(
+        {
+            "evaluation_id": rows["evaluation_id"].to_numpy(dtype=np.int64, na_value=-1),
+            "criterion": rows["criterion"].to_numpy(),
+            "value": rows["value"].to_numpy(dtype=np.float64, na_value=np.nan),
+        }
+    )
+    return values.merge(trade_outcomes(trades), on="evaluation_id", how="inner")
+
+
 def values_by_outcome(details: pd.DataFrame, trades: pd.DataFrame) -> pd.DataFrame:
     """Distribution of each criterion's value over evaluations that led to winning, losing and
     breakeven trades.
@@ -87,14 +105,7 @@ def values_by_outcome(details: pd.DataFrame, trades: pd.DataFrame) -> pd.DataFra
         A frame indexed by (``criterion``, ``outcome``): ``count``, ``mean``, ``std``, ``min``,
         ``q25``, ``median``, ``q75``, ``max`` of ``value`` (missing values are not counted).
     """
-    values = pd.DataFrame(
-        {
-            "evaluation_id": details["evaluation_id"].to_numpy(dtype=np.int64, na_value=-1),
-            "criterion": details["criterion"].to_numpy(),
-            "value": details["value"].to_numpy(dtype=np.float64, na_value=np.nan),
-        }
-    )
-    joined = values.merge(trade_outcomes(trades), on="evaluation_id", how="inner")
+    joined = criterion_values(details, trades)
     grouped = joined.groupby(["criterion", "outcome"], observed=True, sort=True)["value"]
     stats = grouped.agg(["count", "mean", "std", "min", "max"])
     quantiles = grouped.quantile(list(_QUANTILES)).unstack().rename(columns=_QUANTILES)

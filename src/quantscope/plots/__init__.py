@@ -17,7 +17,6 @@ from quantscope.plots._frontend import QuantPlots
 from quantscope.plots.evaluations import (
     THRESHOLD,
     criterion_distributions,
-    criterion_values,
     pass_rate,
     set_threshold,
 )
@@ -29,7 +28,6 @@ __all__ = [
     "QuantPlots",
     "candles",
     "criterion_distributions",
-    "criterion_values",
     "equity",
     "metric_by",
     "pass_rate",

@@ -13,7 +13,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 
 from quantscope import analytics
-from quantscope.accessor import FRAME_KINDS, FrameKind, MissingColumnsError
+from quantscope.accessor import FRAME_KINDS, FrameKind, require_columns
 from quantscope.plots import evaluations as _evaluations
 from quantscope.plots import market as _market
 from quantscope.plots import trades as _trades
@@ -55,20 +55,8 @@ def _require(
     columns: Sequence[str],
     what: str = "",
 ) -> None:
-    """Raise MissingColumnsError unless ``frame`` has ``columns`` (the accessor's message)."""
-    present = set(frame.columns)
-    missing = [c for c in dict.fromkeys(columns) if c not in present]
-    if not missing:
-        return
-    needs = " or ".join(k.description for k in kinds)
-    loaders = " or ".join(k.loader for k in kinds)
-    name = f"plot.{method}"
-    raise MissingColumnsError(
-        f"{name}() needs {needs}{what}: missing columns {', '.join(missing)}; "
-        f"load one with {loaders}",
-        method=name,
-        missing=missing,
-    )
+    """The accessor's column check, naming the method as ``plot.<method>``."""
+    require_columns(frame, f"plot.{method}", kinds, columns, what)
 
 
 def _keys(keys: Keys) -> list[str]:

@@ -67,19 +67,6 @@ def pass_rate(
     return ax
 
 
-def criterion_values(details: pd.DataFrame, trades: pd.DataFrame, criterion: str) -> pd.DataFrame:
-    """``evaluation_id``, ``value`` and ``outcome`` of ``criterion`` for the evaluations that
-    bought a closed trade: the rows ``analytics.values_by_outcome`` aggregates."""
-    rows = details[(details["criterion"] == criterion).to_numpy(dtype=bool, na_value=False)]
-    values = pd.DataFrame(
-        {
-            "evaluation_id": rows["evaluation_id"].to_numpy(dtype=np.int64, na_value=-1),
-            "value": rows["value"].to_numpy(dtype=np.float64, na_value=np.nan),
-        }
-    )
-    return values.merge(analytics.trade_outcomes(trades), on="evaluation_id", how="inner")
-
-
 def criterion_distributions(
     details: pd.DataFrame,
     trades: pd.DataFrame,
@@ -107,7 +94,7 @@ def criterion_distributions(
     if not (details["criterion"] == criterion).any():
         known = ", ".join(sorted(map(str, details["criterion"].dropna().unique())))
         raise ValueError(f"no criterion {criterion!r} in the frame; it has {known}")
-    values = criterion_values(details, trades, criterion)
+    values = analytics.criterion_values(details, trades, criterion)
     values = values[np.isfinite(values["value"].to_numpy())]
     edges = np.histogram_bin_edges(values["value"].to_numpy(), bins=bins)
     cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
