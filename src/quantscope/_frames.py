@@ -15,7 +15,7 @@ frame, never an exception.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,28 +95,37 @@ class FrameSpec:
         return {c.name: c.dtype for c in self.columns}
 
 
-def _getter(path: str) -> Callable[[Mapping[str, Any]], Any]:
-    keys = path.split(".")
-    if len(keys) == 1:
-        key = keys[0]
-        return lambda r: r.get(key)
-
-    def get(record: Mapping[str, Any]) -> Any:
-        value: Any = record
-        for key in keys:
-            if not isinstance(value, Mapping):
-                return None
-            value = value.get(key)
-        return value
-
-    return get
+def _tree(paths: Sequence[str]) -> dict[str, Any]:
+    """Dotted source paths as a tree, so each nested parent is read once per record."""
+    tree: dict[str, Any] = {}
+    for path in paths:
+        node = tree
+        for key in path.split("."):
+            node = node.setdefault(key, {})
+    return tree
 
 
-def _column_values(records: Sequence[Mapping[str, Any]], path: str) -> list[Any]:
-    if "." not in path:
-        return [r.get(path) for r in records]
-    get = _getter(path)
-    return [get(r) for r in records]
+def _get(value: Any, key: str) -> Any:
+    return value.get(key) if isinstance(value, Mapping) else None
+
+
+def _fill(values: list[Any], tree: dict[str, Any], prefix: str, out: dict[str, list[Any]]) -> None:
+    for key, sub in tree.items():
+        # dicts (what JSON decoding gives) take the fast path; other mappings and non-mappings
+        # (a field that is null or of an unexpected type) go through _get.
+        column = [v.get(key) if type(v) is dict else _get(v, key) for v in values]
+        out[prefix + key] = column  # a path may be both a column and a parent of columns
+        if sub:
+            _fill(column, sub, f"{prefix}{key}.", out)
+
+
+def column_values(
+    records: Sequence[Mapping[str, Any]], paths: Sequence[str]
+) -> dict[str, list[Any]]:
+    """Each dotted path's values over the records (missing anywhere on the path: None)."""
+    out: dict[str, list[Any]] = {}
+    _fill(records if isinstance(records, list) else list(records), _tree(paths), "", out)
+    return out
 
 
 def _as_float(values: list[Any]) -> tuple[np.ndarray, int]:
@@ -126,19 +135,39 @@ def _as_float(values: list[Any]) -> tuple[np.ndarray, int]:
         return parse_numbers([None if v is None else str(v) for v in values])
 
 
+def _objects(values: list[Any]) -> np.ndarray:
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = values
+    return arr
+
+
 def _to_datetime(values: list[Any], kind: str) -> tuple[pd.Series, int]:
-    present = sum(1 for v in values if v not in (None, ""))
+    arr = _objects(values)
+    present_mask = (arr != None) & (arr != "")  # noqa: E711 -- elementwise on an object array
+    present = int(present_mask.sum())
     if kind == "epoch_ms":
-        nums = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce")
+        nums = pd.to_numeric(pd.Series(arr, dtype=object), errors="coerce")
         out = pd.to_datetime(nums, unit="ms", utc=True)
     else:
         fmt = "%Y-%m-%d %H:%M:%S" if kind == "trade_date" else "ISO8601"
-        cleaned = [None if v in (None, "") else v for v in values]
-        out = pd.to_datetime(
-            pd.Series(cleaned, dtype=object), format=fmt, utc=True, errors="coerce"
-        )
+        arr[~present_mask] = None
+        out = pd.to_datetime(pd.Series(arr, dtype=object), format=fmt, utc=True, errors="coerce")
     out = out.dt.as_unit("ms")
     return out, present - int(out.notna().sum())
+
+
+def _categorical(values: list[Any]) -> pd.Categorical:
+    """Categories sorted (as pd.Categorical(list) makes them); unknown values are kept."""
+    codes, uniques = pd.factorize(_objects(values))
+    if not len(uniques):  # every value missing
+        return pd.Categorical.from_codes(codes, categories=pd.Index([], dtype="str"))
+    if not all(type(u) is str for u in uniques):  # numbers etc.: the text of each value
+        return pd.Categorical([None if v is None else str(v) for v in values])
+    order = np.argsort(uniques)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    codes = np.where(codes >= 0, rank[codes], -1)
+    return pd.Categorical.from_codes(codes, categories=pd.Index(uniques[order], dtype="str"))
 
 
 def convert(values: list[Any], col: Col) -> tuple[Any, int]:
@@ -149,7 +178,7 @@ def convert(values: list[Any], col: Col) -> tuple[Any, int]:
     if kind == "float":
         result, bad = _as_float(values)
     elif kind == "number_text":
-        result, bad = parse_numbers([None if v is None else str(v) for v in values])
+        result, bad = parse_numbers(values)
     elif kind == "int":
         arr, bad = _as_float(values)
         frac = np.isfinite(arr) & (arr != np.round(arr))
@@ -165,15 +194,14 @@ def convert(values: list[Any], col: Col) -> tuple[Any, int]:
         bad = sum(1 for v, o in zip(values, ok, strict=True) if v is not None and o is None)
         result = pd.array(ok, dtype="boolean")
     elif kind == "category":
-        result = pd.Categorical([None if v is None else str(v) for v in values])
+        result = _categorical(values)
     elif kind == "string":
-        result = pd.array([None if v is None else str(v) for v in values], dtype="string")
+        result = pd.array(values, dtype="string")
     elif kind in ("iso", "trade_date", "epoch_ms"):
         series, bad = _to_datetime(values, kind)
         return series.array, bad
     else:  # object
-        result = np.empty(len(values), dtype=object)
-        result[:] = values
+        result = _objects(values)
     if col.scale != 1.0 and kind in ("float", "number_text"):
         result = result * col.scale
     return result, bad
@@ -189,8 +217,9 @@ def build_frame(
     """
     data: dict[str, Any] = {}
     problems: dict[str, int] = {}
+    columns = column_values(records, [c.source for c in spec.columns])
     for col in spec.columns:
-        values, bad = convert(_column_values(records, col.source), col)
+        values, bad = convert(columns[col.source], col)
         data[col.name] = values
         if bad:
             problems[col.name] = bad

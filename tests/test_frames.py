@@ -1,0 +1,94 @@
+"""build_frame's tolerance rules on hand-made records (no service needed)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from quantscope._frames import Col, DataQualityWarning, FrameSpec, build_frame
+
+SPEC = FrameSpec(
+    "things",
+    (
+        Col("id", "id", "int"),
+        Col("chain", "chain", "category"),
+        Col("pnl_usd", "pnl", "number_text"),
+        Col("roi", "roi", "number_text", scale=0.01),
+        Col("op", "extra.operator", "category"),
+        Col("extra", "extra", "object"),
+        Col("deep", "a.b.c", "float"),
+        Col("flag", "flag", "bool"),
+        Col("at", "at", "iso"),
+        Col("day", "day", "trade_date"),
+        Col("ts", "ts", "epoch_ms"),
+        Col("note", "note", "string"),
+    ),
+)
+
+
+def record(**overrides: object) -> dict[str, object]:
+    base: dict[str, object] = {
+        "id": "7",
+        "chain": "SOLANA",
+        "pnl": "+$1,234.50",
+        "roi": "-12.50%",
+        "extra": {"operator": "V_GTE_T", "range": {"min": 0, "max": 1}},
+        "a": {"b": {"c": 2.5}},
+        "flag": True,
+        "at": "2026-09-30T12:00:00.000Z",
+        "day": "2026-09-30 12:00:01",
+        "ts": 1790000000000,
+        "note": "hello",
+    }
+    base.update(overrides)
+    return base
+
+
+def test_values_and_dtypes() -> None:
+    frame = build_frame([record(), record(id=8, chain="BASE")], SPEC)
+    assert {c: str(t) for c, t in frame.dtypes.items()} == SPEC.dtypes()
+    first = frame.iloc[0]
+    assert first["id"] == 7 and first["pnl_usd"] == 1234.5 and first["roi"] == -0.125
+    assert first["op"] == "V_GTE_T" and first["extra"]["range"] == {"min": 0, "max": 1}
+    assert first["deep"] == 2.5 and bool(first["flag"]) is True
+    assert first["at"] == pd.Timestamp("2026-09-30T12:00:00Z")
+    assert first["day"] == pd.Timestamp("2026-09-30T12:00:01Z")
+    assert first["ts"] == pd.Timestamp(1790000000000, unit="ms", tz="UTC")
+    assert list(frame["chain"].cat.categories) == ["BASE", "SOLANA"]
+
+
+def test_missing_and_odd_shapes_become_missing_not_errors() -> None:
+    odd = record(a=None, extra="not an object", day="", at=None, flag=None, note=None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        frame = build_frame([odd], SPEC)  # absent values are missing, not unparseable
+    row = frame.iloc[0]
+    assert np.isnan(row["deep"]) and pd.isna(row["op"]) and pd.isna(row["day"])
+    assert pd.isna(row["at"]) and pd.isna(row["flag"]) and pd.isna(row["note"])
+
+
+def test_unparseable_values_are_counted_in_one_warning() -> None:
+    bad = [record(pnl="n/a"), record(roi="lots", day="yesterday"), record(id="7.5")]
+    with pytest.warns(DataQualityWarning) as caught:
+        frame = build_frame(bad, SPEC)
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert "4 value(s)" in message
+    for name in ("pnl_usd (1)", "roi (1)", "day (1)", "id (1)"):
+        assert name in message
+    assert frame["pnl_usd"].isna().sum() == 1 and frame["id"].isna().sum() == 1
+
+
+def test_unknown_enum_values_are_kept() -> None:
+    frame = build_frame([record(chain="ARBITRUM"), record()], SPEC)
+    assert list(frame["chain"]) == ["ARBITRUM", "SOLANA"]
+
+
+def test_all_missing_categories_and_empty_input() -> None:
+    frame = build_frame([record(chain=None)], SPEC)
+    assert frame["chain"].isna().all() and len(frame["chain"].cat.categories) == 0
+    empty = build_frame([], SPEC)
+    assert len(empty) == 0 and {c: str(t) for c, t in empty.dtypes.items()} == SPEC.dtypes()
