@@ -92,3 +92,17 @@ def test_all_missing_categories_and_empty_input() -> None:
     assert frame["chain"].isna().all() and len(frame["chain"].cat.categories) == 0
     empty = build_frame([], SPEC)
     assert len(empty) == 0 and {c: str(t) for c, t in empty.dtypes.items()} == SPEC.dtypes()
+
+
+def test_absent_keys_behave_like_nulls() -> None:
+    sparse = record()
+    for key in ("note", "flag", "day", "at", "ts", "chain", "pnl", "extra", "a"):
+        del sparse[key]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # absent is missing, never "unparseable"
+        frame = build_frame([sparse, record()], SPEC)
+    row = frame.iloc[0]
+    for name in ("note", "flag", "day", "at", "ts", "chain", "pnl_usd", "op", "deep"):
+        assert pd.isna(row[name]), name
+    assert row["extra"] is None
+    assert frame.iloc[1]["note"] == "hello"
