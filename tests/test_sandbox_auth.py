@@ -17,6 +17,7 @@ from fastapi import APIRouter, Depends, FastAPI
 from quantscope.sandbox import auth
 from quantscope.sandbox.datadir import KEYS_FILE, copy_world, read_keys
 from quantscope.sandbox.deps import Caller, require
+from quantscope.sandbox.store import SCHEMA_VERSION
 
 RATE_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
 NOON = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
@@ -125,7 +126,7 @@ def test_open_paths_need_no_key_and_spend_nothing(fresh_sandbox, api):
         "status": "ok",
         "seed": 7,
         "scale": 1,
-        "schemaVersion": "1",
+        "schemaVersion": SCHEMA_VERSION,
     }
     assert anonymous.get("/docs").status_code == 200
     schema = anonymous.get("/openapi.json").json()

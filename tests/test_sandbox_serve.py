@@ -18,6 +18,7 @@ from quantscope import cli
 from quantscope.sandbox import datadir
 from quantscope.sandbox.datadir import WorldInfo, copy_world, ensure_world
 from quantscope.sandbox.serve import SandboxServer, bind_socket
+from quantscope.sandbox.store import SCHEMA_VERSION
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -41,7 +42,7 @@ def test_world_database_name_meta_and_reuse(sandbox_world):
     with sqlite3.connect(sandbox_world.db_path) as conn:
         meta = dict(conn.execute("SELECT key, value FROM meta"))
     assert {k: meta[k] for k in ("schema_version", "seed", "scale")} == {
-        "schema_version": "1",
+        "schema_version": SCHEMA_VERSION,
         "seed": "7",
         "scale": "1",
     }
@@ -61,7 +62,7 @@ def test_stale_world_is_rebuilt_atomically(sandbox_world, tmp_path):
     assert rebuilt.db_path.stat().st_ino != inode  # a new file moved into place
     with sqlite3.connect(rebuilt.db_path) as conn:
         assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
-            "1",
+            SCHEMA_VERSION,
         )
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == [
         "keys.json",
@@ -193,7 +194,12 @@ def test_cli_serve_prints_the_url_first(sandbox_world, tmp_path):
         first_line = process.stdout.readline().strip()  # type: ignore[union-attr]
         timer.cancel()
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+", first_line)
-        assert _health(first_line) == {"status": "ok", "seed": 7, "scale": 1, "schemaVersion": "1"}
+        assert _health(first_line) == {
+            "status": "ok",
+            "seed": 7,
+            "scale": 1,
+            "schemaVersion": SCHEMA_VERSION,
+        }
     finally:
         process.terminate()
         process.communicate(timeout=30)

@@ -25,14 +25,17 @@ can warn. Numbers that arrive as JSON numbers instead of strings are taken as th
 are unparseable). A K/M/B value is the decimal read as one number (``"1.23M"`` is exactly
 ``float("1.23e6")``), so it carries no extra rounding error.
 
-`parse_numbers` is the vectorised form the loaders call on 100k-row columns. It never parses
+`parse_numbers` is the vectorised form the loaders call on 100k-row columns. It does not parse
 cell by cell in Python: it joins the column into one string, rewrites the display syntax with a
-handful of C-speed ``str`` passes that only act in positions where the grammar allows them
-(``"\\x00$"``, ``"K\\x00"``, ...), checks the thousands separators with one regex scan, splits,
-and converts with ``float`` through ``np.fromiter``. Whatever the rewrite cannot handle is left
-malformed on purpose, so ``float`` rejects it, and only those cells (and missing ones) go
-through the scalar parser. Both paths therefore give the same answer; tests/test_parse.py
-checks it on random input and benchmarks/bench_parse.py measures the speed.
+few C-speed ``str`` passes that act only where the grammar allows them (``"\\x00$"`` at a cell
+start, ``"K\\x00"`` at a cell end, ...), checks the thousands separators with one regex scan,
+and reads the result with ``np.fromstring`` (or ``float`` on the split parts when that refuses
+a part). Whatever the rewrite does not handle
+is left malformed on purpose, so ``float`` rejects it, and only those cells (and missing ones)
+go through the scalar parser: both paths give the same numbers, which tests/test_parse.py checks
+on random and systematically perturbed input. benchmarks/bench_parse.py measures the speed
+(5-17x the per-cell loop on 100k rows). Long columns whose values repeat are parsed once per
+distinct value; categorical Series once per category.
 """
 
 from __future__ import annotations
@@ -54,14 +57,13 @@ _MISSING: Final = 1
 _BAD: Final = 2
 
 _MINUS_SIGNS: Final = "\u2212\u2013\ufe63\uff0d"
-# Unicode minus signs become "-", every whitespace character other than " " becomes " " (the
-# ASCII control whitespace \t\n\r\v\f\x1c-\x1f included: float() strips those, re's \s does
-# not, so both paths normalise them first). Any other character is left alone.
-# Every character with str.isspace() except " " (a test checks the list is complete).
+# Every character with str.isspace() except " ", the 9 ASCII ones first (tests check the list).
 _OTHER_SPACES: Final = (
     "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004"
     "\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
+# Unicode minus signs become "-" and other whitespace " ": float() strips \x1c or \u3000 but the
+# grammar's \s (ASCII) does not, so both paths normalise first. Other characters stay.
 _NORMALISE: Final = {ord(c): "-" for c in _MINUS_SIGNS} | {ord(c): " " for c in _OTHER_SPACES}
 
 _GRAMMAR: Final = re.compile(
@@ -84,9 +86,14 @@ _UNITS: Final = {"sol": "SOL", "eth": "ETH", "weth": "ETH", "bnb": "BNB", "wbnb"
 # send a cell to the scalar parser; _NA_TOKEN fills empty cells so that float() does not refuse
 # them (the scalar parser then tells missing from unparseable by the original text).
 _SEP: Final = "\x00"
+_FIELD_SEP: Final = "\x01"  # np.fromstring refuses "\x00" as a separator
+_TO_FIELD_SEP: Final = {ord(_SEP): ord(_FIELD_SEP)}
 _POISON: Final = "#"
 _NA_TOKEN: Final = "NaN"
 _NON_ASCII: Final = re.compile(r"[^\x00-\x7f]")
+# ASCII characters that cannot be part of float text after the rewrites become _POISON (1:1,
+# so str.translate takes its fast path). Only digits, ".", "e", signs, " " and _SEP stay.
+_NOT_FLOAT: Final = {c: ord(_POISON) for c in range(128) if chr(c) not in "0123456789.e+- \x00"}
 # A thousands separator that breaks the rules: not after a digit, not followed by exactly three
 # digits, after a first group of 4+ digits, or inside a fraction. Every branch starts at the
 # comma, so the regex engine only stops at commas.
@@ -99,30 +106,33 @@ _BAD_COMMA: Final = re.compile(
 _UNIT_PROBES: Final = (("weth", "w"), ("wbnb", "w"), ("eth", "h"), ("bnb", "n"), ("sol", "l"))
 # A column: a list or tuple of cells, or a 1-d object array.
 _Cells = Sequence[object] | np.ndarray
-_CHUNK: Final = 512  # float() is retried cell by cell only inside chunks that failed
-# Deduplicate before parsing when a column is long and its first rows repeat (see _parse_column).
-_DEDUPE_MIN_ROWS: Final = 4_096
-_DEDUPE_SAMPLE: Final = 1_024
-_DEDUPE_MAX_DISTINCT: Final = 256
+# Factorize before parsing when a long column probably has fewer distinct texts than half its
+# rows (_repeats_a_lot); measured in benchmarks/bench_parse.py.
+_DEDUPE_MIN_ROWS: Final = 10_000
+_DEDUPE_SAMPLE: Final = 2_048
+_DEDUPE_MAX_RATIO: Final = 0.5
 
 
 def _as_text(value: object) -> str:
     """The text a cell stands for: strings as they are, other JSON-ish values made into text.
 
-    Missing values (None, NaN, pd.NA, NaT) become ``""``; finite numbers their exact decimal
-    text; booleans, infinities and other objects a string that does not parse.
+    Missing values (what ``pd.isna`` calls missing: None, NaN, pd.NA, NaT) become ``""``;
+    finite numbers their exact decimal text; booleans, infinities and other objects a string
+    that does not parse.
     """
     if isinstance(value, str):
         return str(value)
-    if value is None or value is pd.NA or value is pd.NaT:
+    try:
+        missing = bool(pd.isna(value))  # the vectorised path uses pd.isna too
+    except (TypeError, ValueError):  # array-like cell
+        return _POISON
+    if missing:
         return ""
     if isinstance(value, bool | np.bool_):
         return _POISON
     if isinstance(value, int | np.integer):
         return str(int(value))
     if isinstance(value, float | np.floating | Decimal):
-        if value != value:  # NaN
-            return ""
         return repr(float(value)) if math.isfinite(value) else _POISON
     return _POISON
 
@@ -130,6 +140,8 @@ def _as_text(value: object) -> str:
 def _classify(value: object) -> tuple[float, str | None, int]:
     """Parse one cell with the reference grammar: (number, unit or None, outcome)."""
     text = value if type(value) is str else _as_text(value)
+    if not text:
+        return math.nan, None, _MISSING
     if not (text.isascii() and text.isprintable()):
         text = text.translate(_NORMALISE)
     text = text.strip()
@@ -190,7 +202,12 @@ def parse_numbers(
     Returns:
         A new float64 array of the numbers (NaN where missing or unparseable), and how many
         non-missing cells did not parse, for the caller's warning.
+
+    Raises:
+        TypeError: for a single string (which is a sequence of characters).
     """
+    if isinstance(values, str):
+        raise TypeError("parse_numbers takes a column of strings; use parse_number for one")
     if isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype):
         return _parse_categorical(values)
     numbers, bad = _parse_column(_cells(values))
@@ -219,9 +236,8 @@ def _parse_categorical(values: pd.Series) -> tuple[np.ndarray, int]:
 def _parse_column(cells: _Cells) -> tuple[np.ndarray, np.ndarray]:
     """Numbers and an unparseable mask for a column of cells.
 
-    Columns of many rows whose first rows repeat a lot (a sample of _DEDUPE_SAMPLE rows with at
-    most _DEDUPE_MAX_DISTINCT distinct texts) are parsed once per distinct text, then spread
-    back; others in one pass (benchmarks/bench_parse.py measures both).
+    Long columns that repeat a lot are factorized and parsed once per distinct text (factorizing
+    costs about a third of parsing, so it pays below ~50 % distinct); others in one pass.
     """
     n = len(cells)
     if n == 0:
@@ -229,18 +245,41 @@ def _parse_column(cells: _Cells) -> tuple[np.ndarray, np.ndarray]:
     texts: _Cells = cells
     try:
         joined = _SEP.join(cells)  # type: ignore[arg-type]
-    except TypeError:  # None, NaN, numbers: made into text (all-str keys also make dedup safe)
-        str_texts = [c if type(c) is str else _as_text(c) for c in cells]
-        joined = _SEP.join(str_texts)
-        texts = str_texts
-    if n >= _DEDUPE_MIN_ROWS and len(set(texts[:_DEDUPE_SAMPLE])) <= _DEDUPE_MAX_DISTINCT:
-        distinct = list(dict.fromkeys(texts))
-        if len(distinct) * 4 <= n:
-            position = {text: i for i, text in enumerate(distinct)}
-            codes = np.fromiter(map(position.__getitem__, texts), dtype=np.intp, count=n)
-            numbers, bad = _parse_texts(distinct, _SEP.join(distinct))
-            return numbers[codes], bad[codes]
+    except TypeError:  # not all str: missing cells become "" at C speed, the rest one by one
+        # A copy that is ours to write to (a Series' object array may be its own storage).
+        if isinstance(cells, np.ndarray):
+            filled = cells.copy()
+        else:
+            filled = np.fromiter(cells, dtype=object, count=n)
+        filled[pd.isna(filled)] = ""
+        try:
+            joined = _SEP.join(filled)
+            texts = filled
+        except TypeError:  # numbers, booleans, ...: made into text (all-str also makes dedup safe)
+            str_texts = [c if type(c) is str else _as_text(c) for c in filled]
+            joined = _SEP.join(str_texts)
+            texts = str_texts
+    if n >= _DEDUPE_MIN_ROWS and _repeats_a_lot(texts):
+        if not isinstance(texts, np.ndarray):
+            texts = np.fromiter(texts, dtype=object, count=n)
+        codes, distinct = pd.factorize(texts)  # all str: no missing code
+        numbers, bad = _parse_texts(distinct, _SEP.join(distinct))
+        return numbers[codes], bad[codes]
     return _parse_texts(texts, joined)
+
+
+def _repeats_a_lot(texts: _Cells) -> bool:
+    """Whether a column probably has fewer distinct texts than _DEDUPE_MAX_RATIO of its rows.
+
+    Birthday estimate on an evenly spread sample: s draws from D equally likely values repeat
+    about s*s / (2*D) times, so D is about s*s / (2*repeats). Skewed columns (many repeats of a
+    few values) read as fewer distinct values than they have, which is the right bias: their
+    repeats are what deduplication saves.
+    """
+    n = len(texts)
+    sample = texts[:: max(n // _DEDUPE_SAMPLE, 1)]
+    repeats = len(sample) - len(set(sample))
+    return 2 * repeats * _DEDUPE_MAX_RATIO * n >= len(sample) ** 2
 
 
 def _parse_texts(texts: _Cells, joined: str) -> tuple[np.ndarray, np.ndarray]:
@@ -256,10 +295,11 @@ def _parse_texts(texts: _Cells, joined: str) -> tuple[np.ndarray, np.ndarray]:
     bad = np.zeros(n, dtype=bool)
     # Cells the fast path did not turn into a finite number: missing ones, and anything it left
     # malformed on purpose. The scalar parser decides those.
-    for i in np.flatnonzero(~np.isfinite(numbers)).tolist():
-        number, _unit, outcome = _classify(texts[i])
-        numbers[i] = number
-        bad[i] = outcome == _BAD
+    suspects = np.flatnonzero(~np.isfinite(numbers))
+    if suspects.size:
+        outcomes = [_classify(texts[i]) for i in suspects.tolist()]
+        numbers[suspects] = [outcome[0] for outcome in outcomes]
+        bad[suspects] = [outcome[2] == _BAD for outcome in outcomes]
     return numbers, bad
 
 
@@ -278,8 +318,8 @@ def _fast_numbers(joined: str, n: int) -> np.ndarray | None:
         n: the number of cells.
 
     Returns:
-        float() of each rewritten cell (NaN where it refuses), or None when a cell contains
-        the separator itself.
+        The number each rewritten cell reads as (NaN where it does not read as one), or None
+        when a cell contains the separator itself.
     """
     t = _SEP + joined + _SEP
     if not t.isascii():
@@ -288,8 +328,6 @@ def _fast_numbers(joined: str, n: int) -> np.ndarray | None:
             t = _NON_ASCII.sub(_POISON, t)
     if any(c in t for c in _OTHER_SPACES[:9]):  # the ASCII ones
         t = t.translate(_NORMALISE)
-    if "_" in t:  # float() would read "1_000"
-        t = t.replace("_", _POISON)
     t = t.lower()
     # A unit at the cell end becomes a space: float() ignores it, and no suffix rewrite below
     # (which all need their character right before the separator) can apply after it, so
@@ -312,37 +350,71 @@ def _fast_numbers(joined: str, n: int) -> np.ndarray | None:
         if "+" in t:
             t = t.replace(_SEP + "+$", _SEP + "+")
         t = t.replace(_SEP + "$", _SEP)
-    if _SEP + _SEP in t:  # empty cells; twice, for runs of them
+    # Cells with a character no float text has are blanked (so one "n/a" does not make
+    # np.fromstring refuse the whole column), among them "_" (float() reads "1_000") and
+    # _FIELD_SEP (np.fromstring would split the cell).
+    t = t.translate(_NOT_FLOAT)
+    if _POISON in t:
+        t = _blank_cells_with(_POISON, t, limit=n // 8)
+    if " " in t:  # np.fromstring reads a blank field as -1.0: strip fields' leading spaces
+        while _SEP + " " in t:
+            t = t.replace(_SEP + " ", _SEP)
+    if _SEP + _SEP in t:  # empty cells; a second pass for runs of them
         t = t.replace(_SEP + _SEP, _SEP + _NA_TOKEN + _SEP)
-        t = t.replace(_SEP + _SEP, _SEP + _NA_TOKEN + _SEP)
-    parts = t[1:-1].split(_SEP)
+        if _SEP + _SEP in t:
+            t = t.replace(_SEP + _SEP, _SEP + _NA_TOKEN + _SEP)
+    body = t[1:-1]
+    # np.fromstring reads the fields in C without making 100k str and float objects (half the
+    # cost of split + float()); on a non-blank field it takes what float() takes, minus
+    # "1_000", with the same correctly rounded result (tests check both). It stops at the first
+    # field it refuses (ValueError); then float() goes over the parts, the refused ones NaN.
+    try:
+        numbers = np.fromstring(body.translate(_TO_FIELD_SEP), sep=_FIELD_SEP)
+    except ValueError:
+        pass
+    else:
+        if len(numbers) == n:
+            return numbers
+    parts = body.split(_SEP)
     if len(parts) != n:
         return None
     return _floats(parts)
 
 
+def _blank_cells_with(mark: str, t: str, limit: int) -> str:
+    """Empty every cell of the joined text ``t`` that contains ``mark`` (at most ``limit``).
+
+    Past ``limit`` cells the text is returned unchanged: finding cells one by one would cost
+    more than the float() path that takes over when np.fromstring refuses them.
+    """
+    pieces: list[str] = []
+    done = 0
+    pos = t.find(mark)
+    while pos >= 0:
+        if len(pieces) > limit:
+            return t
+        start = t.rfind(_SEP, 0, pos) + 1
+        end = t.find(_SEP, pos)
+        pieces.append(t[done:start])
+        done = end
+        pos = t.find(mark, end)
+    pieces.append(t[done:])
+    return "".join(pieces)
+
+
 def _floats(parts: list[str]) -> np.ndarray:
-    """float() of every part, NaN where it raises; chunked so that a few bad parts stay cheap."""
-    n = len(parts)
-    try:
-        return np.fromiter(map(float, parts), dtype=np.float64, count=n)
-    except ValueError:
-        pass
-    out = np.empty(n, dtype=np.float64)
-    for start in range(0, n, _CHUNK):
-        chunk = parts[start : start + _CHUNK]
+    """float() of every part, NaN where it raises.
+
+    One C-level pass: ``list.extend`` keeps what it appended before float() raised, and the
+    shared iterator resumes after the part that failed, so a bad part costs one exception
+    rather than a Python call per part.
+    """
+    numbers: list[float] = []
+    remaining = iter(parts)
+    while True:
         try:
-            out[start : start + len(chunk)] = np.fromiter(
-                map(float, chunk), dtype=np.float64, count=len(chunk)
-            )
+            numbers.extend(map(float, remaining))
         except ValueError:
-            out[start : start + len(chunk)] = [_float_or_nan(p) for p in chunk]
-    return out
-
-
-def _float_or_nan(text: str) -> float:
-    """float(text), or NaN when float() refuses it."""
-    try:
-        return float(text)
-    except ValueError:
-        return math.nan
+            numbers.append(math.nan)
+        else:
+            return np.array(numbers, dtype=np.float64)
