@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import atexit
+import importlib
 import os
 import shutil
 import sqlite3
@@ -40,6 +41,9 @@ os.environ["QUANTSCOPE_SANDBOX_DIR"] = str(_SESSION_DIR / "sandbox")
 os.environ["QUANTSCOPE_CACHE_DIR"] = str(_SESSION_DIR / "cache")
 os.environ["QUANTSCOPE_PROGRESS"] = "0"
 os.environ["MPLBACKEND"] = "Agg"
+# On a fresh machine matplotlib's first import builds its font cache and says so on stderr:
+# do it here, so no notebook kernel's first plot prints that (nbval compares stderr too).
+importlib.import_module("matplotlib.font_manager")
 for _name in ("QUANTSCOPE_URL", "QUANTSCOPE_API_KEY"):  # never a real service from tests
     os.environ.pop(_name, None)
 

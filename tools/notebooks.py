@@ -1,0 +1,475 @@
+"""The research notebooks: sources, executed copies, HTML and figures.
+
+The sources are jupytext percent scripts, ``notebooks/src/NN_name.py`` (reviewable diffs); the
+notebooks ``notebooks/NN_name.ipynb`` are generated from them and stored *executed*, because
+nbval (``make test``) re-runs them and compares every cell's output with the stored one.
+
+    python tools/notebooks.py sync [NAME ...]    regenerate notebooks/NN_name.ipynb, executed
+    python tools/notebooks.py check              fail if a notebook is out of date with its source
+    python tools/notebooks.py demo --out build   execute all into build/: .ipynb, .html, figures/
+    python tools/notebooks.py lab                JupyterLab on notebooks/
+
+``sync`` and ``demo`` execute the notebooks the way the test session does (tests/conftest.py):
+in file order, in one fresh sandbox world and one fresh HTTP cache (temporary directories made
+for the run), with ``QUANTSCOPE_PROGRESS=0`` and no ``QUANTSCOPE_URL``/``QUANTSCOPE_API_KEY``,
+so a stored output is what nbval will see. Volatile metadata (execution timings, the Python
+version, jupytext's version, random cell ids) is stripped, so an unchanged notebook is rewritten
+byte for byte and diffs show only real changes.
+
+NAME is a notebook's number or name (``02``, ``02_trades_and_performance``, or a path). By
+default ``sync NAME`` also runs the notebooks before NAME (without writing them), so NAME sees
+the world and cache that nbval's run gives it; ``--alone`` skips them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import contextlib
+import hashlib
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+SOURCES = NOTEBOOKS / "src"
+SOURCE_GLOB = "[0-9][0-9]_*.py"
+
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+CELL_TIMEOUT_S = 600
+# Never in a kernel of ours: these would point the notebooks at a real service.
+SERVICE_ENV = ("QUANTSCOPE_URL", "QUANTSCOPE_API_KEY")
+INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
+FIGURE_TAG = "figure-"
+# Kept from a cell's metadata; everything else (execution timings, collapsed, scrolled...) goes.
+CELL_METADATA_KEPT = ("tags", "jupyter")
+# Kept from language_info (the kernel fills it in): its ``version`` changes with every Python.
+LANGUAGE_INFO_KEPT = ("name", "mimetype", "file_extension", "pygments_lexer")
+# Text that differs between runs (nbval would compare it): memory addresses in reprs.
+VOLATILE_TEXT = re.compile(r"\bat 0x[0-9a-fA-F]{6,}\b")
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
+
+
+# --- sources and notebooks -----------------------------------------------------------------
+
+
+def all_sources() -> list[Path]:
+    """Every notebook source, in file (= execution) order."""
+    return sorted(SOURCES.glob(SOURCE_GLOB))
+
+
+def notebook_path(source: Path, directory: Path = NOTEBOOKS) -> Path:
+    """Where the executed notebook of ``source`` goes."""
+    return directory / f"{source.stem}.ipynb"
+
+
+def select(names: Sequence[str], sources: Sequence[Path] | None = None) -> list[Path]:
+    """The sources named by number (``02``), stem, file name or path; all when ``names`` is empty.
+
+    Raises SystemExit naming the known notebooks when a name matches none or several.
+    """
+    known = list(all_sources() if sources is None else sources)
+    if not names:
+        return known
+    chosen: list[Path] = []
+    for name in names:
+        stem = Path(name).name.removesuffix(".py").removesuffix(".ipynb")
+        hits = [s for s in known if s.stem == stem or s.stem.split("_", 1)[0] == stem]
+        if len(hits) != 1:
+            listing = ", ".join(s.stem for s in known) or "none"
+            what = "no notebook" if not hits else "several notebooks"
+            raise SystemExit(f"{what} named {name!r}; the notebooks are: {listing}")
+        if hits[0] not in chosen:
+            chosen.append(hits[0])
+    return sorted(chosen)
+
+
+def convert(source: Path) -> Any:
+    """The notebook of a jupytext percent ``source``, not executed, normalised."""
+    import jupytext
+
+    return normalize(jupytext.read(source, fmt="py:percent"))
+
+
+def _cell_id(cell: Any, seen: dict[str, int]) -> str:
+    """A cell id from the cell's content: stable across syncs, unchanged by inserting a cell."""
+    digest = hashlib.sha1(f"{cell.cell_type}\n{cell.source}".encode()).hexdigest()[:12]
+    seen[digest] = seen.get(digest, 0) + 1
+    return digest if seen[digest] == 1 else f"{digest}-{seen[digest]}"
+
+
+def normalize(nb: Any) -> Any:
+    """``nb`` without volatile metadata: nbformat 4.5, content-derived cell ids, the python3
+    kernelspec, language_info without versions, cell metadata reduced to tags; in place."""
+    nb.nbformat, nb.nbformat_minor = 4, 5
+    language = {k: v for k, v in nb.metadata.get("language_info", {}).items()}
+    metadata: dict[str, Any] = {"kernelspec": dict(KERNELSPEC)}
+    kept = {k: language[k] for k in LANGUAGE_INFO_KEPT if k in language}
+    if kept:
+        metadata["language_info"] = kept
+    nb.metadata = metadata
+    seen: dict[str, int] = {}
+    for cell in nb.cells:
+        cell.metadata = {k: cell.metadata[k] for k in CELL_METADATA_KEPT if k in cell.metadata}
+        cell.id = _cell_id(cell, seen)
+        if cell.cell_type == "code":
+            cell.outputs = [_clean_output(out) for out in cell.get("outputs", [])]
+        else:
+            cell.pop("outputs", None)
+            cell.pop("execution_count", None)
+            if not cell.get("attachments"):
+                cell.pop("attachments", None)
+    return nb
+
+
+def _clean_output(output: Any) -> Any:
+    """An output without transient fields (display ids change on every run)."""
+    output.pop("transient", None)
+    if "metadata" in output and output.output_type in ("display_data", "execute_result"):
+        output.metadata = {k: v for k, v in output.metadata.items() if k in output.get("data", {})}
+    return output
+
+
+def dumps(nb: Any) -> str:
+    import nbformat
+
+    return nbformat.writes(nb, version=4) + "\n"
+
+
+def write_if_changed(nb: Any, path: Path) -> bool:
+    """Write ``nb`` to ``path`` unless the file already holds exactly it; True if written."""
+    text = dumps(nb)
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return True
+
+
+def cells_signature(nb: Any) -> list[tuple[str, str, Any]]:
+    """What a notebook's source decides: each cell's type, source and kept metadata."""
+    return [(c.cell_type, c.source, dict(c.metadata)) for c in nb.cells]
+
+
+def stale(source: Path, directory: Path = NOTEBOOKS) -> str | None:
+    """Why the stored notebook of ``source`` is out of date with it, or None when it is not."""
+    import nbformat
+
+    path = notebook_path(source, directory)
+    if not path.exists():
+        return f"{_shown(path)} is missing"
+    stored = nbformat.read(path, as_version=4)
+    if cells_signature(normalize(stored)) != cells_signature(convert(source)):
+        return f"{_shown(path)} does not match {_shown(source)}"
+    if any(c.cell_type == "code" and c.execution_count is None for c in stored.cells):
+        return f"{_shown(path)} has cells that were never executed"
+    if dumps(normalize(stored)) != path.read_text(encoding="utf-8"):
+        return f"{_shown(path)} is not in normalised form"
+    return None
+
+
+# --- execution -----------------------------------------------------------------------------
+
+
+def kernel_env(workdir: Path, *, fresh: bool = True) -> dict[str, str]:
+    """The kernels' environment: the test session's (tests/conftest.py), figures inline.
+
+    ``fresh``: a new sandbox world and HTTP cache under ``workdir`` (the run's temporary
+    directory). The working tree's ``src`` goes first on PYTHONPATH, so the notebooks show this
+    tree's quantscope even when the venv's install is elsewhere.
+    """
+    env = dict(os.environ)
+    for name in SERVICE_ENV:
+        env.pop(name, None)
+    if fresh:
+        env["QUANTSCOPE_SANDBOX_DIR"] = str(workdir / "sandbox")
+        env["QUANTSCOPE_CACHE_DIR"] = str(workdir / "cache")
+        env["QUANTSCOPE_PROGRESS"] = "0"
+        env["MPLBACKEND"] = INLINE_BACKEND
+    path = [str(ROOT / "src"), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(path))
+    return env
+
+
+@dataclass
+class Executed:
+    """One executed notebook of a run."""
+
+    source: Path
+    nb: Any
+    seconds: float
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def code_cells(self) -> int:
+        return sum(c.cell_type == "code" for c in self.nb.cells)
+
+    @property
+    def figures(self) -> int:
+        return sum(1 for _ in images(self.nb))
+
+
+def execute(nb: Any, env: dict[str, str], cwd: Path = NOTEBOOKS, log: Path | None = None) -> Any:
+    """Run every cell of ``nb`` in a new python3 kernel with ``env``, in ``cwd`` (as nbval).
+
+    ``log``: where the kernel process's own stderr goes (its log lines, not cell outputs).
+    """
+    from nbclient import NotebookClient
+
+    client = NotebookClient(
+        nb,
+        timeout=CELL_TIMEOUT_S,
+        kernel_name=KERNELSPEC["name"],
+        resources={"metadata": {"path": str(cwd)}},
+        record_timing=False,
+        allow_errors=False,
+    )
+    if log is None:
+        client.execute(env=env)
+        return nb
+    with log.open("ab") as stderr:
+        client.execute(env=env, stderr=stderr)
+    return nb
+
+
+def run(sources: Sequence[Path], *, label: str = "") -> Iterator[Executed]:
+    """Execute ``sources`` in order in one fresh world and cache; yield each as it finishes."""
+    _warm_matplotlib()
+    with tempfile.TemporaryDirectory(prefix="quantscope-notebooks-") as tmp:
+        env = kernel_env(Path(tmp))
+        for source in sources:
+            print(f"{label}{source.stem} ...", end="", flush=True)
+            started = time.perf_counter()
+            log = Path(tmp) / f"{source.stem}.kernel.log"
+            try:
+                nb = normalize(execute(convert(source), env, log=log))
+            except Exception as exc:
+                print(" failed")
+                kernel = _kernel_log(log)
+                if kernel:
+                    print(f"kernel log:\n{kernel[-4000:]}")
+                raise SystemExit(f"{_shown(source)}: {_short(exc)}") from exc
+            done = Executed(source, nb, time.perf_counter() - started, problems(nb))
+            print(
+                f" {done.seconds:.1f} s, {done.code_cells} code cells, {done.figures} figures",
+                flush=True,
+            )
+            yield done
+
+
+def _kernel_log(log: Path) -> str:
+    """The kernel's own stderr, without the transport warning every kernel logs."""
+    if not log.exists():
+        return ""
+    lines = log.read_text(errors="replace").splitlines()
+    return "\n".join(line for line in lines if "without encryption" not in line).strip()
+
+
+def _short(exc: BaseException) -> str:
+    text = ANSI_ESCAPE.sub("", str(exc)).strip()
+    return text if len(text) < 4000 else text[:4000] + "\n..."
+
+
+def _warm_matplotlib() -> None:
+    """Build matplotlib's font cache here, so no kernel logs "building the font cache" to
+    stderr (nbval compares stderr)."""
+    with contextlib.suppress(ImportError):  # matplotlib is a dependency; be lenient anyway
+        import matplotlib.font_manager  # noqa: F401
+
+
+def problems(nb: Any) -> list[str]:
+    """What would make a stored output unstable or fail nbval: stderr, memory addresses, SVG."""
+    found: list[str] = []
+    for number, cell in enumerate(nb.cells, start=1):
+        if cell.cell_type != "code":
+            continue
+        tags = cell.metadata.get("tags", [])
+        ignored = "NBVAL_IGNORE_OUTPUT" in cell.source or "nbval-ignore-output" in tags
+        for out in cell.outputs:
+            where = f"cell {number} ({cell.source.splitlines()[0] if cell.source else ''!r})"
+            if out.output_type == "stream" and out.name == "stderr":
+                found.append(f"{where} writes to stderr: {out.text.strip()[:300]}")
+            if out.output_type == "error":
+                found.append(f"{where} raised {out.ename}")
+            data = out.get("data", {})
+            if "image/svg+xml" in data:
+                found.append(f"{where} has an SVG figure (it embeds a date): use PNG")
+            texts = [out.get("text", ""), data.get("text/plain", ""), data.get("text/html", "")]
+            if not ignored and any(VOLATILE_TEXT.search(_text(t)) for t in texts):
+                found.append(f"{where} shows a memory address (an object repr)")
+    return found
+
+
+def _text(value: Any) -> str:
+    return "".join(value) if isinstance(value, list) else str(value)
+
+
+def images(nb: Any) -> Iterator[tuple[Any, bytes]]:
+    """Every PNG output of ``nb`` as (cell, bytes), in order."""
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        for out in cell.outputs:
+            png = out.get("data", {}).get("image/png")
+            if png:
+                yield cell, base64.b64decode(_text(png))
+
+
+def figure_files(nb: Any, stem: str) -> dict[str, bytes]:
+    """The key figures of notebook ``NN_name``: each cell tagged ``figure-<tag>`` gives
+    ``NN_<tag>.png`` (its first image); a notebook without tags gives its first image as
+    ``NN_name.png``. The number keeps two notebooks' tags apart."""
+    tagged: dict[str, bytes] = {}
+    first: bytes | None = None
+    for cell, png in images(nb):
+        first = first if first is not None else png
+        for tag in cell.metadata.get("tags", []):
+            if tag.startswith(FIGURE_TAG):
+                tagged.setdefault(tag.removeprefix(FIGURE_TAG), png)
+    if tagged:
+        number = stem.split("_", 1)[0]
+        return {f"{number}_{name}.png": png for name, png in tagged.items()}
+    return {f"{stem}.png": first} if first is not None else {}
+
+
+# --- commands ------------------------------------------------------------------------------
+
+
+def cmd_sync(names: Sequence[str], *, alone: bool) -> int:
+    chosen = select(names)
+    if not chosen:
+        print(f"no notebook sources in {_shown(SOURCES)}")
+        return 0
+    everything = all_sources()
+    last = everything.index(chosen[-1])
+    to_run = chosen if alone else everything[: last + 1]
+    failures = 0
+    total = 0.0
+    for done in run(to_run, label="  "):
+        total += done.seconds
+        if done.source not in chosen:
+            continue
+        if done.problems:
+            failures += 1
+            print(f"{done.source.stem}: not written, its outputs would not be stable:")
+            for problem in done.problems:
+                print(f"    {problem}")
+            continue
+        path = notebook_path(done.source)
+        state = "written" if write_if_changed(done.nb, path) else "unchanged"
+        print(f"    {_shown(path)} {state}")
+    print(f"executed {len(to_run)} notebook(s) in {total:.1f} s")
+    return 1 if failures else 0
+
+
+def cmd_check(names: Sequence[str]) -> int:
+    reasons = [r for r in (stale(s) for s in select(names)) if r]
+    for reason in reasons:
+        print(reason)
+    if reasons:
+        print("run `make notebooks` (python tools/notebooks.py sync) to regenerate them")
+        return 1
+    print(f"{len(select(names))} notebook(s) up to date with their sources")
+    return 0
+
+
+def cmd_demo(out: Path) -> int:
+    from nbconvert import HTMLExporter
+
+    out = out if out.is_absolute() else Path.cwd() / out
+    figures = out / "figures"
+    figures.mkdir(parents=True, exist_ok=True)
+    exporter = HTMLExporter()
+    written: list[Path] = []
+    figure_paths: list[Path] = []
+    for done in run(all_sources(), label="  "):
+        for problem in done.problems:
+            print(f"    warning: {problem}")
+        stem = done.source.stem
+        ipynb = out / f"{stem}.ipynb"
+        ipynb.write_text(dumps(done.nb), encoding="utf-8")
+        html, _ = exporter.from_notebook_node(done.nb, resources={"metadata": {"name": stem}})
+        page = out / f"{stem}.html"
+        page.write_text(html, encoding="utf-8")
+        written.append(page)
+        for name, png in figure_files(done.nb, stem).items():
+            path = figures / name
+            path.write_bytes(png)
+            figure_paths.append(path)
+    if not written:
+        print(f"no notebook sources in {_shown(SOURCES)}")
+        return 0
+    print()
+    print(f"Open {_shown(written[0])} in a browser; every notebook is there:")
+    for path in written:
+        print(f"  {_shown(path)}")
+    if figure_paths:
+        print("Key figures:")
+        for path in figure_paths:
+            print(f"  {_shown(path)}")
+    return 0
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the working directory (else to the repository) when inside it."""
+    for base in (Path.cwd(), ROOT):
+        with contextlib.suppress(ValueError):
+            return str(path.relative_to(base))
+    return str(path)
+
+
+def cmd_lab(extra: Sequence[str]) -> int:
+    """Replace this process with JupyterLab on notebooks/ (the user's own world and cache)."""
+    lab = Path(sys.executable).parent / "jupyter-lab"
+    if not lab.exists():
+        found = shutil.which("jupyter-lab")
+        if found is None:
+            raise SystemExit(
+                "JupyterLab is not installed: `make lab` installs it, or pip install jupyterlab"
+            )
+        lab = Path(found)
+    env = kernel_env(NOTEBOOKS, fresh=False)
+    os.execve(str(lab), [str(lab), str(NOTEBOOKS), *extra], env)
+    return 0  # pragma: no cover - execve does not return
+
+
+def main(argv: Iterable[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="tools/notebooks.py",
+        description=__doc__.split("\n\n")[0] if __doc__ else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    sync = commands.add_parser("sync", help="regenerate notebooks/NN_name.ipynb, executed")
+    sync.add_argument("names", nargs="*", metavar="NAME", help="notebooks to write (default all)")
+    sync.add_argument(
+        "--alone",
+        action="store_true",
+        help="do not run the notebooks before NAME first (faster; the cache starts empty)",
+    )
+    check = commands.add_parser("check", help="fail if a notebook is out of date with its source")
+    check.add_argument("names", nargs="*", metavar="NAME")
+    demo = commands.add_parser("demo", help="execute every notebook into OUT as .ipynb and .html")
+    demo.add_argument("--out", type=Path, default=Path("build"), help="default: build")
+    lab = commands.add_parser("lab", help="start JupyterLab on notebooks/")
+    lab.add_argument("extra", nargs=argparse.REMAINDER, help="passed on to jupyter lab")
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    if args.command == "sync":
+        return cmd_sync(args.names, alone=args.alone)
+    if args.command == "check":
+        return cmd_check(args.names)
+    if args.command == "demo":
+        return cmd_demo(args.out)
+    return cmd_lab(args.extra)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
