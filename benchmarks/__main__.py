@@ -21,6 +21,7 @@ BENCHMARKS: dict[str, str] = {
     "parse": "bench_parse",
     "reload": "bench_reload",
     "summary": "bench_summary",
+    "sweep": "bench_sweep",
 }
 
 

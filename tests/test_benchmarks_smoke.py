@@ -12,7 +12,7 @@ import math
 import pytest
 
 from benchmarks import __main__ as bench_main
-from benchmarks import bench_decode, bench_parse, bench_reload, bench_summary
+from benchmarks import bench_decode, bench_parse, bench_reload, bench_summary, bench_sweep
 from benchmarks._common import BenchResult, Case, measure, ratio
 from quantscope._parse import parse_number
 from quantscope.sandbox.datadir import WorldInfo
@@ -110,7 +110,7 @@ def test_cli_rejects_unknown_names(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         bench_main.main(["nope"])
     assert exit_info.value.code == 2
-    assert "decode, parse, reload, summary" in capsys.readouterr().err
+    assert "decode, parse, reload, summary, sweep" in capsys.readouterr().err
 
 
 def test_parse_benchmark_runs() -> None:
@@ -130,3 +130,9 @@ def test_summary_benchmark_runs() -> None:
             bench_summary.BY_QUANT,
         },
     )
+
+
+def test_sweep_benchmark_runs() -> None:
+    result = bench_sweep.run(20_000, 50, repeat=1)
+    assert result.timings and result.ratios
+    assert all(r.value > 0 and math.isfinite(r.value) for r in result.ratios)

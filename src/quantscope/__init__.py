@@ -13,7 +13,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"  # first: submodules read it while the package initialises
 
-from quantscope import analytics
+from quantscope import analytics, backtest
 from quantscope._client import (
     Client,
     Quota,
@@ -101,6 +101,7 @@ __all__ = [
     "__version__",
     "analytics",
     "apply_recommendation",
+    "backtest",
     "cache_info",
     "connect",
     "get_default_client",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import date, datetime
 from typing import Any
 
@@ -145,7 +146,10 @@ def load_eval_details(
     for eid, fetched in zip(ids, many.results, strict=True):
         if fetched is not None:
             rows.extend(_detail_rows(eid, fetched.data))
-    return typed_frame(rows, _schemas.EVAL_DETAILS, many.provenance)
+    # One params dict per id would make attrs as big as the ids, and pandas deep-copies attrs
+    # on every operation: keep the provenance compact.
+    compact = {"evaluationId": f"{len(ids)} ids" if len(ids) > 1 else str(ids[0]) if ids else ""}
+    return typed_frame(rows, _schemas.EVAL_DETAILS, replace(many.provenance, params=compact))
 
 
 def load_eval_history(

@@ -1,0 +1,53 @@
+"""Threshold research: replay playbooks on past evaluations and sweep thresholds over trades.
+
+A research session, end to end::
+
+    from quantscope import backtest as bt
+    trades = qs.load_trades(1)                             # executed trades of quant 1
+    features = bt.trade_features(trades)                   # + the values that bought them
+    bt.what_if(features, "smart_money_buys", [1, 2, 3, 4, 5])
+    bt.rank_criteria(features)                             # which criteria matter most
+    bt.replay(qs.load_playbook(1), qs.load_eval_details(ids))  # = the service's verdicts
+
+Modules: ``features`` (trades joined to criterion values, wide), ``replay`` (the contract's
+pass rule applied to evaluations), ``sweep`` (what-if over thresholds, grids, rankings),
+``simulate`` (simulated entries for evaluations that failed), ``compare`` (two playbooks side
+by side), ``crosscheck`` (the optimizer's recommendations recomputed). The pass rule lives in
+``_rules``, the sort-and-cumsum sweep in ``_kernel``, the metric formulas in ``_metrics``.
+"""
+
+from quantscope.backtest._metrics import METRICS
+from quantscope.backtest._rules import MARKET_CAP_CLASSES, OPERATORS, market_cap_class
+from quantscope.backtest.compare import compare_playbooks
+from quantscope.backtest.crosscheck import RATE_TOLERANCE, crosscheck
+from quantscope.backtest.features import trade_features, wide_details
+from quantscope.backtest.replay import replay
+from quantscope.backtest.simulate import ExitRule, simulate_exits, simulated_entries
+from quantscope.backtest.sweep import (
+    pivot_grid,
+    rank_criteria,
+    threshold_grid,
+    what_if,
+    what_if_grid,
+)
+
+__all__ = [
+    "MARKET_CAP_CLASSES",
+    "METRICS",
+    "OPERATORS",
+    "RATE_TOLERANCE",
+    "ExitRule",
+    "compare_playbooks",
+    "crosscheck",
+    "market_cap_class",
+    "pivot_grid",
+    "rank_criteria",
+    "replay",
+    "simulate_exits",
+    "simulated_entries",
+    "threshold_grid",
+    "trade_features",
+    "what_if",
+    "what_if_grid",
+    "wide_details",
+]

@@ -1,0 +1,283 @@
+"""The rows a sweep runs over, as arrays: values, outcomes, and each row's current threshold.
+
+``sample`` turns a features frame (and optional simulated entries) into numpy arrays once;
+``current`` finds the threshold each row was (or is) held to, from an explicit value, the
+playbook, or the thresholds the details recorded. Written for a million rows: columns are
+read once, keys are factorised (hash tables, categorical codes) instead of grouped as Python
+objects, and a current threshold shared by every row stays a scalar.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import cast
+
+import numpy as np
+import pandas as pd
+
+from quantscope.backtest._kernel import Outcomes
+from quantscope.backtest._rules import (
+    CONFIG_TYPE_OF_EVALUATION,
+    DIRECTION,
+    OPERATORS,
+    PlaybookArg,
+    playbooks_by_quant,
+)
+from quantscope.backtest.features import criteria_of
+from quantscope.backtest.replay import decide_rows
+
+_KEYS = ("quant_id", "market_cap_class", "evaluation_type")
+Current = float | np.ndarray | None  # one threshold for all rows, one per row, or unknown
+Group = tuple[int, str, str]  # (quant id, market-cap class, config type)
+
+
+@dataclass
+class Sample:
+    """The rows of a sweep: real trades, then the simulated entries that can be admitted."""
+
+    parts: list[pd.DataFrame] = field(repr=False)  # real rows, then simulated rows
+    values: list[np.ndarray]  # one float64 array per criterion
+    outcomes: Outcomes
+    real_total: int  # real trades with every value, the PnL and the cost
+    dropped: int  # real trades left out: a value, the PnL or the cost missing
+
+    @cached_property
+    def groups(self) -> tuple[np.ndarray, list[Group]]:
+        """Each row's (quant, class, config type) as an index into the list of those present
+        (-1 when one of them is missing)."""
+        return _groups(self.parts)
+
+
+def _usable(frame: pd.DataFrame, criteria: Sequence[str]) -> np.ndarray:
+    """Rows with every value, the PnL and the cost."""
+    ok = np.ones(len(frame), dtype=bool)
+    for name in (*criteria, "pnl_usd", "buy_cost_usd"):
+        ok &= frame[name].notna().to_numpy()
+    return ok
+
+
+def _rows(frame: pd.DataFrame, keep: np.ndarray) -> pd.DataFrame:
+    return frame if keep.all() else frame[keep]
+
+
+def _by_rule(frame: pd.DataFrame, criterion: str, op: str, playbook: PlaybookArg) -> pd.DataFrame:
+    """The rows the playbook can pass as ``criterion``'s threshold moves, with the criterion's
+    value replaced by an always-passing one where the rest of the rule passes without it."""
+    anyway = decide_rows(playbook, frame, failing=[criterion])["passed"]
+    if_passed = decide_rows(playbook, frame, forced=[criterion])["passed"]
+    always = np.inf if DIRECTION[op] > 0 else -np.inf
+    values = np.where(
+        anyway.fillna(False).to_numpy(dtype=bool),
+        always,
+        frame[criterion].to_numpy(dtype=np.float64),
+    )
+    return _rows(frame.assign(**{criterion: values}), if_passed.fillna(False).to_numpy(dtype=bool))
+
+
+def sample(
+    features: pd.DataFrame,
+    criteria: Sequence[str],
+    ops: Sequence[str],
+    simulated: pd.DataFrame | None,
+    playbook: PlaybookArg | None,
+    rule: str,
+) -> Sample:
+    """The arrays of a sweep over ``criteria`` (see ``sweep.what_if`` for ``rule``)."""
+    missing = [c for c in criteria if c not in features.columns]
+    if missing:
+        raise KeyError(f"the features have no column {missing} (criteria: {criteria_of(features)})")
+    real = _rows(features, _usable(features, criteria))
+    real_total = len(real)
+    if rule == "playbook":
+        if playbook is None or len(criteria) != 1:
+            raise ValueError('rule="playbook" needs the playbook and one criterion')
+        real = _by_rule(real, criteria[0], ops[0], playbook)
+    parts = [real]
+    if simulated is not None and len(simulated):
+        if playbook is None:
+            raise ValueError(
+                "simulated entries need the playbook: it decides which failed evaluations a "
+                "looser threshold would admit"
+            )
+        candidates = _rows(simulated, _usable(simulated, criteria))
+        if rule == "playbook":
+            admitted = _by_rule(candidates, criteria[0], ops[0], playbook)
+        else:
+            rescued = decide_rows(playbook, candidates, forced=criteria)["passed"]
+            admitted = _rows(candidates, rescued.fillna(False).to_numpy(dtype=bool))
+        parts.append(admitted)
+
+    def floats(name: str) -> np.ndarray:
+        arrays = [p[name].to_numpy(dtype=np.float64, na_value=np.nan) for p in parts]
+        return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
+
+    win = np.concatenate([p["profitable"].to_numpy(dtype=bool, na_value=False) for p in parts])
+    flags = np.zeros(sum(len(p) for p in parts), dtype=bool)
+    flags[len(parts[0]) :] = True
+    return Sample(
+        parts,
+        [floats(c) for c in criteria],
+        Outcomes(win, floats("pnl_usd"), floats("buy_cost_usd"), flags),
+        real_total=real_total,
+        dropped=len(features) - real_total,
+    )
+
+
+def _codes(parts: Sequence[pd.Series]) -> tuple[np.ndarray, list[object]]:
+    """Codes of the values of several series in one shared numbering (-1: missing)."""
+    numbering: dict[object, int] = {}
+    codes = []
+    for series in parts:
+        if isinstance(series.dtype, pd.CategoricalDtype):
+            local, uniques = series.cat.codes.to_numpy(), list(series.cat.categories)
+        else:
+            local, found = pd.factorize(series)
+            uniques = list(found)
+        remap = np.array([numbering.setdefault(u, len(numbering)) for u in uniques] + [-1])
+        codes.append(remap[local])  # local -1 (missing) picks the trailing -1
+    return (np.concatenate(codes) if codes else np.zeros(0, np.intp)), list(numbering)
+
+
+def _groups(parts: Sequence[pd.DataFrame]) -> tuple[np.ndarray, list[Group]]:
+    quant, quants = _codes([p["quant_id"] for p in parts])
+    klass, classes = _codes([p["market_cap_class"] for p in parts])
+    kind, kinds = _codes([p["evaluation_type"] for p in parts])
+    configs = [CONFIG_TYPE_OF_EVALUATION.get(str(k)) for k in kinds]
+    combined = (quant * len(classes) + klass) * len(kinds) + kind
+    known = (quant >= 0) & (klass >= 0) & (kind >= 0)
+    combined = np.where(known, combined, -1)
+    size = len(quants) * len(classes) * len(kinds)
+    present = np.flatnonzero(np.bincount(combined[known], minlength=size))
+    position = np.full(size + 1, -1)  # the last entry: unknown rows (combined -1)
+    groups: list[Group] = []
+    for code in present.tolist():
+        q, rest = divmod(code, len(classes) * len(kinds))
+        c, k = divmod(rest, len(kinds))
+        if configs[k] is not None:
+            position[code] = len(groups)
+            groups.append((int(cast(int, quants[q])), str(classes[c]), str(configs[k])))
+    return position[combined], groups
+
+
+def current(
+    rows: Sample,
+    decided: Mapping[tuple[int, str], Mapping[str, float]],
+    criterion: str,
+    given: float | None,
+    playbook: PlaybookArg | None,
+) -> Current:
+    """The current threshold of the rows: ``given``, else the playbook's for each row's
+    quant, class and config type, else the one the row was decided under; None if unknown.
+
+    A scalar when every row shares it (the common case: one quant and class), else an array
+    with NaN where unknown.
+    """
+    if given is not None:
+        return float(given)
+    if playbook is None and not decided:
+        return None
+    shared = _shared(rows, decided, criterion, playbook)
+    if shared is not None:
+        return shared
+    group, groups = rows.groups
+    lookup = np.append(_thresholds(groups, decided, criterion, playbook), np.nan)
+    present = np.flatnonzero(np.bincount(group + 1, minlength=len(groups) + 1)) - 1
+    used = np.unique(lookup[present])  # lookup[-1] (unknown group) is NaN
+    if len(used) == 1 and not np.isnan(used[0]):
+        return float(used[0])
+    return lookup[group]
+
+
+def _thresholds(
+    groups: Sequence[Group],
+    decided: Mapping[tuple[int, str], Mapping[str, float]],
+    criterion: str,
+    playbook: PlaybookArg | None,
+) -> np.ndarray:
+    """The current threshold of each group (NaN where unknown)."""
+    out = np.full(len(groups), np.nan)
+    if playbook is not None:
+        slices = playbooks_by_quant(playbook, {q for q, _, _ in groups})
+        for i, (q, cls, kind) in enumerate(groups):
+            rules = slices[q].get((cls, kind))
+            if rules is not None and criterion in rules.criteria:
+                out[i] = rules.thresholds[rules.index(criterion)]
+    else:
+        for i, (q, cls, _) in enumerate(groups):
+            out[i] = decided.get((q, cls), {}).get(criterion, np.nan)
+    return out
+
+
+def _present(parts: Sequence[pd.Series]) -> list[object] | None:
+    """The distinct values of some series, or None when one is missing somewhere."""
+    found: dict[object, None] = {}
+    for series in parts:
+        if isinstance(series.dtype, pd.CategoricalDtype):
+            codes = series.cat.codes.to_numpy()
+            if len(codes) and codes.min() < 0:
+                return None
+            used = np.bincount(codes, minlength=len(series.cat.categories)) > 0
+            found.update(dict.fromkeys(series.cat.categories[used]))
+        else:
+            if series.isna().any():
+                return None
+            found.update(dict.fromkeys(_distinct(series.to_numpy())))
+    return list(found)
+
+
+def _distinct(values: np.ndarray) -> Sequence[object]:
+    """Distinct values; small-range integers (quant ids) by a count, not a hash table."""
+    if values.dtype.kind in "iu" and len(values):
+        low, high = int(values.min()), int(values.max())
+        if high - low < 1 << 16:
+            return (low + np.flatnonzero(np.bincount(values - low))).tolist()
+    return list(pd.unique(values))
+
+
+def _shared(
+    rows: Sample,
+    decided: Mapping[tuple[int, str], Mapping[str, float]],
+    criterion: str,
+    playbook: PlaybookArg | None,
+) -> float | None:
+    """The current threshold when every row certainly shares it, without grouping the rows.
+
+    Checked over every combination of the quants, classes and types present (a superset of
+    the combinations the rows have): when they all agree, so do the rows. None otherwise.
+    """
+    keys = [_present([p[c] for p in rows.parts]) for c in _KEYS]
+    if any(k is None for k in keys):
+        return None
+    quants, classes, kinds = (k or [] for k in keys)
+    configs = {CONFIG_TYPE_OF_EVALUATION.get(str(k)) for k in kinds}
+    if None in configs:
+        return None
+    groups = [(int(cast(int, q)), str(c), str(k)) for q in quants for c in classes for k in configs]
+    found = np.unique(_thresholds(groups, decided, criterion, playbook))
+    return float(found[0]) if len(found) == 1 and not np.isnan(found[0]) else None
+
+
+def known_values(cur: Current) -> np.ndarray | None:
+    """The distinct known current thresholds (None when unknown)."""
+    if cur is None:
+        return None
+    values = np.atleast_1d(np.asarray(cur, dtype=np.float64))
+    return np.unique(values[~np.isnan(values)])
+
+
+def baseline(rows: Sample, ops: Sequence[str], currents: Sequence[Current]) -> np.ndarray:
+    """The rows the current thresholds keep. A real trade whose current threshold is unknown
+    stays (it was traded); a simulated entry needs a known threshold it passes."""
+    simulated = rows.outcomes.simulated
+    kept = np.ones(len(simulated), dtype=bool)
+    for v, op, cur in zip(rows.values, ops, currents, strict=True):
+        if cur is None:
+            kept &= ~simulated
+            continue
+        per_row = np.broadcast_to(np.asarray(cur, dtype=np.float64), v.shape)
+        known = ~np.isnan(per_row)
+        passes = OPERATORS[op](v, np.where(known, per_row, 0.0))
+        kept &= np.where(known, passes, ~simulated)
+    return kept
