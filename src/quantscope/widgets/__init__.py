@@ -1,0 +1,50 @@
+"""ipywidgets panels: study a threshold, edit the playbook, review the optimizer, safely.
+
+::
+
+    from quantscope.widgets import ThresholdPanel, PlaybookEditor, RecommendationsPanel
+    ThresholdPanel(quant_id=1)            # a cell's last value displays the panel
+
+* ``ThresholdPanel``: one criterion's threshold on a slider, the what-if before/after table
+  and the winning/losing value distributions, live; Apply shows the exact change and asks
+  for confirmation; Undo restores the old value.
+* ``PlaybookEditor``: the playbook as an editable table; edits are checked against ranges and
+  options before anything is sent, shown as a diff, and applied in one PUT.
+* ``RecommendationsPanel``: the optimizer's recommendations with the client-side cross-check
+  beside each; Analyze (without auto-apply) and Apply one.
+
+Every write is one request that the service applies whole or not at all, is read back to
+verify, and is logged to ``<cache dir>/audit.jsonl`` (``audit``), from which ``undo``
+restores the old values. A plan without playbook or optimizer access gets a message in the
+panel, and its buttons are disabled, instead of a failing call.
+
+Each panel exposes small methods that the buttons call (``select``, ``set_threshold``,
+``edit``, ``apply``, ``confirm``, ``cancel``, ``undo``...), so notebooks and tests can drive
+it without a browser; ``panel.widget`` is the VBox to place in a bigger layout.
+"""
+
+from quantscope.widgets.audit import (
+    AuditEntry,
+    AuditLog,
+    Change,
+    UndoRefusedError,
+    Written,
+    undo,
+    write_changes,
+)
+from quantscope.widgets.editor import PlaybookEditor
+from quantscope.widgets.recommendations import RecommendationsPanel
+from quantscope.widgets.threshold import ThresholdPanel
+
+__all__ = [
+    "AuditEntry",
+    "AuditLog",
+    "Change",
+    "PlaybookEditor",
+    "RecommendationsPanel",
+    "ThresholdPanel",
+    "UndoRefusedError",
+    "Written",
+    "undo",
+    "write_changes",
+]

@@ -1,0 +1,389 @@
+"""What every panel shares: the base class, plan checks, change validation, formatting, figures.
+
+Panels are thin: data comes from ``loaders``/``backtest``, figures from ``plots``, writes from
+``audit``. This module only lays things out: a message line, a confirmation box, HTML tables
+that headless tests can read (``.value``), and a figure rendered into an ``Output`` by setting
+its outputs (no ``with out:``: NOTES.md) whose threshold line moves by blitting.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import ipywidgets as W
+import numpy as np
+import pandas as pd
+import PIL.Image
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+from quantscope import backtest as bt
+from quantscope import loaders as L
+from quantscope import plots
+from quantscope._client import Client, get_default_client
+from quantscope._errors import PermissionDeniedError, QuantscopeError
+from quantscope.widgets.audit import AuditLog, Change
+
+# --- plans -----------------------------------------------------------------------------------
+
+#: The spec's plans, smallest first, and the smallest plan that can do each thing.
+PLANS = ("basic", "growth", "enterprise")
+NEEDS: dict[str, str] = {
+    "read_playbook": "growth",
+    "eval_details": "growth",
+    "write_playbook": "enterprise",
+    "optimizer": "enterprise",
+}
+PLAYBOOK_PLANS = "Growth or higher can read the playbook; Enterprise can change it."
+OPTIMIZER_PLANS = "Enterprise can read, run and apply the optimizer's recommendations."
+
+
+def plan_allows(client: Client, capability: str) -> bool | None:
+    """Whether the client's plan (known once a request reported its quota) can do it;
+    None when the plan is not known (then try, and handle the 403)."""
+    plan = client.quota.plan
+    if plan not in PLANS:
+        return None
+    return PLANS.index(plan) >= PLANS.index(NEEDS[capability])
+
+
+def plan_name(client: Client) -> str:
+    return client.quota.plan or "unknown"
+
+
+# --- messages and formatting -----------------------------------------------------------------
+
+_COLOURS = {"info": "#1f4e79", "ok": "#1b5e20", "warn": "#8a5300", "error": "#b71c1c"}
+OPERATOR_SYMBOLS = {"V_GTE_T": "≥", "V_GT_T": ">", "V_LTE_T": "≤", "V_LT_T": "<"}
+
+
+def note(text: str, kind: str = "info") -> str:
+    """A one-paragraph HTML message (``text`` is escaped)."""
+    return f'<p style="color:{_COLOURS[kind]}">{html.escape(text)}</p>'
+
+
+def number(value: Any) -> str:
+    """A threshold or field value as people read it (6 significant digits, flags as is)."""
+    value = value.item() if hasattr(value, "item") else value
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int | float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def fmt(kind: str, value: Any, *, signed: bool = False) -> str:
+    """A metric as text: ``count``, ``share`` (percent), ``usd``, ``ratio``; changes of a
+    share are in percentage points."""
+    v = float(value) if value is not None and value is not pd.NA else math.nan
+    if math.isnan(v):
+        return "–"
+    if math.isinf(v):
+        return ("+" if signed and v > 0 else "-" if v < 0 else "") + "∞"
+    sign = "+" if signed and v > 0 else ""
+    if kind == "count":
+        return f"{sign}{round(v):,}"
+    if kind == "share":
+        return f"{sign}{v * 100:.1f} pts" if signed else f"{v:.1%}"
+    if kind == "usd":
+        return f"{'-' if v < 0 else sign}${abs(v):,.2f}"
+    return f"{sign}{v:.2f}"
+
+
+def table_html(frame: pd.DataFrame, *, index: bool = True) -> str:
+    """A compact HTML table of already formatted cells (escaped by pandas)."""
+    return frame.to_html(index=index, border=0, classes="quantscope", na_rep="–")
+
+
+# --- the before/after table ----------------------------------------------------------------
+
+#: The before/after rows: what_if metric, label, format kind, and whether a change is reported.
+ROWS: tuple[tuple[str, str, str, bool], ...] = (
+    ("trades", "trades kept", "count", True),
+    ("kept_share", "share of trades kept", "share", False),
+    ("wins", "winning trades", "count", False),
+    ("win_rate", "win rate", "share", True),
+    ("total_pnl_usd", "total PnL", "usd", True),
+    ("roi", "ROI", "share", True),
+    ("profit_factor", "profit factor", "ratio", True),
+)
+
+
+def before_after(what_if: pd.DataFrame) -> pd.DataFrame:
+    """One ``what_if`` row as a table: ``now`` (the baseline), ``proposed`` and ``change``."""
+    row, base = what_if.iloc[0], what_if.attrs["what_if"]["baseline"]
+    return pd.DataFrame(
+        {
+            "now": [float(base[m]) for m, *_ in ROWS],
+            "proposed": [float(row[m]) for m, *_ in ROWS],
+            "change": [float(row[f"d_{m}"]) if d else np.nan for m, _, _, d in ROWS],
+        },
+        index=pd.Index([m for m, *_ in ROWS], name="metric"),
+    )
+
+
+def before_after_html(table: pd.DataFrame, operator: str, current: float, proposed: float) -> str:
+    """The before/after table, formatted, with the thresholds in the column names."""
+    sym = OPERATOR_SYMBOLS.get(operator, operator)
+    kinds = {m: kind for m, _, kind, _ in ROWS}
+    shown = pd.DataFrame(
+        {
+            f"now ({sym} {number(current)})": [fmt(kinds[m], table.at[m, "now"]) for m in kinds],
+            f"with {sym} {number(proposed)}": [
+                fmt(kinds[m], table.at[m, "proposed"]) for m in kinds
+            ],
+            "change": [fmt(kinds[m], table.at[m, "change"], signed=True) for m in kinds],
+        },
+        index=pd.Index([label for _, label, *_ in ROWS]),
+    )
+    return table_html(shown)
+
+
+# --- validation ------------------------------------------------------------------------------
+
+
+def flag(row: pd.Series, name: str) -> bool:
+    """A boolean field of a playbook row (missing counts as False)."""
+    value = row.get(name)
+    return bool(value) if value is not None and pd.notna(value) else False
+
+
+def option_ids(row: pd.Series) -> list[Any] | None:
+    """The option ids of an options criterion (worst to best), None for a numeric one."""
+    info = row.get("extra_info")
+    options = info.get("options") if isinstance(info, dict) else None
+    return [o.get("id") for o in options] if options else None
+
+
+def rule_text(row: pd.Series) -> str:
+    """How a playbook row decides, as escaped HTML: ``value ≥ t; t in [0, 50]`` or the
+    option ids and labels."""
+    operator = str(row["operator"])
+    text = f"value {OPERATOR_SYMBOLS.get(operator, operator)} t"
+    if option_ids(row) is not None:
+        options = row["extra_info"]["options"]
+        text += "; " + ", ".join(f"{o.get('id')}={o.get('label')}" for o in options)
+    elif pd.notna(row.get("range_min")) and pd.notna(row.get("range_max")):
+        text += f"; t in [{number(row['range_min'])}, {number(row['range_max'])}]"
+    return html.escape(text)
+
+
+def check_change(row: pd.Series, field: str, value: Any) -> str | None:
+    """Why the service would refuse ``field = value`` for this playbook row, or None.
+
+    The contract's PUT rules ("Playbook"): a threshold inside the criterion's range, or one of
+    its option ids; a weight >= 0; flags are booleans. Checked before anything is sent.
+    """
+    name = f"{row['criterion']} ({row['market_cap_class']} {row['config_type']}) {field}"
+    if field in ("required", "disabled"):
+        return None if isinstance(value, bool | np.bool_) else f"{name} must be True or False"
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return f"{name} must be a number, got {value!r}"
+    if not math.isfinite(v):
+        return f"{name} must be a finite number, got {value!r}"
+    if field == "weight":
+        return None if v >= 0 else f"{name} must be >= 0, got {number(v)}"
+    if field != "threshold":
+        return f"{name}: only threshold, weight, required and disabled can be edited here"
+    ids = option_ids(row)
+    if ids is not None:
+        return None if v in ids else f"{name} must be one of the option ids {ids}, got {number(v)}"
+    low, high = row.get("range_min"), row.get("range_max")
+    if pd.notna(low) and pd.notna(high) and not float(low) <= v <= float(high):
+        return f"{name} must lie in its range [{number(low)}, {number(high)}], got {number(v)}"
+    return None
+
+
+def diff_html(changes: Sequence[Change]) -> str:
+    """The changes as a table: where, which field, old -> new, config id."""
+    frame = pd.DataFrame(
+        [
+            {
+                "class": c.market_cap_class,
+                "type": c.config_type,
+                "criterion": c.criterion,
+                "field": c.field,
+                "old": number(c.old_value),
+                "new": number(c.new_value),
+                "config id": c.config_id,
+            }
+            for c in changes
+        ]
+    )
+    return table_html(frame, index=False)
+
+
+# --- data ------------------------------------------------------------------------------------
+
+
+class Research(NamedTuple):
+    """A quant's executed trades, the details of the buys that opened the closed ones, and the
+    two joined (``backtest.trade_features``)."""
+
+    trades: pd.DataFrame
+    details: pd.DataFrame
+    features: pd.DataFrame
+
+
+def load_research(
+    quant_id: int,
+    client: Client,
+    *,
+    trades: pd.DataFrame | None = None,
+    details: pd.DataFrame | None = None,
+) -> Research:
+    """Load (or take) the trades and buy-evaluation details, and join them.
+
+    Cost: one eval-details request per closed trade not yet in the cache (details never
+    change, so they are cached forever); quota-aware with a progress bar, as the loaders are.
+    """
+    if trades is None:
+        trades = L.load_trades(quant_id, client=client)
+    if details is None:
+        closed = trades[(trades["status"] == "Closed").fillna(False).to_numpy(bool)]
+        ids = closed["evaluation_id"].dropna().unique()
+        details = L.load_eval_details([int(i) for i in ids], client=client)
+    features = bt.trade_features(trades, details=details)
+    mine = (features["quant_id"] == quant_id).fillna(False).to_numpy(bool)
+    return Research(trades, details, features[mine].reset_index(drop=True))
+
+
+# --- figures ---------------------------------------------------------------------------------
+
+
+def new_figure(size: tuple[float, float] = (7.0, 3.0)) -> Figure:
+    """A figure outside pyplot: nothing global, nothing shown behind the panel's back."""
+    return Figure(figsize=size, dpi=80, layout="constrained")
+
+
+def _publish(out: W.Output, rgba: np.ndarray, text: str) -> None:
+    """Show an RGBA image in ``out`` as PNG, replacing what it showed."""
+    buffer = io.BytesIO()
+    PIL.Image.fromarray(rgba).save(buffer, format="png", compress_level=1)
+    out.outputs = (
+        {
+            "output_type": "display_data",
+            "data": {
+                "image/png": base64.b64encode(buffer.getvalue()).decode("ascii"),
+                "text/plain": text,
+            },
+            "metadata": {},
+        },
+    )
+
+
+class ThresholdFigure:
+    """A figure shown in an ``Output`` whose threshold line moves cheaply.
+
+    The figure is drawn once without the line (kept as the background); each ``move`` puts
+    the line where ``plots.set_threshold`` says, restores the background and draws the line
+    alone (blitting): the histograms are not redrawn per slider step. A move that changes
+    the x limits (a threshold outside them) draws everything again.
+    """
+
+    def __init__(self, ax: Axes, out: W.Output) -> None:
+        self.ax, self.out = ax, out
+        figure = ax.get_figure(root=True)
+        assert isinstance(figure, Figure)
+        self.figure: Figure = figure
+        self.canvas = FigureCanvasAgg(self.figure)
+        self._background: Any = None
+        self._line: Line2D | None = None
+        self._xlim: tuple[float, float] | None = None
+
+    def move(self, threshold: float) -> None:
+        """Draw the threshold line at ``threshold`` and show the figure."""
+        line = plots.set_threshold(self.ax, threshold)
+        assert line is not None
+        if line is not self._line or self.ax.get_xlim() != self._xlim:
+            line.set_animated(True)  # left out of the full draw: the background has no line
+            self.canvas.draw()
+            self._background = self.canvas.copy_from_bbox(self.figure.bbox)
+            self._line, self._xlim = line, self.ax.get_xlim()
+        else:
+            self.canvas.restore_region(self._background)
+        self.ax.draw_artist(line)
+        _publish(self.out, np.asarray(self.canvas.buffer_rgba()), f"<{self.ax.get_title()}>")
+
+
+# --- the panel base --------------------------------------------------------------------------
+
+
+class Confirmation:
+    """A hidden box that shows what is about to be sent, with Confirm and Cancel."""
+
+    def __init__(self, on_confirm: Callable[[], Any], on_cancel: Callable[[], Any]) -> None:
+        self.text = W.HTML()
+        self.confirm_button = W.Button(description="Confirm", button_style="danger", icon="check")
+        self.cancel_button = W.Button(description="Cancel", icon="times")
+        self.confirm_button.on_click(lambda _: on_confirm())
+        self.cancel_button.on_click(lambda _: on_cancel())
+        self.box = W.VBox(
+            [self.text, W.HBox([self.confirm_button, self.cancel_button])],
+            layout=W.Layout(display="none", border="1px solid #b71c1c", padding="4px"),
+        )
+
+    def show(self, text_html: str) -> None:
+        self.text.value = text_html
+        self.box.layout.display = "flex"
+
+    def hide(self) -> None:
+        self.text.value = ""
+        self.box.layout.display = "none"
+
+    @property
+    def visible(self) -> bool:
+        return self.box.layout.display != "none"
+
+
+class Panel:
+    """Base of the panels: quant, client, audit log, a message line and the widget.
+
+    ``panel.widget`` is the VBox to place in a layout; a panel left as a cell's last value
+    displays itself (``_ipython_display_``).
+    """
+
+    def __init__(
+        self, quant_id: int, client: Client | None, audit_log: AuditLog | str | None
+    ) -> None:
+        self.quant_id = int(quant_id)
+        self.client = client if client is not None else get_default_client()
+        self.audit_log = (
+            AuditLog.for_client(self.client)
+            if audit_log is None
+            else audit_log
+            if isinstance(audit_log, AuditLog)
+            else AuditLog(audit_log)
+        )
+        self.message = W.HTML()
+        self.widget = W.VBox()
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
+
+    def notify(self, text: str, kind: str = "info") -> None:
+        """Show one message (replacing the previous one)."""
+        self.message.value = note(text, kind)
+
+    def denied(self, exc: PermissionDeniedError, plans: str) -> None:
+        """The plan lacks an endpoint: say which plan is needed."""
+        self.message.value = note(
+            f"Your plan ({plan_name(self.client)}) cannot do this. {plans}", "error"
+        ) + note(str(exc), "info")
+
+    def failed(self, exc: QuantscopeError) -> None:
+        """A request failed: show the error's message (it says what to do)."""
+        self.notify(str(exc), "error")

@@ -1,0 +1,363 @@
+"""``RecommendationsPanel``: the optimizer's recommendations, checked client-side, applied one
+at a time.
+
+::
+
+    panel = RecommendationsPanel(quant_id=1)
+    panel.recommendations                   # load_recommendations, newest first
+    panel.checks                            # backtest.crosscheck: service vs client figures
+    panel.analyze()                         # a new analysis, never auto-applied
+    panel.select(12); panel.apply(); panel.confirm()    # or panel.cancel()
+    panel.undo()                            # put the old threshold back (verified, logged)
+
+Beside each recommendation: the service's sample, win rates and trade difference next to the
+client's recomputation from the trades (``crosscheck``; ``agrees`` when they match), and the
+client's what-if of the new threshold against the current one (``backtest.what_if``: win rate
+and PnL change). The selected recommendation shows its reasoning and full before/after table.
+
+Loading cost: as ``ThresholdPanel`` (one eval-details request per closed trade not yet
+cached); pass ``trades=``/``details=`` to reuse frames already loaded.
+"""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets as W
+import numpy as np
+import pandas as pd
+
+from quantscope import backtest as bt
+from quantscope import loaders as L
+from quantscope._client import Client
+from quantscope._errors import PermissionDeniedError, QuantscopeError
+from quantscope.widgets import audit
+from quantscope.widgets._common import (
+    OPTIMIZER_PLANS,
+    Confirmation,
+    Panel,
+    Research,
+    before_after,
+    before_after_html,
+    diff_html,
+    fmt,
+    load_research,
+    note,
+    number,
+    plan_allows,
+    plan_name,
+    table_html,
+)
+
+
+def _what_if(features: pd.DataFrame, rec: pd.Series) -> pd.DataFrame | None:
+    """``what_if`` of the recommendation's new threshold against its old one, on the closed
+    trades of its class (None when the features lack the criterion or the class)."""
+    criterion = str(rec["criterion"])
+    rows = features[(features["market_cap_class"] == rec["market_cap_class"]).to_numpy(bool)]
+    if criterion not in rows.columns or rows.empty:
+        return None
+    return bt.what_if(
+        rows, criterion, [float(rec["new_threshold"])], current=float(rec["old_threshold"])
+    )
+
+
+class RecommendationsPanel(Panel):
+    """The optimizer's recommendations with the client-side cross-check and what-if.
+
+    Args:
+        quant_id: the quant whose recommendations to review.
+        client: the client (default: ``connect()``'s); the optimizer needs Enterprise.
+        trades, details: frames already loaded (``load_trades``, ``load_eval_details``).
+        audit_log: an ``AuditLog`` or path (default: ``<cache dir>/audit.jsonl``).
+    """
+
+    def __init__(
+        self,
+        quant_id: int,
+        *,
+        client: Client | None = None,
+        trades: pd.DataFrame | None = None,
+        details: pd.DataFrame | None = None,
+        audit_log: audit.AuditLog | str | None = None,
+    ) -> None:
+        super().__init__(quant_id, client, audit_log)
+        self.recommendations: pd.DataFrame | None = None
+        self.checks: pd.DataFrame | None = None
+        self.research: Research | None = None
+        self.pending: pd.Series | None = None
+        self.last_written: list[audit.AuditEntry] = []
+        self.table = W.HTML()
+        self.picker = W.Dropdown(description="recommendation", layout=W.Layout(width="60%"))
+        self.detail = W.HTML()
+        self.analyze_button = W.Button(
+            description="Analyze",
+            icon="refresh",
+            tooltip="Run the optimizer again (never auto-applied); it replaces the unapplied "
+            "recommendations",
+        )
+        self.apply_button = W.Button(description="Apply…", icon="upload", disabled=True)
+        self.undo_button = W.Button(description="Undo", icon="undo", disabled=True)
+        self.confirmation = Confirmation(self.confirm, self.cancel)
+        self.analyze_button.on_click(lambda _: self.analyze())
+        self.apply_button.on_click(lambda _: self.apply())
+        self.undo_button.on_click(lambda _: self.undo())
+        self.picker.observe(lambda _: self._show_selected(), "value")
+        self.widget.children = [
+            W.HTML(f"<h4>Optimizer recommendations: quant {self.quant_id}</h4>"),
+            self.message,
+            self.table,
+            W.HBox([self.picker, self.analyze_button]),
+            self.detail,
+            W.HBox([self.apply_button, self.undo_button]),
+            self.confirmation.box,
+        ]
+        if plan_allows(self.client, "optimizer") is False:  # known plan: no request at all
+            self._refuse(None)
+            return
+        if self._reload() and self.recommendations is not None:
+            try:
+                self.research = load_research(
+                    self.quant_id, self.client, trades=trades, details=details
+                )
+            except QuantscopeError as exc:
+                self.failed(exc)
+            self._show()
+
+    # ----- loading and showing -----
+
+    def _refuse(self, exc: PermissionDeniedError | None) -> None:
+        for button in (self.analyze_button, self.apply_button, self.undo_button):
+            button.disabled = True
+        self.picker.disabled = True
+        if exc is None:
+            self.notify(
+                f"Your plan ({plan_name(self.client)}) does not include the optimizer. "
+                f"{OPTIMIZER_PLANS}",
+                "error",
+            )
+        else:
+            self.denied(exc, OPTIMIZER_PLANS)
+
+    def _reload(self) -> bool:
+        try:
+            self.recommendations = L.load_recommendations(self.quant_id, client=self.client)
+        except PermissionDeniedError as exc:
+            self._refuse(exc)
+            return False
+        except QuantscopeError as exc:
+            self.failed(exc)
+            return False
+        return True
+
+    def _show(self) -> None:
+        recs = self.recommendations
+        if recs is None:
+            return
+        features = self.research.features if self.research is not None else None
+        self.checks = bt.crosscheck(recs, features) if features is not None else None
+        self.table.value = self._table_html(recs, features)
+        pending = recs[~recs["applied"].fillna(False).to_numpy(bool)]
+        chosen = self.picker.value
+        self.picker.options = [
+            (
+                f"#{r.recommendation_id} {r.market_cap_class} {r.criterion}: "
+                f"{number(r.old_threshold)} → {number(r.new_threshold)}",
+                int(r.recommendation_id),
+            )
+            for r in pending.itertuples()
+        ]
+        known = [v for _, v in self.picker.options]
+        if known:  # keep the choice when it is still there, else the first (newest)
+            self.picker.value = chosen if chosen in known else known[0]
+        self.apply_button.disabled = not known
+        self._show_selected()
+
+    def _table_html(self, recs: pd.DataFrame, features: pd.DataFrame | None) -> str:
+        if recs.empty:
+            return note("No recommendations: press Analyze to run the optimizer.")
+        shown = pd.DataFrame(
+            {
+                "id": recs["recommendation_id"].astype("string"),
+                "class": recs["market_cap_class"].astype("string"),
+                "criterion": recs["criterion"].astype("string"),
+                "change": [
+                    f"{number(a)} → {number(b)}"
+                    for a, b in zip(recs["old_threshold"], recs["new_threshold"], strict=True)
+                ],
+                "confidence": [fmt("share", v) for v in recs["confidence"]],
+                "applied": recs["applied"].astype("string"),
+            }
+        )
+        if self.checks is not None and not self.checks.empty:
+            c = self.checks
+            for figure, kind in (
+                ("sample_size", "count"),
+                ("after_win_rate", "share"),
+                ("trade_difference", "count"),
+            ):
+                shown[f"{figure} (service / client)"] = [
+                    f"{fmt(kind, s)} / {fmt(kind, m)}"
+                    for s, m in zip(c[f"{figure}_service"], c[f"{figure}_client"], strict=True)
+                ]
+            shown["agrees"] = c["agrees"].astype(bool).map({True: "yes", False: "NO"}).to_numpy()
+        if features is not None:
+            tables = [_what_if(features, rec) for _, rec in recs.iterrows()]
+            shown["win rate vs now (what-if)"] = [
+                np.nan if t is None else fmt("share", t["d_win_rate"].iloc[0], signed=True)
+                for t in tables
+            ]
+            shown["PnL vs now (what-if)"] = [
+                np.nan if t is None else fmt("usd", t["d_total_pnl_usd"].iloc[0], signed=True)
+                for t in tables
+            ]
+        return table_html(shown, index=False)
+
+    @property
+    def selected(self) -> pd.Series | None:
+        """The recommendation chosen in the picker (a ``load_recommendations`` row)."""
+        recs = self.recommendations
+        if recs is None or self.picker.value is None:
+            return None
+        rows = recs[(recs["recommendation_id"] == self.picker.value).fillna(False).to_numpy(bool)]
+        return rows.iloc[0] if len(rows) else None
+
+    def _show_selected(self) -> None:
+        self._cancel_pending()
+        rec = self.selected
+        if rec is None:
+            self.detail.value = ""
+            return
+        text = f"<p>{html.escape(str(rec['reasoning']))}</p>"
+        table = None if self.research is None else _what_if(self.research.features, rec)
+        if table is not None:
+            text += before_after_html(
+                before_after(table),
+                str(table.attrs["what_if"]["operators"][0]),
+                float(rec["old_threshold"]),
+                float(rec["new_threshold"]),
+            )
+        self.detail.value = text
+
+    # ----- the public controls -----
+
+    def select(self, recommendation_id: int) -> None:
+        """Choose an unapplied recommendation by id."""
+        if recommendation_id not in {v for _, v in self.picker.options}:
+            raise ValueError(f"no unapplied recommendation {recommendation_id} is shown")
+        self.picker.value = int(recommendation_id)
+
+    def analyze(self) -> pd.Series | None:
+        """Run the optimizer for this quant without applying anything; show the new list."""
+        try:
+            result = L.run_analysis(self.quant_id, apply=False, client=self.client)
+        except PermissionDeniedError as exc:
+            self._refuse(exc)
+            return None
+        except QuantscopeError as exc:
+            self.failed(exc)
+            return None
+        if self._reload():
+            self._show()
+            self.notify(
+                f"Analysed {result['trades_analyzed']} trades: "
+                f"{result['recommendations_generated']} recommendation(s), none applied.",
+                "ok",
+            )
+        return result
+
+    def apply(self, recommendation_id: int | None = None) -> pd.Series | None:
+        """Show the change the recommendation makes and ask for confirmation."""
+        if recommendation_id is not None:
+            self.select(recommendation_id)
+        rec = self.selected
+        if rec is None:
+            self.notify("Choose a recommendation first.")
+            return None
+        if pd.isna(rec.get("config_id")):
+            self.notify("The service did not say which config entry this changes.", "error")
+            return None
+        self.pending = rec
+        change = audit.Change(
+            str(rec["config_id"]),
+            "threshold",
+            rec["old_threshold"],
+            rec["new_threshold"],
+            str(rec["criterion"]),
+            str(rec["market_cap_class"]),
+            "BUYING",
+        )
+        self.confirmation.show(
+            f"<b>Apply recommendation #{int(rec['recommendation_id'])} to quant "
+            f"{self.quant_id}'s playbook on {self.client.settings.service}?</b>"
+            + diff_html([change])
+            + note(
+                "The service sets the threshold; the playbook is then read back to verify, and "
+                f"the change is logged to {self.audit_log.path}."
+            )
+        )
+        return rec
+
+    def cancel(self) -> None:
+        """Drop the recommendation awaiting confirmation; nothing is sent."""
+        if self._cancel_pending():
+            self.notify("Cancelled: nothing was sent.")
+
+    def _cancel_pending(self) -> bool:
+        had = self.pending is not None
+        self.pending = None
+        self.confirmation.hide()
+        return had
+
+    def confirm(self) -> audit.Written | None:
+        """Apply the confirmed recommendation, verify the playbook, log it."""
+        rec = self.pending
+        if rec is None:
+            self.notify("Nothing awaits confirmation: press Apply first.")
+            return None
+        self._cancel_pending()
+        try:
+            written = audit.apply_recommendation(
+                self.quant_id, rec, client=self.client, log=self.audit_log
+            )
+        except PermissionDeniedError as exc:
+            self._refuse(exc)
+            return None
+        except QuantscopeError as exc:
+            self.failed(exc)
+            return None
+        self.last_written = written.entries
+        self.undo_button.disabled = False
+        done = (
+            f"Applied #{int(rec['recommendation_id'])}: {rec['criterion']} threshold "
+            f"{number(rec['old_threshold'])} → {number(rec['new_threshold'])}"
+        )
+        self._finish(written, done)
+        return written
+
+    def undo(self) -> audit.Written | None:
+        """Put back the threshold the last applied recommendation replaced (one PUT)."""
+        if not self.last_written:
+            self.notify("Nothing to undo from this panel.")
+            return None
+        try:
+            written = audit.undo(self.last_written, client=self.client, log=self.audit_log)
+        except QuantscopeError as exc:
+            self.failed(exc)
+            return None
+        self.last_written = []
+        self.undo_button.disabled = True
+        entry = written.entries[0]
+        self._finish(
+            written, f"Undone: {entry.criterion} threshold back to {number(entry.new_value)}"
+        )
+        return written
+
+    def _finish(self, written: audit.Written, done: str) -> None:
+        if self._reload():
+            self._show()
+        if written.verified:
+            self.notify(f"{done}; verified, logged to {self.audit_log.path}.", "ok")
+        else:
+            reasons = "; ".join(e.note or "" for e in written.entries if not e.verified)
+            self.notify(f"{done}, but the read-back did not verify: {reasons}", "error")

@@ -1,0 +1,442 @@
+"""``ThresholdPanel``: move one criterion's threshold, see what it would have done, apply it.
+
+::
+
+    panel = ThresholdPanel(quant_id=1)        # displays itself as a cell's last value
+    panel.select("smart_money_buys")
+    panel.set_threshold(3)                    # the slider, from code
+    panel.table                               # before/after, raw numbers
+    panel.apply(); panel.confirm()            # PUT, read back, audit log; or panel.cancel()
+    panel.undo()                              # restore the old value (verified, logged)
+
+The numbers are ``backtest.what_if`` on the quant's closed trades of one market-cap class
+(default: the class with most trades), measured against the playbook's current BUYING
+threshold; the figure is ``plots.criterion_distributions`` with the threshold line moved by
+``plots.set_threshold`` (the histograms are drawn once per criterion, not per slider step).
+
+Loading cost: the trades (one request per 1,000) and one eval-details request per closed
+trade not yet in the cache (details are cached forever), with the loaders' progress bar and
+quota check. Pass ``trades=``/``details=`` to reuse frames already loaded.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import ipywidgets as W
+import numpy as np
+import pandas as pd
+
+from quantscope import backtest as bt
+from quantscope import loaders as L
+from quantscope import plots
+from quantscope._client import Client
+from quantscope._errors import PermissionDeniedError, QuantscopeError
+from quantscope.widgets import audit
+from quantscope.widgets._common import (
+    PLAYBOOK_PLANS,
+    Confirmation,
+    Panel,
+    Research,
+    ThresholdFigure,
+    before_after,
+    before_after_html,
+    check_change,
+    diff_html,
+    flag,
+    load_research,
+    new_figure,
+    note,
+    number,
+    option_ids,
+    plan_allows,
+    plan_name,
+    rule_text,
+)
+
+CONFIG_TYPE = "BUYING"  # trades come from TOKEN_BUY evaluations, decided by BUYING thresholds
+RULES = (("hard filter", "filter"), ("whole pass rule", "playbook"))
+
+
+def slider_bounds(values: pd.Series, row: pd.Series) -> tuple[float, float, float]:
+    """Slider (min, max, step): the option ids of an options criterion; else the values' range
+    (their quantiles) with the current threshold, inside the criterion's range when it has one,
+    or that range when there are no values."""
+    ids = option_ids(row)
+    if ids:
+        return float(min(ids)), float(max(ids)), 1.0
+    current = float(row["threshold"])
+    grid = bt.threshold_grid(values.to_numpy(dtype=np.float64, na_value=np.nan), 101)
+    ranged = pd.notna(row.get("range_min")) and pd.notna(row.get("range_max"))
+    if grid.size:
+        low, high = float(grid[0]), float(grid[-1])
+    elif ranged:
+        low, high = float(row["range_min"]), float(row["range_max"])
+    else:
+        low, high = current, current
+    low, high = min(low, current), max(high, current)
+    if ranged:
+        low, high = max(low, float(row["range_min"])), min(high, float(row["range_max"]))
+    if high <= low:
+        high = low + 1.0
+    return low, high, (high - low) / 200
+
+
+class ThresholdPanel(Panel):
+    """One criterion's threshold: what-if table, winning/losing distributions, apply and undo.
+
+    Args:
+        quant_id: the quant whose playbook and trades to study.
+        client: the client (default: ``connect()``'s).
+        market_cap_class: the playbook class (default: the one with most closed trades).
+        criterion: the criterion to start with (default: the class's first).
+        rule: ``"filter"`` or ``"playbook"``, as ``backtest.what_if``'s ``rule``.
+        trades, details: frames already loaded (``load_trades``, ``load_eval_details``).
+        audit_log: an ``AuditLog`` or path (default: ``<cache dir>/audit.jsonl``).
+    """
+
+    def __init__(
+        self,
+        quant_id: int,
+        *,
+        client: Client | None = None,
+        market_cap_class: str | None = None,
+        criterion: str | None = None,
+        rule: str = "filter",
+        trades: pd.DataFrame | None = None,
+        details: pd.DataFrame | None = None,
+        audit_log: audit.AuditLog | str | None = None,
+    ) -> None:
+        super().__init__(quant_id, client, audit_log)
+        self.playbook: pd.DataFrame | None = None
+        self.research: Research | None = None
+        self.what_if: pd.DataFrame | None = None
+        self.table: pd.DataFrame | None = None
+        self.pending: audit.Change | None = None
+        self.last_written: list[audit.AuditEntry] = []
+        self.writable: bool | None = None
+        self.plot: ThresholdFigure | None = None
+        self._quiet_depth = 0
+        self.class_picker = W.Dropdown(description="market cap")
+        self.criterion_picker = W.Dropdown(description="criterion")
+        self.rule_picker = W.ToggleButtons(options=RULES, value=rule, description="rule")
+        self.slider = W.FloatSlider(
+            description="threshold",
+            readout_format=".4g",
+            continuous_update=True,
+            layout=W.Layout(width="60%"),
+        )
+        self.entry_html = W.HTML()
+        self.table_html = W.HTML()
+        self.figure = W.Output()
+        self.apply_button = W.Button(description="Apply…", icon="upload", disabled=True)
+        self.undo_button = W.Button(description="Undo", icon="undo", disabled=True)
+        self.confirmation = Confirmation(self.confirm, self.cancel)
+        self.apply_button.on_click(lambda _: self.apply())
+        self.undo_button.on_click(lambda _: self.undo())
+        self.widget.children = [
+            W.HTML(f"<h4>Threshold what-if: quant {self.quant_id}</h4>"),
+            self.message,
+            W.HBox([self.class_picker, self.criterion_picker]),
+            self.rule_picker,
+            self.entry_html,
+            self.slider,
+            W.HBox([self.table_html, self.figure]),
+            W.HBox([self.apply_button, self.undo_button]),
+            self.confirmation.box,
+        ]
+        self._controls = (self.class_picker, self.criterion_picker, self.rule_picker, self.slider)
+        for picker in self._controls:
+            picker.disabled = True
+        if self._load(trades, details):
+            self._start(market_cap_class, criterion)
+
+    # ----- loading -----
+
+    def _load(self, trades: pd.DataFrame | None, details: pd.DataFrame | None) -> bool:
+        try:
+            self.playbook = L.load_playbook(self.quant_id, client=self.client)
+            self.research = load_research(
+                self.quant_id, self.client, trades=trades, details=details
+            )
+        except PermissionDeniedError as exc:
+            self.denied(exc, PLAYBOOK_PLANS)
+            return False
+        except QuantscopeError as exc:
+            self.failed(exc)
+            return False
+        if self.research.features.empty:
+            self.notify(f"Quant {self.quant_id} has no closed trades to study.", "warn")
+            return False
+        return True
+
+    def _start(self, market_cap_class: str | None, criterion: str | None) -> None:
+        assert self.research is not None
+        counts = self.research.features["market_cap_class"].value_counts()
+        counts = counts[counts > 0]
+        self.class_picker.options = [(f"{c} ({n:,} trades)", str(c)) for c, n in counts.items()]
+        self.class_picker.value = market_cap_class or str(counts.index[0])
+        for picker in self._controls:
+            picker.disabled = False
+        self.writable = plan_allows(self.client, "write_playbook")
+        self.apply_button.disabled = self.writable is False
+        if self.writable is False:
+            self.notify(
+                f"Your plan ({plan_name(self.client)}) can read and analyse the playbook but "
+                f"not change it. {PLAYBOOK_PLANS}",
+                "warn",
+            )
+        self.class_picker.observe(lambda _: self._quietly(self._show_class), "value")
+        self.criterion_picker.observe(lambda _: self._quietly(self._show_criterion), "value")
+        self.slider.observe(lambda _: self._quietly(self._update), "value")
+        self.rule_picker.observe(lambda _: self._quietly(self._update), "value")
+        self._show_class(criterion)
+
+    @contextmanager
+    def _quiet(self) -> Iterator[None]:
+        """Programmatic widget changes inside do not trigger the observers."""
+        self._quiet_depth += 1
+        try:
+            yield
+        finally:
+            self._quiet_depth -= 1
+
+    def _quietly(self, action: Callable[[], None]) -> None:
+        if not self._quiet_depth:
+            action()
+
+    # ----- what is shown -----
+
+    @property
+    def entry(self) -> pd.Series | None:
+        """The playbook row of the selected class and criterion (BUYING)."""
+        if self.playbook is None or self.criterion_picker.value is None:
+            return None
+        pb = self.playbook
+        rows = pb[
+            (pb["market_cap_class"] == self.class_picker.value)
+            & (pb["config_type"] == CONFIG_TYPE)
+            & (pb["criterion"] == self.criterion_picker.value)
+        ]
+        return rows.iloc[0] if len(rows) else None
+
+    @property
+    def features(self) -> pd.DataFrame:
+        """The closed trades of the selected class, with their criterion values."""
+        assert self.research is not None
+        frame = self.research.features
+        return frame[(frame["market_cap_class"] == self.class_picker.value).to_numpy(bool)]
+
+    @property
+    def threshold(self) -> float:
+        """The slider's threshold, to 6 significant digits (a browser's slider steps add
+        float noise: 0.30000000000000004 is sent as 0.3)."""
+        return float(f"{self.slider.value:.6g}")
+
+    def _show_class(self, criterion: str | None = None) -> None:
+        assert self.playbook is not None and self.research is not None
+        pb = self.playbook
+        rows = pb[
+            (pb["market_cap_class"] == self.class_picker.value) & (pb["config_type"] == CONFIG_TYPE)
+        ]
+        rows = rows[rows["criterion"].isin(self.research.features.columns)]
+        options = []
+        for _, row in rows.iterrows():
+            flags = [f for f in ("required", "disabled") if flag(row, f)]
+            extra = f" · {', '.join(flags)}" if flags else ""
+            options.append(
+                (f"{row['criterion_name']} ({row['criterion']}){extra}", str(row["criterion"]))
+            )
+        with self._quiet():
+            self.criterion_picker.options = options
+            known = [v for _, v in options]
+            wanted = criterion or self.criterion_picker.value
+            if known:
+                self.criterion_picker.value = wanted if wanted in known else known[0]
+        self._show_criterion()
+
+    def _show_criterion(self) -> None:
+        row = self.entry
+        if row is None:
+            return
+        self._cancel_pending()
+        criterion = str(row["criterion"])
+        low, high, step = slider_bounds(self.features[criterion], row)
+        with self._quiet(), self.slider.hold_trait_notifications():
+            self.slider.min, self.slider.max, self.slider.step = low, high, step
+            self.slider.value = float(row["threshold"])
+        self.entry_html.value = self._describe(row)
+        ax = plots.criterion_distributions(
+            self.research.details if self.research else pd.DataFrame(),
+            self.features,
+            criterion,
+            ax=new_figure().subplots(),
+        )
+        ax.axvline(
+            float(row["threshold"]), color="dimgrey", ls=":", lw=1.5, zorder=3, label="current"
+        )
+        self.plot = ThresholdFigure(ax, self.figure)
+        self._update()
+
+    def _describe(self, row: pd.Series) -> str:
+        flags = [f for f in ("required", "disabled") if flag(row, f)]
+        return (
+            f"<b>{html.escape(str(row['criterion_name']))}</b> "
+            f"({html.escape(str(row['criterion']))}), "
+            f"{html.escape(str(row['market_cap_class']))} {CONFIG_TYPE}: "
+            f"passes when {rule_text(row)}; now <b>{number(row['threshold'])}</b>; weight "
+            f"{number(row['weight'])}{''.join(', ' + f for f in flags)}. "
+            f"<small>config id {html.escape(str(row['config_id']))}</small>"
+        )
+
+    def _update(self) -> None:
+        """Recompute the what-if at the slider's threshold; move the figure's line."""
+        row = self.entry
+        if row is None:
+            return
+        self._cancel_pending()
+        operator = None if pd.isna(row["operator"]) else str(row["operator"])
+        rule = self.rule_picker.value
+        self.what_if = bt.what_if(
+            self.features,
+            str(row["criterion"]),
+            [self.threshold],
+            operator=operator,
+            current=float(row["threshold"]),
+            rule=rule,
+            playbook=self.playbook if rule == "playbook" else None,
+        )
+        self.table = before_after(self.what_if)
+        text = before_after_html(self.table, str(operator), float(row["threshold"]), self.threshold)
+        if self.what_if["admits_unseen"].fillna(False).iloc[0]:
+            text += note(
+                "Looser than the current threshold: evaluations that failed at the time would "
+                "pass too, and they have no trades, so this table cannot count them.",
+                "warn",
+            )
+        self.table_html.value = text
+        if self.plot is not None:
+            self.plot.move(self.threshold)
+
+    # ----- the public controls -----
+
+    def select(self, criterion: str, market_cap_class: str | None = None) -> None:
+        """Show ``criterion`` (of ``market_cap_class``, default the selected class)."""
+        if market_cap_class is not None and market_cap_class != self.class_picker.value:
+            with self._quiet():
+                self.class_picker.value = market_cap_class
+            self._show_class(criterion)
+        elif criterion != self.criterion_picker.value:
+            self.criterion_picker.value = criterion
+        if self.criterion_picker.value != criterion:
+            raise ValueError(f"no criterion {criterion!r} for {self.class_picker.value}")
+
+    def set_threshold(self, value: float) -> None:
+        """Move the slider to ``value`` (widening it if needed); ValueError if the service
+        would refuse the value (outside the range, not an option)."""
+        row = self.entry
+        if row is None:
+            raise ValueError("no criterion is selected")
+        error = check_change(row, "threshold", value)
+        if error:
+            self.notify(error, "error")
+            raise ValueError(error)
+        with self._quiet(), self.slider.hold_trait_notifications():
+            self.slider.min = min(self.slider.min, float(value))
+            self.slider.max = max(self.slider.max, float(value))
+            self.slider.value = float(value)
+        self._update()
+
+    def apply(self) -> audit.Change | None:
+        """Show the exact change (config id, old and new value) and ask for confirmation."""
+        row = self.entry
+        if row is None:
+            return None
+        if self.writable is False:
+            self.notify(f"Your plan ({plan_name(self.client)}) cannot change it. {PLAYBOOK_PLANS}")
+            return None
+        error = check_change(row, "threshold", self.threshold)
+        if error:
+            self.notify(error, "error")
+            return None
+        if self.threshold == float(row["threshold"]):
+            self.notify(f"The threshold is already {number(self.threshold)}: nothing to change.")
+            return None
+        change = audit.Change.of(row, "threshold", self.threshold)
+        self.pending = change
+        self.confirmation.show(
+            f"<b>Change quant {self.quant_id}'s playbook on {self.client.settings.service}?</b>"
+            + diff_html([change])
+            + note(
+                "One PUT; the playbook is then read back to verify, and the change is logged "
+                f"to {self.audit_log.path}."
+            )
+        )
+        return change
+
+    def cancel(self) -> None:
+        """Drop the change awaiting confirmation; nothing is sent."""
+        if self._cancel_pending():
+            self.notify("Cancelled: nothing was sent.")
+
+    def _cancel_pending(self) -> bool:
+        had = self.pending is not None
+        self.pending = None
+        self.confirmation.hide()
+        return had
+
+    def confirm(self) -> audit.Written | None:
+        """Send the confirmed change, verify it, log it. Returns what was written."""
+        change = self.pending
+        if change is None:
+            self.notify("Nothing awaits confirmation: press Apply first.")
+            return None
+        self._cancel_pending()
+        try:
+            written = audit.write_changes(
+                self.quant_id, [change], client=self.client, log=self.audit_log
+            )
+        except PermissionDeniedError as exc:
+            self.writable, self.apply_button.disabled = False, True
+            self.denied(exc, PLAYBOOK_PLANS)
+            return None
+        except QuantscopeError as exc:
+            self.failed(exc)
+            return None
+        self.last_written = written.entries
+        self.undo_button.disabled = False
+        self._reload(
+            written,
+            f"Applied: {change.criterion} threshold "
+            f"{number(change.old_value)} → {number(change.new_value)}",
+        )
+        return written
+
+    def undo(self) -> audit.Written | None:
+        """Restore the value the last confirmed change replaced (verified, logged)."""
+        if not self.last_written:
+            self.notify("Nothing to undo from this panel.")
+            return None
+        try:
+            written = audit.undo(self.last_written, client=self.client, log=self.audit_log)
+        except QuantscopeError as exc:
+            self.failed(exc)
+            return None
+        self.last_written = []
+        self.undo_button.disabled = True
+        change = written.entries[0]
+        self._reload(
+            written, f"Undone: {change.criterion} threshold back to {number(change.new_value)}"
+        )
+        return written
+
+    def _reload(self, written: audit.Written, done: str) -> None:
+        self.playbook = written.playbook
+        self._show_criterion()
+        if written.verified:
+            self.notify(f"{done}; verified, logged to {self.audit_log.path}.", "ok")
+        else:
+            reasons = "; ".join(e.note or "" for e in written.entries if not e.verified)
+            self.notify(f"{done}, but the read-back did not verify: {reasons}", "error")

@@ -1,0 +1,342 @@
+"""ThresholdPanel and the audit log, headless against the sandbox: set values, click, read.
+
+Quant 2's trades and buy-evaluation details are loaded once per session over HTTP (one
+eval-details request per closed trade) into a cache shared by the widget test modules, and
+handed to panels that run on fresh sandboxes (copies of the same world) when they write.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import quantscope.loaders as L
+from quantscope import backtest as bt
+from quantscope._client import Client
+from quantscope._errors import APIConnectionError
+from quantscope.sandbox.serve import SandboxServer
+from quantscope.widgets import (
+    AuditLog,
+    Change,
+    ThresholdPanel,
+    UndoRefusedError,
+    undo,
+    write_changes,
+)
+
+QUANT = 2
+
+
+class Data(NamedTuple):
+    trades: pd.DataFrame
+    details: pd.DataFrame
+
+
+def load_data(sandbox: SandboxServer, tmp_path_factory: pytest.TempPathFactory) -> Data:
+    """Quant 2's executed trades and the details of its closed buys (cached for the session)."""
+    with sqlite3.connect(sandbox.info.db_path) as conn:  # module fixtures run before the reset
+        conn.execute("DELETE FROM quota")
+    cache = tmp_path_factory.getbasetemp() / "widgets-cache"
+    with Client(sandbox.url, sandbox.keys["enterprise"], cache_dir=str(cache), progress=False) as c:
+        trades = L.load_trades(QUANT, client=c)
+        closed = trades[(trades["status"] == "Closed").to_numpy(bool)]
+        ids = [int(i) for i in closed["evaluation_id"].dropna().unique()]
+        return Data(trades, L.load_eval_details(ids, client=c))
+
+
+def service_playbook(server: SandboxServer) -> pd.DataFrame:
+    """The playbook as the service holds it now (a new client and cache: nothing cached)."""
+    with (
+        tempfile.TemporaryDirectory() as cache,
+        Client(server.url, server.keys["enterprise"], cache_dir=cache, progress=False) as c,
+    ):
+        return L.load_playbook(QUANT, client=c)
+
+
+def value_of(playbook: pd.DataFrame, config_id: str, field: str = "threshold") -> object:
+    return playbook.loc[playbook["config_id"] == config_id, field].iloc[0]
+
+
+@pytest.fixture(scope="module")
+def data(sandbox: SandboxServer, tmp_path_factory: pytest.TempPathFactory) -> Data:
+    return load_data(sandbox, tmp_path_factory)
+
+
+@pytest.fixture
+def client_for(tmp_path: Path) -> Iterator[Callable[..., Client]]:
+    made: list[Client] = []
+
+    def make(server: SandboxServer, plan: str = "enterprise") -> Client:
+        c = Client(server.url, server.keys[plan], cache_dir=str(tmp_path), progress=False)
+        made.append(c)
+        return c
+
+    yield make
+    for c in made:
+        c.close()
+
+
+def test_table_shows_what_if_numbers_and_slider_moves_the_line(
+    sandbox: SandboxServer, data: Data, client_for: Callable[..., Client]
+) -> None:
+    panel = ThresholdPanel(
+        QUANT, client=client_for(sandbox), trades=data.trades, details=data.details
+    )
+    assert panel.message.value == ""
+    # default class: the one with most closed trades
+    features = bt.trade_features(data.trades, details=data.details)
+    features = features[(features["quant_id"] == QUANT).to_numpy(bool)]
+    biggest = features["market_cap_class"].value_counts().idxmax()
+    assert panel.class_picker.value == biggest
+
+    panel.select("smart_money_buys")
+    entry = panel.entry
+    assert entry is not None and entry["config_type"] == "BUYING"
+    assert panel.threshold == entry["threshold"]  # the slider starts at the current threshold
+    panel.set_threshold(entry["threshold"] + 1)
+
+    mine = features[(features["market_cap_class"] == biggest).to_numpy(bool)]
+    expected = bt.what_if(
+        mine,
+        "smart_money_buys",
+        [entry["threshold"] + 1],
+        operator=str(entry["operator"]),
+        current=float(entry["threshold"]),
+    )
+    assert panel.what_if is not None
+    pd.testing.assert_frame_equal(panel.what_if, expected)
+    row, base = expected.iloc[0], expected.attrs["what_if"]["baseline"]
+    html = panel.table_html.value
+    for text in (
+        f"{int(row['trades']):,}",
+        f"{int(base['trades']):,}",
+        f"{row['win_rate']:.1%}",
+        f"{base['win_rate']:.1%}",
+        f"${row['total_pnl_usd']:,.2f}",
+        f"{row['d_win_rate'] * 100:+.1f} pts",
+        f"{int(row['d_trades']):+,}",
+    ):
+        assert text in html, text
+    assert panel.table is not None
+    assert panel.table.loc["win_rate", "proposed"] == row["win_rate"]
+
+    # live updates: the line moves, the histograms stay, the picture changes
+    assert panel.plot is not None
+    bars = list(panel.plot.ax.patches)
+    before = panel.figure.outputs[0]["data"]["image/png"]
+    panel.slider.value = float(entry["threshold"]) + 2
+    line = next(ln for ln in panel.plot.ax.lines if ln.get_label() == "threshold")
+    assert list(line.get_xdata()) == [entry["threshold"] + 2] * 2
+    assert list(panel.plot.ax.patches) == bars
+    assert panel.figure.outputs[0]["data"]["image/png"] != before
+    assert f"with ≥ {entry['threshold'] + 2:g}" in panel.table_html.value
+
+    # the whole pass rule as an alternative rule
+    panel.rule_picker.value = "playbook"
+    assert panel.what_if is not None and panel.what_if.attrs["what_if"]["rule"] == "playbook"
+
+
+def test_out_of_range_threshold_is_refused_before_anything_is_sent(
+    sandbox: SandboxServer, data: Data, client_for: Callable[..., Client]
+) -> None:
+    client = client_for(sandbox)
+    panel = ThresholdPanel(QUANT, client=client, trades=data.trades, details=data.details)
+    panel.select("smart_money_buys")
+    with pytest.raises(ValueError, match=r"range \[0, 50\]"):
+        panel.set_threshold(999)
+    assert "range [0, 50]" in panel.message.value
+    panel.slider.value = panel.slider.max  # within the slider: fine
+    panel.select("lp_locked")  # an options criterion: the slider steps through option ids
+    assert (panel.slider.min, panel.slider.max, panel.slider.step) == (0.0, 3.0, 1.0)
+
+
+def test_loads_trades_and_details_itself(
+    sandbox: SandboxServer, data: Data, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    cache = tmp_path_factory.getbasetemp() / "widgets-cache"  # the session's: no re-download
+    with Client(sandbox.url, sandbox.keys["enterprise"], cache_dir=str(cache), progress=False) as c:
+        panel = ThresholdPanel(QUANT, client=c, market_cap_class="MID_CAP", criterion="rsi_14")
+    assert panel.research is not None
+    assert len(panel.research.details) == len(data.details)
+    assert panel.class_picker.value == "MID_CAP" and panel.criterion_picker.value == "rsi_14"
+    assert "≤" in panel.table_html.value  # rsi_14 passes when value <= threshold
+
+
+def test_apply_cancel_confirm_undo_against_the_service(
+    fresh_sandbox: Callable[..., SandboxServer],
+    data: Data,
+    client_for: Callable[..., Client],
+    tmp_path: Path,
+) -> None:
+    server = fresh_sandbox()
+    client = client_for(server)
+    panel = ThresholdPanel(QUANT, client=client, trades=data.trades, details=data.details)
+    panel.select("smart_money_buys")
+    entry = panel.entry
+    assert entry is not None
+    config_id, old = str(entry["config_id"]), float(entry["threshold"])
+    new = old + 1
+    original = service_playbook(server)
+
+    panel.set_threshold(new)
+    panel.apply_button.click()
+    assert panel.confirmation.visible
+    shown = panel.confirmation.text.value
+    assert config_id in shown and f"<td>{old:g}</td>" in shown and f"<td>{new:g}</td>" in shown
+
+    spent = client.quota.remaining
+    panel.confirmation.cancel_button.click()
+    assert not panel.confirmation.visible and "nothing was sent" in panel.message.value
+    assert client.quota.remaining == spent  # no request at all
+    pd.testing.assert_frame_equal(service_playbook(server), original, check_like=True)
+    assert not (tmp_path / "audit.jsonl").exists()
+
+    panel.apply()
+    written = panel.confirm()
+    assert written is not None and written.verified
+    assert "verified" in panel.message.value
+    assert value_of(service_playbook(server), config_id) == new
+    assert panel.audit_log.path == tmp_path / "audit.jsonl"  # next to the client's cache
+    (entry_logged,) = AuditLog(tmp_path / "audit.jsonl").entries()
+    assert entry_logged.verified and entry_logged.action == "change"
+    assert (entry_logged.config_id, entry_logged.old_value, entry_logged.new_value) == (
+        config_id,
+        old,
+        new,
+    )
+    assert (entry_logged.quant_id, entry_logged.criterion, entry_logged.field) == (
+        QUANT,
+        "smart_money_buys",
+        "threshold",
+    )
+    assert entry_logged.service == client.settings.service
+    assert server.keys["enterprise"] not in (tmp_path / "audit.jsonl").read_text()
+    assert panel.entry is not None and panel.entry["threshold"] == new  # the panel moved on
+
+    assert not panel.undo_button.disabled
+    panel.undo_button.click()
+    assert value_of(service_playbook(server), config_id) == old
+    first, second = AuditLog(tmp_path / "audit.jsonl").entries()
+    assert second.action == "undo" and second.undoes == first.id and second.verified
+    assert (second.old_value, second.new_value) == (new, old)
+    with pytest.raises(UndoRefusedError, match="already undone"):
+        undo(first, client=client, log=panel.audit_log)
+    assert panel.undo() is None and "Nothing to undo" in panel.message.value
+
+
+def test_growth_key_can_analyse_but_not_apply(
+    sandbox: SandboxServer, data: Data, client_for: Callable[..., Client]
+) -> None:
+    client = client_for(sandbox, "growth")
+    panel = ThresholdPanel(QUANT, client=client, trades=data.trades, details=data.details)
+    assert panel.apply_button.disabled
+    assert "Enterprise can change it" in panel.message.value and "growth" in panel.message.value
+    panel.select("smart_money_buys")
+    panel.set_threshold(3)
+    assert "win rate" in panel.table_html.value
+    spent = client.quota.remaining
+    assert panel.apply() is None and not panel.confirmation.visible
+    assert client.quota.remaining == spent
+
+
+def test_basic_key_gets_a_message_not_an_error(
+    sandbox: SandboxServer, client_for: Callable[..., Client]
+) -> None:
+    panel = ThresholdPanel(QUANT, client=client_for(sandbox, "basic"))
+    text = panel.message.value
+    assert "Growth or higher can read the playbook; Enterprise can change it" in text
+    assert panel.apply_button.disabled and panel.slider.disabled
+    assert panel.entry is None and panel.apply() is None
+
+
+def test_audit_log_skips_a_torn_line_and_refuses_a_moved_value(
+    fresh_sandbox: Callable[..., SandboxServer],
+    data: Data,
+    client_for: Callable[..., Client],
+    tmp_path: Path,
+) -> None:
+    server = fresh_sandbox()
+    client = client_for(server)
+    log = AuditLog(tmp_path / "elsewhere" / "log.jsonl")
+    panel = ThresholdPanel(
+        QUANT, client=client, trades=data.trades, details=data.details, audit_log=log
+    )
+    panel.select("buy_sell_ratio")
+    entry = panel.entry
+    assert entry is not None
+    panel.set_threshold(float(entry["threshold"]) + 0.5)
+    panel.apply()
+    assert panel.confirm() is not None
+    with log.path.open("a") as f:
+        f.write('{"id": "torn')  # a crash mid-write
+    (logged,) = log.entries()
+    frame = log.frame()
+    assert len(frame) == 1 and str(frame["timestamp"].dtype) == "datetime64[ms, UTC]"
+    assert json.loads(log.path.read_text().splitlines()[0])["verified"] is True
+    # someone else changes the value: undo would not restore what the entry changed
+    L.update_playbook(QUANT, [{"config_id": logged.config_id, "value": 2.5}], client=client)
+    with pytest.raises(UndoRefusedError, match="changed"):
+        undo(logged, client=client, log=log)
+    assert value_of(service_playbook(server), logged.config_id) == 2.5
+    assert np.isclose(float(logged.new_value), float(entry["threshold"]) + 0.5)
+
+
+def test_a_put_without_an_answer_is_settled_by_the_read_back(
+    fresh_sandbox: Callable[..., SandboxServer],
+    client_for: Callable[..., Client],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A connection lost after the PUT was sent (a fault the sandbox cannot produce)."""
+    server = fresh_sandbox()
+    client = client_for(server)
+    playbook = L.load_playbook(QUANT, client=client)
+    row = playbook[
+        (playbook["criterion"] == "smart_money_buys")
+        & (playbook["market_cap_class"] == "DEGEN_CAP")
+        & (playbook["config_type"] == "BUYING")
+    ].iloc[0]
+    change = Change.of(row, "threshold", float(row["threshold"]) + 1)
+    log = AuditLog(tmp_path / "faults.jsonl")
+    real = L.update_playbook
+
+    def lost(*args: object, **kwargs: object) -> None:
+        raise APIConnectionError("connection reset", endpoint="/api/degen/config")
+
+    def applied_then_lost(*args: Any, **kwargs: Any) -> None:
+        real(*args, **kwargs)
+        lost()
+
+    monkeypatch.setattr(L, "update_playbook", lost)
+    with pytest.raises(APIConnectionError):
+        write_changes(QUANT, [change], client=client, log=log)
+    assert log.entries() == []  # not applied: nothing to log
+
+    monkeypatch.setattr(L, "update_playbook", applied_then_lost)
+    written = write_changes(QUANT, [change], client=client, log=log)
+    assert written.verified
+    (logged,) = log.entries()
+    assert logged.verified and logged.note is not None and "no answer" in logged.note
+    assert value_of(service_playbook(server), change.config_id) == change.new_value
+
+
+def test_panel_displays_its_widget(
+    sandbox: SandboxServer,
+    client_for: Callable[..., Client],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import IPython.display
+
+    shown: list[object] = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj))
+    panel = ThresholdPanel(QUANT, client=client_for(sandbox, "basic"))
+    panel._ipython_display_()
+    assert shown == [panel.widget]
