@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit install clean-venv constraints sandbox bench
+.PHONY: demo test lint typecheck unit install clean-venv constraints sandbox bench lab notebooks
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -14,14 +14,26 @@ $(STAMP): pyproject.toml constraints.txt
 
 install: $(STAMP)
 
+# The main job: the text tour, then every notebook executed on a fresh embedded sandbox,
+# written as HTML (and key figures as PNG) under build/.
 demo: $(STAMP)
 	$(BIN)/python -m quantscope.tour
+	$(BIN)/python tools/notebooks.py demo --out build
+
+# Regenerate notebooks/*.ipynb from notebooks/src/*.py and store fresh outputs (nbval compares
+# against them): run after editing a notebook source.
+notebooks: $(STAMP)
+	$(BIN)/python tools/notebooks.py sync
+
+lab: $(STAMP)
+	$(BIN)/python -m pip install --quiet -c constraints.txt jupyterlab
+	$(BIN)/python tools/notebooks.py lab
 
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q tests notebooks --nbval --nbval-current-env
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -10,6 +10,13 @@ trading_status="all")`` of every page (1,000 trades a page):
 * **warm (new client)**: a new ``Client`` on that cache directory: proves the pages come from
   the cache on disk, not from anything held in memory.
 
+A warm load is answered by the frame cache (``quantscope._framecache``): the pages' cache
+entries are checked (present, fresh, same ``created_at``) and the typed frame stored by the
+first load is unpickled; no page is decoded and no frame built. A cold load pays for storing
+that frame. For comparison, the warm load without the frame cache (every page decoded, the
+frame rebuilt and stored again; the frame cache emptied before each run) is timed on its own
+afterwards and reported among the facts.
+
 Client construction is not timed (it opens the cache file; ``Case.setup``), the load is.
 A middleware on the sandbox counts the requests it receives, so every warm run is checked to
 have sent none (besides ``provenance["requests"] == 0``); afterwards a probe request on each
@@ -42,6 +49,7 @@ from benchmarks._common import (
     ratio,
 )
 from quantscope._client import Client
+from quantscope._framecache import FrameCache
 from quantscope.loaders.trades import load_trades
 from quantscope.sandbox.app import create_app
 from quantscope.sandbox.datadir import copy_world, ensure_world
@@ -55,6 +63,7 @@ PAGE_SIZE = 1000
 COLD = "cold"
 WARM = "warm (same client)"
 WARM_NEW = "warm (new client)"
+PAGES_ONLY = "warm, frame cache emptied"
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -162,6 +171,15 @@ def run(
                 Case(WARM_NEW, warm_run(WARM_NEW), lambda: client(warm_dir), Client.close),
             ]
             timings = measure(cases, repeat, check=check)
+            frames = FrameCache.beside(warm_client.settings.cache_path)
+            stored_frames, stored_bytes = frames.stats()
+
+            def emptied() -> Client:
+                frames.clear()
+                return warm_client
+
+            # The warm load as it was before the frame cache, for comparison (not interleaved).
+            pages_only = measure([Case(PAGES_ONLY, load, emptied)], repeat, check=check)[PAGES_ONLY]
 
             # The quota as the service reports it, around two more warm loads.
             before = _remaining(url, key)
@@ -184,6 +202,14 @@ def run(
         "requests in warm runs (provenance, summed)": sum(p["requests"] for p in warm_runs),
         "requests received by the sandbox during warm runs": server_warm,
         "X-RateLimit-Remaining around two warm loads": f"{before} -> {after} (probe: -1)",
+        "frame cache after the runs": f"{stored_frames} frame, {stored_bytes / 1e6:.1f} MB",
+        f"{PAGES_ONLY}: best / median wall (s), best CPU (s)": (
+            f"{pages_only.best:.3f} / {pages_only.median:.3f}, {pages_only.best_cpu:.3f}"
+        ),
+        f"cold / {PAGES_ONLY} (best wall; CPU)": (
+            f"{timings[COLD].best / pages_only.best:.2f}x; "
+            f"{timings[COLD].best_cpu / pages_only.best_cpu:.2f}x"
+        ),
     }
     checks = {
         "warm runs: provenance requests == 0 and from_cache": all(

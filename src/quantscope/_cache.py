@@ -339,6 +339,11 @@ class ResponseCache:
         if endpoint is None:
             count = len(cache.responses)
             cache.clear()
+            # Typed frames built from those pages would never be served again (their pages are
+            # gone), but the user asked for the space back.
+            from quantscope._framecache import FrameCache
+
+            FrameCache.beside(self.path).clear()
         else:
             count = self._delete_matching((endpoint,))
         cache.responses.vacuum()  # give the space back: a user asked for it

@@ -36,7 +36,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 import requests
@@ -85,6 +85,7 @@ from quantscope._results import (
 from quantscope._wire import Params, _path_params, _split_path, wire_params
 
 __all__ = [
+    "CacheEntry",
     "Client",
     "Fetched",
     "FetchedMany",
@@ -108,6 +109,17 @@ except importlib.metadata.PackageNotFoundError:  # running from a source tree
     _USER_AGENT = "quantscope"
 
 
+class CacheEntry(NamedTuple):
+    """An answer as stored in the HTTP cache: its key and when it was stored.
+
+    What a load built from cached answers remembers of them (the frame cache of
+    ``loaders._base``), to tell later, without decoding them again, whether they are the same.
+    """
+
+    key: str
+    created_at: datetime
+
+
 @dataclass
 class _One:
     """One answer inside the client, before it becomes a Fetched."""
@@ -118,6 +130,7 @@ class _One:
     spent: int
     stale: bool = False
     response: Any = field(default=None, repr=False)
+    key: str | None = None  # its cache entry's key, when known
 
 
 @dataclass
@@ -203,13 +216,26 @@ class Client:
         """The daily quota as last reported by the service (``Quota()`` before any request)."""
         return self._quota
 
-    def get(self, endpoint: str, params: Params | None = None) -> Fetched:
-        """GET one endpoint (``{name}`` in the path is filled from ``params``); cache first."""
+    def get(
+        self,
+        endpoint: str,
+        params: Params | None = None,
+        *,
+        sources: list[CacheEntry | None] | None = None,
+    ) -> Fetched:
+        """GET one endpoint (``{name}`` in the path is filled from ``params``); cache first.
+
+        ``sources``, when given, receives the answer's cache entry (None when it has none).
+        """
         wire = wire_params(params)
         path, query = _split_path(endpoint, wire)
         one = self._fetch_one(endpoint, path, query)
         if one.stale:
             self._warn_stale(endpoint, 1, 1)
+        if sources is not None:
+            if one.key is None and one.from_cache:  # served by the session, which sets no key
+                one.key = self._session.cache.create_key(self._prepare("GET", path, query))
+            sources.append(self._entry_of(one))
         prov = self._provenance(endpoint, wire, [one])
         return Fetched(one.body, prov)
 
@@ -253,11 +279,14 @@ class Client:
         paging: PageNumberPaging | OffsetPaging,
         max_pages: int | None = None,
         desc: str | None = None,
+        sources: list[CacheEntry | None] | None = None,
     ) -> FetchedPages:
         """Every page of a paginated endpoint, quota-aware; cached pages cost nothing.
 
         The first page gives the total; the rest are counted against the quota before any is
         sent. ``max_pages`` caps the load. Page parameters in ``params`` are overridden.
+        ``sources``, when given, receives each loaded page's cache entry in page order (None
+        for a page without one, e.g. an expired copy standing in for a failed request).
         """
         wire = {k: v for k, v in wire_params(params).items() if k not in paging.names()}
         path, query = _split_path(endpoint, wire)
@@ -272,7 +301,7 @@ class Client:
         total = paging.total_of(first[0].body)
         if total is None:
             return self._pages_until_short(
-                endpoint, path, query, wire, first[0], paging, max_pages, label
+                endpoint, path, query, wire, first[0], paging, max_pages, label, sources
             )
         count = paging.page_count(total)
         if max_pages is not None:
@@ -280,7 +309,7 @@ class Client:
         rest = [(path, {**query, **paging.params_for(i)}) for i in range(1, count)]
         results, shortfall = self._fetch_batch(endpoint, rest, desc=label)
         pages = [first[0], *results]
-        result = self._pages_result(endpoint, wire, pages, paging, total)
+        result = self._pages_result(endpoint, wire, pages, paging, total, sources)
         if shortfall is not None:
             raise self._quota_error(endpoint, shortfall, result, "pages")
         return result
@@ -292,6 +321,26 @@ class Client:
     def post(self, endpoint: str, json: Any = None, params: Params | None = None) -> Fetched:
         """POST (optionally a JSON body); never cached; invalidates the cached GETs it changes."""
         return self._write("POST", endpoint, json, params)
+
+    def cached_unchanged(self, entries: Sequence[CacheEntry]) -> bool:
+        """Whether every entry is still in the cache as it was stored, and usable as a load
+        would use it: fresh, or of any age offline. Counted as cache hits when so.
+
+        Reads the stored entries, never decodes their bodies. An entry that expired, was
+        invalidated by a write, removed by ``cache.clear()`` or fetched again is not unchanged.
+        """
+        cache = self._session.cache
+        for entry in entries:
+            stored = cache.get_response(entry.key)
+            if (
+                stored is None
+                or stored.status_code != 200
+                or stored.created_at != entry.created_at
+                or (stored.is_expired and not self.settings.offline)
+            ):
+                return False
+        self.cache.hits += len(entries)
+        return True
 
     def close(self) -> None:
         """Close the HTTP session and the cache file."""
@@ -443,6 +492,7 @@ class Client:
             fetched_at=cached.created_at or datetime.now(UTC),
             spent=0,
             stale=cached.is_expired and not self.settings.offline,
+            key=cached.cache_key,
         )
 
     def _probe(self, path: str, query: Mapping[str, str], endpoint: str) -> _One | None:
@@ -483,7 +533,22 @@ class Client:
         if not from_cache:
             self._apply_lifetime(response, path, query, body, extend_to)
         fetched_at = getattr(response, "created_at", None) or datetime.now(UTC)
-        return _One(body, from_cache, fetched_at, spent, response=response)
+        key = getattr(response, "cache_key", None)
+        return _One(body, from_cache, fetched_at, spent, response=response, key=key)
+
+    def _entry_of(self, one: _One) -> CacheEntry | None:
+        """The cache entry ``one`` was read from or stored as; None when it has none or when
+        the stored answer is no longer the one loaded (fetched again since)."""
+        if one.key is None or one.stale:
+            return None
+        if one.from_cache:
+            return CacheEntry(one.key, one.fetched_at)  # a cached answer keeps its created_at
+        stored = self._session.cache.get_response(one.key)
+        # requests-cache stores an answer before handing it back (fetched_at): a later one is
+        # another fetch's (or a lifetime change's; the next load then records it).
+        if stored is None or stored.created_at > one.fetched_at:
+            return None
+        return CacheEntry(one.key, stored.created_at)
 
     def _apply_lifetime(
         self,
@@ -617,6 +682,7 @@ class Client:
         paging: PageNumberPaging | OffsetPaging,
         max_pages: int | None,
         label: str,
+        sources: list[CacheEntry | None] | None = None,
     ) -> FetchedPages:
         """Paging when the body gives no total: next page until one comes back short."""
         pages: list[_One | None] = [first]
@@ -633,7 +699,7 @@ class Client:
                 partial = self._pages_result(endpoint, wire, pages, paging, None)
                 raise self._quota_error(endpoint, shortfall, partial, "pages")
             pages.append(got[0])
-        return self._pages_result(endpoint, wire, pages, paging, None)
+        return self._pages_result(endpoint, wire, pages, paging, None, sources)
 
     def _pages_result(
         self,
@@ -642,10 +708,13 @@ class Client:
         pages: Sequence[_One | None],
         paging: PageNumberPaging | OffsetPaging,
         total: int | None,
+        sources: list[CacheEntry | None] | None = None,
     ) -> FetchedPages:
         loaded = [p for p in pages if p is not None]
         items = [item for p in loaded for item in paging.items_of(p.body)]
         missing = tuple(i for i, p in enumerate(pages) if p is None)
+        if sources is not None:
+            sources.extend(self._entry_of(p) for p in loaded)
         return FetchedPages(
             tuple(p.body for p in loaded),
             items,

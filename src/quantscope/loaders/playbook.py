@@ -8,9 +8,9 @@ from typing import Any
 import pandas as pd
 
 from quantscope import _schemas
-from quantscope._client import Client
+from quantscope._client import Client, Fetched
 from quantscope._errors import InvalidResponseError
-from quantscope.loaders._base import client_or_default, field, records, typed_frame
+from quantscope.loaders._base import client_or_default, field, frame_of, records, typed_frame
 
 CONFIG = "/api/degen/config"
 
@@ -61,9 +61,11 @@ def load_playbook(
 ) -> pd.DataFrame:
     """The quant's playbook, long: one row per market-cap class x category x criterion x
     config type x interval, with threshold, weight, flags, operator, range and config id."""
-    fetched = client_or_default(client).get(
-        CONFIG, {"quantId": quant_id, "configGroupId": config_group_id}
-    )
+    params = {"quantId": quant_id, "configGroupId": config_group_id}
+    return frame_of(client, CONFIG, params, _playbook_frame, spec=_schemas.PLAYBOOK)
+
+
+def _playbook_frame(fetched: Fetched) -> pd.DataFrame:
     if not isinstance(fetched.data, list):
         raise InvalidResponseError(
             f"{CONFIG}: expected a list of market-cap classes, got {fetched.data!r:.200}",
@@ -71,6 +73,8 @@ def load_playbook(
             status_code=200,
         )
     rows = _flatten(records(fetched.data, CONFIG))
+    params = fetched.provenance.params
+    quant_id = int(params["quantId"]) if isinstance(params, dict) else None
     return typed_frame(rows, _schemas.PLAYBOOK, fetched.provenance, quant_id=quant_id)
 
 

@@ -8,8 +8,14 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from quantscope import _schemas
-from quantscope._client import Client, PageNumberPaging
-from quantscope.loaders._base import client_or_default, field, records, typed_frame
+from quantscope._client import Client, FetchedPages, PageNumberPaging
+from quantscope.loaders._base import (
+    client_or_default,
+    field,
+    frame_of_pages,
+    records,
+    typed_frame,
+)
 
 TRADES = "/api/trades"
 TRADE = "/api/trades/{id}"
@@ -67,14 +73,19 @@ def load_trades(
         "sortBy": sort_by,
         "sortOrder": sort_order,
     }
-    c = client_or_default(client)
-    pages = c.get_pages(
+    return frame_of_pages(
+        client,
         TRADES,
         params,
+        _trades_frame,
+        spec=_schemas.TRADES,
         paging=PageNumberPaging(page_size=page_size),
         max_pages=max_pages,
         desc="trades",
     )
+
+
+def _trades_frame(pages: FetchedPages) -> pd.DataFrame:
     summary = pages.pages[0].get("summary") if pages.pages else None
     return typed_frame(
         records(pages.items, TRADES), _schemas.TRADES, pages.provenance, summary=summary

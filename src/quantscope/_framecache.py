@@ -1,0 +1,324 @@
+"""Typed frames kept next to the HTTP cache, so a warm reload neither decodes nor rebuilds.
+
+A loader that goes through ``loaders._base.frame_of_pages`` (or ``frame_of``) stores the frame
+it built here, with the cache entries (``CacheEntry``: key and ``created_at``) of the answers it
+was built from. The next identical load reads those entries' metadata and, when every one is
+still in the HTTP cache unchanged and usable (``Client.cached_unchanged``: fresh, or of any
+age offline), unpickles the stored frame instead of decoding every page and running
+``build_frame`` again. For 20k trades (21 pages, a 5.6 MB pickle) a warm load took ~30-70 ms
+(the entry checks ~15-50 ms, reading and unpickling the frame ~10-15 ms) where decoding and
+rebuilding took ~0.5-1.2 s (``benchmarks/README.md``, reload). The first load pays ~70-130 ms
+for storing: reading back the entries of the pages it fetched, pickling and writing the frame.
+
+* **The HTTP cache stays the authority.** A frame is never served once any answer it came from
+  expired, was invalidated by a write, was removed by ``client.cache.clear()`` or was fetched
+  again (another ``created_at``). Nothing here decides freshness.
+* **Keys** (``frame_key``) digest what determines the frame besides those answers: the frame
+  spec (its name and every column), the function that builds the frame, the source of the
+  modules that shape it (so an edited parser misses), the pandas, NumPy and Python versions
+  (pickles do not travel across them), the service and key scope (``_cache.key_scope``: a
+  digest of a digest of the API key, never the key), the endpoint, its wire parameters and the
+  paging. The entries themselves are stored with the frame, not in the key: which pages a load
+  reads is only known from the first page's body, and decoding it is what this avoids.
+* **Storage**: one SQLite file beside the HTTP cache (``frame_cache.sqlite``), one row per
+  frame, pickled (protocol 5). Bounded (``DEFAULT_MAX_BYTES``): the least recently used rows are
+  dropped when a new one would exceed it. A row read within ``TOUCH_AFTER_S`` of its last use
+  is not written again, so hot reloads only read. A frame whose answers are gone (cleared,
+  invalidated) is never served but stays until a new frame with its key replaces it or it is
+  evicted; ``FrameCache.clear()`` empties the file.
+* **Never in the way.** Any failure here (locked or unwritable file, an unreadable row) makes a
+  miss or a skipped store, logged at DEBUG; the load then goes the usual way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import pickle
+import platform
+import sqlite3
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from quantscope._client import CacheEntry
+from quantscope._frames import FrameSpec
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "FILENAME",
+    "CachedFrame",
+    "FrameCache",
+    "frame_key",
+]
+
+log = logging.getLogger(__name__)
+
+FILENAME = "frame_cache.sqlite"
+DEFAULT_MAX_BYTES = 256 * 2**20
+TOUCH_AFTER_S = 60.0
+_FORMAT = 1  # bump when what is stored changes
+
+# Modules whose code decides what a frame looks like, besides its spec and builder.
+_SHAPING_MODULES = (
+    "quantscope._frames",
+    "quantscope._parse",
+    "quantscope._results",
+    "quantscope.loaders._base",
+)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS frames (
+    key TEXT PRIMARY KEY,
+    used REAL NOT NULL,
+    size INTEGER NOT NULL,
+    meta TEXT NOT NULL,
+    frame BLOB NOT NULL
+)
+"""  # the blob last: reading the other columns does not walk its overflow pages
+
+
+@dataclass(frozen=True)
+class CachedFrame:
+    """A stored frame (a new object on every read) and the cache entries it was built from."""
+
+    frame: pd.DataFrame
+    entries: tuple[CacheEntry, ...]
+
+
+class FrameCache:
+    """Frames in one SQLite file, keyed by ``frame_key``, valid while their answers are."""
+
+    def __init__(self, path: Path | str, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        self.path = Path(path)
+        self.max_bytes = max_bytes
+
+    @classmethod
+    def beside(cls, http_cache: Path | str, max_bytes: int = DEFAULT_MAX_BYTES) -> FrameCache:
+        """The frame cache next to the HTTP cache file ``http_cache``."""
+        return cls(Path(http_cache).with_name(FILENAME), max_bytes)
+
+    def get(
+        self, key: str, unchanged: Callable[[Sequence[CacheEntry]], bool]
+    ) -> CachedFrame | None:
+        """The frame stored under ``key`` when ``unchanged(entries)`` says every answer it was
+        built from is still cached as it was; None otherwise (or on any failure)."""
+        if not self.path.exists():
+            return None
+        try:
+            with self._connect() as db:
+                row = db.execute(
+                    "SELECT used, meta, frame FROM frames WHERE key = ?", (key,)
+                ).fetchone()
+        except (sqlite3.Error, OSError) as exc:
+            log.debug("frame cache: cannot read %s: %s", self.path, exc)
+            return None
+        if row is None:
+            return None
+        used, meta, blob = row
+        try:
+            entries = _entries_from(meta)
+        except (ValueError, TypeError, KeyError) as exc:
+            log.debug("frame cache: unreadable entry %s: %s", key, exc)
+            self._delete(key)
+            return None
+        if not entries or not unchanged(entries):
+            return None  # the next load stores its frame under the same key
+        try:
+            frame = pickle.loads(blob)
+        except Exception as exc:  # any unpickling failure is a miss
+            log.debug("frame cache: cannot unpickle %s: %s", key, exc)
+            self._delete(key)
+            return None
+        if not isinstance(frame, pd.DataFrame):
+            self._delete(key)
+            return None
+        if time.time() - used > TOUCH_AFTER_S:
+            self._touch(key)
+        return CachedFrame(frame, entries)
+
+    def put(self, key: str, frame: pd.DataFrame, entries: Sequence[CacheEntry]) -> bool:
+        """Store ``frame`` built from ``entries`` under ``key``, dropping the least recently
+        used frames beyond the size bound. False when not stored (too large, or a failure)."""
+        if not entries:
+            return False
+        try:
+            blob = pickle.dumps(frame, protocol=5)
+        except Exception as exc:  # a frame that cannot be pickled is not cached
+            log.debug("frame cache: cannot pickle the frame for %s: %s", key, exc)
+            return False
+        if len(blob) > self.max_bytes:
+            return False
+        meta = json.dumps([[e.key, e.created_at.isoformat()] for e in entries])
+        try:
+            with self._connect() as db:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    db.execute(
+                        "INSERT OR REPLACE INTO frames (key, used, size, meta, frame) "
+                        "VALUES (?, ?, ?, ?, ?)",
+                        (key, time.time(), len(blob), meta, blob),
+                    )
+                    self._evict(db)
+                    db.execute("COMMIT")
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+        except (sqlite3.Error, OSError) as exc:
+            log.debug("frame cache: cannot store %s in %s: %s", key, self.path, exc)
+            return False
+        return True
+
+    def clear(self) -> int:
+        """Remove every stored frame; returns how many there were."""
+        if not self.path.exists():
+            return 0
+        try:
+            with self._connect() as db:
+                count = int(db.execute("SELECT COUNT(*) FROM frames").fetchone()[0])
+                db.execute("DELETE FROM frames")
+        except (sqlite3.Error, OSError) as exc:
+            log.debug("frame cache: cannot clear %s: %s", self.path, exc)
+            return 0
+        return count
+
+    def stats(self) -> tuple[int, int]:
+        """(frames stored, their pickled bytes)."""
+        if not self.path.exists():
+            return 0, 0
+        try:
+            with self._connect() as db:
+                count, size = db.execute("SELECT COUNT(*), SUM(size) FROM frames").fetchone()
+        except (sqlite3.Error, OSError):
+            return 0, 0
+        return int(count), int(size or 0)
+
+    def __repr__(self) -> str:
+        count, size = self.stats()
+        return f"<FrameCache {count} frames, {size / 1e6:.1f} MB, path={str(self.path)!r}>"
+
+    # ----- internals -----
+
+    def _evict(self, db: sqlite3.Connection) -> None:
+        total = 0
+        drop: list[tuple[str]] = []
+        for key, size in db.execute("SELECT key, size FROM frames ORDER BY used DESC"):
+            total += size
+            if total > self.max_bytes:
+                drop.append((key,))
+        if drop:
+            db.executemany("DELETE FROM frames WHERE key = ?", drop)
+
+    def _touch(self, key: str) -> None:
+        try:
+            with self._connect() as db:
+                db.execute("UPDATE frames SET used = ? WHERE key = ?", (time.time(), key))
+        except (sqlite3.Error, OSError) as exc:
+            log.debug("frame cache: cannot mark %s used: %s", key, exc)
+
+    def _delete(self, key: str) -> None:
+        try:
+            with self._connect() as db:
+                db.execute("DELETE FROM frames WHERE key = ?", (key,))
+        except (sqlite3.Error, OSError) as exc:
+            log.debug("frame cache: cannot delete %s: %s", key, exc)
+
+    def _connect(self) -> _Connection:
+        return _Connection(self.path)
+
+
+class _Connection:
+    """A short-lived connection (autocommit; closed on exit): safe across threads and forks.
+
+    The table is created when missing on every connection (cheap when it exists), so a file
+    deleted behind a running process is simply recreated.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.db: sqlite3.Connection | None = None
+
+    def __enter__(self) -> sqlite3.Connection:
+        new = not self.path.exists()
+        if new:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.path, timeout=5.0, isolation_level=None)
+        self.db = db
+        try:
+            db.execute("PRAGMA synchronous = NORMAL")
+            if new:  # only before the first table (and costly to ask on an existing file)
+                db.execute("PRAGMA auto_vacuum = FULL")
+            db.execute(_SCHEMA)
+        except BaseException:
+            db.close()
+            self.db = None
+            raise
+        return db
+
+    def __exit__(self, *exc: object) -> None:
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+
+
+def _entries_from(meta: str) -> tuple[CacheEntry, ...]:
+    return tuple(CacheEntry(str(k), datetime.fromisoformat(t)) for k, t in json.loads(meta))
+
+
+# --- keys ---------------------------------------------------------------------------------
+
+_DIGESTS: dict[str, str] = {}
+
+
+def _module_digest(name: str) -> str:
+    """A digest of a module's source (its name when the source cannot be read)."""
+    found = _DIGESTS.get(name)
+    if found is None:
+        module = sys.modules.get(name)
+        try:
+            source = Path(str(getattr(module, "__file__", None))).read_bytes()
+        except OSError:
+            source = name.encode()
+        found = _DIGESTS[name] = hashlib.blake2b(source, digest_size=16).hexdigest()
+    return found
+
+
+def spec_digest(spec: FrameSpec) -> str:
+    """A digest of every column of ``spec`` (name, source, kind, scale, doc) and its index."""
+    return hashlib.blake2b(repr(spec).encode(), digest_size=16).hexdigest()
+
+
+def frame_key(
+    *,
+    spec: FrameSpec,
+    build: Callable[..., Any],
+    scope: str,
+    endpoint: str,
+    params: Mapping[str, str],
+    shape: Mapping[str, Any],
+) -> str:
+    """The key of the frame ``build`` makes with ``spec`` from ``endpoint``'s answers to
+    ``params`` (wire text) under ``scope`` (``_cache.key_scope``), loaded as ``shape`` says
+    (paging, page cap). See the module docstring for what else goes in."""
+    module = getattr(build, "__module__", "") or ""
+    parts = {
+        "format": _FORMAT,
+        "spec": [spec.name, spec_digest(spec)],
+        "build": f"{module}.{getattr(build, '__qualname__', repr(build))}",
+        "code": [_module_digest(m) for m in (*_SHAPING_MODULES, module) if m],
+        "versions": [pd.__version__, np.__version__, platform.python_version()],
+        "scope": scope,
+        "endpoint": endpoint,
+        "params": sorted(params.items()),
+        "shape": sorted((k, repr(v)) for k, v in shape.items()),
+    }
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"))
+    return hashlib.blake2b(text.encode(), digest_size=20).hexdigest()

@@ -1,0 +1,369 @@
+"""The frame cache: a warm reload returns the stored typed frame without decoding or building,
+and never once any answer it was built from expired, was invalidated, cleared or refetched.
+
+Against the real sandbox over HTTP. "Nothing decoded, nothing built" is checked by counting
+calls of ``Client._decode`` and ``build_frame`` (instrumentation around the real functions).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+import quantscope.loaders as L
+from quantscope import _schemas
+from quantscope._client import CacheEntry, Client, FetchedPages, PageNumberPaging
+from quantscope._config import RetryPolicy
+from quantscope._errors import StaleDataWarning
+from quantscope._framecache import FILENAME, FrameCache, frame_key
+from quantscope._frames import FrameSpec
+from quantscope.loaders import _base
+from quantscope.loaders.playbook import CONFIG
+from quantscope.sandbox.serve import SandboxServer
+
+PAGE = 250  # the scale-1 world has ~3.9k trades under tradingStatus=all: 16 pages
+
+
+@dataclass
+class Calls:
+    decode: int = 0
+    build: int = 0
+
+
+@pytest.fixture
+def calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
+    """Counts of JSON bodies decoded by the client and frames built by ``typed_frame``."""
+    seen = Calls()
+    decode, build = Client._decode, _base.build_frame
+
+    def counting_decode(self: Client, response: Any, endpoint: str) -> Any:
+        seen.decode += 1
+        return decode(self, response, endpoint)
+
+    def counting_build(records: Any, spec: FrameSpec) -> pd.DataFrame:
+        seen.build += 1
+        return build(records, spec)
+
+    monkeypatch.setattr(Client, "_decode", counting_decode)
+    monkeypatch.setattr(_base, "build_frame", counting_build)
+    return seen
+
+
+def client_on(server: SandboxServer, cache_dir: Path, **kwargs: Any) -> Client:
+    return Client(
+        server.url, server.keys["enterprise"], cache_dir=str(cache_dir), progress=False, **kwargs
+    )
+
+
+@pytest.fixture
+def client(sandbox: SandboxServer, tmp_path: Path) -> Iterator[Client]:
+    with client_on(sandbox, tmp_path) as c:
+        yield c
+
+
+def trades(c: Client, **kwargs: Any) -> pd.DataFrame:
+    return L.load_trades(trading_status="all", page_size=PAGE, client=c, **kwargs)
+
+
+def prov(frame: pd.DataFrame) -> dict[str, Any]:
+    return dict(frame.attrs["quantscope"])
+
+
+def test_warm_reload_returns_the_stored_frame_without_decoding_or_building(
+    client: Client, sandbox: SandboxServer, tmp_path: Path, calls: Calls
+) -> None:
+    cold = trades(client)
+    pages = prov(cold)["pages"]
+    assert pages > 10 and prov(cold)["requests"] == pages
+    assert (calls.decode, calls.build) == (pages, 1)
+    stored = {r.cache_key: r.created_at for r in client._session.cache.filter()}
+
+    calls.decode = calls.build = 0
+    hits = client.cache.hits
+    warm = trades(client)
+    assert (calls.decode, calls.build) == (0, 0)
+    pd.testing.assert_frame_equal(warm, cold)
+    assert warm is not cold
+    got = prov(warm)
+    assert got.pop("summary") == prov(cold)["summary"]
+    assert got == {
+        "endpoint": "/api/trades",
+        "params": {"tradingStatus": "all"},
+        "fetched_at": min(stored.values()),  # when the oldest page was fetched
+        "from_cache": True,
+        "pages": pages,
+        "requests": 0,
+        "service": client.settings.service,
+        "stale": False,
+    }
+    assert got["fetched_at"] <= prov(cold)["fetched_at"] < got["fetched_at"] + timedelta(seconds=5)
+    assert client.cache.hits == hits + pages
+
+    # From disk: a new client on the same cache directory, and one offline.
+    for other in (client_on(sandbox, tmp_path), client_on(sandbox, tmp_path, offline=True)):
+        with other:
+            again = trades(other)
+        assert (calls.decode, calls.build) == (0, 0)
+        pd.testing.assert_frame_equal(again, cold)
+        assert prov(again)["requests"] == 0 and prov(again)["from_cache"] is True
+
+
+def test_each_load_gets_its_own_frame(client: Client) -> None:
+    trades(client)
+    first = trades(client)
+    first.loc[first.index[0], "pnl_usd"] = -1e9
+    first.attrs["quantscope"]["summary"] = None
+    second = trades(client)
+    assert second["pnl_usd"].iloc[0] != -1e9
+    assert second.attrs["quantscope"]["summary"] is not None
+
+
+def test_another_load_is_another_frame(client: Client, calls: Calls) -> None:
+    everything = trades(client)
+    capped = trades(client, max_pages=2)
+    bigger_pages = L.load_trades(trading_status="all", page_size=2 * PAGE, client=client)
+    quant = trades(client, quant_id=1)
+    assert calls.build == 4
+    assert len(capped) == 2 * PAGE < len(everything) == len(bigger_pages)
+    assert len(quant) < len(everything)
+    calls.build = 0
+    pd.testing.assert_frame_equal(trades(client, max_pages=2), capped)
+    pd.testing.assert_frame_equal(trades(client, quant_id=1), quant)
+    assert calls.build == 0
+
+
+def test_a_changed_spec_misses(
+    client: Client, calls: Calls, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    full = trades(client)
+    fewer = dataclasses.replace(_schemas.TRADES, columns=_schemas.TRADES.columns[:-1])
+    spec = _schemas.TRADES
+    monkeypatch.setattr(_schemas, "TRADES", fewer)
+    calls.build = 0
+    narrow = trades(client)
+    assert calls.build == 1
+    assert list(narrow.columns) == list(full.columns[:-1])
+    assert prov(narrow)["requests"] == 0  # the pages came from the cache, the frame did not
+
+    rescaled = (*spec.columns[:-1], dataclasses.replace(spec.columns[-1], scale=2.0))
+    monkeypatch.setattr(_schemas, "TRADES", dataclasses.replace(spec, columns=rescaled))
+    trades(client)
+    assert calls.build == 2
+    monkeypatch.setattr(_schemas, "TRADES", spec)
+    pd.testing.assert_frame_equal(trades(client), full)
+    assert calls.build == 2  # the first spec's frame is still there
+
+
+def test_cache_clear_means_no_stored_frame(client: Client, calls: Calls) -> None:
+    first = trades(client)
+    frames = FrameCache.beside(client.cache.path)
+    assert frames.stats()[0] == 1
+    client.cache.clear()
+    assert frames.stats()[0] == 0  # the space comes back too
+    calls.decode = calls.build = 0
+    again = trades(client)
+    assert calls.build == 1 and calls.decode == prov(again)["pages"]
+    assert prov(again)["requests"] == prov(again)["pages"]
+    assert prov(again)["from_cache"] is False
+    pd.testing.assert_frame_equal(again, first)
+
+
+def test_cleared_endpoint_means_no_stored_frame(client: Client, calls: Calls) -> None:
+    trades(client)
+    client.cache.clear("/api/trades*")
+    calls.build = 0
+    again = trades(client)
+    assert calls.build == 1 and prov(again)["requests"] == prov(again)["pages"]
+
+
+def test_expired_pages_mean_no_stored_frame_online(
+    client: Client, sandbox: SandboxServer, tmp_path: Path, calls: Calls
+) -> None:
+    first = trades(client)
+    # Expired now, the entries otherwise untouched (same created_at).
+    client._session.cache.reset_expiration(timedelta(seconds=-1))
+
+    with client_on(sandbox, tmp_path, offline=True) as offline:  # offline, any age will do
+        calls.build = 0
+        pd.testing.assert_frame_equal(trades(offline), first)
+        assert calls.build == 0
+
+    again = trades(client)
+    assert calls.build == 1
+    assert prov(again)["requests"] == prov(again)["pages"]  # fetched again
+    calls.build = 0
+    trades(client)  # and the frame of the new pages is stored
+    assert calls.build == 0
+
+
+def test_a_write_means_no_stored_frame(
+    fresh_sandbox: Callable[..., SandboxServer], tmp_path: Path, calls: Calls
+) -> None:
+    server = fresh_sandbox()
+    with client_on(server, tmp_path) as c:
+        before = L.load_playbook(2, client=c)
+        again = L.load_playbook(2, client=c)
+        assert calls.build == 1
+        pd.testing.assert_frame_equal(again, before)
+        assert prov(again)["from_cache"] is True and prov(again)["quant_id"] == 2
+
+        entry = before[
+            (before["criterion"] == "smart_money_buys") & (before["config_type"] == "BUYING")
+        ].iloc[0]
+        change = {"config_id": entry["config_id"], "value": entry["threshold"] + 1}
+        L.update_playbook(2, [change], client=c)
+        after = L.load_playbook(2, client=c)
+        assert calls.build == 2
+        assert prov(after)["from_cache"] is False and prov(after)["requests"] == 1
+        row = after[after["config_id"] == entry["config_id"]].iloc[0]
+        assert row["threshold"] == entry["threshold"] + 1
+
+        # Refetched by another way than the loader (same second, same size, new value): the
+        # stored frame of the first read is not that answer's either.
+        L.load_playbook(2, client=c)
+        change = {"config_id": entry["config_id"], "value": entry["threshold"] + 2}
+        L.update_playbook(2, [change], client=c)
+        c.get(CONFIG, {"quantId": 2})
+        latest = L.load_playbook(2, client=c)
+        row = latest[latest["config_id"] == entry["config_id"]].iloc[0]
+        assert row["threshold"] == entry["threshold"] + 2
+        assert calls.build == 3
+
+
+def test_stale_fallback_never_serves_a_frame_of_replaced_pages(
+    fresh_sandbox: Callable[..., SandboxServer], tmp_path: Path, calls: Calls
+) -> None:
+    server = fresh_sandbox()
+    url, key = server.url, server.keys["enterprise"]
+    c = Client(url, key, cache_dir=str(tmp_path), progress=False, retry=RetryPolicy(max_retries=0))
+    old = trades(c)  # its frame is stored
+    # The pages expire and are fetched again around the loader: the stored frame is of
+    # answers no longer in the cache.
+    c._session.cache.reset_expiration(timedelta(seconds=-1))
+    refetched = c.get_pages("/api/trades", {"tradingStatus": "all"}, paging=PageNumberPaging(PAGE))
+    assert refetched.provenance.requests == prov(old)["pages"]
+    c._session.cache.reset_expiration(timedelta(seconds=-1))
+    server.stop()  # the service is down: the loader falls back on the expired pages
+    calls.build = 0
+    with pytest.warns(StaleDataWarning):
+        stale = trades(c)
+    assert calls.build == 1
+    assert prov(stale)["stale"] is True and prov(stale)["requests"] == 0
+    assert prov(stale)["fetched_at"] > prov(old)["fetched_at"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # offline: no warning, and still built from the pages
+        with Client(url, key, cache_dir=str(tmp_path), offline=True, progress=False) as offline:
+            assert prov(trades(offline))["fetched_at"] == prov(stale)["fetched_at"]
+    assert calls.build == 2
+    c.close()
+
+
+def test_the_key_is_never_in_the_frame_cache(client: Client, sandbox: SandboxServer) -> None:
+    trades(client)
+    L.load_playbook(1, client=client)
+    path = client.settings.cache_path.with_name(FILENAME)
+    assert FrameCache(path).stats()[0] == 2
+    assert sandbox.keys["enterprise"].encode() not in path.read_bytes()
+
+
+def test_another_key_does_not_see_the_frames(
+    sandbox: SandboxServer, tmp_path: Path, calls: Calls
+) -> None:
+    with client_on(sandbox, tmp_path) as enterprise:
+        L.load_trades(1, client=enterprise)
+        L.load_trades(1, client=enterprise)
+    assert calls.build == 1
+    basic = Client(sandbox.url, sandbox.keys["basic"], cache_dir=str(tmp_path), progress=False)
+    with basic:
+        L.load_trades(1, client=basic)  # not the enterprise key's frame (nor pages)
+        assert calls.build == 2
+        L.load_trades(1, client=basic)
+    assert calls.build == 2
+
+
+def test_a_broken_frame_cache_never_breaks_a_load(client: Client, calls: Calls) -> None:
+    client.settings.cache_path.with_name(FILENAME).mkdir()  # not a database
+    first = trades(client)
+    pd.testing.assert_frame_equal(trades(client), first)
+    assert calls.build == 2  # built each time, no error
+
+
+# --- the store on its own -------------------------------------------------------------
+
+
+def entry(name: str) -> list[CacheEntry]:
+    return [CacheEntry(name, datetime(2026, 1, 1, tzinfo=UTC))]
+
+
+def frame(rows: int) -> pd.DataFrame:
+    return pd.DataFrame({"x": range(rows)}, dtype="float64")
+
+
+def test_least_recently_used_frames_go_first(tmp_path: Path) -> None:
+    size = FrameCache(tmp_path / "probe.sqlite")
+    assert size.put("probe", frame(10_000), entry("p"))
+    one = size.stats()[1]
+    cache = FrameCache(tmp_path / FILENAME, max_bytes=int(2.5 * one))
+    for name in "abc":
+        assert cache.put(name, frame(10_000), entry(name))
+    assert cache.stats()[0] == 2
+    assert cache.get("a", lambda e: True) is None
+    got = cache.get("c", lambda e: True)
+    assert got is not None and got.entries == tuple(entry("c"))
+    pd.testing.assert_frame_equal(got.frame, frame(10_000))
+    assert not cache.put("huge", frame(100_000), entry("h"))  # larger than the bound
+    assert cache.stats()[0] == 2
+
+
+def test_get_asks_about_the_entries_it_was_built_from(tmp_path: Path) -> None:
+    cache = FrameCache(tmp_path / FILENAME)
+    entries = [*entry("page-1"), CacheEntry("page-2", datetime.now(UTC))]
+    cache.put("k", frame(3), entries)
+    asked: list[list[CacheEntry]] = []
+
+    def changed(seen: Sequence[CacheEntry]) -> bool:
+        asked.append(list(seen))
+        return False
+
+    assert cache.get("k", changed) is None
+    assert asked == [entries]
+    assert cache.get("k", lambda e: True) is not None  # a miss does not drop the frame
+    assert cache.clear() == 1 and cache.get("k", lambda e: True) is None
+
+
+def test_keys_change_with_every_input() -> None:
+    def build(pages: FetchedPages) -> pd.DataFrame:
+        return pd.DataFrame()
+
+    def other(pages: FetchedPages) -> pd.DataFrame:
+        return pd.DataFrame()
+
+    base: dict[str, Any] = {
+        "spec": _schemas.TRADES,
+        "build": build,
+        "scope": "s",
+        "endpoint": "/api/trades",
+        "params": {"quantId": "1"},
+        "shape": {"paging": PageNumberPaging(10), "max_pages": None},
+    }
+    variants: list[dict[str, Any]] = [
+        {"spec": _schemas.EVALUATIONS},
+        {"spec": dataclasses.replace(_schemas.TRADES, columns=_schemas.TRADES.columns[1:])},
+        {"build": other},
+        {"scope": "t"},
+        {"endpoint": "/api/eval-results"},
+        {"params": {"quantId": "2"}},
+        {"shape": {"paging": PageNumberPaging(20), "max_pages": None}},
+        {"shape": {"paging": PageNumberPaging(10), "max_pages": 3}},
+    ]
+    keys = {frame_key(**base), *(frame_key(**{**base, **v}) for v in variants)}
+    assert len(keys) == 1 + len(variants)
+    assert frame_key(**base) == frame_key(**dict(base))
