@@ -34,6 +34,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
@@ -160,6 +161,12 @@ def _never_sent(exc: BaseException) -> bool:
     return False
 
 
+# The page decoder of the ``get_pages`` call under way in this thread/context (None: orjson).
+_PAGE_DECODE: ContextVar[Callable[[bytes], Any] | None] = ContextVar(
+    "quantscope_page_decode", default=None
+)
+
+
 class Client:
     """A connection to the service (or the embedded sandbox) with its cache and quota.
 
@@ -280,6 +287,7 @@ class Client:
         max_pages: int | None = None,
         desc: str | None = None,
         sources: list[CacheEntry | None] | None = None,
+        decode: Callable[[bytes], Any] | None = None,
     ) -> FetchedPages:
         """Every page of a paginated endpoint, quota-aware; cached pages cost nothing.
 
@@ -287,7 +295,25 @@ class Client:
         sent. ``max_pages`` caps the load. Page parameters in ``params`` are overridden.
         ``sources``, when given, receives each loaded page's cache entry in page order (None
         for a page without one, e.g. an expired copy standing in for a failed request).
+        ``decode``, when given, turns each page's bytes into its body in place of ``orjson``
+        (``_decode.page_decoder``: typed items plus the keys paging reads; plain JSON for a
+        page of another shape).
         """
+        token = _PAGE_DECODE.set(decode)
+        try:
+            return self._get_pages(endpoint, params, paging, max_pages, desc, sources)
+        finally:
+            _PAGE_DECODE.reset(token)
+
+    def _get_pages(
+        self,
+        endpoint: str,
+        params: Params | None,
+        paging: PageNumberPaging | OffsetPaging,
+        max_pages: int | None,
+        desc: str | None,
+        sources: list[CacheEntry | None] | None,
+    ) -> FetchedPages:
         wire = {k: v for k, v in wire_params(params).items() if k not in paging.names()}
         path, query = _split_path(endpoint, wire)
         label = desc or endpoint
@@ -571,8 +597,9 @@ class Client:
         content = response.content
         if not content:
             return None
+        decode = _PAGE_DECODE.get()
         try:
-            return orjson.loads(content)
+            return orjson.loads(content) if decode is None else decode(content)
         except orjson.JSONDecodeError:
             raise InvalidResponseError(
                 f"{endpoint}: the service answered {response.status_code} with a body that is "

@@ -69,6 +69,7 @@ _FORMAT = 1  # bump when what is stored changes
 
 # Modules whose code decides what a frame looks like, besides its spec and builder.
 _SHAPING_MODULES = (
+    "quantscope._decode",
     "quantscope._frames",
     "quantscope._parse",
     "quantscope._results",

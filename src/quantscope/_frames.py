@@ -169,6 +169,9 @@ def _to_datetime(values: list[Any], kind: str) -> tuple[pd.Series, int]:
     else:
         fmt = "%Y-%m-%d %H:%M:%S" if kind == "trade_date" else "ISO8601"
         arr[~present_mask] = None
+        if pd.api.types.infer_dtype(arr, skipna=True) not in ("string", "empty"):
+            # a number or other non-text: unparseable (pandas would read numbers as epochs)
+            arr[[type(v) is not str for v in arr]] = None
         out = pd.to_datetime(pd.Series(arr, dtype=object), format=fmt, utc=True, errors="coerce")
     out = out.dt.as_unit("ms")
     return out, present - int(out.notna().sum())
@@ -180,7 +183,9 @@ def _categorical(values: list[Any]) -> pd.Categorical:
     if not len(uniques):  # every value missing
         return pd.Categorical.from_codes(codes, categories=pd.Index([], dtype="str"))
     if not all(type(u) is str for u in uniques):  # numbers etc.: the text of each value
-        return pd.Categorical([None if v is None else str(v) for v in values])
+        return pd.Categorical(  # NaN: a missing key on the fast extraction path
+            [None if v is None or (type(v) is float and v != v) else str(v) for v in values]
+        )
     order = np.argsort(uniques)
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
@@ -231,22 +236,39 @@ def convert(values: list[Any], col: Col) -> tuple[Any, int]:
 
 
 def build_frame(
-    records: Sequence[Mapping[str, Any]], spec: FrameSpec, *, warn: bool = True
+    records: Sequence[Mapping[str, Any]],
+    spec: FrameSpec,
+    *,
+    warn: bool = True,
+    stacklevel: int = 3,
 ) -> pd.DataFrame:
     """Records -> a DataFrame with exactly ``spec``'s columns and dtypes.
 
     Unparseable values become missing; when ``warn`` is true their count is reported in one
     DataQualityWarning naming the columns.
     """
+    columns = column_values(records, [c.source for c in spec.columns])
+    return frame_of_columns(columns, len(records), spec, warn=warn, stacklevel=stacklevel + 1)
+
+
+def frame_of_columns(
+    columns: Mapping[str, Sequence[Any]],
+    length: int,
+    spec: FrameSpec,
+    *,
+    warn: bool = True,
+    stacklevel: int = 2,
+) -> pd.DataFrame:
+    """``build_frame`` from the values already extracted: each source path's values over the
+    ``length`` records (missing as None or NaN), as ``column_values`` gives them."""
     data: dict[str, Any] = {}
     problems: dict[str, int] = {}
-    columns = column_values(records, [c.source for c in spec.columns])
     for col in spec.columns:
-        values, bad = convert(columns[col.source], col)
+        values, bad = convert(columns[col.source], col)  # type: ignore[arg-type]
         data[col.name] = values
         if bad:
             problems[col.name] = bad
-    frame = pd.DataFrame(data, index=pd.RangeIndex(len(records)), columns=spec.names)
+    frame = pd.DataFrame(data, index=pd.RangeIndex(length), columns=spec.names)
     frame = frame.astype(spec.dtypes())
     if spec.index is not None:
         frame = frame.set_index(spec.index)
@@ -256,6 +278,6 @@ def build_frame(
             f"{spec.name}: {sum(problems.values())} value(s) could not be parsed and are "
             f"missing: {detail}",
             DataQualityWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
     return frame

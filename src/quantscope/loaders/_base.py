@@ -29,9 +29,10 @@ from quantscope._client import (
     get_default_client,
     wire_params,
 )
+from quantscope._decode import Item, build_frame
 from quantscope._errors import InvalidResponseError
 from quantscope._framecache import FrameCache, frame_key
-from quantscope._frames import FrameSpec, build_frame
+from quantscope._frames import FrameSpec
 from quantscope._wire import Params
 
 
@@ -45,7 +46,9 @@ def typed_frame(
     provenance: Provenance | None,
     **extra: Any,
 ) -> pd.DataFrame:
-    """``build_frame`` plus ``df.attrs["quantscope"]`` (provenance and loader extras)."""
+    """``build_frame`` plus ``df.attrs["quantscope"]`` (provenance and loader extras).
+
+    The records may be items decoded by ``_decode.page_decoder(spec, ...)`` (the same frame)."""
     frame = build_frame(records, spec)
     attrs = provenance.as_dict() if provenance is not None else {}
     attrs.update(extra)
@@ -63,9 +66,12 @@ def frame_of_pages(
     paging: PageNumberPaging | OffsetPaging,
     max_pages: int | None = None,
     desc: str | None = None,
+    decode: Callable[[bytes], Any] | None = None,
 ) -> pd.DataFrame:
     """``build(client.get_pages(endpoint, params, ...))``, or the frame it built before from
     the same pages when they are all still cached unchanged.
+
+    ``decode`` (``_decode.page_decoder``) decodes each page's bytes in place of ``orjson``.
 
     ``build`` must depend on nothing but the pages (and what ``params`` say): the frame is
     kept under the spec, ``build``'s name and code, the parameters and the paging, not under
@@ -76,7 +82,13 @@ def frame_of_pages(
 
     def load(sources: list[CacheEntry | None]) -> pd.DataFrame:
         pages = c.get_pages(
-            endpoint, params, paging=paging, max_pages=max_pages, desc=desc, sources=sources
+            endpoint,
+            params,
+            paging=paging,
+            max_pages=max_pages,
+            desc=desc,
+            sources=sources,
+            decode=decode,
         )
         return build(pages)
 
@@ -154,8 +166,9 @@ def field(body: Any, endpoint: str, key: str, kind: type = dict) -> Any:
 
 
 def records(value: Any, endpoint: str) -> list[Mapping[str, Any]]:
-    """A list of JSON objects, or a clear error naming the endpoint."""
-    if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
+    """A list of JSON objects (or of items a typed decoder built from them), or a clear error
+    naming the endpoint."""
+    if not isinstance(value, list) or not all(isinstance(v, (Item, Mapping)) for v in value):
         raise InvalidResponseError(
             f"{endpoint}: expected a list of objects, got {value!r:.200}",
             endpoint=endpoint,

@@ -9,6 +9,7 @@ import pandas as pd
 
 from quantscope import _schemas
 from quantscope._client import Client, FetchedPages, PageNumberPaging
+from quantscope._decode import page_decoder
 from quantscope.loaders._base import (
     client_or_default,
     field,
@@ -20,6 +21,9 @@ from quantscope.loaders._base import (
 TRADES = "/api/trades"
 TRADE = "/api/trades/{id}"
 STATS = "/api/trades/stats"
+
+# Pages decoded straight into the trades columns (msgspec), with the total and the summary.
+TRADES_DECODE = page_decoder(_schemas.TRADES, "trades", ("pagination", "summary"))
 
 
 def load_trades(
@@ -82,6 +86,7 @@ def load_trades(
         paging=PageNumberPaging(page_size=page_size),
         max_pages=max_pages,
         desc="trades",
+        decode=TRADES_DECODE,
     )
 
 
