@@ -121,7 +121,10 @@ def normalize(nb: Any) -> Any:
         cell.metadata = {k: cell.metadata[k] for k in CELL_METADATA_KEPT if k in cell.metadata}
         cell.id = _cell_id(cell, seen)
         if cell.cell_type == "code":
-            cell.outputs = [_clean_output(out) for out in cell.get("outputs", [])]
+            outputs = [_clean_output(out) for out in cell.get("outputs", [])]
+            for n, out in enumerate(outputs):
+                _stable_widget_id(out, f"{cell.id}-{n}")
+            cell.outputs = outputs
         else:
             cell.pop("outputs", None)
             cell.pop("execution_count", None)
@@ -136,6 +139,17 @@ def _clean_output(output: Any) -> Any:
     if "metadata" in output and output.output_type in ("display_data", "execute_result"):
         output.metadata = {k: v for k, v in output.metadata.items() if k in output.get("data", {})}
     return output
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def _stable_widget_id(output: Any, where: str) -> None:
+    """Widget views carry a random model id per run; the widget state is not stored, so the id
+    points at nothing after the run: make it a stable name so syncs do not rewrite the file."""
+    view = output.get("data", {}).get(WIDGET_VIEW)
+    if isinstance(view, dict) and "model_id" in view:
+        view["model_id"] = f"widget-{where}"
 
 
 def dumps(nb: Any) -> str:
