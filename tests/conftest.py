@@ -7,8 +7,14 @@
 * ``fresh_sandbox``: ``fresh_sandbox(clock=None, setup_app=None)`` starts a server over a new
   copy, for tests that write or spend quota; stopped at teardown. ``setup_app(app)`` may mount
   test-only routes before it serves.
+* ``own_sandbox``: a server of the test module's own, over a new copy (module scope), for
+  modules that spend much quota or write.
 * ``api``: ``api(plan="enterprise", server=None)`` is a requests.Session with that plan's
   X-API-Key that takes paths: ``api("basic").get("/api/trades", params=...)``.
+* ``client_for``: ``client_for(server, plan="enterprise")`` is a quantscope Client on that
+  server with a cache of the test's own; closed at teardown.
+* ``widget_data``: the widget tests' quant's trades and eval details (``_helpers.WidgetData``),
+  loaded once per session over HTTP.
 """
 
 from __future__ import annotations
@@ -26,8 +32,11 @@ from typing import Any
 
 import pytest
 import requests
+from _helpers import QUANT, WidgetData
 from fastapi import FastAPI
 
+import quantscope.loaders as L
+from quantscope._client import Client
 from quantscope.sandbox.app import create_app
 from quantscope.sandbox.datadir import WorldInfo, copy_world, ensure_world
 from quantscope.sandbox.serve import SandboxServer
@@ -74,6 +83,18 @@ def sandbox(
     sandbox_world: WorldInfo, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[SandboxServer]:
     info = copy_world(sandbox_world, tmp_path_factory.mktemp("sandbox"))
+    with SandboxServer(info) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def own_sandbox(
+    sandbox_world: WorldInfo,
+    tmp_path_factory: pytest.TempPathFactory,
+    request: pytest.FixtureRequest,
+) -> Iterator[SandboxServer]:
+    name = request.module.__name__.rpartition(".")[2]
+    info = copy_world(sandbox_world, tmp_path_factory.mktemp(name))
     with SandboxServer(info) as server:
         yield server
 
@@ -132,3 +153,31 @@ def api(sandbox: SandboxServer) -> Iterator[Callable[..., ApiSession]]:
     yield session
     for made in sessions:
         made.close()
+
+
+@pytest.fixture
+def client_for(tmp_path: Path) -> Iterator[Callable[..., Client]]:
+    made: list[Client] = []
+
+    def make(server: SandboxServer, plan: str = "enterprise") -> Client:
+        c = Client(server.url, server.keys[plan], cache_dir=str(tmp_path), progress=False)
+        made.append(c)
+        return c
+
+    yield make
+    for c in made:
+        c.close()
+
+
+@pytest.fixture(scope="session")
+def widget_data(sandbox: SandboxServer, tmp_path_factory: pytest.TempPathFactory) -> WidgetData:
+    """``QUANT``'s executed trades and the details of its closed buys (one eval-details request
+    per closed trade), loaded once for the widget test modules."""
+    with sqlite3.connect(sandbox.info.db_path) as conn:  # session fixtures run before the reset
+        conn.execute("DELETE FROM quota")
+    cache = tmp_path_factory.getbasetemp() / "widgets-cache"
+    with Client(sandbox.url, sandbox.keys["enterprise"], cache_dir=str(cache), progress=False) as c:
+        trades = L.load_trades(QUANT, client=c)
+        closed = trades[(trades["status"] == "Closed").to_numpy(bool)]
+        ids = [int(i) for i in closed["evaluation_id"].dropna().unique()]
+        return WidgetData(trades, L.load_eval_details(ids, client=c))

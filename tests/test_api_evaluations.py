@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import itertools
 import operator
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
 import requests
+from _helpers import ApiClient, assert_error
 
 from quantscope.sandbox.catalog import CONFIG_TYPE_OF_EVAL, CRITERIA, market_cap_class
-from quantscope.sandbox.datadir import WorldInfo, copy_world
 from quantscope.sandbox.models import (
     EvaluationCount,
     EvaluationDetail,
@@ -37,21 +36,8 @@ TYPES = ("TOKEN_STATUS", "TOKEN_BUY", "TOKEN_SELL")
 OPS = {"V_GTE_T": operator.ge, "V_GT_T": operator.gt, "V_LTE_T": operator.le, "V_LT_T": operator.lt}
 
 
-class Client:
-    """A keyed session on one server."""
-
-    def __init__(self, url: str, key: str) -> None:
-        self.url = url
-        self.session = requests.Session()
-        self.session.headers["X-API-Key"] = key
-
-    def get(self, path: str, **params: Any) -> requests.Response:
-        return self.session.get(self.url + path, params=params, timeout=60)
-
-    def ok(self, path: str, **params: Any) -> Any:
-        response = self.get(path, **params)
-        assert response.status_code == 200, response.text
-        return response.json()
+class Client(ApiClient):
+    """A keyed session on one server, with eval-results validated."""
 
     def results(self, **params: Any) -> dict[str, Any]:
         body = self.ok("/api/eval-results", **params)
@@ -60,27 +46,18 @@ class Client:
 
 
 @pytest.fixture(scope="module")
-def server(
-    sandbox_world: WorldInfo, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[SandboxServer]:
-    info = copy_world(sandbox_world, tmp_path_factory.mktemp("evaluations"))
-    with SandboxServer(info) as running:
-        yield running
+def ent(own_sandbox: SandboxServer) -> Client:
+    return Client(own_sandbox.url, own_sandbox.keys["enterprise"])
 
 
 @pytest.fixture(scope="module")
-def ent(server: SandboxServer) -> Client:
-    return Client(server.url, server.keys["enterprise"])
+def growth(own_sandbox: SandboxServer) -> Client:
+    return Client(own_sandbox.url, own_sandbox.keys["growth"])
 
 
 @pytest.fixture(scope="module")
-def growth(server: SandboxServer) -> Client:
-    return Client(server.url, server.keys["growth"])
-
-
-@pytest.fixture(scope="module")
-def basic(server: SandboxServer) -> Client:
-    return Client(server.url, server.keys["basic"])
+def basic(own_sandbox: SandboxServer) -> Client:
+    return Client(own_sandbox.url, own_sandbox.keys["basic"])
 
 
 def ms(iso: str) -> int:
@@ -159,7 +136,7 @@ def test_results_pages_add_up_to_one_big_page(ent: Client) -> None:
     assert ent.results(offset=10**6, **params) == {"results": [], "total": big["total"]}
 
 
-def test_results_default_page_and_total(ent: Client, server: SandboxServer) -> None:
+def test_results_default_page_and_total(ent: Client, own_sandbox: SandboxServer) -> None:
     body = ent.results()
     assert len(body["results"]) == 50
     everything = ent.ok("/api/eval-count", timeFrom="2000-01-01", timeTo="2100-01-01")
@@ -545,19 +522,6 @@ def test_history_is_the_same_token_and_quant_newest_first(ent: Client) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def assert_error(
-    response: requests.Response,
-    status: int,
-    code: str,
-    param: str | None = ...,  # type: ignore[assignment]
-) -> None:
-    assert response.status_code == status, response.text
-    error = response.json()["error"]
-    assert (error["status"], error["code"]) == (status, code), error
-    if param is not ...:
-        assert error["param"] == param, error
-
-
 WINDOW = {"timeFrom": "2026-09-01", "timeTo": "2026-09-02"}
 BAD_INPUT: list[tuple[str, dict[str, Any], int, str, str]] = [
     ("/api/eval-results", {"limit": "0"}, 422, "invalid_parameter", "limit"),
@@ -691,8 +655,8 @@ def test_plans_and_chains(basic: Client, growth: Client) -> None:
     assert {r["token"]["chainName"] for r in rows} == {"SOLANA", "BASE"}
 
 
-def test_openapi_documents_the_endpoints_and_their_ranges(server: SandboxServer) -> None:
-    schema = requests.get(server.url + "/openapi.json", timeout=60).json()
+def test_openapi_documents_the_endpoints_and_their_ranges(own_sandbox: SandboxServer) -> None:
+    schema = requests.get(own_sandbox.url + "/openapi.json", timeout=60).json()
     expected = {
         "/api/eval-results": ("EvaluationResultList", {"limit": (1, 1000), "offset": (0, None)}),
         "/api/eval-timeseries": ("Timeseries", {}),

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
 import pytest
 import requests
+from _helpers import ApiClient, assert_error
 
 from quantscope.sandbox.catalog import HISTORY_HOURS, WORLD_NOW_MS
-from quantscope.sandbox.datadir import WorldInfo, copy_world
 from quantscope.sandbox.models import Ohlcv, validate_response
 from quantscope.sandbox.serve import SandboxServer
 
@@ -26,41 +25,21 @@ STEP_HOURS = {"1h": 1, "2h": 2, "4h": 4, "6h": 6, "12h": 12, "1d": 24, "1w": 168
 MONDAY_MS = 4 * 24 * HOUR_MS  # 1970-01-05, the first Monday after the epoch
 
 
-class Client:
-    def __init__(self, url: str, key: str) -> None:
-        self.url = url
-        self.session = requests.Session()
-        self.session.headers["X-API-Key"] = key
+class Client(ApiClient):
+    """A keyed session on one server, for GET /api/eval-ohlcv."""
 
-    def get(self, **params: Any) -> requests.Response:
-        return self.session.get(self.url + "/api/eval-ohlcv", params=params, timeout=60)
+    def ohlcv(self, **params: Any) -> requests.Response:
+        return self.get("/api/eval-ohlcv", **params)
 
     def candles(self, **params: Any) -> list[dict[str, Any]]:
-        response = self.get(**params)
-        assert response.status_code == 200, response.text
-        body = response.json()
+        body = self.ok("/api/eval-ohlcv", **params)
         validate_response(Ohlcv, body)
         return list(body["ohlcv"])
 
 
 @pytest.fixture(scope="module")
-def server(
-    sandbox_world: WorldInfo, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[SandboxServer]:
-    info = copy_world(sandbox_world, tmp_path_factory.mktemp("market"))
-    with SandboxServer(info) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def client(server: SandboxServer) -> Client:
-    return Client(server.url, server.keys["enterprise"])
-
-
-def assert_error(response: requests.Response, status: int, code: str, param: str | None) -> None:
-    assert response.status_code == status, response.text
-    error = response.json()["error"]
-    assert (error["status"], error["code"], error["param"]) == (status, code, param), error
+def client(own_sandbox: SandboxServer) -> Client:
+    return Client(own_sandbox.url, own_sandbox.keys["enterprise"])
 
 
 @pytest.mark.parametrize("token_id", [1, 2, 3, 47, 90])
@@ -126,20 +105,14 @@ def test_longer_timeframes_aggregate_the_hourly_candles(client: Client, timefram
 
 def test_timeframe_is_case_insensitive_and_responses_are_deterministic(client: Client) -> None:
     assert client.candles(tokenId=9, timeframe="1D") == client.candles(tokenId=9, timeframe="1d")
-    first = client.get(tokenId=9, timeframe="4h", limit=100)
-    assert first.content == client.get(tokenId=9, timeframe="4h", limit=100).content
+    first = client.ohlcv(tokenId=9, timeframe="4h", limit=100)
+    assert first.content == client.ohlcv(tokenId=9, timeframe="4h", limit=100).content
 
 
-def test_candles_agree_with_evaluation_detection_prices(
-    client: Client, server: SandboxServer
-) -> None:
-    session = requests.Session()
-    session.headers["X-API-Key"] = server.keys["enterprise"]
-    body = session.get(
-        server.url + "/api/eval-results",
-        params={"evaluationResultType": "TOKEN_STATUS", "limit": 20, "offset": 3000},
-        timeout=60,
-    ).json()
+def test_candles_agree_with_evaluation_detection_prices(client: Client) -> None:
+    body = client.ok(
+        "/api/eval-results", evaluationResultType="TOKEN_STATUS", limit=20, offset=3000
+    )
     by_token: dict[int, dict[int, float]] = {}
     for row in body["results"]:
         token = row["tokenId"]
@@ -176,23 +149,23 @@ BAD_INPUT: list[tuple[dict[str, Any], int, str, str | None]] = [
 def test_bad_input_is_refused_with_the_contract_body(
     client: Client, params: dict[str, Any], status: int, code: str, param: str | None
 ) -> None:
-    assert_error(client.get(**params), status, code, param)
+    assert_error(client.ohlcv(**params), status, code, param)
 
 
-def test_plans_see_their_chains_only(server: SandboxServer) -> None:
-    basic = Client(server.url, server.keys["basic"])
-    growth = Client(server.url, server.keys["growth"])
+def test_plans_see_their_chains_only(own_sandbox: SandboxServer) -> None:
+    basic = Client(own_sandbox.url, own_sandbox.keys["basic"])
+    growth = Client(own_sandbox.url, own_sandbox.keys["growth"])
     # token ids cycle through SOLANA, BASE, BSC
     assert len(basic.candles(tokenId=1, limit=10)) == 10
-    assert_error(basic.get(tokenId=2), 403, "chain_not_allowed", None)
+    assert_error(basic.ohlcv(tokenId=2), 403, "chain_not_allowed", None)
     assert len(growth.candles(tokenId=2, limit=10)) == 10
-    assert_error(growth.get(tokenId=3), 403, "chain_not_allowed", None)
-    no_key = requests.get(server.url + "/api/eval-ohlcv", params={"tokenId": 1}, timeout=60)
+    assert_error(growth.ohlcv(tokenId=3), 403, "chain_not_allowed", None)
+    no_key = requests.get(own_sandbox.url + "/api/eval-ohlcv", params={"tokenId": 1}, timeout=60)
     assert_error(no_key, 401, "missing_api_key", None)
 
 
-def test_openapi_documents_the_endpoint(server: SandboxServer) -> None:
-    schema = requests.get(server.url + "/openapi.json", timeout=60).json()
+def test_openapi_documents_the_endpoint(own_sandbox: SandboxServer) -> None:
+    schema = requests.get(own_sandbox.url + "/openapi.json", timeout=60).json()
     operation = schema["paths"]["/api/eval-ohlcv"]["get"]
     ok = operation["responses"]["200"]["content"]["application/json"]["schema"]
     assert ok == {"$ref": "#/components/schemas/Ohlcv"}

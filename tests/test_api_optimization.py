@@ -425,7 +425,14 @@ def test_apply_bad_ids(sandbox, api, rec_id, status, code):
 
 @pytest.mark.parametrize(
     ("quant", "status", "code"),
-    [("abc", 422, "invalid_parameter"), ("0", 422, "invalid_parameter"), ("999", 404, "not_found")],
+    [
+        ("abc", 422, "invalid_parameter"),
+        ("0", 422, "invalid_parameter"),
+        ("1.0", 422, "invalid_parameter"),
+        ("+1", 422, "invalid_parameter"),
+        (str(2**63), 422, "invalid_parameter"),  # was a 500: SQLite integer overflow
+        ("999", 404, "not_found"),
+    ],
 )
 def test_dashboard_bad_quant(sandbox, api, quant, status, code):
     error(api("enterprise").get(DASHBOARD, params={"quantId": quant}), status, code, "quantId")

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import requests
+from _helpers import ApiClient, assert_error
 
 from quantscope.sandbox import models, playbook_store
 from quantscope.sandbox.catalog import CATEGORIES, CRITERIA, CRITERIA_BY_KEY
@@ -32,16 +33,8 @@ CONFIG_TYPES = ["SCANNING", "BUYING"]
 UUID_RE = re.compile(models.UUID_PATTERN)
 
 
-class Client:
-    """A keyed session on one server."""
-
-    def __init__(self, url: str, key: str) -> None:
-        self.url = url
-        self.session = requests.Session()
-        self.session.headers["X-API-Key"] = key
-
-    def get(self, path: str, **params: Any) -> requests.Response:
-        return self.session.get(self.url + path, params=params, timeout=60)
+class Client(ApiClient):
+    """A keyed session on one server, for the playbook."""
 
     def config(self, quant: int = 1) -> list[dict[str, Any]]:
         response = self.get("/api/degen/config", quantId=quant)
@@ -57,13 +50,6 @@ class Client:
 
     def put(self, body: Any) -> requests.Response:
         return self.session.put(self.url + "/api/degen/config", json=body, timeout=60)
-
-
-def _error(response: requests.Response, status: int, code: str, param: str | None) -> None:
-    assert response.status_code == status, response.text
-    error = response.json()["error"]
-    assert (error["code"], error["param"]) == (code, param), error
-    models.validate_response(models.ErrorBody, response.json())
 
 
 def _entries(config: list[dict[str, Any]]) -> dict[tuple[str, str, str], dict[str, Any]]:
@@ -87,17 +73,15 @@ def _entry(client: Client, key: str, mc: str = "DEGEN_CAP", ctype: str = "BUYING
 def client(sandbox: Any) -> Iterator[Client]:
     made = Client(sandbox.url, sandbox.keys["enterprise"])
     yield made
-    made.session.close()
+    made.close()
 
 
 @pytest.fixture(scope="module")
-def guarded(sandbox_world: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
+def guarded(own_sandbox: SandboxServer) -> Iterator[Client]:
     """A server of the module's own for refused writes (a bug would not touch the session's)."""
-    info = copy_world(sandbox_world, tmp_path_factory.mktemp("playbook"))
-    with SandboxServer(info) as server:
-        made = Client(server.url, server.keys["enterprise"])
-        yield made
-        made.session.close()
+    made = Client(own_sandbox.url, own_sandbox.keys["enterprise"])
+    yield made
+    made.close()
 
 
 # --------------------------------------------------------------------------------------------
@@ -173,7 +157,7 @@ def test_config_group_and_determinism(client: Client) -> None:
     group = first.json()[0]["configGroupId"]
     same = client.get("/api/degen/config", quantId=3, configGroupId=group)
     assert same.content == first.content
-    _error(
+    assert_error(
         client.get("/api/degen/config", quantId=2, configGroupId=group),
         404,
         "not_found",
@@ -197,7 +181,7 @@ def test_config_group_and_determinism(client: Client) -> None:
 def test_bad_get_input(
     client: Client, params: dict[str, str], status: int, code: str, param: str
 ) -> None:
-    _error(client.get("/api/degen/config", **params), status, code, param)
+    assert_error(client.get("/api/degen/config", **params), status, code, param)
 
 
 # --------------------------------------------------------------------------------------------
@@ -279,7 +263,7 @@ def test_changes_apply_in_order(fresh_sandbox: Any) -> None:
     }
     move = {"configId": cid, "field": "threshold", "newValue": 60}
     raw = client.raw_config()
-    _error(
+    assert_error(
         client.put({"quantId": 1, "newConfigs": [move, widen]}),
         422,
         "invalid_body",
@@ -360,7 +344,7 @@ def test_one_invalid_change_writes_nothing(
         {"configId": good, "field": "required", "newValue": True},
     ]
     response = guarded.put({"quantId": 1, "newConfigs": changes})
-    _error(response, 422, "invalid_body", "newConfigs[2].newValue")
+    assert_error(response, 422, "invalid_body", "newConfigs[2].newValue")
     assert hint in response.json()["error"]["message"]
     assert guarded.raw_config() == before
 
@@ -377,7 +361,7 @@ def test_non_finite_numbers_are_refused(guarded: Client) -> None:
             headers={"Content-Type": "application/json"},
             timeout=60,
         )
-        _error(response, 422, "invalid_body", "newConfigs[0].newValue")
+        assert_error(response, 422, "invalid_body", "newConfigs[0].newValue")
     assert guarded.raw_config() == before
 
 
@@ -441,7 +425,7 @@ def test_bad_bodies_write_nothing(guarded: Client) -> None:
     other = _entries(guarded.config(2))["DEGEN_CAP", "BUYING", "rsi_14"]["configIdsByInterval"]
     before = guarded.raw_config(1), guarded.raw_config(2)
     for body, status, code, param in _body_cases(own, other):
-        _error(guarded.put(body), status, code, param)
+        assert_error(guarded.put(body), status, code, param)
     for data in (b"", b"{not json", b"null"):
         response = guarded.session.put(
             guarded.url + "/api/degen/config",
@@ -449,7 +433,7 @@ def test_bad_bodies_write_nothing(guarded: Client) -> None:
             headers={"Content-Type": "application/json"},
             timeout=60,
         )
-        _error(response, 422, "invalid_body", None)
+        assert_error(response, 422, "invalid_body", None)
     valid = json.dumps(
         {"quantId": 1, "newConfigs": [{"configId": own, "field": "weight", "newValue": 1}]}
     )
@@ -457,7 +441,7 @@ def test_bad_bodies_write_nothing(guarded: Client) -> None:
         response = guarded.session.put(
             guarded.url + "/api/degen/config", data=valid, headers=headers, timeout=60
         )
-        _error(response, 422, "invalid_body", None)
+        assert_error(response, 422, "invalid_body", None)
         assert "Content-Type: application/json" in response.json()["error"]["message"]
     assert (guarded.raw_config(1), guarded.raw_config(2)) == before
 
@@ -471,12 +455,12 @@ def test_plans(fresh_sandbox: Any) -> None:
     server = fresh_sandbox()
     basic = Client(server.url, server.keys["basic"])
     growth = Client(server.url, server.keys["growth"])
-    _error(basic.get("/api/degen/config", quantId=1), 403, "plan_not_allowed", None)
+    assert_error(basic.get("/api/degen/config", quantId=1), 403, "plan_not_allowed", None)
     before = growth.raw_config()
     cid = _entries(growth.config())["DEGEN_CAP", "BUYING", "rsi_14"]["configIdsByInterval"]
     body = {"quantId": 1, "newConfigs": [{"configId": cid, "field": "threshold", "newValue": 5}]}
-    _error(growth.put(body), 403, "plan_not_allowed", None)
-    _error(basic.put(body), 403, "plan_not_allowed", None)
+    assert_error(growth.put(body), 403, "plan_not_allowed", None)
+    assert_error(basic.put(body), 403, "plan_not_allowed", None)
     assert growth.raw_config() == before
 
 

@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-import requests
+from _helpers import ApiClient, assert_error
 
 from quantscope.sandbox.models import AlphaSignalDetail, AlphaSignalList, validate_response
 
@@ -30,21 +30,8 @@ QUANTS = (1, 2, 3)
 BIG = 500
 
 
-class Client:
-    """A keyed session on one server."""
-
-    def __init__(self, url: str, key: str) -> None:
-        self.url = url
-        self.session = requests.Session()
-        self.session.headers["X-API-Key"] = key
-
-    def get(self, path: str, **params: Any) -> requests.Response:
-        return self.session.get(self.url + path, params=params, timeout=60)
-
-    def ok(self, path: str, **params: Any) -> Any:
-        response = self.get(path, **params)
-        assert response.status_code == 200, response.text
-        return response.json()
+class Client(ApiClient):
+    """A keyed session on one server, with the signal list validated."""
 
     def signals(self, **params: Any) -> dict[str, Any]:
         body = self.ok("/api/alpha-signals", **params)
@@ -60,17 +47,11 @@ def _trade_time(text: str) -> datetime:
     return datetime.strptime(text, "%Y-%m-%d %H:%M:%S").replace(tzinfo=UTC)
 
 
-def _error(response: requests.Response, status: int, code: str, param: str | None) -> None:
-    assert response.status_code == status, response.text
-    error = response.json()["error"]
-    assert (error["code"], error["param"]) == (code, param), error
-
-
 @pytest.fixture(scope="module")
 def client(sandbox: Any) -> Iterator[Client]:
     made = Client(sandbox.url, sandbox.keys["enterprise"])
     yield made
-    made.session.close()
+    made.close()
 
 
 @pytest.fixture(scope="module")
@@ -323,7 +304,7 @@ def test_same_request_gives_identical_bytes(client: Client) -> None:
 def test_bad_list_input(
     client: Client, params: dict[str, str], status: int, code: str, param: str
 ) -> None:
-    _error(client.get("/api/alpha-signals", **params), status, code, param)
+    assert_error(client.get("/api/alpha-signals", **params), status, code, param)
 
 
 # --------------------------------------------------------------------------------------------
@@ -388,7 +369,7 @@ def test_detail_of_a_token_not_evaluated_in_the_window(
 def test_bad_detail_input(
     client: Client, path: str, params: dict[str, str], status: int, code: str, param: str
 ) -> None:
-    _error(client.get(path, **params), status, code, param)
+    assert_error(client.get(path, **params), status, code, param)
 
 
 # --------------------------------------------------------------------------------------------
@@ -400,8 +381,8 @@ def test_plans_and_chains(fresh_sandbox: Any, everything: dict[str, Any]) -> Non
     server = fresh_sandbox()
     basic = Client(server.url, server.keys["basic"])
     growth = Client(server.url, server.keys["growth"])
-    _error(basic.get("/api/alpha-signals"), 403, "plan_not_allowed", None)
-    _error(basic.get("/api/alpha-signals/1"), 403, "plan_not_allowed", None)
+    assert_error(basic.get("/api/alpha-signals"), 403, "plan_not_allowed", None)
+    assert_error(basic.get("/api/alpha-signals/1"), 403, "plan_not_allowed", None)
     body = growth.signals(limit=BIG)
     allowed = ("SOLANA", "BASE")
     assert body["signals"] == [s for s in everything["signals"] if s["chainName"] in allowed]
@@ -409,9 +390,9 @@ def test_plans_and_chains(fresh_sandbox: Any, everything: dict[str, Any]) -> Non
     assert set(body["byChain"]["bsc"]["stats"].values()) == {0}
     for key in ("solana", "base"):
         assert body["byChain"][key] == everything["byChain"][key]
-    _error(growth.get("/api/alpha-signals", chain="bsc"), 403, "chain_not_allowed", "chain")
+    assert_error(growth.get("/api/alpha-signals", chain="bsc"), 403, "chain_not_allowed", "chain")
     bsc_token = next(s["tokenId"] for s in everything["signals"] if s["chainName"] == "BSC")
-    _error(growth.get(f"/api/alpha-signals/{bsc_token}"), 403, "chain_not_allowed", None)
+    assert_error(growth.get(f"/api/alpha-signals/{bsc_token}"), 403, "chain_not_allowed", None)
     base_token = next(s["tokenId"] for s in everything["signals"] if s["chainName"] == "BASE")
     assert growth.ok(f"/api/alpha-signals/{base_token}")["chainName"] == "BASE"
 

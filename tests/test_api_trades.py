@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import requests
+from _helpers import ApiClient, assert_error
 
 from quantscope.sandbox import timefmt, trade_json
 from quantscope.sandbox.models import TradeDetailResponse, TradeList, TradeStats, validate_response
@@ -29,21 +30,8 @@ PAGE_MAX = 1000
 # --------------------------------------------------------------------------------------------
 
 
-class Client:
+class Client(ApiClient):
     """A keyed session on one server, with the list fetched whole page by page."""
-
-    def __init__(self, url: str, key: str) -> None:
-        self.url = url
-        self.session = requests.Session()
-        self.session.headers["X-API-Key"] = key
-
-    def get(self, path: str, **params: Any) -> requests.Response:
-        return self.session.get(self.url + path, params=params, timeout=60)
-
-    def ok(self, path: str, **params: Any) -> Any:
-        response = self.get(path, **params)
-        assert response.status_code == 200, response.text
-        return response.json()
 
     def all_trades(
         self, validate: bool = False, **params: Any
@@ -64,9 +52,6 @@ class Client:
 
     def ids(self, **params: Any) -> list[str]:
         return [t["id"] for t in self.all_trades(**params)[0]]
-
-    def close(self) -> None:
-        self.session.close()
 
 
 def money(text: str) -> float:
@@ -630,10 +615,10 @@ def test_plan_chain_limits(fresh_sandbox: Any, universe: list[dict[str, Any]]) -
         executed = [t for t in universe if trading_status(t) == "executed"]
         assert stats["totalTrades"] == sum(t["token_chain"] == "SOLANA" for t in executed)
         for client, chain in ((basic, "BSC"), (basic, "base"), (growth, "BSC")):
-            _assert_error(client.get("/api/trades", chain=chain), 403, "chain_not_allowed", "chain")
+            assert_error(client.get("/api/trades", chain=chain), 403, "chain_not_allowed", "chain")
         bsc = next(t for t in universe if t["token_chain"] == "BSC")
-        _assert_error(basic.get(f"/api/trades/{bsc['id']}"), 403, "chain_not_allowed", None)
-        _assert_error(growth.get(f"/api/trades/{bsc['id']}"), 403, "chain_not_allowed", None)
+        assert_error(basic.get(f"/api/trades/{bsc['id']}"), 403, "chain_not_allowed", None)
+        assert_error(growth.get(f"/api/trades/{bsc['id']}"), 403, "chain_not_allowed", None)
         base = next(t for t in universe if t["token_chain"] == "BASE")
         assert growth.ok(f"/api/trades/{base['id']}")["trade"]["id"] == base["id"]
         growth_total = growth.ok("/api/trades", tradingStatus="all")["pagination"]["total"]
@@ -646,13 +631,6 @@ def test_plan_chain_limits(fresh_sandbox: Any, universe: list[dict[str, Any]]) -
 # --------------------------------------------------------------------------------------------
 # Bad input
 # --------------------------------------------------------------------------------------------
-
-
-def _assert_error(response: requests.Response, status: int, code: str, param: str | None) -> None:
-    assert response.status_code == status, response.text
-    error = response.json()["error"]
-    assert (error["status"], error["code"], error["param"]) == (status, code, param), error
-    assert error["message"]
 
 
 _BAD = [
@@ -689,9 +667,9 @@ _BAD = [
     ("/api/trades/abc", {}, 422, "invalid_parameter", "id"),
     ("/api/trades/1.0", {}, 422, "invalid_parameter", "id"),
     ("/api/trades/999999", {}, 404, "not_found", "id"),
-    ("/api/trades/0", {}, 404, "not_found", "id"),
-    ("/api/trades/-3", {}, 404, "not_found", "id"),
-    ("/api/trades/" + "9" * 30, {}, 404, "not_found", "id"),
+    ("/api/trades/0", {}, 422, "invalid_parameter", "id"),
+    ("/api/trades/-3", {}, 422, "invalid_parameter", "id"),
+    ("/api/trades/" + "9" * 30, {}, 422, "invalid_parameter", "id"),
 ]
 
 
@@ -699,7 +677,7 @@ _BAD = [
 def test_bad_input(
     ent: Client, path: str, params: dict[str, str], status: int, code: str, param: str
 ) -> None:
-    _assert_error(ent.get(path, **params), status, code, param)
+    assert_error(ent.get(path, **params), status, code, param)
 
 
 def test_plan_without_key_and_unknown_parameters(ent: Client, sandbox: Any) -> None:
@@ -719,14 +697,18 @@ def test_world_now_bounds(universe: list[dict[str, Any]]) -> None:
             )
 
 
-def test_fast_time_formats_equal_timefmt() -> None:
-    """trade_json formats dates without strftime; it must agree with timefmt to the character."""
+def test_fast_time_formats_equal_strftime() -> None:
+    """timefmt formats dates without strftime; it must agree with strftime to the character."""
     step = 7_919_993  # ms: walks hours, days, month and year ends over 2025-2028
     for ms in range(1_735_689_600_000, 1_830_000_000_000, step * 97):
         for probe in (ms, ms + 999, ms - ms % 86_400_000, ms - ms % 86_400_000 - 1):
-            assert trade_json.trade_date(probe) == timefmt.trade_date(probe)
-            assert trade_json.iso_ms(probe) == timefmt.iso_ms(probe)
-    assert trade_json.trade_date(None) == timefmt.trade_date(None) == ""
+            moment = datetime.fromtimestamp(probe // 1000, tz=UTC)
+            assert timefmt.trade_date(probe) == moment.strftime("%Y-%m-%d %H:%M:%S")
+            assert timefmt.iso_ms(probe) == moment.strftime("%Y-%m-%dT%H:%M:%S.") + (
+                f"{probe % 1000:03d}Z"
+            )
+    assert timefmt.trade_date(None) == ""
+    assert trade_json.iso_ms is timefmt.iso_ms and trade_json.trade_date is timefmt.trade_date
 
 
 def test_openapi_documents_every_parameter(sandbox: Any) -> None:

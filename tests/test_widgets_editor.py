@@ -3,28 +3,15 @@ one PUT (plus the read-back), verified and logged, and undo restores them."""
 
 from __future__ import annotations
 
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
-import pytest
+from _helpers import QUANT, service_playbook
 
-import quantscope.loaders as L
 from quantscope._client import Client
 from quantscope.sandbox.serve import SandboxServer
 from quantscope.widgets import AuditLog, PlaybookEditor
-
-QUANT = 2
-
-
-def service_playbook(server: SandboxServer) -> pd.DataFrame:
-    """The playbook as the service holds it now (a new client and cache: nothing cached)."""
-    with (
-        tempfile.TemporaryDirectory() as cache,
-        Client(server.url, server.keys["enterprise"], cache_dir=cache, progress=False) as c,
-    ):
-        return L.load_playbook(QUANT, client=c)
 
 
 def entry(playbook: pd.DataFrame, criterion: str, cls: str, kind: str = "BUYING") -> pd.Series:
@@ -33,20 +20,6 @@ def entry(playbook: pd.DataFrame, criterion: str, cls: str, kind: str = "BUYING"
         & (playbook["market_cap_class"] == cls)
         & (playbook["config_type"] == kind)
     ].iloc[0]
-
-
-@pytest.fixture
-def client_for(tmp_path: Path) -> Iterator[Callable[..., Client]]:
-    made: list[Client] = []
-
-    def make(server: SandboxServer, plan: str = "enterprise") -> Client:
-        c = Client(server.url, server.keys[plan], cache_dir=str(tmp_path), progress=False)
-        made.append(c)
-        return c
-
-    yield make
-    for c in made:
-        c.close()
 
 
 def test_table_shows_the_selected_class_and_type(

@@ -4,71 +4,26 @@ growth key's message."""
 
 from __future__ import annotations
 
-import sqlite3
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
 
-import pandas as pd
-import pytest
+from _helpers import QUANT, WidgetData, service_playbook, value_of
 
-import quantscope.loaders as L
 from quantscope._client import Client
 from quantscope.sandbox.serve import SandboxServer
 from quantscope.widgets import AuditLog, RecommendationsPanel
 
-QUANT = 2
-
-
-class Data(NamedTuple):
-    trades: pd.DataFrame
-    details: pd.DataFrame
-
-
-@pytest.fixture(scope="module")
-def data(sandbox: SandboxServer, tmp_path_factory: pytest.TempPathFactory) -> Data:
-    """Quant 2's executed trades and the details of its closed buys (the session's widget
-    cache: test_widgets_threshold loads the same, so only one module downloads them)."""
-    with sqlite3.connect(sandbox.info.db_path) as conn:  # module fixtures run before the reset
-        conn.execute("DELETE FROM quota")
-    cache = tmp_path_factory.getbasetemp() / "widgets-cache"
-    with Client(sandbox.url, sandbox.keys["enterprise"], cache_dir=str(cache), progress=False) as c:
-        trades = L.load_trades(QUANT, client=c)
-        closed = trades[(trades["status"] == "Closed").to_numpy(bool)]
-        ids = [int(i) for i in closed["evaluation_id"].dropna().unique()]
-        return Data(trades, L.load_eval_details(ids, client=c))
-
 
 def service_threshold(server: SandboxServer, config_id: str) -> float:
     """A playbook threshold as the service holds it now (a new client: nothing cached)."""
-    with (
-        tempfile.TemporaryDirectory() as cache,
-        Client(server.url, server.keys["enterprise"], cache_dir=cache, progress=False) as c,
-    ):
-        playbook = L.load_playbook(QUANT, client=c)
-    return float(playbook.loc[playbook["config_id"] == config_id, "threshold"].iloc[0])
-
-
-@pytest.fixture
-def client_for(tmp_path: Path) -> Iterator[Callable[..., Client]]:
-    made: list[Client] = []
-
-    def make(server: SandboxServer, plan: str = "enterprise") -> Client:
-        c = Client(server.url, server.keys[plan], cache_dir=str(tmp_path), progress=False)
-        made.append(c)
-        return c
-
-    yield make
-    for c in made:
-        c.close()
+    return float(value_of(service_playbook(server), config_id))
 
 
 def test_recommendations_with_the_client_cross_check(
-    sandbox: SandboxServer, data: Data, client_for: Callable[..., Client]
+    sandbox: SandboxServer, widget_data: WidgetData, client_for: Callable[..., Client]
 ) -> None:
     panel = RecommendationsPanel(
-        QUANT, client=client_for(sandbox), trades=data.trades, details=data.details
+        QUANT, client=client_for(sandbox), trades=widget_data.trades, details=widget_data.details
     )
     recs = panel.recommendations
     assert recs is not None and len(recs) > 0
@@ -91,13 +46,15 @@ def test_recommendations_with_the_client_cross_check(
 
 def test_analyze_then_apply_one_verify_and_undo(
     fresh_sandbox: Callable[..., SandboxServer],
-    data: Data,
+    widget_data: WidgetData,
     client_for: Callable[..., Client],
     tmp_path: Path,
 ) -> None:
     server = fresh_sandbox()
     client = client_for(server)
-    panel = RecommendationsPanel(QUANT, client=client, trades=data.trades, details=data.details)
+    panel = RecommendationsPanel(
+        QUANT, client=client, trades=widget_data.trades, details=widget_data.details
+    )
     assert panel.recommendations is not None
     before_ids = set(panel.recommendations["recommendation_id"])
 

@@ -1,22 +1,21 @@
 """ThresholdPanel and the audit log, headless against the sandbox: set values, click, read.
 
-Quant 2's trades and buy-evaluation details are loaded once per session over HTTP (one
-eval-details request per closed trade) into a cache shared by the widget test modules, and
-handed to panels that run on fresh sandboxes (copies of the same world) when they write.
+Quant 2's trades and buy-evaluation details are loaded once per session over HTTP (conftest's
+``widget_data``: one eval-details request per closed trade), and handed to panels that run on
+fresh sandboxes (copies of the same world) when they write.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
+from _helpers import QUANT, WidgetData, service_playbook, value_of
 
 import quantscope.loaders as L
 from quantscope import backtest as bt
@@ -32,67 +31,16 @@ from quantscope.widgets import (
     write_changes,
 )
 
-QUANT = 2
-
-
-class Data(NamedTuple):
-    trades: pd.DataFrame
-    details: pd.DataFrame
-
-
-def load_data(sandbox: SandboxServer, tmp_path_factory: pytest.TempPathFactory) -> Data:
-    """Quant 2's executed trades and the details of its closed buys (cached for the session)."""
-    with sqlite3.connect(sandbox.info.db_path) as conn:  # module fixtures run before the reset
-        conn.execute("DELETE FROM quota")
-    cache = tmp_path_factory.getbasetemp() / "widgets-cache"
-    with Client(sandbox.url, sandbox.keys["enterprise"], cache_dir=str(cache), progress=False) as c:
-        trades = L.load_trades(QUANT, client=c)
-        closed = trades[(trades["status"] == "Closed").to_numpy(bool)]
-        ids = [int(i) for i in closed["evaluation_id"].dropna().unique()]
-        return Data(trades, L.load_eval_details(ids, client=c))
-
-
-def service_playbook(server: SandboxServer) -> pd.DataFrame:
-    """The playbook as the service holds it now (a new client and cache: nothing cached)."""
-    with (
-        tempfile.TemporaryDirectory() as cache,
-        Client(server.url, server.keys["enterprise"], cache_dir=cache, progress=False) as c,
-    ):
-        return L.load_playbook(QUANT, client=c)
-
-
-def value_of(playbook: pd.DataFrame, config_id: str, field: str = "threshold") -> object:
-    return playbook.loc[playbook["config_id"] == config_id, field].iloc[0]
-
-
-@pytest.fixture(scope="module")
-def data(sandbox: SandboxServer, tmp_path_factory: pytest.TempPathFactory) -> Data:
-    return load_data(sandbox, tmp_path_factory)
-
-
-@pytest.fixture
-def client_for(tmp_path: Path) -> Iterator[Callable[..., Client]]:
-    made: list[Client] = []
-
-    def make(server: SandboxServer, plan: str = "enterprise") -> Client:
-        c = Client(server.url, server.keys[plan], cache_dir=str(tmp_path), progress=False)
-        made.append(c)
-        return c
-
-    yield make
-    for c in made:
-        c.close()
-
 
 def test_table_shows_what_if_numbers_and_slider_moves_the_line(
-    sandbox: SandboxServer, data: Data, client_for: Callable[..., Client]
+    sandbox: SandboxServer, widget_data: WidgetData, client_for: Callable[..., Client]
 ) -> None:
     panel = ThresholdPanel(
-        QUANT, client=client_for(sandbox), trades=data.trades, details=data.details
+        QUANT, client=client_for(sandbox), trades=widget_data.trades, details=widget_data.details
     )
     assert panel.message.value == ""
     # default class: the one with most closed trades
-    features = bt.trade_features(data.trades, details=data.details)
+    features = bt.trade_features(widget_data.trades, details=widget_data.details)
     features = features[(features["quant_id"] == QUANT).to_numpy(bool)]
     biggest = features["market_cap_class"].value_counts().idxmax()
     assert panel.class_picker.value == biggest
@@ -145,10 +93,12 @@ def test_table_shows_what_if_numbers_and_slider_moves_the_line(
 
 
 def test_out_of_range_threshold_is_refused_before_anything_is_sent(
-    sandbox: SandboxServer, data: Data, client_for: Callable[..., Client]
+    sandbox: SandboxServer, widget_data: WidgetData, client_for: Callable[..., Client]
 ) -> None:
     client = client_for(sandbox)
-    panel = ThresholdPanel(QUANT, client=client, trades=data.trades, details=data.details)
+    panel = ThresholdPanel(
+        QUANT, client=client, trades=widget_data.trades, details=widget_data.details
+    )
     panel.select("smart_money_buys")
     with pytest.raises(ValueError, match=r"range \[0, 50\]"):
         panel.set_threshold(999)
@@ -159,26 +109,28 @@ def test_out_of_range_threshold_is_refused_before_anything_is_sent(
 
 
 def test_loads_trades_and_details_itself(
-    sandbox: SandboxServer, data: Data, tmp_path_factory: pytest.TempPathFactory
+    sandbox: SandboxServer, widget_data: WidgetData, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     cache = tmp_path_factory.getbasetemp() / "widgets-cache"  # the session's: no re-download
     with Client(sandbox.url, sandbox.keys["enterprise"], cache_dir=str(cache), progress=False) as c:
         panel = ThresholdPanel(QUANT, client=c, market_cap_class="MID_CAP", criterion="rsi_14")
     assert panel.research is not None
-    assert len(panel.research.details) == len(data.details)
+    assert len(panel.research.details) == len(widget_data.details)
     assert panel.class_picker.value == "MID_CAP" and panel.criterion_picker.value == "rsi_14"
     assert "≤" in panel.table_html.value  # rsi_14 passes when value <= threshold
 
 
 def test_apply_cancel_confirm_undo_against_the_service(
     fresh_sandbox: Callable[..., SandboxServer],
-    data: Data,
+    widget_data: WidgetData,
     client_for: Callable[..., Client],
     tmp_path: Path,
 ) -> None:
     server = fresh_sandbox()
     client = client_for(server)
-    panel = ThresholdPanel(QUANT, client=client, trades=data.trades, details=data.details)
+    panel = ThresholdPanel(
+        QUANT, client=client, trades=widget_data.trades, details=widget_data.details
+    )
     panel.select("smart_money_buys")
     entry = panel.entry
     assert entry is not None
@@ -233,10 +185,12 @@ def test_apply_cancel_confirm_undo_against_the_service(
 
 
 def test_growth_key_can_analyse_but_not_apply(
-    sandbox: SandboxServer, data: Data, client_for: Callable[..., Client]
+    sandbox: SandboxServer, widget_data: WidgetData, client_for: Callable[..., Client]
 ) -> None:
     client = client_for(sandbox, "growth")
-    panel = ThresholdPanel(QUANT, client=client, trades=data.trades, details=data.details)
+    panel = ThresholdPanel(
+        QUANT, client=client, trades=widget_data.trades, details=widget_data.details
+    )
     assert panel.apply_button.disabled
     assert "Enterprise can change it" in panel.message.value and "growth" in panel.message.value
     panel.select("smart_money_buys")
@@ -259,7 +213,7 @@ def test_basic_key_gets_a_message_not_an_error(
 
 def test_audit_log_skips_a_torn_line_and_refuses_a_moved_value(
     fresh_sandbox: Callable[..., SandboxServer],
-    data: Data,
+    widget_data: WidgetData,
     client_for: Callable[..., Client],
     tmp_path: Path,
 ) -> None:
@@ -267,7 +221,7 @@ def test_audit_log_skips_a_torn_line_and_refuses_a_moved_value(
     client = client_for(server)
     log = AuditLog(tmp_path / "elsewhere" / "log.jsonl")
     panel = ThresholdPanel(
-        QUANT, client=client, trades=data.trades, details=data.details, audit_log=log
+        QUANT, client=client, trades=widget_data.trades, details=widget_data.details, audit_log=log
     )
     panel.select("buy_sell_ratio")
     entry = panel.entry

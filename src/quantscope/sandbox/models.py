@@ -37,6 +37,8 @@ from pydantic import (
 )
 from pydantic.json_schema import SkipJsonSchema
 
+from quantscope.sandbox.errors import ERROR_CODES
+
 # --------------------------------------------------------------------------------------------
 # Formats: the regexes of the contract, in one place. [0-9] rather than \d: \d also matches
 # non-ASCII digits, and the patterns are published in /openapi.json for other regex engines.
@@ -163,22 +165,9 @@ ErrorCode = Literal[
     "rate_limited",
     "internal_error",
 ]
-ERROR_STATUS: Final[dict[str, int]] = {
-    "missing_api_key": 401,
-    "invalid_api_key": 401,
-    "plan_not_allowed": 403,
-    "chain_not_allowed": 403,
-    "not_found": 404,
-    "method_not_allowed": 405,
-    "already_applied": 409,
-    "stale_recommendation": 409,
-    "invalid_parameter": 422,
-    "invalid_body": 422,
-    "insufficient_trades": 422,
-    "rate_limited": 429,
-    "internal_error": 500,
-}
-"""The HTTP status of each error code (docs/service-contract.md, Errors)."""
+ERROR_STATUS: Final[dict[str, int]] = ERROR_CODES
+"""The HTTP status of each error code (docs/service-contract.md, Errors): the registry the
+sandbox's errors use (``errors.ERROR_CODES``)."""
 
 
 class ContractModel(BaseModel):

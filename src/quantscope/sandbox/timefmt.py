@@ -1,23 +1,43 @@
-"""Wire formats of time (docs/service-contract.md): one place, used by every router."""
+"""Wire formats of time (docs/service-contract.md): one place, used by every router.
+
+The formats are computed without strftime (but for the date of a day, cached): a 1,000-trade
+page formats 4,000 of them, and strftime costs ~4 us more each. Tests hold them equal to
+strftime's.
+"""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime, timedelta
+from functools import lru_cache
 
 from quantscope.sandbox.catalog import WORLD_NOW_MS
+
+_EPOCH = datetime(1970, 1, 1)
+
+
+@lru_cache(maxsize=8192)
+def _day_text(days: int) -> str:
+    """``YYYY-MM-DD`` of a day counted from 1970-01-01 (UTC)."""
+    return (_EPOCH + timedelta(days=days)).strftime("%Y-%m-%d")
 
 
 def iso_ms(ms: int) -> str:
     """Epoch milliseconds as ISO 8601 UTC with milliseconds: ``2026-09-30T12:00:00.000Z``."""
-    dt = datetime.fromtimestamp(ms / 1000, tz=UTC)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+    seconds, millis = divmod(ms, 1000)
+    days, seconds = divmod(seconds, 86_400)
+    hours, seconds = divmod(seconds, 3600)
+    minutes, seconds = divmod(seconds, 60)
+    return f"{_day_text(days)}T{hours:02d}:{minutes:02d}:{seconds:02d}.{millis:03d}Z"
 
 
 def trade_date(ms: int | None) -> str:
     """Trade ``open_date``/``close_date``: ``YYYY-MM-DD HH:MM:SS`` UTC; ``""`` when absent."""
     if ms is None:
         return ""
-    return datetime.fromtimestamp(ms // 1000, tz=UTC).strftime("%Y-%m-%d %H:%M:%S")
+    days, seconds = divmod(ms // 1000, 86_400)
+    hours, seconds = divmod(seconds, 3600)
+    minutes, seconds = divmod(seconds, 60)
+    return f"{_day_text(days)} {hours:02d}:{minutes:02d}:{seconds:02d}"
 
 
 def world_now_iso() -> str:

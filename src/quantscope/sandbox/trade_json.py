@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timedelta
-from functools import lru_cache
 from typing import Any, NamedTuple
 
 from quantscope.sandbox import display
 from quantscope.sandbox.catalog import WORLD_NOW_MS
+from quantscope.sandbox.timefmt import iso_ms, trade_date
 
 # Whole seconds a trade has lasted: to its close, or up to WORLD_NOW while it is open. The list
 # sorts by this very expression, so the order agrees with the ``duration`` text it shows.
@@ -31,39 +30,6 @@ FROM_TRADES = (
     "JOIN evaluations e ON e.id = t.buy_eval_id"
 )
 """The joins of a trade with its token, quant and buy evaluation (``t``, ``k``, ``q``, ``e``)."""
-
-
-# ------------------------------------------------------------------------------------------
-# Time formats of timefmt.py (trade_date, iso_ms), computed without strftime: a 1,000-trade
-# page formats 4,000 of them, and strftime costs ~4 us more each. Tests hold them equal.
-# ------------------------------------------------------------------------------------------
-
-_EPOCH = datetime(1970, 1, 1)
-
-
-@lru_cache(maxsize=8192)
-def _day_text(days: int) -> str:
-    """``YYYY-MM-DD`` of a day counted from 1970-01-01 (UTC)."""
-    return (_EPOCH + timedelta(days=days)).strftime("%Y-%m-%d")
-
-
-def trade_date(ms: int | None) -> str:
-    """As ``timefmt.trade_date``: ``YYYY-MM-DD HH:MM:SS`` UTC, ``""`` for None."""
-    if ms is None:
-        return ""
-    days, seconds = divmod(ms // 1000, 86_400)
-    hours, seconds = divmod(seconds, 3600)
-    minutes, seconds = divmod(seconds, 60)
-    return f"{_day_text(days)} {hours:02d}:{minutes:02d}:{seconds:02d}"
-
-
-def iso_ms(ms: int) -> str:
-    """As ``timefmt.iso_ms``: ``YYYY-MM-DDTHH:MM:SS.fffZ``."""
-    seconds, millis = divmod(ms, 1000)
-    days, seconds = divmod(seconds, 86_400)
-    hours, seconds = divmod(seconds, 3600)
-    minutes, seconds = divmod(seconds, 60)
-    return f"{_day_text(days)}T{hours:02d}:{minutes:02d}:{seconds:02d}.{millis:03d}Z"
 
 
 class TradeRow(NamedTuple):

@@ -13,7 +13,7 @@ import html
 import io
 import math
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import ipywidgets as W
 import numpy as np
@@ -29,7 +29,9 @@ from quantscope import loaders as L
 from quantscope import plots
 from quantscope._client import Client, get_default_client
 from quantscope._errors import PermissionDeniedError, QuantscopeError
-from quantscope.widgets.audit import AuditLog, Change
+from quantscope.widgets.audit import AuditEntry, AuditLog, Change, Written, undo
+
+T = TypeVar("T")
 
 # --- plans -----------------------------------------------------------------------------------
 
@@ -387,3 +389,115 @@ class Panel:
     def failed(self, exc: QuantscopeError) -> None:
         """A request failed: show the error's message (it says what to do)."""
         self.notify(str(exc), "error")
+
+    # ----- writes: confirm, send, read back, log; undo -----
+    # A writing panel sets these in its __init__ and implements ``_show_written``.
+
+    pending: Any
+    confirmation: Confirmation
+    undo_button: W.Button
+    last_written: list[AuditEntry]
+
+    def _show_written(self, written: Written) -> None:
+        """Show the panel again after a write (``written.playbook`` is the read-back)."""
+        raise NotImplementedError
+
+    def _cancel_pending(self) -> bool:
+        """Hide the confirmation and drop what awaited it; whether anything did."""
+        had = self.pending is not None
+        self.pending = None
+        self.confirmation.hide()
+        return had
+
+    def _take_pending(self) -> Any:
+        """What awaits confirmation, taken (the box closes); None, with a message, if nothing."""
+        pending = self.pending
+        if not self._cancel_pending():
+            self.notify("Nothing awaits confirmation: press Apply first.")
+            return None
+        return pending
+
+    def _call(
+        self,
+        request: Callable[[], T],
+        on_denied: Callable[[PermissionDeniedError], None] | None = None,
+    ) -> T | None:
+        """``request()``, or None when it failed: a plan's 403 goes to ``on_denied`` (default:
+        shown as any failure), any other failure's message is shown."""
+        try:
+            return request()
+        except PermissionDeniedError as exc:
+            if on_denied is None:
+                self.failed(exc)
+            else:
+                on_denied(exc)
+            return None
+        except QuantscopeError as exc:
+            self.failed(exc)
+            return None
+
+    def _ask(
+        self,
+        pending: Any,
+        question: str,
+        changes: Sequence[Change],
+        how: str,
+        logged: str = "the change",
+    ) -> None:
+        """Await confirmation of ``pending``: the question (asked of the service), the diff,
+        how it is sent and that it is read back and logged."""
+        self.pending = pending
+        self.confirmation.show(
+            f"<b>{question} on {self.client.settings.service}?</b>"
+            + diff_html(changes)
+            + note(
+                f"{how}; the playbook is then read back to verify, and {logged} is logged to "
+                f"{self.audit_log.path}."
+            )
+        )
+
+    def _write(
+        self,
+        send: Callable[[], Written],
+        done: str | Callable[[Written], str],
+        *,
+        on_denied: Callable[[PermissionDeniedError], None] | None = None,
+        undoable: bool = True,
+    ) -> Written | None:
+        """Send one write (``write_changes``, ``apply_recommendation``, ``undo``: each reads
+        the playbook back and logs) and show the outcome.
+
+        A refused or failed request shows its message (``on_denied`` handles a plan's 403)
+        and gives None. Otherwise its entries become what Undo restores (nothing after an
+        undo, ``undoable=False``), the panel shows the read-back, and the message line says
+        ``done`` and whether the read-back verified.
+        """
+        written = self._call(send, on_denied)
+        if written is None:
+            return None
+        self.last_written = written.entries if undoable else []
+        self.undo_button.disabled = not undoable
+        self._show_written(written)
+        text = done if isinstance(done, str) else done(written)
+        if written.verified:
+            self.notify(f"{text}; verified, logged to {self.audit_log.path}.", "ok")
+        else:
+            reasons = "; ".join(e.note or "" for e in written.entries if not e.verified)
+            self.notify(f"{text}, but the read-back did not verify: {reasons}", "error")
+        return written
+
+    def _undo_last(self, nothing: str, done: Callable[[Written], str]) -> Written | None:
+        """Restore what the panel's last write replaced (``undo``), or say ``nothing``."""
+        if not self.last_written:
+            self.notify(nothing)
+            return None
+        entries = self.last_written
+        return self._write(
+            lambda: undo(entries, client=self.client, log=self.audit_log), done, undoable=False
+        )
+
+
+def undone_threshold(written: Written) -> str:
+    """The message after undoing one threshold change."""
+    entry = written.entries[0]
+    return f"Undone: {entry.criterion} threshold back to {number(entry.new_value)}"

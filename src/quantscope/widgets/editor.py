@@ -270,15 +270,12 @@ class PlaybookEditor(Panel):
         if not changes:
             self.notify("No staged changes.")
             return None
-        self.pending = changes
-        self.confirmation.show(
-            f"<b>Apply {len(changes)} change(s) to quant {self.quant_id}'s playbook on "
-            f"{self.client.settings.service}?</b>"
-            + diff_html(changes)
-            + note(
-                "One PUT (all or nothing); the playbook is then read back to verify, and each "
-                f"change is logged to {self.audit_log.path}."
-            )
+        self._ask(
+            changes,
+            f"Apply {len(changes)} change(s) to quant {self.quant_id}'s playbook",
+            changes,
+            "One PUT (all or nothing)",
+            "each change",
         )
         return changes
 
@@ -295,27 +292,23 @@ class PlaybookEditor(Panel):
 
     def confirm(self) -> audit.Written | None:
         """Send every confirmed change in one PUT, verify, log. Returns what was written."""
-        changes = self.pending
-        if not changes:
-            self.notify("Nothing awaits confirmation: press Apply first.")
+        changes: list[audit.Change] | None = self._take_pending()
+        if changes is None:
             return None
-        self._cancel_pending()
-        try:
+
+        def send() -> audit.Written:
             written = audit.write_changes(
                 self.quant_id, changes, client=self.client, log=self.audit_log
             )
-        except PermissionDeniedError as exc:
-            self.writable = False
-            self.denied(exc, PLAYBOOK_PLANS)
-            self._build()
-            return None
-        except QuantscopeError as exc:
-            self.failed(exc)
-            return None
-        self.edits, self.errors = {}, {}
-        self.last_written = written.entries
-        self._after(written, f"Applied {len(changes)} change(s)")
-        return written
+            self.edits, self.errors = {}, {}
+            return written
+
+        return self._write(send, f"Applied {len(changes)} change(s)", on_denied=self._write_denied)
+
+    def _write_denied(self, exc: PermissionDeniedError) -> None:
+        self.writable = False
+        self.denied(exc, PLAYBOOK_PLANS)
+        self._build()
 
     def discard(self) -> None:
         """Drop every staged edit (nothing was sent)."""
@@ -327,24 +320,11 @@ class PlaybookEditor(Panel):
 
     def undo(self) -> audit.Written | None:
         """Restore the values the last confirmed apply replaced, in one PUT (verified, logged)."""
-        if not self.last_written:
-            self.notify("Nothing to undo from this editor.")
-            return None
-        try:
-            written = audit.undo(self.last_written, client=self.client, log=self.audit_log)
-        except QuantscopeError as exc:
-            self.failed(exc)
-            return None
-        self.last_written = []
-        self._after(written, f"Undone {len(written.entries)} change(s)")
-        return written
+        return self._undo_last(
+            "Nothing to undo from this editor.",
+            lambda written: f"Undone {len(written.entries)} change(s)",
+        )
 
-    def _after(self, written: audit.Written, done: str) -> None:
+    def _show_written(self, written: audit.Written) -> None:
         self.playbook = written.playbook
-        self.undo_button.disabled = not self.last_written
         self._build()
-        if written.verified:
-            self.notify(f"{done}; verified, logged to {self.audit_log.path}.", "ok")
-        else:
-            reasons = "; ".join(e.note or "" for e in written.entries if not e.verified)
-            self.notify(f"{done}, but the read-back did not verify: {reasons}", "error")

@@ -39,7 +39,6 @@ from quantscope.widgets._common import (
     Research,
     before_after,
     before_after_html,
-    diff_html,
     fmt,
     load_research,
     note,
@@ -47,6 +46,7 @@ from quantscope.widgets._common import (
     plan_allows,
     plan_name,
     table_html,
+    undone_threshold,
 )
 
 
@@ -140,14 +140,12 @@ class RecommendationsPanel(Panel):
             self.denied(exc, OPTIMIZER_PLANS)
 
     def _reload(self) -> bool:
-        try:
-            self.recommendations = L.load_recommendations(self.quant_id, client=self.client)
-        except PermissionDeniedError as exc:
-            self._refuse(exc)
+        recs = self._call(
+            lambda: L.load_recommendations(self.quant_id, client=self.client), self._refuse
+        )
+        if recs is None:
             return False
-        except QuantscopeError as exc:
-            self.failed(exc)
-            return False
+        self.recommendations = recs
         return True
 
     def _show(self) -> None:
@@ -249,13 +247,10 @@ class RecommendationsPanel(Panel):
 
     def analyze(self) -> pd.Series | None:
         """Run the optimizer for this quant without applying anything; show the new list."""
-        try:
-            result = L.run_analysis(self.quant_id, apply=False, client=self.client)
-        except PermissionDeniedError as exc:
-            self._refuse(exc)
-            return None
-        except QuantscopeError as exc:
-            self.failed(exc)
+        result = self._call(
+            lambda: L.run_analysis(self.quant_id, apply=False, client=self.client), self._refuse
+        )
+        if result is None:
             return None
         if self._reload():
             self._show()
@@ -277,7 +272,6 @@ class RecommendationsPanel(Panel):
         if pd.isna(rec.get("config_id")):
             self.notify("The service did not say which config entry this changes.", "error")
             return None
-        self.pending = rec
         change = audit.Change(
             str(rec["config_id"]),
             "threshold",
@@ -287,14 +281,12 @@ class RecommendationsPanel(Panel):
             str(rec["market_cap_class"]),
             "BUYING",
         )
-        self.confirmation.show(
-            f"<b>Apply recommendation #{int(rec['recommendation_id'])} to quant "
-            f"{self.quant_id}'s playbook on {self.client.settings.service}?</b>"
-            + diff_html([change])
-            + note(
-                "The service sets the threshold; the playbook is then read back to verify, and "
-                f"the change is logged to {self.audit_log.path}."
-            )
+        self._ask(
+            rec,
+            f"Apply recommendation #{int(rec['recommendation_id'])} to quant "
+            f"{self.quant_id}'s playbook",
+            [change],
+            "The service sets the threshold",
         )
         return rec
 
@@ -303,61 +295,24 @@ class RecommendationsPanel(Panel):
         if self._cancel_pending():
             self.notify("Cancelled: nothing was sent.")
 
-    def _cancel_pending(self) -> bool:
-        had = self.pending is not None
-        self.pending = None
-        self.confirmation.hide()
-        return had
-
     def confirm(self) -> audit.Written | None:
         """Apply the confirmed recommendation, verify the playbook, log it."""
-        rec = self.pending
+        rec: pd.Series | None = self._take_pending()
         if rec is None:
-            self.notify("Nothing awaits confirmation: press Apply first.")
             return None
-        self._cancel_pending()
-        try:
-            written = audit.apply_recommendation(
+        return self._write(
+            lambda: audit.apply_recommendation(
                 self.quant_id, rec, client=self.client, log=self.audit_log
-            )
-        except PermissionDeniedError as exc:
-            self._refuse(exc)
-            return None
-        except QuantscopeError as exc:
-            self.failed(exc)
-            return None
-        self.last_written = written.entries
-        self.undo_button.disabled = False
-        done = (
+            ),
             f"Applied #{int(rec['recommendation_id'])}: {rec['criterion']} threshold "
-            f"{number(rec['old_threshold'])} → {number(rec['new_threshold'])}"
+            f"{number(rec['old_threshold'])} → {number(rec['new_threshold'])}",
+            on_denied=self._refuse,
         )
-        self._finish(written, done)
-        return written
 
     def undo(self) -> audit.Written | None:
         """Put back the threshold the last applied recommendation replaced (one PUT)."""
-        if not self.last_written:
-            self.notify("Nothing to undo from this panel.")
-            return None
-        try:
-            written = audit.undo(self.last_written, client=self.client, log=self.audit_log)
-        except QuantscopeError as exc:
-            self.failed(exc)
-            return None
-        self.last_written = []
-        self.undo_button.disabled = True
-        entry = written.entries[0]
-        self._finish(
-            written, f"Undone: {entry.criterion} threshold back to {number(entry.new_value)}"
-        )
-        return written
+        return self._undo_last("Nothing to undo from this panel.", undone_threshold)
 
-    def _finish(self, written: audit.Written, done: str) -> None:
+    def _show_written(self, written: audit.Written) -> None:
         if self._reload():
             self._show()
-        if written.verified:
-            self.notify(f"{done}; verified, logged to {self.audit_log.path}.", "ok")
-        else:
-            reasons = "; ".join(e.note or "" for e in written.entries if not e.verified)
-            self.notify(f"{done}, but the read-back did not verify: {reasons}", "error")

@@ -44,7 +44,6 @@ from quantscope.widgets._common import (
     before_after,
     before_after_html,
     check_change,
-    diff_html,
     flag,
     load_research,
     new_figure,
@@ -54,6 +53,7 @@ from quantscope.widgets._common import (
     plan_allows,
     plan_name,
     rule_text,
+    undone_threshold,
 )
 
 CONFIG_TYPE = "BUYING"  # trades come from TOKEN_BUY evaluations, decided by BUYING thresholds
@@ -365,15 +365,7 @@ class ThresholdPanel(Panel):
             self.notify(f"The threshold is already {number(self.threshold)}: nothing to change.")
             return None
         change = audit.Change.of(row, "threshold", self.threshold)
-        self.pending = change
-        self.confirmation.show(
-            f"<b>Change quant {self.quant_id}'s playbook on {self.client.settings.service}?</b>"
-            + diff_html([change])
-            + note(
-                "One PUT; the playbook is then read back to verify, and the change is logged "
-                f"to {self.audit_log.path}."
-            )
-        )
+        self._ask(change, f"Change quant {self.quant_id}'s playbook", [change], "One PUT")
         return change
 
     def cancel(self) -> None:
@@ -381,62 +373,28 @@ class ThresholdPanel(Panel):
         if self._cancel_pending():
             self.notify("Cancelled: nothing was sent.")
 
-    def _cancel_pending(self) -> bool:
-        had = self.pending is not None
-        self.pending = None
-        self.confirmation.hide()
-        return had
-
     def confirm(self) -> audit.Written | None:
         """Send the confirmed change, verify it, log it. Returns what was written."""
-        change = self.pending
+        change: audit.Change | None = self._take_pending()
         if change is None:
-            self.notify("Nothing awaits confirmation: press Apply first.")
             return None
-        self._cancel_pending()
-        try:
-            written = audit.write_changes(
+        return self._write(
+            lambda: audit.write_changes(
                 self.quant_id, [change], client=self.client, log=self.audit_log
-            )
-        except PermissionDeniedError as exc:
-            self.writable, self.apply_button.disabled = False, True
-            self.denied(exc, PLAYBOOK_PLANS)
-            return None
-        except QuantscopeError as exc:
-            self.failed(exc)
-            return None
-        self.last_written = written.entries
-        self.undo_button.disabled = False
-        self._reload(
-            written,
+            ),
             f"Applied: {change.criterion} threshold "
             f"{number(change.old_value)} → {number(change.new_value)}",
+            on_denied=self._write_denied,
         )
-        return written
+
+    def _write_denied(self, exc: PermissionDeniedError) -> None:
+        self.writable, self.apply_button.disabled = False, True
+        self.denied(exc, PLAYBOOK_PLANS)
 
     def undo(self) -> audit.Written | None:
         """Restore the value the last confirmed change replaced (verified, logged)."""
-        if not self.last_written:
-            self.notify("Nothing to undo from this panel.")
-            return None
-        try:
-            written = audit.undo(self.last_written, client=self.client, log=self.audit_log)
-        except QuantscopeError as exc:
-            self.failed(exc)
-            return None
-        self.last_written = []
-        self.undo_button.disabled = True
-        change = written.entries[0]
-        self._reload(
-            written, f"Undone: {change.criterion} threshold back to {number(change.new_value)}"
-        )
-        return written
+        return self._undo_last("Nothing to undo from this panel.", undone_threshold)
 
-    def _reload(self, written: audit.Written, done: str) -> None:
+    def _show_written(self, written: audit.Written) -> None:
         self.playbook = written.playbook
         self._show_criterion()
-        if written.verified:
-            self.notify(f"{done}; verified, logged to {self.audit_log.path}.", "ok")
-        else:
-            reasons = "; ".join(e.note or "" for e in written.entries if not e.verified)
-            self.notify(f"{done}, but the read-back did not verify: {reasons}", "error")

@@ -8,73 +8,41 @@ window. The decisions behind the parameters are docs/service-contract.md, Evalua
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
-from pydantic import BeforeValidator, Field
 
 from quantscope.sandbox import evaldetail, models
 from quantscope.sandbox.catalog import EVAL_TYPES, HOUR_MS
 from quantscope.sandbox.deps import Caller, JSONRoute, StoreDep, WorldDep, require
 from quantscope.sandbox.errors import invalid_parameter, not_found
-from quantscope.sandbox.routers.trades import parse_iso_ms
+from quantscope.sandbox.params import (
+    Chain,
+    Id,
+    Offset,
+    OptionalId,
+    PageSize,
+    QueryBool,
+    TokenSearch,
+    Where,
+    parse_iso_ms,
+)
 from quantscope.sandbox.timefmt import iso_ms
 
 router = APIRouter(route_class=JSONRoute, tags=["Evaluation results"])
 
-MAX_ID = 2**63 - 1  # SQLite's INTEGER range: larger ids cannot exist
 DAY_MS = 24 * HOUR_MS
 WEEK_MS = 7 * DAY_MS
 MONDAY_OFFSET_MS = 4 * DAY_MS  # 1970-01-05, the first Monday after the epoch
 MAX_BUCKETS = 1000
 
 
-def decimal_text(value: object) -> object:
-    """Query integers are plain decimal digits (docs/service-contract.md, Query values)."""
-    text = value[1:] if isinstance(value, str) and value.startswith("-") else value
-    if isinstance(text, str) and not (text.isascii() and text.isdigit()):
-        raise ValueError("must be an integer written in decimal digits")
-    return value
-
-
-def lower_text(value: object) -> object:
-    """Vocabulary query values are accepted in any case."""
-    return value.lower() if isinstance(value, str) else value
-
-
-# Integer query values: the range in the type (so OpenAPI shows minimum/maximum), then digits.
-Id = Annotated[int, Field(ge=1, le=MAX_ID), BeforeValidator(decimal_text)]
-Offset = Annotated[int, Field(ge=0, le=MAX_ID), BeforeValidator(decimal_text)]
-PageSize = Annotated[int, Field(ge=1, le=1000), BeforeValidator(decimal_text)]
-QueryBool = Annotated[Literal["true", "false"], BeforeValidator(lower_text)]
 QuantId = Annotated[
-    Id | None,
+    OptionalId,
     Query(description="Only this quant's evaluations; an unknown quant matches none."),
 ]
 EvaluationId = Annotated[Id, Query(description="The evaluation (an eval-results id).")]
 _TYPES_HELP = "TOKEN_STATUS, TOKEN_BUY, TOKEN_SELL (any case)"
-
-
-@dataclass
-class _Where:
-    """A WHERE clause built from fixed fragments, the user's values only as parameters."""
-
-    clauses: list[str] = field(default_factory=list)
-    params: list[Any] = field(default_factory=list)
-
-    def add(self, clause: str, *params: Any) -> None:
-        self.clauses.append(clause)
-        self.params.extend(params)
-
-    def sql(self) -> str:
-        return " WHERE " + " AND ".join(self.clauses) if self.clauses else ""
-
-    def one_of(
-        self, column: str, values: tuple[str, ...] | list[str], negate: bool = False
-    ) -> None:
-        marks = ", ".join("?" * len(values))
-        self.add(f"{column} {'NOT IN' if negate else 'IN'} ({marks})", *values)
 
 
 def parse_types(param: str, text: str | None) -> list[str]:
@@ -93,7 +61,7 @@ def parse_types(param: str, text: str | None) -> list[str]:
     return types
 
 
-def _window(where: _Where, time_from: str | None, time_to: str | None) -> tuple[int, int] | None:
+def _window(where: Where, time_from: str | None, time_to: str | None) -> tuple[int, int] | None:
     """Bound createdAt, both ends inclusive (to the millisecond); 422 when from is after to."""
     lower = None if time_from is None else parse_iso_ms("timeFrom", time_from)
     upper = None if time_to is None else parse_iso_ms("timeTo", time_to)
@@ -124,17 +92,8 @@ def eval_results(
     world: WorldDep,
     limit: Annotated[PageSize, Query(description="Results per page.")] = 50,
     offset: Annotated[Offset, Query(description="Results to skip.")] = 0,
-    chain: Annotated[
-        str | None,
-        Query(description="SOLANA, BASE or BSC (any case); default: every chain of the plan."),
-    ] = None,
-    search: Annotated[
-        str | None,
-        Query(
-            description="Case-insensitive substring of the token name or symbol, or the exact "
-            "token address; surrounding spaces are ignored."
-        ),
-    ] = None,
+    chain: Chain = None,
+    search: TokenSearch = None,
     quantId: QuantId = None,
     passed: Annotated[QueryBool | None, Query(description="true or false (any case).")] = None,
     uniqueTokensOnly: Annotated[
@@ -159,7 +118,7 @@ def eval_results(
     ] = None,
 ) -> dict[str, Any]:
     """Evaluations, newest first (createdAt, then id, descending), and how many match."""
-    where = _Where()
+    where = Where()
     where.one_of("e.chain", caller.resolve_chains(chain))
     if quantId is not None:
         where.add("e.quant_id = ?", quantId)
@@ -170,15 +129,7 @@ def eval_results(
     types = parse_types("evaluationResultType", evaluationResultType)
     if types:
         where.one_of("e.type", types)
-    needle = (search or "").strip()
-    if needle:
-        where.add(
-            "(instr(lower(k.name), lower(?)) > 0 OR instr(lower(k.symbol), lower(?)) > 0 "
-            "OR k.address = ?)",
-            needle,
-            needle,
-            needle,
-        )
+    where.token_search(search)
     _window(where, timeFrom, timeTo)
 
     conn = store.connect()
@@ -207,28 +158,34 @@ def eval_results(
 # GET /api/eval-timeseries and GET /api/eval-count
 # --------------------------------------------------------------------------------------------
 
-TimeFrom = Annotated[
-    str,
-    Query(
-        description="Window start, inclusive: YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS[.fff][Z|±HH:MM]."
-    ),
-]
-TimeTo = Annotated[str, Query(description="Window end, inclusive; formats as timeFrom.")]
-ReturnAllQuants = Annotated[
-    QueryBool, Query(description="true: count every quant even when quantId is given.")
-]
-
 
 def _count_filter(
-    caller: Caller, time_from: str, time_to: str, quant_id: int | None, all_quants: str
-) -> tuple[_Where, tuple[int, int]]:
-    where = _Where()
+    caller: Annotated[Caller, Depends(require("evaluations"))],
+    timeFrom: Annotated[
+        str,
+        Query(
+            description="Window start, inclusive: "
+            "YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS[.fff][Z|±HH:MM]."
+        ),
+    ],
+    timeTo: Annotated[str, Query(description="Window end, inclusive; formats as timeFrom.")],
+    quantId: QuantId = None,
+    returnAllQuants: Annotated[
+        QueryBool, Query(description="true: count every quant even when quantId is given.")
+    ] = "false",
+) -> tuple[Where, tuple[int, int]]:
+    """The parameters eval-timeseries and eval-count share, as a dependency: the filter on
+    the plan's chains (and the quant) and the window (lower, upper) in epoch ms."""
+    where = Where()
     where.one_of("e.chain", caller.chains)
-    if quant_id is not None and all_quants != "true":
-        where.add("e.quant_id = ?", quant_id)
-    window = _window(where, time_from, time_to)
+    if quantId is not None and returnAllQuants != "true":
+        where.add("e.quant_id = ?", quantId)
+    window = _window(where, timeFrom, timeTo)
     assert window is not None  # both bounds are required parameters
     return where, window
+
+
+CountFilter = Annotated[tuple[Where, tuple[int, int]], Depends(_count_filter)]
 
 
 def _counts(evaluations: int, passed: int) -> dict[str, Any]:
@@ -251,18 +208,11 @@ def bucket_size(lower: int, upper: int) -> tuple[int, int]:
 
 
 @router.get("/api/eval-timeseries", response_model=models.Timeseries)
-def eval_timeseries(
-    caller: Annotated[Caller, Depends(require("evaluations"))],
-    store: StoreDep,
-    timeFrom: TimeFrom,
-    timeTo: TimeTo,
-    quantId: QuantId = None,
-    returnAllQuants: ReturnAllQuants = "false",
-) -> dict[str, Any]:
+def eval_timeseries(counted: CountFilter, store: StoreDep) -> dict[str, Any]:
     """Evaluation counts per UTC-aligned bucket (1 h up to a 48 h window, 1 day up to 120 days,
     else 1 week from Monday), empty buckets included; buckets cover the window's start and end.
     """
-    where, (lower, upper) = _count_filter(caller, timeFrom, timeTo, quantId, returnAllQuants)
+    where, (lower, upper) = counted
     size, offset = bucket_size(lower, upper)
     first, last = (lower - offset) // size, (upper - offset) // size
     if last - first + 1 > MAX_BUCKETS:
@@ -283,16 +233,9 @@ def eval_timeseries(
 
 
 @router.get("/api/eval-count", response_model=models.EvaluationCount)
-def eval_count(
-    caller: Annotated[Caller, Depends(require("evaluations"))],
-    store: StoreDep,
-    timeFrom: TimeFrom,
-    timeTo: TimeTo,
-    quantId: QuantId = None,
-    returnAllQuants: ReturnAllQuants = "false",
-) -> dict[str, Any]:
+def eval_count(counted: CountFilter, store: StoreDep) -> dict[str, Any]:
     """Evaluations in the window (createdAt, inclusive) on the plan's chains; how many passed."""
-    where, _ = _count_filter(caller, timeFrom, timeTo, quantId, returnAllQuants)
+    where, _ = counted
     n, passed = (
         store.connect()
         .execute(f"SELECT COUNT(*), TOTAL(e.passed) FROM evaluations e{where.sql()}", where.params)
@@ -347,7 +290,7 @@ def eval_history(
     """The evaluations of the same token by the same quant (this one included), newest first."""
     excluded = parse_types("excludeTypes", excludeTypes)
     row = _evaluation(store, caller, evaluationId)
-    where = _Where()
+    where = Where()
     where.add("e.token_id = ? AND e.quant_id = ?", row["token_id"], row["quant_id"])
     if excluded:
         where.one_of("e.type", excluded, negate=True)

@@ -15,14 +15,14 @@ from pydantic import BeforeValidator, Field
 from quantscope.sandbox import market, models
 from quantscope.sandbox.deps import Caller, JSONRoute, StoreDep, WorldDep, require
 from quantscope.sandbox.errors import not_found
-from quantscope.sandbox.routers.evaluations import Id, decimal_text, lower_text
+from quantscope.sandbox.params import DECIMAL, Id, lower_text
 
 router = APIRouter(route_class=JSONRoute, tags=["Evaluation results"])
 
 Timeframe = Literal["1h", "2h", "4h", "6h", "12h", "1d", "1w"]
 if set(get_args(Timeframe)) != set(market.TIMEFRAME_HOURS):  # pragma: no cover
     raise RuntimeError("Timeframe must list market.TIMEFRAME_HOURS")
-CandleCount = Annotated[int, Field(ge=1, le=5000), BeforeValidator(decimal_text)]
+CandleCount = Annotated[int, Field(ge=1, le=5000), DECIMAL]
 
 
 @router.get("/api/eval-ohlcv", response_model=models.Ohlcv)

@@ -18,6 +18,7 @@ from quantscope.sandbox import models, optimizer
 from quantscope.sandbox.catalog import HOUR_MS, WORLD_NOW_MS, WORLD_START_MS
 from quantscope.sandbox.deps import Caller, JSONRoute, StoreDep, require
 from quantscope.sandbox.errors import ErrorBody, not_found
+from quantscope.sandbox.params import OptionalId
 from quantscope.sandbox.timefmt import iso_ms
 
 router = APIRouter(route_class=JSONRoute, tags=["optimization"])
@@ -214,9 +215,7 @@ def weekly_trends(conn: sqlite3.Connection, quant_id: int | None) -> list[dict[s
 def dashboard(
     caller: Optimizer,
     store: StoreDep,
-    quantId: Annotated[
-        int | None, Query(ge=1, description="One quant; absent: every quant.")
-    ] = None,
+    quantId: Annotated[OptionalId, Query(description="One quant; absent: every quant.")] = None,
 ) -> dict[str, Any]:
     """Performance of executed trades, the newest recommendations and week-by-week results."""
     conn = store.connect()

@@ -11,24 +11,16 @@ import re
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Query
-from pydantic import BeforeValidator, Field
 
 from quantscope.sandbox import models, playbook_store
 from quantscope.sandbox.deps import Caller, JSONRoute, StoreDep, require
 from quantscope.sandbox.errors import invalid_body, not_found
+from quantscope.sandbox.params import MAX_ID, Id
 from quantscope.sandbox.playbook_store import short_repr
 
 router = APIRouter(route_class=JSONRoute, tags=["playbook"])
 
-MAX_ID = 2**63 - 1  # SQLite's INTEGER range: larger ids cannot exist
 _UUID = re.compile(models.UUID_PATTERN)
-
-
-def _decimal_text(value: object) -> object:
-    """Query integers are decimal text (docs/service-contract.md, Query values)."""
-    if isinstance(value, str) and not (value.isascii() and value.lstrip("-").isdigit()):
-        raise ValueError("must be an integer written in decimal digits")
-    return value
 
 
 def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
@@ -68,12 +60,7 @@ def _config_group(store: StoreDep, quant_id: int) -> str:
 def get_config(
     caller: Annotated[Caller, Depends(require("playbook_read"))],
     store: StoreDep,
-    quantId: Annotated[
-        int,
-        Field(ge=1, le=MAX_ID),  # in the type, so OpenAPI shows minimum/maximum
-        BeforeValidator(_decimal_text),
-        Query(description="The quant whose playbook to read."),
-    ],
+    quantId: Annotated[Id, Query(description="The quant whose playbook to read.")],
     configGroupId: Annotated[
         str | None,
         Query(description="Optional; must be the quant's config group id (else 404)."),

@@ -23,42 +23,19 @@ from quantscope.sandbox import evaldetail, models, narrative
 from quantscope.sandbox.catalog import CHAINS, HOUR_MS, WORLD_NOW_MS
 from quantscope.sandbox.deps import Caller, JSONRoute, StoreDep, WorldDep, require
 from quantscope.sandbox.errors import not_found
+from quantscope.sandbox.params import DECIMAL, Chain, Id, OptionalId, true_or_false
 from quantscope.sandbox.timefmt import iso_ms
 
 router = APIRouter(route_class=JSONRoute, tags=["alpha signals"])
 
-MAX_ID = 2**63 - 1  # SQLite's INTEGER range: larger ids cannot exist
 WINDOW_MS = 7 * 24 * HOUR_MS  # tokens evaluated this long before WORLD_NOW are listed
 SELL_WINDOW_MS = 48 * HOUR_MS  # a position closed this recently makes a SELL signal
 STAGES: tuple[str, ...] = ("BUY", "SELL", "SCREENING", "WATCH")  # sort order (stage_rank)
 PROGRESS = {"BUY": 100.0, "SELL": 100.0, "SCREENING": 50.0, "WATCH": 25.0}
 
 
-def _decimal_text(value: object) -> object:
-    """Query integers are decimal text (docs/service-contract.md, Query values)."""
-    if isinstance(value, str) and not (value.isascii() and value.lstrip("-").isdigit()):
-        raise ValueError("must be an integer written in decimal digits")
-    return value
-
-
-def _true_or_false(value: object) -> object:
-    """Query booleans are ``true`` or ``false`` in any case, nothing else."""
-    if isinstance(value, str):
-        if value.lower() not in ("true", "false"):
-            raise ValueError("must be true or false (any case)")
-        return value.lower() == "true"
-    return value
-
-
-# Bounds go in the type (not in Query(ge=...)) so that the OpenAPI schema shows them as
-# minimum/maximum: FastAPI publishes Query bounds over a validated type as raw "ge"/"le".
-ID_RANGE = Field(ge=1, le=MAX_ID)
-DECIMAL = BeforeValidator(_decimal_text)
 QuantParam = Annotated[
-    int | None,
-    ID_RANGE,
-    DECIMAL,
-    Query(description="Only this quant's evaluations; absent: all quants."),
+    OptionalId, Query(description="Only this quant's evaluations; absent: all quants.")
 ]
 
 # The signals, best first, cut to :limit overall and per chain. A signal is a token's newest
@@ -250,13 +227,10 @@ def list_signals(
         DECIMAL,
         Query(description="Maximum signals in `signals` and in each byChain list."),
     ] = 50,
-    chain: Annotated[
-        str | None,
-        Query(description="SOLANA, BASE or BSC (any case); default: every chain of the plan."),
-    ] = None,
+    chain: Chain = None,
     includeTokenDetails: Annotated[
         bool,
-        BeforeValidator(_true_or_false),
+        BeforeValidator(true_or_false),
         Query(description="true or false (any case); true adds `tokenDetails` to every signal."),
     ] = False,
     search: Annotated[
@@ -304,7 +278,7 @@ def signal_detail(
     caller: Annotated[Caller, Depends(require("signals"))],
     store: StoreDep,
     world: WorldDep,
-    tokenId: Annotated[int, ID_RANGE, DECIMAL, Path(description="The token's id.")],
+    tokenId: Annotated[Id, Path(description="The token's id.")],
     quantId: QuantParam = None,
 ) -> Any:
     """The signal of one token with the scores, analysis and criterion results behind it.

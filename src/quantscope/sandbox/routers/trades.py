@@ -8,19 +8,27 @@ parameters (defaults, accepted values, date bounds) are docs/service-contract.md
 from __future__ import annotations
 
 import math
-import re
 import sqlite3
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta, timezone
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query
-from pydantic import BeforeValidator
 
 from quantscope.sandbox import models
 from quantscope.sandbox.catalog import WORLD_NOW_MS
 from quantscope.sandbox.deps import Caller, JSONRoute, StoreDep, require
 from quantscope.sandbox.errors import invalid_parameter, not_found
+from quantscope.sandbox.params import (
+    DECIMAL,
+    MAX_ID,
+    Chain,
+    Id,
+    OptionalId,
+    PageSize,
+    TokenSearch,
+    Where,
+    case_insensitive,
+    parse_iso_ms,
+)
 from quantscope.sandbox.trade_json import (
     DURATION_SQL,
     SELECT_TRADES,
@@ -33,30 +41,18 @@ router = APIRouter(route_class=JSONRoute, tags=["Performance and trades"])
 
 # The tables the list filters read (trade and token): enough for the count and the summary.
 _FILTER_FROM = "FROM trades t JOIN tokens k ON k.id = t.token_id"
-MAX_ID = 2**63 - 1  # SQLite's INTEGER range: larger ids cannot exist
 WEEK_MS = 7 * 24 * 3_600_000
-
-
-def _case_insensitive(vocabulary: Any) -> BeforeValidator:
-    """Accept any case of a value of the ``Literal`` and hand on its canonical spelling."""
-    by_lower = {value.lower(): value for value in get_args(vocabulary)}
-
-    def canon(value: object) -> object:
-        return by_lower.get(value.lower(), value) if isinstance(value, str) else value
-
-    return BeforeValidator(canon)
-
 
 _Status = Literal["executed", "delayed", "rejected", "recommended", "all"]
 _Mode = Literal["live", "paper", "all"]
 _Tri = Literal["true", "false", "all"]
 _Filter = Literal["all", "Open", "Closed", "Profit", "Loss", "Breakeven"]
 _Order = Literal["asc", "desc"]
-TradingStatus = Annotated[_Status, _case_insensitive(_Status)]
-TradingMode = Annotated[_Mode, _case_insensitive(_Mode)]
-TriState = Annotated[_Tri, _case_insensitive(_Tri)]
-FilterStatus = Annotated[_Filter, _case_insensitive(_Filter)]
-SortOrder = Annotated[_Order, _case_insensitive(_Order)]
+TradingStatus = Annotated[_Status, case_insensitive(_Status)]
+TradingMode = Annotated[_Mode, case_insensitive(_Mode)]
+TriState = Annotated[_Tri, case_insensitive(_Tri)]
+FilterStatus = Annotated[_Filter, case_insensitive(_Filter)]
+SortOrder = Annotated[_Order, case_insensitive(_Order)]
 SortBy = Literal[
     "open_date", "close_date", "pnl_usd", "roi", "buy_cost_usd", "duration", "token_symbol", "id"
 ]
@@ -73,44 +69,9 @@ _SORT_SQL: dict[str, str] = {
     "id": "t.id",
 }
 
-_DECIMAL_TEXT = re.compile(r"-?[0-9]+")
-
-
-def _decimal_text(value: object) -> object:
-    """Integers on the wire are decimal digits only: ``1.0``, ``1e3`` or ``0x1`` are refused."""
-    if isinstance(value, str) and not _DECIMAL_TEXT.fullmatch(value):
-        raise ValueError("must be an integer written in decimal digits")
-    return value
-
-
-# Put after Query()/Path() on an int parameter: decimal text only (pydantic alone would take
-# "1.0" for 1). It must come after them, or FastAPI leaves ge/le out of the OpenAPI schema.
-DECIMAL = BeforeValidator(_decimal_text)
-
 QuantId = Annotated[
-    int | None,
-    Query(ge=1, le=MAX_ID, description="Only this quant's trades; an unknown quant matches none."),
-    DECIMAL,
+    OptionalId, Query(description="Only this quant's trades; an unknown quant matches none.")
 ]
-
-
-@dataclass
-class _Where:
-    """A WHERE clause built from fixed fragments, the user's values only as parameters."""
-
-    clauses: list[str] = field(default_factory=list)
-    params: list[Any] = field(default_factory=list)
-
-    def add(self, clause: str, *params: Any) -> None:
-        self.clauses.append(clause)
-        self.params.extend(params)
-
-    def sql(self) -> str:
-        return " WHERE " + " AND ".join(self.clauses) if self.clauses else ""
-
-
-def _chains_clause(where: _Where, chains: tuple[str, ...]) -> None:
-    where.add(f"t.chain IN ({', '.join('?' * len(chains))})", *chains)
 
 
 # --------------------------------------------------------------------------------------------
@@ -129,9 +90,9 @@ def trade_stats(
     The weekly changes compare trades opened in the 7 days before WORLD_NOW with the 7 days
     before those, in percent (0 when the earlier week has no trades).
     """
-    where = _Where()
+    where = Where()
     where.add("t.trading_status = 'executed'")
-    _chains_clause(where, caller.chains)
+    where.one_of("t.chain", caller.chains)
     if quantId is not None:
         where.add("t.quant_id = ?", quantId)
     volume = "t.buy_cost + t.sell_revenue"
@@ -173,11 +134,9 @@ def list_trades(
     store: StoreDep,
     quantId: QuantId = None,
     page: Annotated[
-        int,
-        Query(ge=1, le=MAX_ID, description="Page number, from 1; a page past the end is empty."),
-        DECIMAL,
+        Id, Query(description="Page number, from 1; a page past the end is empty.")
     ] = 1,
-    pageSize: Annotated[int, Query(ge=1, le=1000, description="Trades per page."), DECIMAL] = 20,
+    pageSize: Annotated[PageSize, Query(description="Trades per page.")] = 20,
     sortBy: Annotated[
         SortBy, Query(description="Field to sort by; ties are broken by id in the same order.")
     ] = "open_date",
@@ -186,13 +145,7 @@ def list_trades(
         FilterStatus,
         Query(description="Open/Closed (status) or Profit/Loss/Breakeven (result), any case."),
     ] = "all",
-    search: Annotated[
-        str | None,
-        Query(
-            description="Case-insensitive substring of the token name or symbol, or the exact "
-            "token address; surrounding spaces are ignored."
-        ),
-    ] = None,
+    search: TokenSearch = None,
     startDate: Annotated[
         str | None,
         Query(
@@ -204,10 +157,7 @@ def list_trades(
         str | None,
         Query(description="Upper bound of open_date, inclusive; formats as startDate."),
     ] = None,
-    chain: Annotated[
-        str | None,
-        Query(description="SOLANA, BASE or BSC (any case); default: every chain of the plan."),
-    ] = None,
+    chain: Chain = None,
     positionClosed: Annotated[
         TriState, Query(description="true: closed positions, false: open ones, all.")
     ] = "all",
@@ -221,8 +171,8 @@ def list_trades(
     ] = "executed",
 ) -> dict[str, Any]:
     """One page of trades, the summary over every matching trade, and where the page sits."""
-    where = _Where()
-    _chains_clause(where, caller.resolve_chains(chain))
+    where = Where()
+    where.one_of("t.chain", caller.resolve_chains(chain))
     if quantId is not None:
         where.add("t.quant_id = ?", quantId)
     if tradingStatus != "all":
@@ -237,15 +187,7 @@ def list_trades(
         where.add("t.status = ?", filterStatus)
     elif filterStatus != "all":
         where.add("t.result = ?", filterStatus)
-    needle = (search or "").strip()
-    if needle:
-        where.add(
-            "(instr(lower(k.name), lower(?)) > 0 OR instr(lower(k.symbol), lower(?)) > 0 "
-            "OR k.address = ?)",
-            needle,
-            needle,
-            needle,
-        )
+    where.token_search(search)
     _date_range(where, startDate, endDate)
 
     conn = store.connect()
@@ -276,42 +218,7 @@ def list_trades(
     }
 
 
-_ISO = re.compile(
-    r"^([0-9]{4})-([0-9]{2})-([0-9]{2})"
-    r"(?:[T ]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,3}))?(Z|[+-][0-9]{2}:[0-9]{2})?)?$"
-)
-
-
-def parse_iso_ms(param: str, text: str) -> int:
-    """An ISO date or date-time of the contract as epoch milliseconds (naive values are UTC).
-
-    Raises:
-        ApiError: 422 ``invalid_parameter`` naming ``param``.
-    """
-    match = _ISO.match(text)
-    try:
-        if match is None:
-            raise ValueError("not in an accepted format")
-        y, mo, d, h, mi, s, frac, zone = match.groups()
-        tz = UTC
-        if zone and zone != "Z":
-            sign = -1 if zone[0] == "-" else 1
-            offset = timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6]))
-            tz = timezone(sign * offset)
-        moment = datetime(
-            int(y), int(mo), int(d), int(h or 0), int(mi or 0), int(s or 0), tzinfo=tz
-        )
-    except (ValueError, OverflowError) as exc:
-        raise invalid_parameter(
-            param,
-            f"{param} must be an ISO date or date-time (YYYY-MM-DD or "
-            f"YYYY-MM-DDTHH:MM:SS[.fff][Z|±HH:MM]), got {text!r} ({exc})",
-        ) from None
-    millis = int((frac or "0").ljust(3, "0"))
-    return int(moment.timestamp()) * 1000 + millis
-
-
-def _date_range(where: _Where, start: str | None, end: str | None) -> None:
+def _date_range(where: Where, start: str | None, end: str | None) -> None:
     """Bound open_date to the second, both ends inclusive, as the trade's open_date shows it.
 
     A trade is in range when its open_date (whole seconds) lies in [startDate, endDate]; a
@@ -329,7 +236,7 @@ def _date_range(where: _Where, start: str | None, end: str | None) -> None:
         where.add("t.open_ms < ?", (end_ms // 1000 + 1) * 1000)  # past the end's second
 
 
-def _summary(conn: sqlite3.Connection, where: _Where, quant_id: int | None) -> dict[str, Any]:
+def _summary(conn: sqlite3.Connection, where: Where, quant_id: int | None) -> dict[str, Any]:
     """The Trade summary over every trade the filter matches (aggregates in SQL)."""
     rows = conn.execute(
         f"""SELECT t.status, COUNT(*), TOTAL(t.buy_cost + t.sell_revenue),
@@ -390,13 +297,17 @@ def _group(g: tuple[Any, ...]) -> dict[str, Any]:
 
 @router.get("/api/trades/{id}", response_model=models.TradeDetailResponse)
 def get_trade(
-    id: Annotated[int, Path(description="The trade id; an unknown one is 404."), DECIMAL],
+    id: Annotated[
+        int,
+        Path(ge=1, le=MAX_ID, description="The trade id (1 to 2^63-1); an unknown one is 404."),
+        DECIMAL,
+    ],
     caller: Annotated[Caller, Depends(require("trades"))],
     store: StoreDep,
 ) -> dict[str, Any]:
     """One trade with its detail fields: the ``_raw`` numbers and its transactions."""
     conn = store.connect()
-    rows = fetch_trades(conn, f"{SELECT_TRADES} WHERE t.id = ?", (id,)) if 1 <= id <= MAX_ID else []
+    rows = fetch_trades(conn, f"{SELECT_TRADES} WHERE t.id = ?", (id,))
     if not rows:
         raise not_found(f"no trade with id {id}", "id")
     row = rows[0]
