@@ -1,0 +1,41 @@
+"""Bad input never gets a 500: schemathesis fuzzes every operation of /openapi.json.
+
+It generates valid and invalid values for every parameter and body of the 17 operations
+(coverage, fuzzing and stateful phases) against a running sandbox with the enterprise key and
+fails on any 5xx. The seed is fixed so that a failure reproduces.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from quantscope.sandbox.serve import SandboxServer
+
+SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
+
+
+def test_no_operation_answers_a_server_error(sandbox: SandboxServer, tmp_path: Path) -> None:
+    result = subprocess.run(
+        [
+            str(SCHEMATHESIS),
+            "run",
+            f"{sandbox.url}/openapi.json",
+            "--header",
+            f"X-API-Key: {sandbox.keys['enterprise']}",
+            "--checks",
+            "not_a_server_error",
+            "--max-examples",
+            "10",
+            "--seed",
+            "7",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
+    summary = result.stdout[-3000:]
+    assert result.returncode == 0, summary
+    assert "17/17" in summary and " passed" in summary, summary
