@@ -686,66 +686,117 @@ def build_world(conn: sqlite3.Connection, seed: int, scale: int) -> None:
         ],
     )
 
-    all_evals: list[tuple[object, ...]] = []
-    all_trades: list[dict[str, Any]] = []
+    # A bounded page cache for the bulk inserts and sorts (main and temp): flat in scale.
+    saved = [conn.execute(f"PRAGMA {db}.cache_size").fetchone()[0] for db in ("main", "temp")]
+    try:
+        for db in ("main", "temp"):
+            conn.execute(f"PRAGMA {db}.cache_size = {_BUILD_CACHE_KIB}")
+        _stage_world(conn, seed, scale)
+        _renumber(conn, seed)
+    finally:
+        for db, size in zip(("main", "temp"), saved, strict=True):
+            conn.execute(f"PRAGMA {db}.cache_size = {int(size)}")
+    _after_build(conn, seed)
+
+
+_EVAL_SELECT = ", ".join(EVAL_COLUMNS)
+_TRADE_SELECT = ", ".join(TRADE_COLUMNS)
+_BATCH = 5000  # trades per batch when building transactions
+_BUILD_CACHE_KIB = -65536  # 64 MiB of page cache per database while building
+
+
+def _stage_world(conn: sqlite3.Connection, seed: int, scale: int) -> None:
+    """Simulate token by token into TEMP staging tables (memory stays flat in ``scale``).
+
+    Staging ids (``sid``) follow simulation order: token, quant, then the pair's own order. They
+    break ties in the time orders exactly as the stable sort of the in-memory build did.
+    """
+    conn.execute("DROP TABLE IF EXISTS temp.stage_evals")
+    conn.execute("DROP TABLE IF EXISTS temp.stage_trades")
+    conn.execute(
+        f"CREATE TEMP TABLE stage_evals (sid INTEGER PRIMARY KEY, type_order, {_EVAL_SELECT})"
+    )
+    conn.execute(f"CREATE TEMP TABLE stage_trades (sid INTEGER PRIMARY KEY, {_TRADE_SELECT})")
+    eval_sql = (
+        f"INSERT INTO stage_evals (sid, type_order, {_EVAL_SELECT}) "
+        f"VALUES ({','.join('?' * (len(EVAL_COLUMNS) + 2))})"
+    )
+    trade_sql = (
+        f"INSERT INTO stage_trades ({_TRADE_SELECT}) VALUES ({','.join('?' * len(TRADE_COLUMNS))})"
+    )
+    type_col = EVAL_COLUMNS.index("type")
+    n_evals = 0
     for token_id in range(1, TOKENS_PER_SCALE * scale + 1):
         path = market.token_path(seed, token_id)
         meta = token_meta(seed, token_id, path)
         conn.execute(
             f"INSERT INTO tokens VALUES ({','.join('?' * 16)})", _token_row(seed, path, meta)
         )
+        eval_rows: list[tuple[object, ...]] = []
+        trade_rows: list[tuple[object, ...]] = []
         for quant in QUANTS:
             rows, trades, links = simulate_pair(seed, quant, path, meta)
-            base = len(all_evals)
-            all_evals.extend(rows)
+            base = n_evals + 1  # staging ids start at 1
+            eval_rows.extend(
+                (base + i, _TYPE_ORDER[str(r[type_col])], *r) for i, r in enumerate(rows)
+            )
+            n_evals += len(rows)
             for t in trades:
                 t["buy_eval_id"] = base + int(t["buy_eval_id"])
             for ti, si in links:
                 trades[ti]["sell_eval_id"] = base + si
-            all_trades.extend(trades)
+            trade_rows.extend(tuple(t[c] for c in TRADE_COLUMNS) for t in trades)
+        conn.executemany(eval_sql, eval_rows)
+        conn.executemany(trade_sql, trade_rows)
         if scale > 1:
             market.token_path.cache_clear()
 
-    # Ids follow time: evaluations by (created, quant, token, type), trades by open time.
-    created = EVAL_COLUMNS.index("created_ms")
-    order = sorted(
-        range(len(all_evals)),
-        key=lambda i: (
-            all_evals[i][created],
-            all_evals[i][0],
-            all_evals[i][1],
-            _TYPE_ORDER[str(all_evals[i][3])],
-        ),
+
+def _renumber(conn: sqlite3.Connection, seed: int) -> None:
+    """Ids follow time: evaluations by (created, quant, token, type), trades by open time."""
+    conn.execute("DROP TABLE IF EXISTS temp.eval_ids")
+    conn.execute("CREATE TEMP TABLE eval_ids (id INTEGER PRIMARY KEY, sid INTEGER NOT NULL)")
+    conn.execute(
+        "INSERT INTO eval_ids (id, sid) SELECT row_number() OVER ("
+        "ORDER BY created_ms, quant_id, token_id, type_order, sid), sid FROM stage_evals"
     )
-    new_id = np.empty(len(all_evals), dtype=np.int64)
-    new_id[np.array(order, dtype=np.int64)] = np.arange(1, len(order) + 1)
-    conn.executemany(
-        f"INSERT INTO evaluations (id, {', '.join(EVAL_COLUMNS)}) "
-        f"VALUES ({','.join('?' * (len(EVAL_COLUMNS) + 1))})",
-        ((int(new_id[i]), *all_evals[i]) for i in order),
+    conn.execute(
+        f"INSERT INTO evaluations (id, {_EVAL_SELECT}) "
+        f"SELECT e.id, {', '.join('s.' + c for c in EVAL_COLUMNS)} "
+        "FROM eval_ids AS e JOIN stage_evals AS s ON s.sid = e.sid ORDER BY e.id"
     )
-    all_trades.sort(key=lambda t: (t["open_ms"], t["quant_id"], t["token_id"]))
-    trade_rows = []
-    tx_rows = []
-    for trade_id, t in enumerate(all_trades, start=1):
-        t["buy_eval_id"] = int(new_id[int(t["buy_eval_id"])])
-        if t["sell_eval_id"] is not None:
-            t["sell_eval_id"] = int(new_id[int(t["sell_eval_id"])])
-        trade_rows.append((trade_id, *(t[c] for c in TRADE_COLUMNS)))
-        if t["trading_status"] == "executed":
-            tx_rows.extend(_transactions(seed, trade_id, t, conn))
-    conn.executemany(
-        f"INSERT INTO trades (id, {', '.join(TRADE_COLUMNS)}) "
-        f"VALUES ({','.join('?' * (len(TRADE_COLUMNS) + 1))})",
-        trade_rows,
+    conn.execute("CREATE INDEX temp.eval_ids_sid ON eval_ids(sid)")
+    conn.execute("DROP TABLE temp.stage_evals")
+    remap = {"buy_eval_id": "b.id", "sell_eval_id": "x.id"}
+    conn.execute(
+        f"INSERT INTO trades (id, {_TRADE_SELECT}) "
+        "SELECT row_number() OVER (ORDER BY t.open_ms, t.quant_id, t.token_id, t.sid), "
+        f"{', '.join(remap.get(c, 't.' + c) for c in TRADE_COLUMNS)} "
+        "FROM stage_trades AS t JOIN eval_ids AS b ON b.sid = t.buy_eval_id "
+        "LEFT JOIN eval_ids AS x ON x.sid = t.sell_eval_id"
     )
-    conn.executemany(
+    conn.execute("DROP TABLE temp.stage_trades")
+    conn.execute("DROP TABLE temp.eval_ids")
+    tx_sql = (
         "INSERT INTO transactions (trade_id, action, tx_hash, ts_ms, input_token, output_token, "
         "input_amount, output_amount, input_value_usd, output_value_usd, price_usd) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        tx_rows,
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     )
-    _after_build(conn, seed)
+    last_id = 0
+    while True:  # keyset batches: a fresh read each time, never a cursor open across writes
+        batch = conn.execute(
+            f"SELECT id, {_TRADE_SELECT} FROM trades "
+            "WHERE id > ? AND trading_status = 'executed' ORDER BY id LIMIT ?",
+            (last_id, _BATCH),
+        ).fetchall()
+        if not batch:
+            break
+        tx_rows: list[tuple[object, ...]] = []
+        for row in batch:
+            t = dict(zip(TRADE_COLUMNS, row[1:], strict=True))
+            tx_rows.extend(_transactions(seed, int(row[0]), t, conn))
+        conn.executemany(tx_sql, tx_rows)
+        last_id = int(batch[-1][0])
 
 
 def _tx_hash(seed: int, trade_id: int, action: str, chain: str) -> str:
