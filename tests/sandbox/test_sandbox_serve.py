@@ -20,7 +20,7 @@ from quantscope.sandbox.datadir import WorldInfo, copy_world, ensure_world
 from quantscope.sandbox.serve import SandboxServer, bind_socket
 from quantscope.sandbox.store import SCHEMA_VERSION
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def _env() -> dict[str, str]:

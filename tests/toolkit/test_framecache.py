@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -61,12 +61,6 @@ def client_on(server: SandboxServer, cache_dir: Path, **kwargs: Any) -> Client:
     return Client(
         server.url, server.keys["enterprise"], cache_dir=str(cache_dir), progress=False, **kwargs
     )
-
-
-@pytest.fixture
-def client(sandbox: SandboxServer, tmp_path: Path) -> Iterator[Client]:
-    with client_on(sandbox, tmp_path) as c:
-        yield c
 
 
 def trades(c: Client, **kwargs: Any) -> pd.DataFrame:

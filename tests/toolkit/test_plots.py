@@ -22,10 +22,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
+from _helpers import EVALS, HAND, at, details_frame, trades_frame
 from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.lines import Line2D
-from test_analytics import EVALS, HAND, at, details_frame, trades_frame
 
 import quantscope.loaders as L
 from quantscope import analytics as A
