@@ -404,6 +404,7 @@ def replay(details: list[dict[str, Any]], playbook: dict[str, Any]) -> tuple[boo
     return required_ok and internal >= playbook["passMark"], internal
 
 
+@pytest.mark.slow
 def test_replaying_the_pass_rule_reproduces_every_sampled_evaluation(ent: EvaluationsApi) -> None:
     playbooks = _playbooks(ent)
     sample: list[dict[str, Any]] = []

@@ -13,7 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from quantscope.sandbox.serve import SandboxServer
+
+pytestmark = pytest.mark.slow  # a schemathesis subprocess over every operation: ~11 s
 
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
 

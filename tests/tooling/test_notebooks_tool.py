@@ -169,6 +169,7 @@ def _outputs(nb: Any) -> list[str]:
     return texts
 
 
+@pytest.mark.slow
 def test_run_executes_in_a_fresh_test_like_environment_and_is_byte_stable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

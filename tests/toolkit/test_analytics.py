@@ -556,6 +556,7 @@ def test_summary_agrees_with_the_plain_python_reference(rows: Any, include_open:
     assert got["open_trades"] == int((frame["status"] == "Open").sum())
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(trade_rows(), st.randoms(use_true_random=False))
 def test_row_order_does_not_matter(rows: Any, rnd: Any) -> None:
@@ -566,6 +567,7 @@ def test_row_order_does_not_matter(rows: Any, rnd: Any) -> None:
     pd.testing.assert_frame_equal(A.equity_curve(shuffled), A.equity_curve(frame))
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(trade_rows())
 def test_each_by_row_is_the_summary_of_its_group(rows: Any) -> None:

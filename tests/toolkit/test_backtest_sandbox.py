@@ -22,6 +22,8 @@ from quantscope import backtest as bt
 from quantscope._client import Client
 from quantscope.sandbox.serve import SandboxServer
 
+pytestmark = pytest.mark.slow  # ~900 eval-details requests in its module fixtures: ~9 s
+
 QUANTS = (1, 2, 3)
 TYPES = ("TOKEN_STATUS", "TOKEN_BUY", "TOKEN_SELL")
 PER_CASE = 12

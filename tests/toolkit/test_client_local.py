@@ -249,6 +249,7 @@ def test_pages_without_a_total_stop_at_the_first_short_page(
     assert loaded.total is None and len(loaded.items) == 24 and service.count() == 3
 
 
+@pytest.mark.slow
 def test_a_load_that_does_not_fit_fetches_what_fits_then_stops_and_resumes(
     serve: Callable[..., FakeService], tmp_path: Path
 ) -> None:

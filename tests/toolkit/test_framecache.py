@@ -232,6 +232,7 @@ def test_a_write_means_no_stored_frame(
         assert calls.build == 3
 
 
+@pytest.mark.slow
 def test_stale_fallback_never_serves_a_frame_of_replaced_pages(
     fresh_sandbox: Callable[..., SandboxServer], tmp_path: Path, calls: Calls
 ) -> None:

@@ -657,6 +657,7 @@ def test_the_accessor_plots_real_sandbox_frames(real: dict[str, Any]) -> None:
     png(by_chain.figure)
 
 
+@pytest.mark.slow
 def test_real_candles_with_evaluations_trades_and_fills(real: dict[str, Any]) -> None:
     ohlcv, evaluations, trades = real["ohlcv"], real["evaluations"], real["trades"]
     ax = ohlcv.quant.plot.candles(
