@@ -28,7 +28,6 @@ import atexit
 import importlib
 import os
 import shutil
-import sqlite3
 import tempfile
 from collections.abc import Callable, Iterator
 from datetime import datetime
@@ -37,7 +36,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _helpers import QUANT, ApiSession, FakeService, Seen, WidgetData, start_fake
+from _helpers import (
+    QUANT,
+    ApiSession,
+    FakeService,
+    Seen,
+    WidgetData,
+    reset_quota,
+    start_fake,
+)
 from fastapi import FastAPI
 
 import quantscope.loaders as L
@@ -96,9 +103,7 @@ def _fresh_quota(request: pytest.FixtureRequest) -> None:
     """
     if "sandbox" not in request.fixturenames:
         return
-    server: SandboxServer = request.getfixturevalue("sandbox")
-    with sqlite3.connect(server.info.db_path) as conn:
-        conn.execute("DELETE FROM quota")
+    reset_quota(request.getfixturevalue("sandbox"))
 
 
 FreshSandbox = Callable[..., SandboxServer]
@@ -191,8 +196,7 @@ def serve() -> Iterator[Callable[..., FakeService]]:
 def widget_data(sandbox: SandboxServer, tmp_path_factory: pytest.TempPathFactory) -> WidgetData:
     """``QUANT``'s executed trades and the details of its closed buys (one eval-details request
     per closed trade), loaded once for the widget test modules."""
-    with sqlite3.connect(sandbox.info.db_path) as conn:  # session fixtures run before the reset
-        conn.execute("DELETE FROM quota")
+    reset_quota(sandbox)  # session fixtures run before the autouse reset
     cache = tmp_path_factory.getbasetemp() / "widgets-cache"
     with Client(sandbox.url, sandbox.keys["enterprise"], cache_dir=str(cache), progress=False) as c:
         trades = L.load_trades(QUANT, client=c)

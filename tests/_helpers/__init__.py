@@ -8,6 +8,7 @@ and is imported from this package (``tests/`` is on pytest's ``pythonpath``):
 * ``fake_service``: a scripted loopback service for faults the sandbox cannot produce
   (``FakeService``, ``Seen``, ``ok``, ``fake_client``; the ``serve`` fixture starts them).
 * ``frames``: hand-made frames with the loaders' dtypes (``HAND``, ``EVALS``, ``details_frame``).
+* ``quota``: ``reset_quota(server)``, for module and session fixtures that spend much quota.
 * ``widgets``: the widget tests' quant and frames (``QUANT``, ``WidgetData``, ...).
 """
 
@@ -24,6 +25,7 @@ from _helpers.fake_service import (
 )
 from _helpers.frames import DTYPES, EVALS, HAND, at, details_frame, trades_frame
 from _helpers.http import ApiSession, assert_error
+from _helpers.quota import reset_quota
 from _helpers.widgets import QUANT, WidgetData, service_playbook, value_of
 
 __all__ = [
@@ -44,6 +46,7 @@ __all__ = [
     "details_frame",
     "fake_client",
     "ok",
+    "reset_quota",
     "service_playbook",
     "start_fake",
     "trades_frame",

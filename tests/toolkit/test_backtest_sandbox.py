@@ -11,11 +11,10 @@ thousand requests in all, loaded once per module into one cache:
 
 from __future__ import annotations
 
-import sqlite3
-
 import numpy as np
 import pandas as pd
 import pytest
+from _helpers import reset_quota
 
 import quantscope.loaders as L
 from quantscope import backtest as bt
@@ -29,12 +28,6 @@ TYPES = ("TOKEN_STATUS", "TOKEN_BUY", "TOKEN_SELL")
 PER_CASE = 12
 RESEARCH_TRADES = 200
 PLANTED = {"smart_money_buys", "buy_sell_ratio", "ai_confidence"}
-
-
-def reset_quota(server: SandboxServer) -> None:
-    """As the autouse fixture does per test: module fixtures run before it."""
-    with sqlite3.connect(server.info.db_path) as conn:
-        conn.execute("DELETE FROM quota")
 
 
 @pytest.fixture(scope="module")
