@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit install clean-venv constraints sandbox bench lab notebooks
+.PHONY: demo test test-fast lint typecheck unit install clean-venv constraints sandbox bench lab notebooks
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,11 +29,17 @@ lab: $(STAMP)
 	$(BIN)/python -m pip install --quiet -c constraints.txt jupyterlab
 	$(BIN)/python tools/notebooks.py lab
 
+# Everything, as CI runs it: lint, format check, types, every test, the notebooks under nbval.
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q tests notebooks --nbval --nbval-current-env
+
+# The inner loop while coding (about a minute here): every test but the `slow` ones, no
+# notebooks, no lint. One folder or file alone: `.venv/bin/python -m pytest -q tests/toolkit`.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q tests -m "not slow"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

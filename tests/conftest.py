@@ -9,10 +9,15 @@
   test-only routes before it serves.
 * ``own_sandbox``: a server of the test module's own, over a new copy (module scope), for
   modules that spend much quota or write.
-* ``api``: ``api(plan="enterprise", server=None)`` is a requests.Session with that plan's
-  X-API-Key that takes paths: ``api("basic").get("/api/trades", params=...)``.
+* ``api``: ``api(plan="enterprise", server=None)`` is an ``ApiSession`` (``_helpers.http``) with
+  that plan's X-API-Key that takes paths: ``api("basic").get("/api/trades", params=...)``.
+* ``client``: a quantscope Client on ``sandbox`` (enterprise key) with a cache of the test's
+  own. ``module_client``: the same with one cache for the whole module, for modules that load
+  a frame once and check it many ways (each page is fetched once per module).
 * ``client_for``: ``client_for(server, plan="enterprise")`` is a quantscope Client on that
   server with a cache of the test's own; closed at teardown.
+* ``serve``: ``serve(handler, **kwargs)`` starts a scripted ``FakeService`` (``_helpers``) on
+  loopback, for faults the sandbox cannot produce; stopped at teardown.
 * ``widget_data``: the widget tests' quant's trades and eval details (``_helpers.WidgetData``),
   loaded once per session over HTTP.
 """
@@ -23,16 +28,23 @@ import atexit
 import importlib
 import os
 import shutil
-import sqlite3
 import tempfile
 from collections.abc import Callable, Iterator
 from datetime import datetime
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
-import requests
-from _helpers import QUANT, WidgetData
+from _helpers import (
+    QUANT,
+    ApiSession,
+    FakeService,
+    Seen,
+    WidgetData,
+    reset_quota,
+    start_fake,
+)
 from fastapi import FastAPI
 
 import quantscope.loaders as L
@@ -55,22 +67,6 @@ os.environ["MPLBACKEND"] = "Agg"
 importlib.import_module("matplotlib.font_manager")
 for _name in ("QUANTSCOPE_URL", "QUANTSCOPE_API_KEY"):  # never a real service from tests
     os.environ.pop(_name, None)
-
-
-class ApiSession(requests.Session):
-    """A Session bound to one server and key: ``session.get("/api/...")``."""
-
-    def __init__(self, base_url: str, key: str | None = None) -> None:
-        super().__init__()
-        self.base_url = base_url
-        if key is not None:
-            self.headers["X-API-Key"] = key
-
-    def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(url, str) and url.startswith("/"):
-            url = self.base_url + url
-        kwargs.setdefault("timeout", 60)
-        return super().request(method, url, *args, **kwargs)
 
 
 @pytest.fixture(scope="session")
@@ -107,9 +103,7 @@ def _fresh_quota(request: pytest.FixtureRequest) -> None:
     """
     if "sandbox" not in request.fixturenames:
         return
-    server: SandboxServer = request.getfixturevalue("sandbox")
-    with sqlite3.connect(server.info.db_path) as conn:
-        conn.execute("DELETE FROM quota")
+    reset_quota(request.getfixturevalue("sandbox"))
 
 
 FreshSandbox = Callable[..., SandboxServer]
@@ -169,12 +163,40 @@ def client_for(tmp_path: Path) -> Iterator[Callable[..., Client]]:
         c.close()
 
 
+@pytest.fixture
+def client(sandbox: SandboxServer, client_for: Callable[..., Client]) -> Client:
+    return client_for(sandbox)
+
+
+@pytest.fixture(scope="module")
+def module_client(
+    sandbox: SandboxServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Client]:
+    cache = tmp_path_factory.mktemp("module-cache")
+    with Client(sandbox.url, sandbox.keys["enterprise"], cache_dir=str(cache), progress=False) as c:
+        yield c
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[..., FakeService]]:
+    servers: list[ThreadingHTTPServer] = []
+
+    def start(handler: Callable[[Seen], Any], **kwargs: Any) -> FakeService:
+        service = FakeService(handler, **kwargs)
+        servers.append(start_fake(service))
+        return service
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
 @pytest.fixture(scope="session")
 def widget_data(sandbox: SandboxServer, tmp_path_factory: pytest.TempPathFactory) -> WidgetData:
     """``QUANT``'s executed trades and the details of its closed buys (one eval-details request
     per closed trade), loaded once for the widget test modules."""
-    with sqlite3.connect(sandbox.info.db_path) as conn:  # session fixtures run before the reset
-        conn.execute("DELETE FROM quota")
+    reset_quota(sandbox)  # session fixtures run before the autouse reset
     cache = tmp_path_factory.getbasetemp() / "widgets-cache"
     with Client(sandbox.url, sandbox.keys["enterprise"], cache_dir=str(cache), progress=False) as c:
         trades = L.load_trades(QUANT, client=c)

@@ -22,10 +22,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
+from _helpers import EVALS, HAND, at, details_frame, trades_frame
 from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.lines import Line2D
-from test_analytics import EVALS, HAND, at, details_frame, trades_frame
 
 import quantscope.loaders as L
 from quantscope import analytics as A
@@ -657,6 +657,7 @@ def test_the_accessor_plots_real_sandbox_frames(real: dict[str, Any]) -> None:
     png(by_chain.figure)
 
 
+@pytest.mark.slow
 def test_real_candles_with_evaluations_trades_and_fills(real: dict[str, Any]) -> None:
     ohlcv, evaluations, trades = real["ohlcv"], real["evaluations"], real["trades"]
     ax = ohlcv.quant.plot.candles(

@@ -13,7 +13,6 @@ the same daily series goes through both (quantstats is a dev dependency).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -27,18 +26,9 @@ import quantscope.accessor  # noqa: F401  (registers df.quant)
 import quantscope.loaders as L
 from quantscope import analytics as A
 from quantscope._client import Client
-from quantscope.sandbox.serve import SandboxServer
 
 QUANTS = {1: "Atlas", 2: "Borealis", 3: "Cinder"}
 CENT = 0.005  # the list's display rounding, per trade
-
-
-@pytest.fixture(scope="module")
-def client(sandbox: SandboxServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
-    """One cached client for the module: each trade list is fetched once."""
-    cache = tmp_path_factory.mktemp("agreement-cache")
-    with Client(sandbox.url, sandbox.keys["enterprise"], cache_dir=str(cache), progress=False) as c:
-        yield c
 
 
 def close(got: float, want: float, trades: int) -> bool:
@@ -59,9 +49,9 @@ FILTERS: list[tuple[int | None, dict[str, Any]]] = [
 
 @pytest.mark.parametrize(("quant_id", "filters"), FILTERS)
 def test_summary_equals_the_service_summary(
-    client: Client, quant_id: int | None, filters: dict[str, Any]
+    module_client: Client, quant_id: int | None, filters: dict[str, Any]
 ) -> None:
-    trades = L.load_trades(quant_id, client=client, **filters)
+    trades = L.load_trades(quant_id, client=module_client, **filters)
     service = trades.attrs["quantscope"]["summary"]
     realised, everything = trades.quant.summary(), trades.quant.summary(include_open=True)
     assert len(trades) == service["totalTrades"] > 0
@@ -100,19 +90,19 @@ def test_summary_equals_the_service_summary(
 
 
 @pytest.mark.parametrize("quant_id", [None, 1, 2, 3])
-def test_trade_count_equals_trade_stats(client: Client, quant_id: int | None) -> None:
-    stats = L.load_trade_stats(quant_id, client=client)
-    executed = L.load_trades(quant_id, client=client)  # the service's default: executed
+def test_trade_count_equals_trade_stats(module_client: Client, quant_id: int | None) -> None:
+    stats = L.load_trade_stats(quant_id, client=module_client)
+    executed = L.load_trades(quant_id, client=module_client)  # the service's default: executed
     assert executed.quant.summary(include_open=True)["trades"] == stats["total_trades"]
 
 
 @pytest.mark.parametrize("quant_id", [None, 1, 3])
 def test_dashboard_performance_and_weekly_trend_equal_the_accessor(
-    client: Client, quant_id: int | None
+    module_client: Client, quant_id: int | None
 ) -> None:
-    dashboard = L.load_dashboard(quant_id, client=client)
+    dashboard = L.load_dashboard(quant_id, client=module_client)
     perf = dashboard.performance
-    s = L.load_trades(quant_id, client=client).quant.summary()
+    s = L.load_trades(quant_id, client=module_client).quant.summary()
     assert perf["completed_trades"] == s["trades"]
     assert perf["active_trades"] == s["open_trades"]
     assert perf["total_trades"] == s["trades"] + s["open_trades"]
@@ -123,7 +113,7 @@ def test_dashboard_performance_and_weekly_trend_equal_the_accessor(
     assert close(perf["total_pnl_usd"], s["total_pnl_usd"], s["trades"])
 
     # historicalTrends: closed trades by close week (Monday 00:00 UTC) = by(freq="W")
-    weekly = L.load_trades(quant_id, client=client).quant.by(freq="W")
+    weekly = L.load_trades(quant_id, client=module_client).quant.by(freq="W")
     trend = dashboard.weekly[dashboard.weekly["closed_trades"] > 0]
     assert list(trend.index) == list(weekly.index[weekly["trades"] > 0])
     closed = weekly.loc[trend.index]
@@ -134,8 +124,8 @@ def test_dashboard_performance_and_weekly_trend_equal_the_accessor(
     )
 
 
-def test_by_quant_and_by_chain_equal_the_filtered_service_summaries(client: Client) -> None:
-    everything = L.load_trades(trading_status="all", client=client)
+def test_by_quant_and_by_chain_equal_the_filtered_service_summaries(module_client: Client) -> None:
+    everything = L.load_trades(trading_status="all", client=module_client)
     for key, groups in (
         ("quant_name", {name: {"quant_id": q} for q, name in QUANTS.items()}),
         ("chain", {c: {"chain": c} for c in ("SOLANA", "BASE", "BSC")}),
@@ -143,7 +133,7 @@ def test_by_quant_and_by_chain_equal_the_filtered_service_summaries(client: Clie
         table = everything.quant.by(key)
         assert sorted(map(str, table.index)) == sorted(groups)
         for name, filters in groups.items():
-            one = L.load_trades(trading_status="all", client=client, **filters)
+            one = L.load_trades(trading_status="all", client=module_client, **filters)
             realised = one.attrs["quantscope"]["summary"]["realized"]
             row = table.loc[name]
             assert row["trades"] == realised["trades"]
@@ -153,13 +143,13 @@ def test_by_quant_and_by_chain_equal_the_filtered_service_summaries(client: Clie
             assert row["open_trades"] == one.attrs["quantscope"]["summary"]["unrealized"]["trades"]
 
 
-def test_pass_rates_equal_eval_count_and_timeseries(client: Client) -> None:
+def test_pass_rates_equal_eval_count_and_timeseries(module_client: Client) -> None:
     start, end = "2026-09-20T00:00:00Z", "2026-09-22T00:00:00Z"  # 48 h: hourly buckets
-    evals = L.load_evaluations(2, start=start, end=end, client=client)
-    count = L.load_eval_count(start, end, 2, client=client)
+    evals = L.load_evaluations(2, start=start, end=end, client=module_client)
+    count = L.load_eval_count(start, end, 2, client=module_client)
     assert evals.quant.pass_rate() == pytest.approx(count["pass_rate"], abs=5e-5)
     hourly = evals.quant.pass_rates(freq="h")
-    series = L.load_eval_timeseries(start, end, 2, client=client)
+    series = L.load_eval_timeseries(start, end, 2, client=module_client)
     series = series[series["evaluations"] > 0]
     assert list(series.index) == list(hourly.index)
     assert series["evaluations"].tolist() == hourly["total"].tolist()
@@ -167,9 +157,9 @@ def test_pass_rates_equal_eval_count_and_timeseries(client: Client) -> None:
     np.testing.assert_allclose(series["pass_rate"], hourly["pass_rate"], atol=5e-5)
 
 
-def test_stage_counts_equal_signal_stats(client: Client) -> None:
-    signals = L.load_signals(limit=500, client=client)
-    stats = L.load_signal_stats(limit=500, client=client)
+def test_stage_counts_equal_signal_stats(module_client: Client) -> None:
+    signals = L.load_signals(limit=500, client=module_client)
+    stats = L.load_signal_stats(limit=500, client=module_client)
     ours = signals.quant.stage_counts()
     ours.index = ours.index.str.lower()
     ours.columns = ours.columns.str.lower()
@@ -186,9 +176,9 @@ def test_stage_counts_equal_signal_stats(client: Client) -> None:
 
 @pytest.mark.parametrize("quant_id", [1, 2, 3])
 def test_sharpe_sortino_and_drawdown_equal_quantstats_on_sandbox_trades(
-    client: Client, quant_id: int
+    module_client: Client, quant_id: int
 ) -> None:
-    trades = L.load_trades(quant_id, client=client)
+    trades = L.load_trades(quant_id, client=module_client)
     s = trades.quant.summary()
     capital = s["capital_usd"]
     daily = trades.quant.daily_pnl()

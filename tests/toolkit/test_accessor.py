@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from test_analytics import EVALS, HAND, details_frame
+from _helpers import EVALS, HAND, details_frame
 
 import quantscope.accessor  # registers df.quant
 from quantscope import analytics as A

@@ -66,6 +66,7 @@ def test_replicated_trades_are_new_and_well_formed(base_trades: list[dict[str, o
     assert bench_decode.replicate(base, 1000, seed=1) == trades  # deterministic
 
 
+@pytest.mark.slow
 def test_decode_benchmark_runs(sandbox_world: WorldInfo) -> None:
     result = bench_decode.run(2000, 2, data_dir=sandbox_world.data_dir)
     assert_sane(
@@ -90,6 +91,7 @@ def test_naive_path_agrees_with_ours(base_trades: list[dict[str, object]]) -> No
         bench_decode.check_same_frame(ours, ours.assign(pnl_usd=ours["pnl_usd"] + 0.01))
 
 
+@pytest.mark.slow
 def test_reload_benchmark_runs_and_warm_loads_send_nothing(sandbox_world: WorldInfo) -> None:
     result = bench_reload.run(
         2, scale=1, page_size=1000, min_trades=1000, data_dir=sandbox_world.data_dir
@@ -113,12 +115,14 @@ def test_cli_rejects_unknown_names(capsys: pytest.CaptureFixture[str]) -> None:
     assert "decode, parse, reload, summary, sweep" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_parse_benchmark_runs() -> None:
     result = bench_parse.run(rows=2000, repeat=1)
     assert result.timings and result.ratios
     assert all(r.value > 0 and math.isfinite(r.value) for r in result.ratios)
 
 
+@pytest.mark.slow
 def test_summary_benchmark_runs() -> None:
     result = bench_summary.run(2000, 1)
     assert_sane(
@@ -132,6 +136,7 @@ def test_summary_benchmark_runs() -> None:
     )
 
 
+@pytest.mark.slow
 def test_sweep_benchmark_runs() -> None:
     result = bench_sweep.run(20_000, 50, repeat=1)
     assert result.timings and result.ratios

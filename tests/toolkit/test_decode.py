@@ -3,17 +3,15 @@ the plain JSON (so the usual checks and errors) for any page the structs do not 
 
 from __future__ import annotations
 
-import threading
 import warnings
-from collections.abc import Callable, Iterator
-from http.server import ThreadingHTTPServer
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pandas as pd
 import pytest
-from test_client_local import FakeService, Seen, _handler_class, client_for, ok
+from _helpers import FakeService, Seen, fake_client, ok
 
 import quantscope.loaders as L
 from quantscope import _schemas
@@ -243,26 +241,6 @@ def test_load_trades_equals_build_frame_on_the_pages_it_loaded(
 # --- through the client: a malformed page is the usual clear error, never msgspec's --------
 
 
-@pytest.fixture
-def fake() -> Iterator[Callable[..., FakeService]]:
-    """``test_client_local``'s scripted loopback service."""
-    servers: list[ThreadingHTTPServer] = []
-
-    def start(handler: Callable[[Seen], Any]) -> FakeService:
-        service = FakeService(handler)
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_class(service))
-        server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True).start()
-        servers.append(server)
-        service.url = f"http://127.0.0.1:{server.server_port}"
-        return service
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
-
-
 def _trades_handler(items_of: Callable[[int], Any], total: int = 4) -> Callable[[Seen], Any]:
     def handler(seen: Seen) -> Any:
         n = int(seen.query.get("page", 1))
@@ -272,21 +250,21 @@ def _trades_handler(items_of: Callable[[int], Any], total: int = 4) -> Callable[
 
 
 def test_load_trades_with_a_non_object_item_raises_invalid_response(
-    fake: Callable[..., FakeService], tmp_path: Path
+    serve: Callable[..., FakeService], tmp_path: Path
 ) -> None:
-    service = fake(_trades_handler(lambda n: [trade(id=n), 5] if n == 2 else [trade(id=n)]))
+    service = serve(_trades_handler(lambda n: [trade(id=n), 5] if n == 2 else [trade(id=n)]))
     with pytest.raises(InvalidResponseError, match="list of objects"):
-        L.load_trades(page_size=2, client=client_for(service, tmp_path))
+        L.load_trades(page_size=2, client=fake_client(service, tmp_path))
 
 
 def test_load_trades_with_odd_pages_through_the_client(
-    fake: Callable[..., FakeService], tmp_path: Path
+    serve: Callable[..., FakeService], tmp_path: Path
 ) -> None:
     def items(n: int) -> Any:
         return [trade(id=n, metadata="text"), trade(id=10 + n)] if n == 2 else [trade(id=n), {}]
 
-    service = fake(_trades_handler(items))
-    client = client_for(service, tmp_path)
+    service = serve(_trades_handler(items))
+    client = fake_client(service, tmp_path)
     df = L.load_trades(page_size=2, client=client)
     want = build_frame([*items(1), *items(2)], SPEC)
     want.attrs = df.attrs
@@ -298,10 +276,10 @@ def test_load_trades_with_odd_pages_through_the_client(
 
 
 def test_a_trades_page_without_the_item_list_loads_as_before(
-    fake: Callable[..., FakeService], tmp_path: Path
+    serve: Callable[..., FakeService], tmp_path: Path
 ) -> None:
-    service = fake(lambda s: ok({"pagination": {"total": 1}, "rows": [trade()]}))
-    df = L.load_trades(client=client_for(service, tmp_path))  # no items: an empty frame
+    service = serve(lambda s: ok({"pagination": {"total": 1}, "rows": [trade()]}))
+    df = L.load_trades(client=fake_client(service, tmp_path))  # no items: an empty frame
     want = build_frame([], SPEC)
     want.attrs = df.attrs
     pd.testing.assert_frame_equal(df, want)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import requests
-from _helpers import ApiClient, assert_error
+from _helpers import ApiSession, assert_error
 
 from quantscope.sandbox.catalog import HISTORY_HOURS, WORLD_NOW_MS
 from quantscope.sandbox.models import Ohlcv, validate_response
@@ -25,11 +25,11 @@ STEP_HOURS = {"1h": 1, "2h": 2, "4h": 4, "6h": 6, "12h": 12, "1d": 24, "1w": 168
 MONDAY_MS = 4 * 24 * HOUR_MS  # 1970-01-05, the first Monday after the epoch
 
 
-class Client(ApiClient):
+class MarketApi(ApiSession):
     """A keyed session on one server, for GET /api/eval-ohlcv."""
 
     def ohlcv(self, **params: Any) -> requests.Response:
-        return self.get("/api/eval-ohlcv", **params)
+        return self.query("/api/eval-ohlcv", **params)
 
     def candles(self, **params: Any) -> list[dict[str, Any]]:
         body = self.ok("/api/eval-ohlcv", **params)
@@ -38,15 +38,15 @@ class Client(ApiClient):
 
 
 @pytest.fixture(scope="module")
-def client(own_sandbox: SandboxServer) -> Client:
-    return Client(own_sandbox.url, own_sandbox.keys["enterprise"])
+def ent(own_sandbox: SandboxServer) -> MarketApi:
+    return MarketApi(own_sandbox.url, own_sandbox.keys["enterprise"])
 
 
 @pytest.mark.parametrize("token_id", [1, 2, 3, 47, 90])
 def test_hourly_candles_are_well_formed_and_end_before_world_now(
-    client: Client, token_id: int
+    ent: MarketApi, token_id: int
 ) -> None:
-    candles = client.candles(tokenId=token_id, limit=5000)
+    candles = ent.candles(tokenId=token_id, limit=5000)
     assert len(candles) == HISTORY_HOURS  # the whole history: 70 days of hours
     stamps = [c["timestamp"] for c in candles]
     assert all(isinstance(t, int) for t in stamps)
@@ -57,11 +57,11 @@ def test_hourly_candles_are_well_formed_and_end_before_world_now(
         assert c["low"] > 0 and c["volume"] >= 0
 
 
-def test_default_and_limit_take_the_newest_candles_oldest_first(client: Client) -> None:
-    everything = client.candles(tokenId=5, limit=5000)
-    assert client.candles(tokenId=5) == everything[-500:]  # default: 1h, 500
-    assert client.candles(tokenId=5, limit=1) == everything[-1:]
-    assert client.candles(tokenId=5, limit=37, timeframe="1h") == everything[-37:]
+def test_default_and_limit_take_the_newest_candles_oldest_first(ent: MarketApi) -> None:
+    everything = ent.candles(tokenId=5, limit=5000)
+    assert ent.candles(tokenId=5) == everything[-500:]  # default: 1h, 500
+    assert ent.candles(tokenId=5, limit=1) == everything[-1:]
+    assert ent.candles(tokenId=5, limit=37, timeframe="1h") == everything[-37:]
 
 
 def aggregate(hourly: list[dict[str, Any]], hours: int) -> list[dict[str, Any]]:
@@ -85,9 +85,9 @@ def aggregate(hourly: list[dict[str, Any]], hours: int) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("timeframe", ["2h", "4h", "6h", "12h", "1d", "1w"])
-def test_longer_timeframes_aggregate_the_hourly_candles(client: Client, timeframe: str) -> None:
-    hourly = client.candles(tokenId=8, limit=5000)
-    candles = client.candles(tokenId=8, timeframe=timeframe, limit=5000)
+def test_longer_timeframes_aggregate_the_hourly_candles(ent: MarketApi, timeframe: str) -> None:
+    hourly = ent.candles(tokenId=8, limit=5000)
+    candles = ent.candles(tokenId=8, timeframe=timeframe, limit=5000)
     expected = aggregate(hourly, STEP_HOURS[timeframe])
     assert [c["timestamp"] for c in candles] == [e["timestamp"] for e in expected]
     for got, want in zip(candles, expected, strict=True):
@@ -100,25 +100,23 @@ def test_longer_timeframes_aggregate_the_hourly_candles(client: Client, timefram
     else:
         assert len(candles) == HISTORY_HOURS // STEP_HOURS[timeframe]
     # limit takes the newest of them
-    assert client.candles(tokenId=8, timeframe=timeframe, limit=3) == candles[-3:]
+    assert ent.candles(tokenId=8, timeframe=timeframe, limit=3) == candles[-3:]
 
 
-def test_timeframe_is_case_insensitive_and_responses_are_deterministic(client: Client) -> None:
-    assert client.candles(tokenId=9, timeframe="1D") == client.candles(tokenId=9, timeframe="1d")
-    first = client.ohlcv(tokenId=9, timeframe="4h", limit=100)
-    assert first.content == client.ohlcv(tokenId=9, timeframe="4h", limit=100).content
+def test_timeframe_is_case_insensitive_and_responses_are_deterministic(ent: MarketApi) -> None:
+    assert ent.candles(tokenId=9, timeframe="1D") == ent.candles(tokenId=9, timeframe="1d")
+    first = ent.ohlcv(tokenId=9, timeframe="4h", limit=100)
+    assert first.content == ent.ohlcv(tokenId=9, timeframe="4h", limit=100).content
 
 
-def test_candles_agree_with_evaluation_detection_prices(client: Client) -> None:
-    body = client.ok(
-        "/api/eval-results", evaluationResultType="TOKEN_STATUS", limit=20, offset=3000
-    )
+def test_candles_agree_with_evaluation_detection_prices(ent: MarketApi) -> None:
+    body = ent.ok("/api/eval-results", evaluationResultType="TOKEN_STATUS", limit=20, offset=3000)
     by_token: dict[int, dict[int, float]] = {}
     for row in body["results"]:
         token = row["tokenId"]
         if token not in by_token:
             by_token[token] = {
-                c["timestamp"]: c["open"] for c in client.candles(tokenId=token, limit=5000)
+                c["timestamp"]: c["open"] for c in ent.candles(tokenId=token, limit=5000)
             }
         created = _ms(row["createdAt"])
         hour_start = created - created % HOUR_MS
@@ -147,14 +145,14 @@ BAD_INPUT: list[tuple[dict[str, Any], int, str, str | None]] = [
 
 @pytest.mark.parametrize(("params", "status", "code", "param"), BAD_INPUT)
 def test_bad_input_is_refused_with_the_contract_body(
-    client: Client, params: dict[str, Any], status: int, code: str, param: str | None
+    ent: MarketApi, params: dict[str, Any], status: int, code: str, param: str | None
 ) -> None:
-    assert_error(client.ohlcv(**params), status, code, param)
+    assert_error(ent.ohlcv(**params), status, code, param)
 
 
 def test_plans_see_their_chains_only(own_sandbox: SandboxServer) -> None:
-    basic = Client(own_sandbox.url, own_sandbox.keys["basic"])
-    growth = Client(own_sandbox.url, own_sandbox.keys["growth"])
+    basic = MarketApi(own_sandbox.url, own_sandbox.keys["basic"])
+    growth = MarketApi(own_sandbox.url, own_sandbox.keys["growth"])
     # token ids cycle through SOLANA, BASE, BSC
     assert len(basic.candles(tokenId=1, limit=10)) == 10
     assert_error(basic.ohlcv(tokenId=2), 403, "chain_not_allowed", None)

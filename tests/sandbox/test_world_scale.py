@@ -11,6 +11,8 @@ import pytest
 
 from quantscope.sandbox import store, world
 
+pytestmark = pytest.mark.slow  # builds a scale-2 world: ~6 s
+
 
 @pytest.fixture(scope="module")
 def world2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sqlite3.Connection]:

@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from _helpers import ApiClient, assert_error
+from _helpers import ApiSession, assert_error
 
 from quantscope.sandbox.models import AlphaSignalDetail, AlphaSignalList, validate_response
 
@@ -30,7 +30,7 @@ QUANTS = (1, 2, 3)
 BIG = 500
 
 
-class Client(ApiClient):
+class SignalsApi(ApiSession):
     """A keyed session on one server, with the signal list validated."""
 
     def signals(self, **params: Any) -> dict[str, Any]:
@@ -48,29 +48,29 @@ def _trade_time(text: str) -> datetime:
 
 
 @pytest.fixture(scope="module")
-def client(sandbox: Any) -> Iterator[Client]:
-    made = Client(sandbox.url, sandbox.keys["enterprise"])
+def ent(sandbox: Any) -> Iterator[SignalsApi]:
+    made = SignalsApi(sandbox.url, sandbox.keys["enterprise"])
     yield made
     made.close()
 
 
 @pytest.fixture(scope="module")
-def everything(client: Client) -> dict[str, Any]:
+def everything(ent: SignalsApi) -> dict[str, Any]:
     """Every signal of every quant (no limit reached), the oracle of the list tests."""
-    body = client.signals(limit=BIG)
+    body = ent.signals(limit=BIG)
     assert body["byChain"]["all"]["stats"]["total"] < BIG
     return body
 
 
 @pytest.fixture(scope="module")
-def executed(client: Client) -> dict[int, list[dict[str, Any]]]:
+def executed(ent: SignalsApi) -> dict[int, list[dict[str, Any]]]:
     """Each quant's executed trades (GET /api/trades, every page)."""
     out: dict[int, list[dict[str, Any]]] = {}
     for quant in QUANTS:
         trades: list[dict[str, Any]] = []
         page = 1
         while True:
-            body = client.ok(
+            body = ent.ok(
                 "/api/trades", quantId=quant, tradingStatus="executed", pageSize=1000, page=page
             )
             trades.extend(body["trades"])
@@ -82,9 +82,9 @@ def executed(client: Client) -> dict[int, list[dict[str, Any]]]:
 
 
 @pytest.fixture(scope="module")
-def newest_evaluations(client: Client) -> dict[tuple[int, int], dict[str, Any]]:
+def newest_evaluations(ent: SignalsApi) -> dict[tuple[int, int], dict[str, Any]]:
     """The newest evaluation in the window of each (quant, token), from GET /api/eval-results."""
-    body = client.ok(
+    body = ent.ok(
         "/api/eval-results",
         uniqueTokensOnly="true",
         timeFrom=WINDOW_START.strftime("%Y-%m-%dT%H:%M:%S.000Z"),
@@ -151,12 +151,12 @@ def test_signal_fields_follow_the_stage(everything: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("quant", QUANTS)
 def test_stages_agree_with_the_quants_trades(
-    client: Client,
+    ent: SignalsApi,
     quant: int,
     executed: dict[int, list[dict[str, Any]]],
     newest_evaluations: dict[tuple[int, int], dict[str, Any]],
 ) -> None:
-    body = client.signals(quantId=quant, limit=BIG)
+    body = ent.signals(quantId=quant, limit=BIG)
     signals = body["signals"]
     # one signal per token the quant evaluated in the window, on its newest evaluation
     mine = {token: r for (q, token), r in newest_evaluations.items() if q == quant}
@@ -201,9 +201,9 @@ def test_without_quant_the_newest_evaluation_wins(
     }
 
 
-def test_stage_matches_the_quant_of_the_signal(client: Client, everything: dict[str, Any]) -> None:
+def test_stage_matches_the_quant_of_the_signal(ent: SignalsApi, everything: dict[str, Any]) -> None:
     """Without quantId a token's signal is its newest evaluation's quant's signal."""
-    per_quant = {q: client.signals(quantId=q, limit=BIG)["signals"] for q in QUANTS}
+    per_quant = {q: ent.signals(quantId=q, limit=BIG)["signals"] for q in QUANTS}
     by_eval = {s["evaluationId"]: s for q in QUANTS for s in per_quant[q]}
     for s in everything["signals"]:
         assert by_eval[s["evaluationId"]] == s
@@ -215,10 +215,10 @@ def test_stage_matches_the_quant_of_the_signal(client: Client, everything: dict[
 
 
 def test_limit_cuts_every_list_but_not_the_stats(
-    client: Client, everything: dict[str, Any]
+    ent: SignalsApi, everything: dict[str, Any]
 ) -> None:
-    default = client.signals()
-    cut = client.signals(limit=5)
+    default = ent.signals()
+    cut = ent.signals(limit=5)
     for body, n in ((default, 50), (cut, 5)):
         assert body["signals"] == everything["signals"][:n]
         for key, group in body["byChain"].items():
@@ -227,8 +227,8 @@ def test_limit_cuts_every_list_but_not_the_stats(
 
 
 @pytest.mark.parametrize("chain", ["SOLANA", "base", "Bsc"])
-def test_chain_filters_everything(client: Client, everything: dict[str, Any], chain: str) -> None:
-    body = client.signals(chain=chain, limit=BIG)
+def test_chain_filters_everything(ent: SignalsApi, everything: dict[str, Any], chain: str) -> None:
+    body = ent.signals(chain=chain, limit=BIG)
     name = chain.upper()
     wanted = [s for s in everything["signals"] if s["chainName"] == name]
     assert wanted and body["signals"] == wanted
@@ -241,11 +241,11 @@ def test_chain_filters_everything(client: Client, everything: dict[str, Any], ch
 
 
 def test_search_selects_by_name_symbol_or_address(
-    client: Client, everything: dict[str, Any]
+    ent: SignalsApi, everything: dict[str, Any]
 ) -> None:
     sample = everything["signals"][3]
     term = sample["token"].split()[-1][1:4].upper()  # a substring of a name, in another case
-    body = client.signals(search=term, limit=BIG)
+    body = ent.signals(search=term, limit=BIG)
     needle = term.lower()
     wanted = [
         s
@@ -254,16 +254,16 @@ def test_search_selects_by_name_symbol_or_address(
     ]
     assert wanted and body["signals"] == wanted
     assert body["byChain"]["all"]["stats"]["total"] == len(wanted)
-    by_address = client.signals(search=sample["address"])
+    by_address = ent.signals(search=sample["address"])
     assert by_address["signals"] == [sample]
-    assert client.signals(search="   ", limit=BIG) == everything
-    nothing = client.signals(search="no such token at all")
+    assert ent.signals(search="   ", limit=BIG) == everything
+    nothing = ent.signals(search="no such token at all")
     assert nothing["signals"] == [] and nothing["byChain"]["all"]["stats"]["total"] == 0
 
 
-def test_include_token_details_adds_the_field(client: Client, everything: dict[str, Any]) -> None:
-    body = client.signals(includeTokenDetails="TRUE", limit=BIG)
-    assert client.signals(includeTokenDetails="false", limit=BIG) == everything
+def test_include_token_details_adds_the_field(ent: SignalsApi, everything: dict[str, Any]) -> None:
+    body = ent.signals(includeTokenDetails="TRUE", limit=BIG)
+    assert ent.signals(includeTokenDetails="false", limit=BIG) == everything
     stripped = []
     for s in body["signals"]:
         details = s.pop("tokenDetails")
@@ -275,12 +275,12 @@ def test_include_token_details_adds_the_field(client: Client, everything: dict[s
     assert stripped == everything["signals"]
 
 
-def test_same_request_gives_identical_bytes(client: Client) -> None:
+def test_same_request_gives_identical_bytes(ent: SignalsApi) -> None:
     params = {"quantId": 2, "limit": 20, "includeTokenDetails": "true"}
-    first = client.get("/api/alpha-signals", **params)
-    assert first.content == client.get("/api/alpha-signals", **params).content
-    detail = client.get("/api/alpha-signals/7")
-    assert detail.content == client.get("/api/alpha-signals/7").content
+    first = ent.query("/api/alpha-signals", **params)
+    assert first.content == ent.query("/api/alpha-signals", **params).content
+    detail = ent.query("/api/alpha-signals/7")
+    assert detail.content == ent.query("/api/alpha-signals/7").content
 
 
 @pytest.mark.parametrize(
@@ -302,9 +302,9 @@ def test_same_request_gives_identical_bytes(client: Client) -> None:
     ],
 )
 def test_bad_list_input(
-    client: Client, params: dict[str, str], status: int, code: str, param: str
+    ent: SignalsApi, params: dict[str, str], status: int, code: str, param: str
 ) -> None:
-    assert_error(client.get("/api/alpha-signals", **params), status, code, param)
+    assert_error(ent.query("/api/alpha-signals", **params), status, code, param)
 
 
 # --------------------------------------------------------------------------------------------
@@ -320,15 +320,15 @@ def _one_per_stage(signals: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("quant", [None, 1, 3])
-def test_detail_agrees_with_list_and_eval_details(client: Client, quant: int | None) -> None:
+def test_detail_agrees_with_list_and_eval_details(ent: SignalsApi, quant: int | None) -> None:
     params = {} if quant is None else {"quantId": quant}
-    signals = client.signals(limit=BIG, **params)["signals"]
+    signals = ent.signals(limit=BIG, **params)["signals"]
     for s in _one_per_stage(signals):
-        detail = client.ok(f"/api/alpha-signals/{s['tokenId']}", **params)
+        detail = ent.ok(f"/api/alpha-signals/{s['tokenId']}", **params)
         validate_response(AlphaSignalDetail, detail)
         shared = {k: v for k, v in s.items() if k not in ("analysisProgress", "volume24h")}
         assert {k: detail[k] for k in shared} == shared
-        explained = client.ok("/api/eval-details", evaluationId=s["evaluationId"])
+        explained = ent.ok("/api/eval-details", evaluationId=s["evaluationId"])
         result = explained["evaluationResult"]
         assert detail["evaluationDetails"] == explained["evaluationResultDetails"]
         assert len(detail["evaluationDetails"]) == 18
@@ -341,15 +341,15 @@ def test_detail_agrees_with_list_and_eval_details(client: Client, quant: int | N
 
 
 def test_detail_of_a_token_not_evaluated_in_the_window(
-    client: Client, everything: dict[str, Any]
+    ent: SignalsApi, everything: dict[str, Any]
 ) -> None:
     """Tokens left out of the list (no evaluation in 7 days) are served from their newest one."""
     listed = {s["tokenId"] for s in everything["signals"]}
     stale = next(t for t in range(1, 91) if t not in listed)
-    detail = client.ok(f"/api/alpha-signals/{stale}")
+    detail = ent.ok(f"/api/alpha-signals/{stale}")
     validate_response(AlphaSignalDetail, detail)
     assert _ts(detail["updatedAt"]) < WINDOW_START
-    history = client.ok("/api/eval-results", search=detail["address"], limit=1)["results"]
+    history = ent.ok("/api/eval-results", search=detail["address"], limit=1)["results"]
     assert detail["evaluationId"] == history[0]["id"]
 
 
@@ -367,9 +367,9 @@ def test_detail_of_a_token_not_evaluated_in_the_window(
     ],
 )
 def test_bad_detail_input(
-    client: Client, path: str, params: dict[str, str], status: int, code: str, param: str
+    ent: SignalsApi, path: str, params: dict[str, str], status: int, code: str, param: str
 ) -> None:
-    assert_error(client.get(path, **params), status, code, param)
+    assert_error(ent.query(path, **params), status, code, param)
 
 
 # --------------------------------------------------------------------------------------------
@@ -379,10 +379,10 @@ def test_bad_detail_input(
 
 def test_plans_and_chains(fresh_sandbox: Any, everything: dict[str, Any]) -> None:
     server = fresh_sandbox()
-    basic = Client(server.url, server.keys["basic"])
-    growth = Client(server.url, server.keys["growth"])
-    assert_error(basic.get("/api/alpha-signals"), 403, "plan_not_allowed", None)
-    assert_error(basic.get("/api/alpha-signals/1"), 403, "plan_not_allowed", None)
+    basic = SignalsApi(server.url, server.keys["basic"])
+    growth = SignalsApi(server.url, server.keys["growth"])
+    assert_error(basic.query("/api/alpha-signals"), 403, "plan_not_allowed", None)
+    assert_error(basic.query("/api/alpha-signals/1"), 403, "plan_not_allowed", None)
     body = growth.signals(limit=BIG)
     allowed = ("SOLANA", "BASE")
     assert body["signals"] == [s for s in everything["signals"] if s["chainName"] in allowed]
@@ -390,15 +390,15 @@ def test_plans_and_chains(fresh_sandbox: Any, everything: dict[str, Any]) -> Non
     assert set(body["byChain"]["bsc"]["stats"].values()) == {0}
     for key in ("solana", "base"):
         assert body["byChain"][key] == everything["byChain"][key]
-    assert_error(growth.get("/api/alpha-signals", chain="bsc"), 403, "chain_not_allowed", "chain")
+    assert_error(growth.query("/api/alpha-signals", chain="bsc"), 403, "chain_not_allowed", "chain")
     bsc_token = next(s["tokenId"] for s in everything["signals"] if s["chainName"] == "BSC")
-    assert_error(growth.get(f"/api/alpha-signals/{bsc_token}"), 403, "chain_not_allowed", None)
+    assert_error(growth.query(f"/api/alpha-signals/{bsc_token}"), 403, "chain_not_allowed", None)
     base_token = next(s["tokenId"] for s in everything["signals"] if s["chainName"] == "BASE")
     assert growth.ok(f"/api/alpha-signals/{base_token}")["chainName"] == "BASE"
 
 
-def test_openapi_documents_the_parameters(client: Client) -> None:
-    doc = client.session.get(client.url + "/openapi.json", timeout=60).json()
+def test_openapi_documents_the_parameters(ent: SignalsApi) -> None:
+    doc = ent.get("/openapi.json").json()
     listed = doc["paths"]["/api/alpha-signals"]["get"]
     params = {p["name"]: p["schema"] for p in listed["parameters"]}
     assert params["limit"] == {

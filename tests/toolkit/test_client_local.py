@@ -8,17 +8,14 @@ exact remaining count. Every count is taken server-side.
 from __future__ import annotations
 
 import json
-import threading
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
 
 import pytest
+from _helpers import DROP, FAST, HANG, KEY, FakeService, Seen, fake_client, ok
 
 from quantscope._client import Client, OffsetPaging, PageNumberPaging
 from quantscope._config import RetryPolicy
@@ -32,109 +29,6 @@ from quantscope._errors import (
     ServerError,
     StaleDataWarning,
 )
-
-KEY = "local-test-key-0123456789"
-FAST = RetryPolicy(max_retries=3, backoff_base_s=0.001, backoff_max_s=0.01)
-DROP = "drop"  # close the connection without answering
-HANG = "hang"  # answer after the client's timeout
-
-
-@dataclass
-class Seen:
-    method: str
-    path: str
-    query: dict[str, str]
-    headers: dict[str, str]
-
-
-@dataclass
-class FakeService:
-    """Answers each request with ``handler(seen)`` -> (status, headers, body) | DROP | HANG.
-
-    Every answer carries X-RateLimit-* for a daily ``limit``; ``remaining`` goes down by one per
-    request, as the contract counts (429 excepted).
-    """
-
-    handler: Callable[[Seen], Any]
-    limit: int = 100
-    remaining: int = 100
-    reset_at: float = field(default_factory=lambda: time.time() // 86400 * 86400 + 86400)
-    seen: list[Seen] = field(default_factory=list)
-    url: str = ""
-
-    def count(self, path: str | None = None) -> int:
-        return sum(1 for s in self.seen if path is None or s.path == path)
-
-
-def _handler_class(service: FakeService) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-        def _serve(self) -> None:
-            parts = urlsplit(self.path)
-            length = int(self.headers.get("Content-Length") or 0)
-            if length:
-                self.rfile.read(length)
-            seen = Seen(self.command, parts.path, dict(parse_qsl(parts.query)), dict(self.headers))
-            service.seen.append(seen)
-            answer = service.handler(seen)
-            if answer == DROP:
-                self.close_connection = True
-                self.connection.close()
-                return
-            if answer == HANG:
-                time.sleep(0.5)
-                answer = (200, {}, {"late": True})
-            status, headers, body = answer
-            if status != 429:
-                service.remaining = max(0, service.remaining - 1)
-            data = body if isinstance(body, bytes) else json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.send_header("X-RateLimit-Limit", str(service.limit))
-            self.send_header("X-RateLimit-Remaining", str(service.remaining))
-            self.send_header("X-RateLimit-Reset", str(int(service.reset_at)))
-            for name, value in headers.items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
-
-        do_GET = do_PUT = do_POST = _serve
-
-    return Handler
-
-
-@pytest.fixture
-def serve() -> Iterator[Callable[..., FakeService]]:
-    servers: list[ThreadingHTTPServer] = []
-
-    def start(handler: Callable[[Seen], Any], **kwargs: Any) -> FakeService:
-        service = FakeService(handler, **kwargs)
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_class(service))
-        server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True).start()
-        servers.append(server)
-        service.url = f"http://127.0.0.1:{server.server_port}"
-        return service
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
-
-
-def ok(body: Any = None) -> tuple[int, dict[str, str], Any]:
-    return 200, {}, {"ok": True} if body is None else body
-
-
-def client_for(service: FakeService, tmp_path: Path, **kwargs: Any) -> Client:
-    kwargs.setdefault("retry", FAST)
-    kwargs.setdefault("progress", False)
-    return Client(service.url, KEY, cache_dir=str(tmp_path), **kwargs)
 
 
 def trades_pages(total: int) -> Callable[[Seen], Any]:
@@ -153,7 +47,7 @@ def test_503_is_retried_a_bounded_number_of_times(
     serve: Callable[..., FakeService], tmp_path: Path
 ) -> None:
     service = serve(lambda s: (503, {}, {"error": {"code": "unavailable"}}))
-    client = client_for(service, tmp_path)
+    client = fake_client(service, tmp_path)
     with pytest.raises(ServerError, match="after 4 attempts") as info:
         client.get("/api/trades/stats")
     assert service.count() == 4  # 1 + max_retries
@@ -165,7 +59,7 @@ def test_retry_after_is_honoured_and_a_long_one_is_not_waited_for(
 ) -> None:
     answers = iter([(503, {"Retry-After": "0.2"}, {}), ok()])
     service = serve(lambda s: next(answers))
-    client = client_for(service, tmp_path)
+    client = fake_client(service, tmp_path)
     started = time.monotonic()
     assert client.get("/api/trades/stats").data == {"ok": True}
     assert time.monotonic() - started >= 0.2
@@ -173,14 +67,14 @@ def test_retry_after_is_honoured_and_a_long_one_is_not_waited_for(
 
     long_wait = serve(lambda s: (503, {"Retry-After": "3600"}, {}))
     with pytest.raises(ServerError):
-        client_for(long_wait, tmp_path / "2").get("/api/trades/stats")
+        fake_client(long_wait, tmp_path / "2").get("/api/trades/stats")
     assert long_wait.count() == 1
 
 
 def test_4xx_is_never_retried(serve: Callable[..., FakeService], tmp_path: Path) -> None:
     service = serve(lambda s: (404, {}, {"error": {"code": "not_found", "param": "id"}}))
     with pytest.raises(Exception, match="404"):
-        client_for(service, tmp_path).get("/api/trades/{id}", {"id": 7})
+        fake_client(service, tmp_path).get("/api/trades/{id}", {"id": 7})
     assert service.count() == 1
 
 
@@ -189,12 +83,12 @@ def test_a_burst_429_is_retried_once_a_daily_429_never(
 ) -> None:
     burst = serve(lambda s: (429, {"Retry-After": "0.05"}, {"error": {"code": "rate_limited"}}))
     with pytest.raises(RateLimitError):
-        client_for(burst, tmp_path).get("/api/trades")
+        fake_client(burst, tmp_path).get("/api/trades")
     assert burst.count() == 2
 
     daily = serve(lambda s: (429, {"Retry-After": "36000"}, {"error": {"code": "rate_limited"}}))
     with pytest.raises(RateLimitError, match="resets at") as info:
-        client_for(daily, tmp_path / "2").get("/api/trades")
+        fake_client(daily, tmp_path / "2").get("/api/trades")
     assert daily.count() == 1
     assert info.value.retry_after == 36000
 
@@ -204,7 +98,7 @@ def test_dropped_connections_are_retried_then_reported(
 ) -> None:
     service = serve(lambda s: DROP)
     with pytest.raises(APIConnectionError, match="could not be reached after 4 attempts"):
-        client_for(service, tmp_path).get("/api/trades")
+        fake_client(service, tmp_path).get("/api/trades")
     assert service.count() == 4
 
 
@@ -219,7 +113,7 @@ def test_timeouts_raise_api_timeout_error(
     serve: Callable[..., FakeService], tmp_path: Path
 ) -> None:
     service = serve(lambda s: HANG)
-    client = client_for(
+    client = fake_client(
         service, tmp_path, timeout_s=0.1, retry=RetryPolicy(max_retries=1, backoff_base_s=0)
     )
     with pytest.raises(APITimeoutError, match="did not answer in time after 2 attempts"):
@@ -232,12 +126,12 @@ def test_writes_are_not_resent_after_the_request_left(
 ) -> None:
     service = serve(lambda s: DROP)
     with pytest.raises(APIConnectionError, match="may or may not have been applied"):
-        client_for(service, tmp_path).post("/api/refine-eval/analyze", {"quantId": 1})
+        fake_client(service, tmp_path).post("/api/refine-eval/analyze", {"quantId": 1})
     assert service.count() == 1
 
     failing = serve(lambda s: (503, {}, {}))
     with pytest.raises(ServerError):
-        client_for(failing, tmp_path / "2").put("/api/degen/config", {"quantId": 1})
+        fake_client(failing, tmp_path / "2").put("/api/degen/config", {"quantId": 1})
     assert failing.count() == 1
 
 
@@ -255,7 +149,7 @@ def test_the_key_goes_only_in_the_x_api_key_header(
     serve: Callable[..., FakeService], tmp_path: Path
 ) -> None:
     service = serve(lambda s: ok())
-    client_for(service, tmp_path).get("/api/trades", {"quantId": 1})
+    fake_client(service, tmp_path).get("/api/trades", {"quantId": 1})
     (seen,) = service.seen
     assert seen.headers["X-API-Key"] == KEY
     assert [name for name, value in seen.headers.items() if KEY in value] == ["X-API-Key"]
@@ -267,7 +161,7 @@ def test_stale_copy_is_used_with_one_warning_when_the_service_fails(
 ) -> None:
     healthy = {"up": True}
     service = serve(lambda s: ok({"v": 1}) if healthy["up"] else (503, {}, {}))
-    client = client_for(service, tmp_path)
+    client = fake_client(service, tmp_path)
     pages = client.get_pages("/api/trades", paging=PageNumberPaging(10))
     assert pages.items == []  # no "trades" key: tolerated, one page
     first = client.get("/api/eval-results", {"limit": 5})
@@ -288,7 +182,7 @@ def test_offline_serves_cached_copies_and_names_what_is_missing(
     serve: Callable[..., FakeService], tmp_path: Path
 ) -> None:
     service = serve(lambda s: ok({"q": s.query}))
-    client_for(service, tmp_path).get("/api/trades/stats", {"quantId": 1})
+    fake_client(service, tmp_path).get("/api/trades/stats", {"quantId": 1})
     offline = Client(service.url, KEY, cache_dir=str(tmp_path), offline=True)
     assert offline.get("/api/trades/stats", {"quantId": 1}).data == {"q": {"quantId": "1"}}
     with pytest.raises(OfflineCacheMissError) as info:
@@ -307,7 +201,7 @@ def test_a_2xx_body_that_is_not_json_is_reported(
 ) -> None:
     service = serve(lambda s: (200, {}, b"<html>login</html>"))
     with pytest.raises(InvalidResponseError, match="not JSON"):
-        client_for(service, tmp_path).get("/api/trades")
+        fake_client(service, tmp_path).get("/api/trades")
 
 
 # --- pages and quota planning -------------------------------------------------------------
@@ -317,7 +211,7 @@ def test_pages_serve_the_cache_first_and_count_requests(
     serve: Callable[..., FakeService], tmp_path: Path
 ) -> None:
     service = serve(trades_pages(95))
-    client = client_for(service, tmp_path)
+    client = fake_client(service, tmp_path)
     loaded = client.get_pages("/api/trades", {"quantId": 1}, paging=PageNumberPaging(10))
     assert [t["id"] for t in loaded.items] == list(range(95))
     assert (loaded.total, loaded.provenance.pages, loaded.provenance.requests) == (95, 10, 10)
@@ -336,7 +230,7 @@ def test_offset_paging_and_max_pages(serve: Callable[..., FakeService], tmp_path
         return ok({"results": list(range(off, min(off + lim, 42))), "total": 42})
 
     service = serve(handler)
-    client = client_for(service, tmp_path)
+    client = fake_client(service, tmp_path)
     loaded = client.get_pages("/api/eval-results", paging=OffsetPaging(page_size=10))
     assert loaded.items == list(range(42)) and loaded.provenance.pages == 5
     capped = client.get_pages("/api/eval-results", paging=OffsetPaging(5), max_pages=2)
@@ -351,15 +245,16 @@ def test_pages_without_a_total_stop_at_the_first_short_page(
         return ok({"trades": [page] * (10 if page < 3 else 4)})
 
     service = serve(handler)
-    loaded = client_for(service, tmp_path).get_pages("/api/trades", paging=PageNumberPaging(10))
+    loaded = fake_client(service, tmp_path).get_pages("/api/trades", paging=PageNumberPaging(10))
     assert loaded.total is None and len(loaded.items) == 24 and service.count() == 3
 
 
+@pytest.mark.slow
 def test_a_load_that_does_not_fit_fetches_what_fits_then_stops_and_resumes(
     serve: Callable[..., FakeService], tmp_path: Path
 ) -> None:
     service = serve(trades_pages(200), remaining=8, reset_at=int(time.time()) + 2)
-    client = client_for(service, tmp_path, quota_reserve=2)
+    client = fake_client(service, tmp_path, quota_reserve=2)
     with pytest.raises(QuotaWouldBeExceededError) as info:
         client.get_pages("/api/trades", paging=PageNumberPaging(10))
     error = info.value
@@ -385,7 +280,7 @@ def test_a_batch_with_an_unknown_quota_learns_it_from_its_first_answer(
     serve: Callable[..., FakeService], tmp_path: Path
 ) -> None:
     service = serve(lambda s: ok({"id": s.path}), remaining=4)
-    client = client_for(service, tmp_path)
+    client = fake_client(service, tmp_path)
     with pytest.raises(QuotaWouldBeExceededError) as info:
         client.get_many("/api/trades/{id}", [{"id": i} for i in range(10)])
     assert (info.value.needed, info.value.fetched) == (10, 4)
@@ -399,7 +294,7 @@ def test_writes_invalidate_the_gets_they_change(
     serve: Callable[..., FakeService], tmp_path: Path
 ) -> None:
     service = serve(lambda s: ok({"n": len(service.seen)}))
-    client = client_for(service, tmp_path)
+    client = fake_client(service, tmp_path)
     client.get("/api/degen/config", {"quantId": 1})
     client.get("/api/refine-eval/dashboard")
     client.get("/api/trades/stats")
@@ -417,7 +312,7 @@ def test_progress_bars_show_on_multi_request_loads_unless_disabled(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     service = serve(trades_pages(50))
-    client_for(service, tmp_path / "a", progress=True).get_pages(
+    fake_client(service, tmp_path / "a", progress=True).get_pages(
         "/api/trades", paging=PageNumberPaging(10), desc="trades of quant 1"
     )
     assert "trades of quant 1" in capsys.readouterr().err
@@ -434,7 +329,7 @@ def test_clear_by_endpoint_and_cache_info_of_the_default_client(
     from quantscope._client import cache_info, set_default_client
 
     service = serve(lambda s: ok({"path": s.path}))
-    client = client_for(service, tmp_path)
+    client = fake_client(service, tmp_path)
     for trade_id in (1, 2, 3):
         client.get("/api/trades/{id}", {"id": trade_id})
     client.get("/api/trades/stats")
@@ -457,7 +352,7 @@ def test_a_vary_on_the_key_header_does_not_disable_the_cache(
     serve: Callable[..., FakeService], tmp_path: Path
 ) -> None:
     service = serve(lambda s: (200, {"Vary": "Accept-Encoding, X-API-Key"}, {"ok": True}))
-    client = client_for(service, tmp_path)
+    client = fake_client(service, tmp_path)
     answers = [client.get("/api/trades/stats").provenance.from_cache for _ in range(3)]
     assert answers == [False, True, True]
     assert service.count() == 1
@@ -476,7 +371,7 @@ def test_a_429_in_the_middle_of_a_load_keeps_the_fetched_pages_for_the_resume(
         return pages(seen)
 
     service = serve(handler)
-    client = client_for(service, tmp_path)
+    client = fake_client(service, tmp_path)
     with pytest.raises(RateLimitError):
         client.get_pages("/api/trades", paging=PageNumberPaging(10))
     expires = {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -14,14 +14,6 @@ from quantscope import _schemas
 from quantscope._client import Client
 from quantscope._frames import FrameSpec
 from quantscope.sandbox.serve import SandboxServer
-
-
-@pytest.fixture
-def client(sandbox: SandboxServer, tmp_path: Path) -> Iterator[Client]:
-    with Client(
-        sandbox.url, sandbox.keys["enterprise"], cache_dir=str(tmp_path), progress=False
-    ) as c:
-        yield c
 
 
 def assert_typed(frame: pd.DataFrame, spec: FrameSpec) -> None:

@@ -19,7 +19,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _load_tool() -> ModuleType:
@@ -169,6 +169,7 @@ def _outputs(nb: Any) -> list[str]:
     return texts
 
 
+@pytest.mark.slow
 def test_run_executes_in_a_fresh_test_like_environment_and_is_byte_stable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -72,6 +72,7 @@ def assert_sums_equal(got: Sums, want: dict[str, np.ndarray]) -> None:
         np.testing.assert_allclose(getattr(got, name), want[ref], rtol=1e-12, atol=1e-9)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(samples(criteria=1))
 def test_one_criterion_sweep_equals_the_brute_force_loop(sample: tuple) -> None:
@@ -79,6 +80,7 @@ def test_one_criterion_sweep_equals_the_brute_force_loop(sample: tuple) -> None:
     assert_sums_equal(sweep(values, thresholds, ops, outcomes), brute_force(*sample))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(samples(criteria=2))
 def test_two_criteria_grid_equals_the_brute_force_loop(sample: tuple) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import requests
-from _helpers import ApiClient, assert_error
+from _helpers import ApiSession, assert_error
 
 from quantscope.sandbox import models, playbook_store
 from quantscope.sandbox.catalog import CATEGORIES, CRITERIA, CRITERIA_BY_KEY
@@ -33,23 +33,23 @@ CONFIG_TYPES = ["SCANNING", "BUYING"]
 UUID_RE = re.compile(models.UUID_PATTERN)
 
 
-class Client(ApiClient):
+class PlaybookApi(ApiSession):
     """A keyed session on one server, for the playbook."""
 
     def config(self, quant: int = 1) -> list[dict[str, Any]]:
-        response = self.get("/api/degen/config", quantId=quant)
+        response = self.query("/api/degen/config", quantId=quant)
         assert response.status_code == 200, response.text
         body = response.json()
         models.validate_response(models.PlaybookConfig, body)
         return body
 
     def raw_config(self, quant: int = 1) -> bytes:
-        response = self.get("/api/degen/config", quantId=quant)
+        response = self.query("/api/degen/config", quantId=quant)
         assert response.status_code == 200, response.text
         return response.content
 
-    def put(self, body: Any) -> requests.Response:
-        return self.session.put(self.url + "/api/degen/config", json=body, timeout=60)
+    def put_config(self, body: Any) -> requests.Response:
+        return self.put("/api/degen/config", json=body)
 
 
 def _entries(config: list[dict[str, Any]]) -> dict[tuple[str, str, str], dict[str, Any]]:
@@ -65,21 +65,21 @@ def _entries(config: list[dict[str, Any]]) -> dict[tuple[str, str, str], dict[st
     return out
 
 
-def _entry(client: Client, key: str, mc: str = "DEGEN_CAP", ctype: str = "BUYING") -> Any:
-    return _entries(client.config())[mc, ctype, key]
+def _entry(ent: PlaybookApi, key: str, mc: str = "DEGEN_CAP", ctype: str = "BUYING") -> Any:
+    return _entries(ent.config())[mc, ctype, key]
 
 
 @pytest.fixture(scope="module")
-def client(sandbox: Any) -> Iterator[Client]:
-    made = Client(sandbox.url, sandbox.keys["enterprise"])
+def ent(sandbox: Any) -> Iterator[PlaybookApi]:
+    made = PlaybookApi(sandbox.url, sandbox.keys["enterprise"])
     yield made
     made.close()
 
 
 @pytest.fixture(scope="module")
-def guarded(own_sandbox: SandboxServer) -> Iterator[Client]:
+def guarded(own_sandbox: SandboxServer) -> Iterator[PlaybookApi]:
     """A server of the module's own for refused writes (a bug would not touch the session's)."""
-    made = Client(own_sandbox.url, own_sandbox.keys["enterprise"])
+    made = PlaybookApi(own_sandbox.url, own_sandbox.keys["enterprise"])
     yield made
     made.close()
 
@@ -89,8 +89,8 @@ def guarded(own_sandbox: SandboxServer) -> Iterator[Client]:
 # --------------------------------------------------------------------------------------------
 
 
-def test_playbook_shape_and_ids(client: Client) -> None:
-    config = client.config(1)
+def test_playbook_shape_and_ids(ent: PlaybookApi) -> None:
+    config = ent.config(1)
     assert [e["marketCap"] for e in config] == CLASSES
     ids: list[str] = []
     for element in config:
@@ -123,15 +123,15 @@ def test_playbook_shape_and_ids(client: Client) -> None:
     assert len(ids) == 3 * 18 * 2 == len(set(ids))
     assert all(UUID_RE.fullmatch(i) and str(uuid.UUID(i)) == i for i in ids)
     assert len({e["configGroupId"] for e in config}) == 1
-    others = {m["configIdsByInterval"] for m in _entries(client.config(2)).values()}
+    others = {m["configIdsByInterval"] for m in _entries(ent.config(2)).values()}
     assert not others & set(ids)
 
 
-def test_playbook_is_the_one_history_was_decided_with(client: Client) -> None:
+def test_playbook_is_the_one_history_was_decided_with(ent: PlaybookApi) -> None:
     """Thresholds and weights equal those eval-details shows for an evaluation of that class."""
-    entries = _entries(client.config(1))
+    entries = _entries(ent.config(1))
     for etype, ctype in (("TOKEN_STATUS", "SCANNING"), ("TOKEN_BUY", "BUYING")):
-        results = client.get(
+        results = ent.query(
             "/api/eval-results", quantId=1, evaluationResultType=etype, limit=1
         ).json()["results"]
         evaluation = results[0]
@@ -140,7 +140,7 @@ def test_playbook_is_the_one_history_was_decided_with(client: Client) -> None:
             for name, lower in (("MID_CAP", 1e7), ("LOW_CAP", 1e6), ("DEGEN_CAP", 0.0))
             if evaluation["marketCap"] >= lower
         )
-        details = client.get("/api/eval-details", evaluationId=evaluation["id"]).json()
+        details = ent.query("/api/eval-details", evaluationId=evaluation["id"]).json()
         for result in details["evaluationResultDetails"]:
             entry = entries[mc, ctype, result["criteria"]["key"]]
             assert (result["threshold"], result["weight"], result["extraInfo"]) == (
@@ -151,14 +151,14 @@ def test_playbook_is_the_one_history_was_decided_with(client: Client) -> None:
             assert (result["passed"] is None) == entry["disableds"]
 
 
-def test_config_group_and_determinism(client: Client) -> None:
-    first = client.get("/api/degen/config", quantId=3)
-    assert first.content == client.get("/api/degen/config", quantId=3).content
+def test_config_group_and_determinism(ent: PlaybookApi) -> None:
+    first = ent.query("/api/degen/config", quantId=3)
+    assert first.content == ent.query("/api/degen/config", quantId=3).content
     group = first.json()[0]["configGroupId"]
-    same = client.get("/api/degen/config", quantId=3, configGroupId=group)
+    same = ent.query("/api/degen/config", quantId=3, configGroupId=group)
     assert same.content == first.content
     assert_error(
-        client.get("/api/degen/config", quantId=2, configGroupId=group),
+        ent.query("/api/degen/config", quantId=2, configGroupId=group),
         404,
         "not_found",
         "configGroupId",
@@ -179,9 +179,9 @@ def test_config_group_and_determinism(client: Client) -> None:
     ],
 )
 def test_bad_get_input(
-    client: Client, params: dict[str, str], status: int, code: str, param: str
+    ent: PlaybookApi, params: dict[str, str], status: int, code: str, param: str
 ) -> None:
-    assert_error(client.get("/api/degen/config", **params), status, code, param)
+    assert_error(ent.query("/api/degen/config", **params), status, code, param)
 
 
 # --------------------------------------------------------------------------------------------
@@ -191,8 +191,8 @@ def test_bad_get_input(
 
 def test_put_then_get_sees_every_change(fresh_sandbox: Any) -> None:
     server = fresh_sandbox()
-    client = Client(server.url, server.keys["enterprise"])
-    before = _entries(client.config(1))
+    ent = PlaybookApi(server.url, server.keys["enterprise"])
+    before = _entries(ent.config(1))
     smb = before["LOW_CAP", "BUYING", "smart_money_buys"]
     lock = before["DEGEN_CAP", "SCANNING", "lp_locked"]
     rsi = before["MID_CAP", "BUYING", "rsi_14"]
@@ -211,7 +211,7 @@ def test_put_then_get_sees_every_change(fresh_sandbox: Any) -> None:
             "newValue": {"operator": "V_LT_T", "range": {"min": 10, "max": 90}},
         },
     ]
-    response = client.put({"quantId": 1, "newConfigs": changes})
+    response = ent.put_config({"quantId": 1, "newConfigs": changes})
     assert response.status_code == 200, response.text
     body = models.validate_response(models.PlaybookUpdateResponse, response.json())
     updated = {u.id: u for u in body.updatedConfigs}
@@ -224,7 +224,7 @@ def test_put_then_get_sees_every_change(fresh_sandbox: Any) -> None:
         updated[smb["configIdsByInterval"]].threshold,
         updated[smb["configIdsByInterval"]].weight,
     ) == (7, 4.5)
-    after = _entries(client.config(1))
+    after = _entries(ent.config(1))
     expected = copy.deepcopy(before)
     expected["LOW_CAP", "BUYING", "smart_money_buys"].update(thresholds=7.0, weights=4.5)
     expected["DEGEN_CAP", "SCANNING", "lp_locked"].update(
@@ -247,14 +247,14 @@ def test_put_then_get_sees_every_change(fresh_sandbox: Any) -> None:
         )
         assert entry.extraInfo.model_dump() == served["extraInfos"]
         assert (entry.configType, entry.criteriaKey) == (key[1], key[2])
-    assert client.config(2) == Client(server.url, server.keys["enterprise"]).config(2)
+    assert ent.config(2) == PlaybookApi(server.url, server.keys["enterprise"]).config(2)
 
 
 def test_changes_apply_in_order(fresh_sandbox: Any) -> None:
     """A range may be widened and the threshold moved into it in one request, not the reverse."""
     server = fresh_sandbox()
-    client = Client(server.url, server.keys["enterprise"])
-    entry = _entry(client, "volume_spike_ratio")
+    ent = PlaybookApi(server.url, server.keys["enterprise"])
+    entry = _entry(ent, "volume_spike_ratio")
     cid = entry["configIdsByInterval"]
     widen = {
         "configId": cid,
@@ -262,16 +262,16 @@ def test_changes_apply_in_order(fresh_sandbox: Any) -> None:
         "newValue": {"operator": "V_GTE_T", "range": {"min": 0, "max": 80}},
     }
     move = {"configId": cid, "field": "threshold", "newValue": 60}
-    raw = client.raw_config()
+    raw = ent.raw_config()
     assert_error(
-        client.put({"quantId": 1, "newConfigs": [move, widen]}),
+        ent.put_config({"quantId": 1, "newConfigs": [move, widen]}),
         422,
         "invalid_body",
         "newConfigs[0].newValue",
     )
-    assert client.raw_config() == raw
-    assert client.put({"quantId": 1, "newConfigs": [widen, move]}).status_code == 200
-    now = _entry(client, "volume_spike_ratio")
+    assert ent.raw_config() == raw
+    assert ent.put_config({"quantId": 1, "newConfigs": [widen, move]}).status_code == 200
+    now = _entry(ent, "volume_spike_ratio")
     assert (now["thresholds"], now["extraInfos"]["range"]) == (60.0, {"min": 0.0, "max": 80.0})
 
 
@@ -331,7 +331,7 @@ _BAD_CHANGES = [
 
 @pytest.mark.parametrize(("key", "field", "value", "hint"), _BAD_CHANGES)
 def test_one_invalid_change_writes_nothing(
-    guarded: Client, key: str, field: str, value: Any, hint: str
+    guarded: PlaybookApi, key: str, field: str, value: Any, hint: str
 ) -> None:
     entries = _entries(guarded.config())
     good = entries["DEGEN_CAP", "BUYING", "smart_money_buys"]["configIdsByInterval"]
@@ -343,20 +343,20 @@ def test_one_invalid_change_writes_nothing(
         {"configId": bad, "field": field, "newValue": value},
         {"configId": good, "field": "required", "newValue": True},
     ]
-    response = guarded.put({"quantId": 1, "newConfigs": changes})
+    response = guarded.put_config({"quantId": 1, "newConfigs": changes})
     assert_error(response, 422, "invalid_body", "newConfigs[2].newValue")
     assert hint in response.json()["error"]["message"]
     assert guarded.raw_config() == before
 
 
-def test_non_finite_numbers_are_refused(guarded: Client) -> None:
+def test_non_finite_numbers_are_refused(guarded: PlaybookApi) -> None:
     cid = _entries(guarded.config())["DEGEN_CAP", "BUYING", "rsi_14"]["configIdsByInterval"]
     before = guarded.raw_config()
     for value in ("NaN", "Infinity"):
         change = f'{{"configId": "{cid}", "field": "weight", "newValue": {value}}}'
         body = f'{{"quantId": 1, "newConfigs": [{change}]}}'
-        response = guarded.session.put(
-            guarded.url + "/api/degen/config",
+        response = guarded.put(
+            "/api/degen/config",
             data=body,
             headers={"Content-Type": "application/json"},
             timeout=60,
@@ -420,15 +420,15 @@ def _body_cases(own: str, other: str) -> list[tuple[Any, int, str, str | None]]:
     ]
 
 
-def test_bad_bodies_write_nothing(guarded: Client) -> None:
+def test_bad_bodies_write_nothing(guarded: PlaybookApi) -> None:
     own = _entries(guarded.config(1))["DEGEN_CAP", "BUYING", "rsi_14"]["configIdsByInterval"]
     other = _entries(guarded.config(2))["DEGEN_CAP", "BUYING", "rsi_14"]["configIdsByInterval"]
     before = guarded.raw_config(1), guarded.raw_config(2)
     for body, status, code, param in _body_cases(own, other):
-        assert_error(guarded.put(body), status, code, param)
+        assert_error(guarded.put_config(body), status, code, param)
     for data in (b"", b"{not json", b"null"):
-        response = guarded.session.put(
-            guarded.url + "/api/degen/config",
+        response = guarded.put(
+            "/api/degen/config",
             data=data,
             headers={"Content-Type": "application/json"},
             timeout=60,
@@ -438,9 +438,7 @@ def test_bad_bodies_write_nothing(guarded: Client) -> None:
         {"quantId": 1, "newConfigs": [{"configId": own, "field": "weight", "newValue": 1}]}
     )
     for headers in ({"Content-Type": "text/plain"}, {}):
-        response = guarded.session.put(
-            guarded.url + "/api/degen/config", data=valid, headers=headers, timeout=60
-        )
+        response = guarded.put("/api/degen/config", data=valid, headers=headers, timeout=60)
         assert_error(response, 422, "invalid_body", None)
         assert "Content-Type: application/json" in response.json()["error"]["message"]
     assert (guarded.raw_config(1), guarded.raw_config(2)) == before
@@ -453,19 +451,19 @@ def test_bad_bodies_write_nothing(guarded: Client) -> None:
 
 def test_plans(fresh_sandbox: Any) -> None:
     server = fresh_sandbox()
-    basic = Client(server.url, server.keys["basic"])
-    growth = Client(server.url, server.keys["growth"])
-    assert_error(basic.get("/api/degen/config", quantId=1), 403, "plan_not_allowed", None)
+    basic = PlaybookApi(server.url, server.keys["basic"])
+    growth = PlaybookApi(server.url, server.keys["growth"])
+    assert_error(basic.query("/api/degen/config", quantId=1), 403, "plan_not_allowed", None)
     before = growth.raw_config()
     cid = _entries(growth.config())["DEGEN_CAP", "BUYING", "rsi_14"]["configIdsByInterval"]
     body = {"quantId": 1, "newConfigs": [{"configId": cid, "field": "threshold", "newValue": 5}]}
-    assert_error(growth.put(body), 403, "plan_not_allowed", None)
-    assert_error(basic.put(body), 403, "plan_not_allowed", None)
+    assert_error(growth.put_config(body), 403, "plan_not_allowed", None)
+    assert_error(basic.put_config(body), 403, "plan_not_allowed", None)
     assert growth.raw_config() == before
 
 
-def test_openapi_documents_the_request_body(client: Client) -> None:
-    doc = client.session.get(client.url + "/openapi.json", timeout=60).json()
+def test_openapi_documents_the_request_body(ent: PlaybookApi) -> None:
+    doc = ent.get("/openapi.json").json()
     put = doc["paths"]["/api/degen/config"]["put"]
     schema = put["requestBody"]["content"]["application/json"]["schema"]
     assert schema["required"] == ["quantId", "newConfigs"]

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import requests
-from _helpers import ApiClient, assert_error
+from _helpers import ApiSession, assert_error
 
 from quantscope.sandbox import timefmt, trade_json
 from quantscope.sandbox.models import TradeDetailResponse, TradeList, TradeStats, validate_response
@@ -30,7 +30,7 @@ PAGE_MAX = 1000
 # --------------------------------------------------------------------------------------------
 
 
-class Client(ApiClient):
+class TradesApi(ApiSession):
     """A keyed session on one server, with the list fetched whole page by page."""
 
     def all_trades(
@@ -86,14 +86,14 @@ def trading_status(trade: dict[str, Any]) -> str:
 
 
 @pytest.fixture(scope="module")
-def ent(sandbox: Any) -> Iterator[Client]:
-    client = Client(sandbox.url, sandbox.keys["enterprise"])
+def ent(sandbox: Any) -> Iterator[TradesApi]:
+    client = TradesApi(sandbox.url, sandbox.keys["enterprise"])
     yield client
     client.close()
 
 
 @pytest.fixture(scope="module")
-def universe(ent: Client) -> list[dict[str, Any]]:
+def universe(ent: TradesApi) -> list[dict[str, Any]]:
     """Every trade of the world (tradingStatus=all, every chain), newest first."""
     trades, _ = ent.all_trades(validate=True, tradingStatus="all")
     return trades
@@ -113,7 +113,7 @@ def ids_where(universe: list[dict[str, Any]], keep: Any) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 
-def test_shapes_of_all_three(ent: Client, universe: list[dict[str, Any]]) -> None:
+def test_shapes_of_all_three(ent: TradesApi, universe: list[dict[str, Any]]) -> None:
     validate_response(TradeList, ent.ok("/api/trades"))
     validate_response(TradeStats, ent.ok("/api/trades/stats"))
     validate_response(TradeStats, ent.ok("/api/trades/stats", quantId=2))
@@ -130,9 +130,9 @@ def _samples(universe: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(seen.values())
 
 
-def test_defaults_and_determinism(ent: Client, universe: list[dict[str, Any]]) -> None:
-    first = ent.get("/api/trades")
-    again = ent.get("/api/trades")
+def test_defaults_and_determinism(ent: TradesApi, universe: list[dict[str, Any]]) -> None:
+    first = ent.query("/api/trades")
+    again = ent.query("/api/trades")
     assert first.content == again.content
     body = first.json()
     assert body["pagination"]["page"] == 1 and body["pagination"]["pageSize"] == 20
@@ -142,8 +142,8 @@ def test_defaults_and_determinism(ent: Client, universe: list[dict[str, Any]]) -
     # newest first by open_date, ties by id descending
     keys = [(t["open_date"], int(t["id"])) for t in universe]
     assert keys == sorted(keys, reverse=True)
-    detail = ent.get("/api/trades/1")
-    assert detail.content == ent.get("/api/trades/1").content
+    detail = ent.query("/api/trades/1")
+    assert detail.content == ent.query("/api/trades/1").content
 
 
 def test_every_trade_has_its_validation_and_evaluation(universe: list[dict[str, Any]]) -> None:
@@ -176,7 +176,7 @@ def test_every_trade_has_its_validation_and_evaluation(universe: list[dict[str, 
 
 
 @pytest.mark.parametrize(("sort_by", "size"), [("open_date", 50), ("token_symbol", 37)])
-def test_pages_add_up(ent: Client, sort_by: str, size: int) -> None:
+def test_pages_add_up(ent: TradesApi, sort_by: str, size: int) -> None:
     params = {
         "tradingStatus": "all",
         "chain": "BASE",
@@ -224,7 +224,7 @@ _EXACT_KEYS = {"duration", "token_symbol", "id"}
 
 @pytest.mark.parametrize("order", ["asc", "desc"])
 @pytest.mark.parametrize("sort_by", list(_SORT_KEYS))
-def test_sort_orders(ent: Client, sort_by: str, order: str) -> None:
+def test_sort_orders(ent: TradesApi, sort_by: str, order: str) -> None:
     body = ent.ok(
         "/api/trades",
         tradingStatus="all",
@@ -252,7 +252,7 @@ def test_sort_orders(ent: Client, sort_by: str, order: str) -> None:
 
 
 @pytest.mark.parametrize("status", ["executed", "delayed", "rejected", "recommended", "all"])
-def test_trading_status(ent: Client, universe: list[dict[str, Any]], status: str) -> None:
+def test_trading_status(ent: TradesApi, universe: list[dict[str, Any]], status: str) -> None:
     got = ent.ids(tradingStatus=status)
     expected = ids_where(universe, lambda t: status in ("all", trading_status(t)))
     assert got == expected and got
@@ -260,7 +260,7 @@ def test_trading_status(ent: Client, universe: list[dict[str, Any]], status: str
         assert ent.ids() == expected  # the default
 
 
-def test_trading_mode(ent: Client, universe: list[dict[str, Any]]) -> None:
+def test_trading_mode(ent: TradesApi, universe: list[dict[str, Any]]) -> None:
     live = ent.ids(tradingStatus="all", tradingMode="live")
     paper = ent.ids(tradingStatus="all", tradingMode="PAPER")
     assert live and paper and not set(live) & set(paper)
@@ -273,7 +273,7 @@ def test_trading_mode(ent: Client, universe: list[dict[str, Any]]) -> None:
     assert ent.ids(tradingStatus="all", tradingMode="all") == [t["id"] for t in universe]
 
 
-def test_quant_id(ent: Client, universe: list[dict[str, Any]]) -> None:
+def test_quant_id(ent: TradesApi, universe: list[dict[str, Any]]) -> None:
     union: list[str] = []
     names = set()
     for quant in (1, 2, 3):
@@ -292,7 +292,7 @@ def _pnl(trades: list[dict[str, Any]]) -> float:
     return sum(money(t["pnl_usd"]) for t in trades)
 
 
-def test_unknown_quant_is_empty(ent: Client) -> None:
+def test_unknown_quant_is_empty(ent: TradesApi) -> None:
     body = ent.ok("/api/trades", quantId=99)
     assert body["trades"] == [] and body["pagination"]["total"] == 0
     assert body["pagination"]["totalPages"] == 0
@@ -315,12 +315,12 @@ def test_unknown_quant_is_empty(ent: Client) -> None:
     ],
 )
 def test_position_closed(
-    ent: Client, universe: list[dict[str, Any]], value: str, keep: Any
+    ent: TradesApi, universe: list[dict[str, Any]], value: str, keep: Any
 ) -> None:
     assert ent.ids(tradingStatus="all", positionClosed=value) == ids_where(universe, keep)
 
 
-def test_tracking(ent: Client, universe: list[dict[str, Any]]) -> None:
+def test_tracking(ent: TradesApi, universe: list[dict[str, Any]]) -> None:
     tracked = ent.ids(tradingStatus="all", isTrackingEnabled="true")
     untracked = ent.ids(tradingStatus="all", isTrackingEnabled="False")
     assert tracked and untracked and not set(tracked) & set(untracked)
@@ -341,17 +341,19 @@ def test_tracking(ent: Client, universe: list[dict[str, Any]]) -> None:
         ("all", lambda t: True),
     ],
 )
-def test_filter_status(ent: Client, universe: list[dict[str, Any]], value: str, keep: Any) -> None:
+def test_filter_status(
+    ent: TradesApi, universe: list[dict[str, Any]], value: str, keep: Any
+) -> None:
     assert ent.ids(tradingStatus="all", filterStatus=value) == ids_where(universe, keep)
 
 
 @pytest.mark.parametrize("chain", ["SOLANA", "base", "Bsc"])
-def test_chain(ent: Client, universe: list[dict[str, Any]], chain: str) -> None:
+def test_chain(ent: TradesApi, universe: list[dict[str, Any]], chain: str) -> None:
     got = ent.ids(tradingStatus="all", chain=chain)
     assert got == ids_where(universe, lambda t: t["token_chain"] == chain.upper()) and got
 
 
-def test_search(ent: Client, universe: list[dict[str, Any]]) -> None:
+def test_search(ent: TradesApi, universe: list[dict[str, Any]]) -> None:
     sample = universe[len(universe) // 2]
     needle = sample["token_name"][1:4].lower()
     got = ent.ids(tradingStatus="all", search=f" {needle.upper()} ")
@@ -371,7 +373,7 @@ def test_search(ent: Client, universe: list[dict[str, Any]]) -> None:
         )
 
 
-def test_date_range(ent: Client, universe: list[dict[str, Any]]) -> None:
+def test_date_range(ent: TradesApi, universe: list[dict[str, Any]]) -> None:
     sample = universe[len(universe) // 3]["open_date"]  # "YYYY-MM-DD HH:MM:SS"
     start, end = sample, universe[len(universe) // 4]["open_date"]
     assert start < end
@@ -438,7 +440,7 @@ def _approx(expected: Any) -> Any:
     return pytest.approx(expected, rel=1e-9, abs=1e-6)
 
 
-def test_summary_equals_sums_of_details(ent: Client) -> None:
+def test_summary_equals_sums_of_details(ent: TradesApi) -> None:
     # a small set with open and closed, winning and losing trades: one quant's last two weeks
     params: dict[str, Any] = {"quantId": 2, "chain": "SOLANA", "startDate": "2026-09-17"}
     trades, summary = ent.all_trades(tradingStatus="all", **params)
@@ -449,7 +451,7 @@ def test_summary_equals_sums_of_details(ent: Client) -> None:
 
 
 def test_summary_equals_sums_of_display_strings(
-    ent: Client, universe: list[dict[str, Any]]
+    ent: TradesApi, universe: list[dict[str, Any]]
 ) -> None:
     _, summary = ent.all_trades(tradingStatus="all")
     n = len(universe)
@@ -477,7 +479,7 @@ def test_summary_equals_sums_of_display_strings(
     )
 
 
-def test_stats_agree_with_the_list(ent: Client) -> None:
+def test_stats_agree_with_the_list(ent: TradesApi) -> None:
     for quant in (None, 1, 3):
         params = {} if quant is None else {"quantId": quant}
         metrics = ent.ok("/api/trades/stats", **params)["metrics"]
@@ -579,7 +581,7 @@ def _check_transactions(d: dict[str, Any], status: str) -> None:
 
 
 def test_detail_twins_and_transactions(
-    ent: Client, universe: list[dict[str, Any]], by_id: dict[str, dict[str, Any]]
+    ent: TradesApi, universe: list[dict[str, Any]], by_id: dict[str, dict[str, Any]]
 ) -> None:
     samples = _samples(universe) + universe[:: len(universe) // 12]
     for sample in samples:
@@ -599,8 +601,8 @@ def test_detail_twins_and_transactions(
 
 def test_plan_chain_limits(fresh_sandbox: Any, universe: list[dict[str, Any]]) -> None:
     server = fresh_sandbox()
-    basic = Client(server.url, server.keys["basic"])
-    growth = Client(server.url, server.keys["growth"])
+    basic = TradesApi(server.url, server.keys["basic"])
+    growth = TradesApi(server.url, server.keys["growth"])
     try:
         body = basic.ok("/api/trades", tradingStatus="all", pageSize=PAGE_MAX)
         solana = ids_where(universe, lambda t: t["token_chain"] == "SOLANA")
@@ -615,10 +617,12 @@ def test_plan_chain_limits(fresh_sandbox: Any, universe: list[dict[str, Any]]) -
         executed = [t for t in universe if trading_status(t) == "executed"]
         assert stats["totalTrades"] == sum(t["token_chain"] == "SOLANA" for t in executed)
         for client, chain in ((basic, "BSC"), (basic, "base"), (growth, "BSC")):
-            assert_error(client.get("/api/trades", chain=chain), 403, "chain_not_allowed", "chain")
+            assert_error(
+                client.query("/api/trades", chain=chain), 403, "chain_not_allowed", "chain"
+            )
         bsc = next(t for t in universe if t["token_chain"] == "BSC")
-        assert_error(basic.get(f"/api/trades/{bsc['id']}"), 403, "chain_not_allowed", None)
-        assert_error(growth.get(f"/api/trades/{bsc['id']}"), 403, "chain_not_allowed", None)
+        assert_error(basic.query(f"/api/trades/{bsc['id']}"), 403, "chain_not_allowed", None)
+        assert_error(growth.query(f"/api/trades/{bsc['id']}"), 403, "chain_not_allowed", None)
         base = next(t for t in universe if t["token_chain"] == "BASE")
         assert growth.ok(f"/api/trades/{base['id']}")["trade"]["id"] == base["id"]
         growth_total = growth.ok("/api/trades", tradingStatus="all")["pagination"]["total"]
@@ -675,15 +679,15 @@ _BAD = [
 
 @pytest.mark.parametrize(("path", "params", "status", "code", "param"), _BAD)
 def test_bad_input(
-    ent: Client, path: str, params: dict[str, str], status: int, code: str, param: str
+    ent: TradesApi, path: str, params: dict[str, str], status: int, code: str, param: str
 ) -> None:
-    assert_error(ent.get(path, **params), status, code, param)
+    assert_error(ent.query(path, **params), status, code, param)
 
 
-def test_plan_without_key_and_unknown_parameters(ent: Client, sandbox: Any) -> None:
+def test_plan_without_key_and_unknown_parameters(ent: TradesApi, sandbox: Any) -> None:
     assert requests.get(sandbox.url + "/api/trades", timeout=60).status_code == 401
-    plain = ent.get("/api/trades", pageSize=5)
-    assert ent.get("/api/trades", pageSize=5, colour="blue").content == plain.content
+    plain = ent.query("/api/trades", pageSize=5)
+    assert ent.query("/api/trades", pageSize=5, colour="blue").content == plain.content
 
 
 def test_world_now_bounds(universe: list[dict[str, Any]]) -> None:

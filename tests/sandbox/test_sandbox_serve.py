@@ -20,7 +20,7 @@ from quantscope.sandbox.datadir import WorldInfo, copy_world, ensure_world
 from quantscope.sandbox.serve import SandboxServer, bind_socket
 from quantscope.sandbox.store import SCHEMA_VERSION
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def _env() -> dict[str, str]:
@@ -53,6 +53,7 @@ def test_world_database_name_meta_and_reuse(sandbox_world):
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
 
 
+@pytest.mark.slow
 def test_stale_world_is_rebuilt_atomically(sandbox_world, tmp_path):
     copy = copy_world(sandbox_world, tmp_path)
     with sqlite3.connect(copy.db_path) as conn:

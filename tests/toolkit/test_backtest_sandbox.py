@@ -11,18 +11,17 @@ thousand requests in all, loaded once per module into one cache:
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterator
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
+from _helpers import reset_quota
 
 import quantscope.loaders as L
 from quantscope import backtest as bt
 from quantscope._client import Client
 from quantscope.sandbox.serve import SandboxServer
+
+pytestmark = pytest.mark.slow  # ~900 eval-details requests in its module fixtures: ~9 s
 
 QUANTS = (1, 2, 3)
 TYPES = ("TOKEN_STATUS", "TOKEN_BUY", "TOKEN_SELL")
@@ -31,26 +30,13 @@ RESEARCH_TRADES = 200
 PLANTED = {"smart_money_buys", "buy_sell_ratio", "ai_confidence"}
 
 
-def reset_quota(server: SandboxServer) -> None:
-    """As the autouse fixture does per test: module fixtures run before it."""
-    with sqlite3.connect(server.info.db_path) as conn:
-        conn.execute("DELETE FROM quota")
+@pytest.fixture(scope="module")
+def playbooks(module_client: Client) -> dict[int, pd.DataFrame]:
+    return {q: L.load_playbook(q, client=module_client) for q in QUANTS}
 
 
 @pytest.fixture(scope="module")
-def client(sandbox: SandboxServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
-    cache: Path = tmp_path_factory.mktemp("backtest-cache")
-    with Client(sandbox.url, sandbox.keys["enterprise"], cache_dir=str(cache), progress=False) as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
-def playbooks(client: Client) -> dict[int, pd.DataFrame]:
-    return {q: L.load_playbook(q, client=client) for q in QUANTS}
-
-
-@pytest.fixture(scope="module")
-def replay_details(sandbox: SandboxServer, client: Client) -> pd.DataFrame:
+def replay_details(sandbox: SandboxServer, module_client: Client) -> pd.DataFrame:
     reset_quota(sandbox)
     ids: list[int] = []
     for q in QUANTS:
@@ -62,20 +48,20 @@ def replay_details(sandbox: SandboxServer, client: Client) -> pd.DataFrame:
                     passed=passed,
                     page_size=PER_CASE,
                     max_pages=1,
-                    client=client,
+                    client=module_client,
                 )
                 ids += found["evaluation_id"].tolist()
-    return L.load_eval_details(ids, client=client)
+    return L.load_eval_details(ids, client=module_client)
 
 
 @pytest.fixture(scope="module")
-def features(sandbox: SandboxServer, client: Client) -> pd.DataFrame:
+def features(sandbox: SandboxServer, module_client: Client) -> pd.DataFrame:
     reset_quota(sandbox)
     newest = []
     for q in QUANTS:
-        trades = L.load_trades(q, client=client)  # executed trades, newest first
+        trades = L.load_trades(q, client=module_client)  # executed trades, newest first
         newest.append(trades[trades["status"] == "Closed"].head(RESEARCH_TRADES))
-    return bt.trade_features(pd.concat(newest, ignore_index=True), client=client)
+    return bt.trade_features(pd.concat(newest, ignore_index=True), client=module_client)
 
 
 def test_replay_reproduces_every_verdict_of_the_service(
@@ -136,9 +122,9 @@ def test_planted_criteria_show_the_largest_what_if_effects(features: pd.DataFram
     )
 
 
-def test_crosscheck_agrees_with_the_optimizer(client: Client) -> None:
-    trades = L.load_trades(2, client=client)
-    buys = L.load_evaluations(2, evaluation_type="TOKEN_BUY", client=client)
+def test_crosscheck_agrees_with_the_optimizer(module_client: Client) -> None:
+    trades = L.load_trades(2, client=module_client)
+    buys = L.load_evaluations(2, evaluation_type="TOKEN_BUY", client=module_client)
     classes = pd.Series(
         bt.market_cap_class(buys["market_cap_usd"]), index=buys["evaluation_id"].to_numpy()
     )
@@ -146,8 +132,8 @@ def test_crosscheck_agrees_with_the_optimizer(client: Client) -> None:
         (trades["status"] == "Closed")
         & (classes.reindex(trades["evaluation_id"].to_numpy()).to_numpy() == "MID_CAP")
     ]
-    features = bt.trade_features(mid, client=client)
-    recs = L.load_recommendations(2, client=client)
+    features = bt.trade_features(mid, client=module_client)
+    recs = L.load_recommendations(2, client=module_client)
     recs = recs[recs["market_cap_class"] == "MID_CAP"]
     assert len(recs) >= 3
     checked = bt.crosscheck(recs, features)
@@ -194,11 +180,11 @@ def test_compare_playbooks_agrees_with_what_if_under_either_rule(
 
 
 def test_simulated_exits_reproduce_the_services_own_trades(
-    client: Client, features: pd.DataFrame
+    module_client: Client, features: pd.DataFrame
 ) -> None:
     """With the sandbox's slippage, fees and Cinder's exit rule, a simulated entry on a real
     trade's buy evaluation ends exactly where the trade did (ROI to display precision)."""
-    trades = L.load_trades(3, client=client)
+    trades = L.load_trades(3, client=module_client)
     approved = trades[(trades["decision"] == "APPROVE") & (trades["status"] == "Closed")]
     sample = approved[approved["token_id"].isin(approved["token_id"].unique()[:3])].head(12)
     evaluations = pd.DataFrame(
@@ -214,7 +200,7 @@ def test_simulated_exits_reproduce_the_services_own_trades(
     )
     cinder = bt.ExitRule(take_profit=0.4, stop_loss=0.2, horizon_h=24)
     sim = bt.simulated_entries(
-        evaluations, cinder, fee_rate=0.01, slippage=0.005, size_usd=1000.0, client=client
+        evaluations, cinder, fee_rate=0.01, slippage=0.005, size_usd=1000.0, client=module_client
     )
     assert sim["evaluation_id"].tolist() == sample["evaluation_id"].tolist()
     np.testing.assert_allclose(sim["roi"], sample["roi"], atol=5.1e-5)
@@ -222,16 +208,21 @@ def test_simulated_exits_reproduce_the_services_own_trades(
 
 
 def test_what_if_with_simulated_entries_for_failed_buys(
-    client: Client,
+    module_client: Client,
     features: pd.DataFrame,
     playbooks: dict[int, pd.DataFrame],
     replay_details: pd.DataFrame,
 ) -> None:
     failed = L.load_evaluations(
-        3, evaluation_type="TOKEN_BUY", passed=False, page_size=PER_CASE, max_pages=1, client=client
+        3,
+        evaluation_type="TOKEN_BUY",
+        passed=False,
+        page_size=PER_CASE,
+        max_pages=1,
+        client=module_client,
     )
     sim = bt.simulated_entries(
-        failed, bt.ExitRule(take_profit=0.4, stop_loss=0.2, horizon_h=24), client=client
+        failed, bt.ExitRule(take_profit=0.4, stop_loss=0.2, horizon_h=24), client=module_client
     )
     assert sim["simulated"].all() and len(sim) > 0
     cinder = features[features["quant_id"] == 3]

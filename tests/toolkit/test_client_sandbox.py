@@ -139,6 +139,7 @@ def test_plans_do_not_share_cache_entries(sandbox: SandboxServer, tmp_path: Path
     assert basic.get("/api/eval-results", {"limit": 1}).provenance.from_cache
 
 
+@pytest.mark.slow
 def test_quota_stop_then_resume_from_the_cache(
     fresh_sandbox: Callable[..., SandboxServer], tmp_path: Path
 ) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -61,12 +61,6 @@ def client_on(server: SandboxServer, cache_dir: Path, **kwargs: Any) -> Client:
     return Client(
         server.url, server.keys["enterprise"], cache_dir=str(cache_dir), progress=False, **kwargs
     )
-
-
-@pytest.fixture
-def client(sandbox: SandboxServer, tmp_path: Path) -> Iterator[Client]:
-    with client_on(sandbox, tmp_path) as c:
-        yield c
 
 
 def trades(c: Client, **kwargs: Any) -> pd.DataFrame:
@@ -238,6 +232,7 @@ def test_a_write_means_no_stored_frame(
         assert calls.build == 3
 
 
+@pytest.mark.slow
 def test_stale_fallback_never_serves_a_frame_of_replaced_pages(
     fresh_sandbox: Callable[..., SandboxServer], tmp_path: Path, calls: Calls
 ) -> None:

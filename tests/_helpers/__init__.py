@@ -1,0 +1,54 @@
+"""Helpers the test modules share, in one place (fixtures are in ``tests/conftest.py``).
+
+Test modules never import each other: what two of them need lives here, one concern a module,
+and is imported from this package (``tests/`` is on pytest's ``pythonpath``):
+
+* ``http``: ``ApiSession``, the keyed HTTP session on one server (the ``api`` fixture's, and the
+  base of the HTTP test modules' endpoint sessions), and ``assert_error``.
+* ``fake_service``: a scripted loopback service for faults the sandbox cannot produce
+  (``FakeService``, ``Seen``, ``ok``, ``fake_client``; the ``serve`` fixture starts them).
+* ``frames``: hand-made frames with the loaders' dtypes (``HAND``, ``EVALS``, ``details_frame``).
+* ``quota``: ``reset_quota(server)``, for module and session fixtures that spend much quota.
+* ``widgets``: the widget tests' quant and frames (``QUANT``, ``WidgetData``, ...).
+"""
+
+from _helpers.fake_service import (
+    DROP,
+    FAST,
+    HANG,
+    KEY,
+    FakeService,
+    Seen,
+    fake_client,
+    ok,
+    start_fake,
+)
+from _helpers.frames import DTYPES, EVALS, HAND, at, details_frame, trades_frame
+from _helpers.http import ApiSession, assert_error
+from _helpers.quota import reset_quota
+from _helpers.widgets import QUANT, WidgetData, service_playbook, value_of
+
+__all__ = [
+    "DROP",
+    "DTYPES",
+    "EVALS",
+    "FAST",
+    "HAND",
+    "HANG",
+    "KEY",
+    "QUANT",
+    "ApiSession",
+    "FakeService",
+    "Seen",
+    "WidgetData",
+    "assert_error",
+    "at",
+    "details_frame",
+    "fake_client",
+    "ok",
+    "reset_quota",
+    "service_playbook",
+    "start_fake",
+    "trades_frame",
+    "value_of",
+]
