@@ -12,11 +12,11 @@ from typing import Annotated, Any, Literal, get_args
 from fastapi import APIRouter, Depends, Query
 from pydantic import BeforeValidator, Field
 
-from quantscope.sandbox import market
 from quantscope.sandbox.deps import Caller, JSONRoute, StoreDep, WorldDep, require
 from quantscope.sandbox.errors import not_found
 from quantscope.sandbox.models.market import Ohlcv
 from quantscope.sandbox.params import DECIMAL, Id, lower_text
+from quantscope.sandbox.sim import market
 
 router = APIRouter(route_class=JSONRoute, tags=["Evaluation results"])
 

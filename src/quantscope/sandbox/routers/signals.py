@@ -19,12 +19,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Path, Query
 from pydantic import BeforeValidator, Field
 
-from quantscope.sandbox import evaldetail, narrative
+from quantscope.sandbox import evaldetail
 from quantscope.sandbox.catalog import CHAINS, HOUR_MS, WORLD_NOW_MS
 from quantscope.sandbox.deps import Caller, JSONRoute, StoreDep, WorldDep, require
 from quantscope.sandbox.errors import not_found
 from quantscope.sandbox.models.signals import AlphaSignalDetail, AlphaSignalList
 from quantscope.sandbox.params import DECIMAL, Chain, Id, OptionalId, true_or_false
+from quantscope.sandbox.sim import narrative
 from quantscope.sandbox.timefmt import iso_ms
 
 router = APIRouter(route_class=JSONRoute, tags=["alpha signals"])
