@@ -14,14 +14,11 @@ The story it simulates (docs/service-contract.md, "The simulator"):
    positions still open at ``WORLD_NOW`` are marked to the last close. An executed exit is
    followed by a ``TOKEN_SELL`` evaluation.
 
-Criterion values are computed from the candles (market and technical criteria), from static token
-traits (security, social) and, for the *predictive* criteria, from the token's return over the
-next 24 hours mixed with noise: the planted truth that threshold research should find.
-
-This module writes the tables: it runs ``pair.simulate_pair`` token by token into staging
-tables, numbers evaluations and trades by time, derives the transactions, and ends with the
-optimizer's first run (``optimizer.initial_analysis``), so a fresh world already holds
-recommendations. Request-time code never imports it.
+``pair.py`` tells that story for one quant on one token, deciding with the criterion values of
+``criteria.py``. This module writes the tables: it runs ``pair.simulate_pair`` token by token into
+staging tables, numbers evaluations and trades by time, derives the transactions, and ends with
+the optimizer's first run (``optimizer.initial_analysis``), so a fresh world already holds
+recommendations. Only ``datadir`` imports it; request-time code never does.
 """
 
 from __future__ import annotations
