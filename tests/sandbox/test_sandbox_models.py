@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import importlib
 import inspect
 import json
+import pkgutil
 import re
 from collections.abc import Callable
 from typing import Any, get_args
@@ -938,12 +940,18 @@ def test_catalog_extra_info_validates() -> None:
 
 
 def _module_models() -> list[type[BaseModel]]:
+    """Every model class defined in the models package (each group module and _common)."""
+    modules = [
+        importlib.import_module(f"{m.__name__}.{info.name}")
+        for info in pkgutil.iter_modules(m.__path__)
+    ]
     return [
         obj
-        for obj in vars(m).values()
+        for module in modules
+        for obj in vars(module).values()
         if inspect.isclass(obj)
         and issubclass(obj, BaseModel)
-        and obj.__module__ == m.__name__
+        and obj.__module__ == module.__name__
         and "[" not in obj.__name__  # pydantic's parametrised RootModel[...] base
     ]
 

@@ -18,6 +18,7 @@ from quantscope import cli
 from quantscope.sandbox import datadir
 from quantscope.sandbox.datadir import WorldInfo, copy_world, ensure_world
 from quantscope.sandbox.serve import SandboxServer, bind_socket
+from quantscope.sandbox.sim import build
 from quantscope.sandbox.store import SCHEMA_VERSION
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -73,17 +74,11 @@ def test_stale_world_is_rebuilt_atomically(sandbox_world, tmp_path):
 
 
 def test_a_failed_build_leaves_no_file(tmp_path, monkeypatch):
-    def broken_world():
-        class World:
-            WORLD_VERSION = "broken"
+    def broken_build(conn, seed, scale):
+        raise RuntimeError("generator failed")
 
-            @staticmethod
-            def build_world(conn, seed, scale):
-                raise RuntimeError("generator failed")
-
-        return World
-
-    monkeypatch.setattr(datadir, "_world_module", broken_world)
+    monkeypatch.setattr(build, "WORLD_VERSION", "broken")
+    monkeypatch.setattr(build, "build_world", broken_build)
     with pytest.raises(RuntimeError, match="generator failed"):
         ensure_world(tmp_path, seed=3, scale=1)
     assert [p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")] == []

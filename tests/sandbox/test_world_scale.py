@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from quantscope.sandbox import store, world
+from quantscope.sandbox import store
+from quantscope.sandbox.sim import build
 
 pytestmark = pytest.mark.slow  # builds a scale-2 world: ~6 s
 
@@ -23,7 +24,7 @@ def world2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sqlite3.Connect
         store.create_schema(conn)
         cache_size = conn.execute("PRAGMA cache_size").fetchone()[0]
         conn.execute("BEGIN")
-        world.build_world(conn, 7, 2)
+        build.build_world(conn, 7, 2)
         conn.execute("COMMIT")
         # the build's larger page cache is given back
         assert conn.execute("PRAGMA cache_size").fetchone()[0] == cache_size
@@ -40,7 +41,7 @@ def _dense(conn: sqlite3.Connection, table: str) -> int:
 
 
 def test_tokens_and_dense_ids(world2: sqlite3.Connection) -> None:
-    assert world2.execute("SELECT count(*) FROM tokens").fetchone()[0] == 2 * world.TOKENS_PER_SCALE
+    assert world2.execute("SELECT count(*) FROM tokens").fetchone()[0] == 2 * build.TOKENS_PER_SCALE
     for table in ("evaluations", "trades", "transactions"):
         _dense(world2, table)
 

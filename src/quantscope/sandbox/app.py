@@ -10,8 +10,6 @@ Every non-2xx answer has the contract's error body (errors.py), whatever raised 
 from __future__ import annotations
 
 import contextlib
-import importlib
-import importlib.util
 import logging
 import sqlite3
 from collections.abc import Callable
@@ -299,13 +297,9 @@ def _add_health(app: FastAPI) -> None:
 
 
 def _include_routers(app: FastAPI) -> None:
-    """Mount every router module listed in routers.ROUTERS (``router`` attribute)."""
-    for name in routers.ROUTERS:
-        module_name = f"{routers.__name__}.{name}"
-        if routers.ALLOW_MISSING and importlib.util.find_spec(module_name) is None:
-            continue  # TEMPORARY: see routers.ALLOW_MISSING
-        module = importlib.import_module(module_name)
-        app.include_router(module.router, responses=API_ERROR_RESPONSES)
+    """Mount every router of routers.ROUTERS, in that order."""
+    for router in routers.ROUTERS:
+        app.include_router(router, responses=API_ERROR_RESPONSES)
 
 
 def _openapi_schema(app: FastAPI) -> dict[str, Any]:

@@ -88,7 +88,7 @@ class Criterion:
     options: tuple[str, ...] = ()
     is_human: bool = False
     predictive: float = 0.0
-    # The simulator's generator name (world.py) and its parameters.
+    # The simulator's generator name (sim/criteria.py) and its parameters.
     source: str = "latent"
     params: dict[str, float] = field(default_factory=dict)
 

@@ -14,8 +14,6 @@ The directory is, in order: the ``data_dir`` argument, ``$QUANTSCOPE_SANDBOX_DIR
 from __future__ import annotations
 
 import contextlib
-import importlib
-import importlib.util
 import json
 import os
 import sqlite3
@@ -23,13 +21,12 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 
 from quantscope.sandbox import auth, store
+from quantscope.sandbox.sim import build
 
 ENV_DATA_DIR = "QUANTSCOPE_SANDBOX_DIR"
 KEYS_FILE = "keys.json"
-_WORLD_MODULE = "quantscope.sandbox.world"
 
 
 @dataclass(frozen=True)
@@ -62,23 +59,13 @@ def world_db_name(seed: int, scale: int) -> str:
     return f"world-s{seed}-x{scale}.sqlite"
 
 
-def _world_module() -> ModuleType | None:
-    # TEMPORARY while the world is built out: without world.py the world is schema-only.
-    # Once world.py exists, replace this with a plain `from quantscope.sandbox import world`.
-    if importlib.util.find_spec(_WORLD_MODULE) is None:
-        return None
-    return importlib.import_module(_WORLD_MODULE)
-
-
 def expected_meta(seed: int, scale: int) -> dict[str, str]:
     """The ``meta`` rows of a current world of this seed and scale."""
-    world = _world_module()
-    version = "" if world is None else str(getattr(world, "WORLD_VERSION", ""))
     return {
         "schema_version": store.SCHEMA_VERSION,
         "seed": str(seed),
         "scale": str(scale),
-        "world_version": version,
+        "world_version": build.WORLD_VERSION,
     }
 
 
@@ -172,17 +159,15 @@ def _is_current(db_path: Path, meta: dict[str, str], keys: dict[str, str]) -> bo
 def _build(db_path: Path, seed: int, scale: int) -> None:
     """Build the world into a temporary file next to ``db_path``, then move it into place."""
     tmp = db_path.with_name(f".{db_path.name}.{uuid.uuid4().hex}.tmp")
-    world = _world_module()
     try:
         with contextlib.closing(sqlite3.connect(tmp, isolation_level=None)) as conn:
             conn.execute("PRAGMA journal_mode=MEMORY")  # a crash only loses the temp file
             conn.execute("PRAGMA synchronous=OFF")
             store.create_schema(conn)
             conn.execute("BEGIN")
-            if world is not None:
-                world.build_world(conn, seed, scale)
+            build.build_world(conn, seed, scale)
             auth.create_keys(conn, seed)
-            conn.executemany(  # world.build_world writes some of these rows too
+            conn.executemany(  # build.build_world writes some of these rows too
                 "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                 sorted(expected_meta(seed, scale).items()),
             )

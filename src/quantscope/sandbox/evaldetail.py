@@ -1,7 +1,7 @@
 """One evaluation explained: its criterion results, and the facts the narrative texts use.
 
 Criterion values are not stored: they are recomputed from the world's seed with
-``world.criterion_values`` at the evaluation's candle hour, exactly as the world generator saw
+``criteria.criterion_values`` at the evaluation's candle hour, exactly as the world generator saw
 them. Thresholds, weights, flags and operators come from ``config_original``, the build-time
 playbook that decided all history (the live ``config`` may since have been edited), and the pass
 mark from ``pass_marks``. The verdicts are ``rules.decide``'s: the contract's pass rule, so a
@@ -31,7 +31,6 @@ from typing import Any
 
 import numpy as np
 
-from quantscope.sandbox import market, narrative, world
 from quantscope.sandbox.catalog import (
     CATEGORY_IDS,
     CONFIG_TYPE_OF_EVAL,
@@ -39,8 +38,9 @@ from quantscope.sandbox.catalog import (
     OPERATOR_DIRECTION,
     value_text,
 )
-from quantscope.sandbox.narrative import EvalFacts
-from quantscope.sandbox.rules import RuleSet, decide
+from quantscope.sandbox.sim import criteria, market, narrative, tokens
+from quantscope.sandbox.sim.narrative import EvalFacts
+from quantscope.sandbox.sim.rules import RuleSet, decide
 from quantscope.sandbox.timefmt import iso_ms
 
 EvalRow = sqlite3.Row | Mapping[str, Any]
@@ -130,7 +130,7 @@ def slice_key(eval_row: EvalRow) -> SliceKey:
 class _ValueCache:
     """Criterion values by (seed, quant, token): every evaluated hour of a pair at once.
 
-    ``world.criterion_values`` costs about 1 ms per call whatever the number of hours (4 ms for
+    ``criteria.criterion_values`` costs about 1 ms per call whatever the number of hours (4 ms for
     180 hours), so a page that touches a pair computes all the pair's evaluation hours in one call
     and later pages, details and signals find them here. Values are a pure function of the key
     and the hour, so the cache never goes stale. At most ``max_pairs`` pairs are kept (LRU).
@@ -162,8 +162,8 @@ class _ValueCache:
                 sorted({*known, *hours, *(int(r[0]) for r in stored)}), dtype=np.int64
             )
             path = market.token_path(seed, token_id)
-            meta = world.token_meta(seed, token_id, path)
-            values = world.criterion_values(seed, quant_id, path, meta, all_hours)
+            meta = tokens.token_meta(seed, token_id, path)
+            values = criteria.criterion_values(seed, quant_id, path, meta, all_hours)
             entry = ({int(h): i for i, h in enumerate(all_hours.tolist())}, values)
             with self._lock:
                 self._pairs[key] = entry

@@ -23,10 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from quantscope.sandbox import market, playbook_store, world
+from quantscope.sandbox import playbook_store
 from quantscope.sandbox.catalog import MARKET_CAP_CLASSES, WORLD_NOW_MS
 from quantscope.sandbox.errors import ApiError, not_found
 from quantscope.sandbox.optimizer_math import Finding, evaluate_criterion, format_value, reasoning
+from quantscope.sandbox.sim import criteria, market, tokens
 
 DEFAULT_MIN_COMPLETED_TRADES = 20
 LAST_ID_KEY = "last_recommendation_id"
@@ -83,9 +84,9 @@ def load_samples(conn: sqlite3.Connection, seed: int, quant_ids: list[int]) -> l
     )
     for (quant_id, token_id), trades in by_pair.items():
         path = market.token_path(seed, token_id)
-        meta = world.token_meta(seed, token_id, path)
+        meta = tokens.token_meta(seed, token_id, path)
         hours = np.array([t[2] for t in trades], dtype=np.int64)
-        values = world.criterion_values(seed, quant_id, path, meta, hours)
+        values = criteria.criterion_values(seed, quant_id, path, meta, hours)
         ids = np.array([t[0] for t in trades], dtype=np.int64)
         won = np.array([t[1] for t in trades], dtype=bool)
         classes = np.array([t[3] for t in trades])

@@ -73,7 +73,7 @@ class ConfigEntry:
         )
 
     def as_updated_config(self) -> dict[str, Any]:
-        """The entry as an element of ``updatedConfigs`` (models.UpdatedConfig)."""
+        """The entry as an element of ``updatedConfigs`` (models.playbook.UpdatedConfig)."""
         return {
             "id": self.id,
             "criteriaId": self.criteria_id,
@@ -120,7 +120,7 @@ def get_entry(conn: sqlite3.Connection, config_id: str) -> ConfigEntry | None:
 
 
 def read_playbook(conn: sqlite3.Connection, quant_id: int, config_group_id: str) -> list[Any]:
-    """A quant's live playbook as GET /api/degen/config serves it (models.PlaybookConfig).
+    """A quant's live playbook as GET /api/degen/config serves it (models.playbook.PlaybookConfig).
 
     One element per market-cap class (``DEGEN_CAP``, ``LOW_CAP``, ``MID_CAP``), each with its
     pass marks by config type and the criteria by category, in catalog order.

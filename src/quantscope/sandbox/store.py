@@ -4,8 +4,8 @@ One database file per world (``world.sqlite`` in the data directory). The world 
 it once; the routers read it and the write endpoints change it inside ``transaction()``.
 Timestamps are stored as integer epoch milliseconds (UTC); JSON objects as text.
 
-Candles and criterion values are not stored: ``market.token_path(seed, token_id)`` and
-``world.criterion_values(...)`` regenerate them deterministically,
+Candles and criterion values are not stored: ``sim.market.token_path(seed, token_id)`` and
+``sim.criteria.criterion_values(...)`` regenerate them deterministically,
 and the per-token figures the endpoints need at ``WORLD_NOW`` (last price, 24 h change and
 volume, market cap, liquidity) are stored in ``tokens``.
 """

@@ -1,22 +1,23 @@
 """The sandbox's routers, one module per resource group of the spec.
 
-Each module listed in ``ROUTERS`` exposes ``router: fastapi.APIRouter`` with absolute paths
-(``/api/...``); app.create_app mounts them in this order. Use ``deps.JSONRoute`` as the
-router's ``route_class`` so big dict results skip FastAPI's slow encoder.
+Each module exposes ``router: fastapi.APIRouter`` with absolute paths (``/api/...``) and takes
+its bodies from ``models/<group>.py`` of the same name. ``ROUTERS`` lists them in the order
+app.create_app mounts them: plain imports, so a missing module is an ImportError, never silently
+missing endpoints. Use ``deps.JSONRoute`` as a router's ``route_class`` so big dict results skip
+FastAPI's slow encoder.
 """
 
 from __future__ import annotations
 
-ROUTERS: tuple[str, ...] = (
-    "trades",
-    "evaluations",
-    "market",
-    "signals",
-    "playbook",
-    "optimization",
-)
+from fastapi import APIRouter
 
-# TEMPORARY while the world is built out: create_app skips router modules that do not exist
-# yet. Set to False (or delete it and its one use in app._include_routers) once all six exist,
-# so a missing module is an ImportError instead of silently missing endpoints.
-ALLOW_MISSING = True
+from quantscope.sandbox.routers import evaluations, market, optimization, playbook, signals, trades
+
+ROUTERS: tuple[APIRouter, ...] = (
+    trades.router,
+    evaluations.router,
+    market.router,
+    signals.router,
+    playbook.router,
+    optimization.router,
+)

@@ -12,10 +12,17 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
 
-from quantscope.sandbox import evaldetail, models
+from quantscope.sandbox import evaldetail
 from quantscope.sandbox.catalog import EVAL_TYPES, HOUR_MS
 from quantscope.sandbox.deps import Caller, JSONRoute, StoreDep, WorldDep, require
 from quantscope.sandbox.errors import invalid_parameter, not_found
+from quantscope.sandbox.models.evaluations import (
+    EvaluationCount,
+    EvaluationDetail,
+    EvaluationHistoryList,
+    EvaluationResultList,
+    Timeseries,
+)
 from quantscope.sandbox.params import (
     Chain,
     Id,
@@ -85,7 +92,7 @@ def _window(where: Where, time_from: str | None, time_to: str | None) -> tuple[i
 _FROM = "FROM evaluations e JOIN tokens k ON k.id = e.token_id"
 
 
-@router.get("/api/eval-results", response_model=models.EvaluationResultList)
+@router.get("/api/eval-results", response_model=EvaluationResultList)
 def eval_results(
     caller: Annotated[Caller, Depends(require("evaluations"))],
     store: StoreDep,
@@ -207,7 +214,7 @@ def bucket_size(lower: int, upper: int) -> tuple[int, int]:
     return WEEK_MS, MONDAY_OFFSET_MS
 
 
-@router.get("/api/eval-timeseries", response_model=models.Timeseries)
+@router.get("/api/eval-timeseries", response_model=Timeseries)
 def eval_timeseries(counted: CountFilter, store: StoreDep) -> dict[str, Any]:
     """Evaluation counts per UTC-aligned bucket (1 h up to a 48 h window, 1 day up to 120 days,
     else 1 week from Monday), empty buckets included; buckets cover the window's start and end.
@@ -232,7 +239,7 @@ def eval_timeseries(counted: CountFilter, store: StoreDep) -> dict[str, Any]:
     return {"timeseries": series}
 
 
-@router.get("/api/eval-count", response_model=models.EvaluationCount)
+@router.get("/api/eval-count", response_model=EvaluationCount)
 def eval_count(counted: CountFilter, store: StoreDep) -> dict[str, Any]:
     """Evaluations in the window (createdAt, inclusive) on the plan's chains; how many passed."""
     where, _ = counted
@@ -264,7 +271,7 @@ def _evaluation(store: StoreDep, caller: Caller, evaluation_id: int) -> Any:
     return row
 
 
-@router.get("/api/eval-details", response_model=models.EvaluationDetail)
+@router.get("/api/eval-details", response_model=EvaluationDetail)
 def eval_details(
     caller: Annotated[Caller, Depends(require("evaluation_details"))],
     store: StoreDep,
@@ -276,7 +283,7 @@ def eval_details(
     return evaldetail.detail(store.connect(), world.seed, row)
 
 
-@router.get("/api/eval-history", response_model=models.EvaluationHistoryList)
+@router.get("/api/eval-history", response_model=EvaluationHistoryList)
 def eval_history(
     caller: Annotated[Caller, Depends(require("evaluation_details"))],
     store: StoreDep,

@@ -12,10 +12,11 @@ from typing import Annotated, Any, Literal, get_args
 from fastapi import APIRouter, Depends, Query
 from pydantic import BeforeValidator, Field
 
-from quantscope.sandbox import market, models
 from quantscope.sandbox.deps import Caller, JSONRoute, StoreDep, WorldDep, require
 from quantscope.sandbox.errors import not_found
+from quantscope.sandbox.models.market import Ohlcv
 from quantscope.sandbox.params import DECIMAL, Id, lower_text
+from quantscope.sandbox.sim import market
 
 router = APIRouter(route_class=JSONRoute, tags=["Evaluation results"])
 
@@ -25,7 +26,7 @@ if set(get_args(Timeframe)) != set(market.TIMEFRAME_HOURS):  # pragma: no cover
 CandleCount = Annotated[int, Field(ge=1, le=5000), DECIMAL]
 
 
-@router.get("/api/eval-ohlcv", response_model=models.Ohlcv)
+@router.get("/api/eval-ohlcv", response_model=Ohlcv)
 def eval_ohlcv(
     caller: Annotated[Caller, Depends(require("market"))],
     store: StoreDep,

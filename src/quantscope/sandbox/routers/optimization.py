@@ -14,10 +14,17 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Depends, Path, Query
 from pydantic import Field, PlainValidator, WithJsonSchema
 
-from quantscope.sandbox import models, optimizer
+from quantscope.sandbox import optimizer
 from quantscope.sandbox.catalog import HOUR_MS, WORLD_NOW_MS, WORLD_START_MS
 from quantscope.sandbox.deps import Caller, JSONRoute, StoreDep, require
 from quantscope.sandbox.errors import ErrorBody, not_found
+from quantscope.sandbox.models.optimization import (
+    AnalyzeRequest,
+    AnalyzeResponse,
+    AppliedRecommendation,
+    ApplyResult,
+    Dashboard,
+)
 from quantscope.sandbox.params import OptionalId
 from quantscope.sandbox.timefmt import iso_ms
 
@@ -28,7 +35,7 @@ Optimizer = Annotated[Caller, Depends(require("optimization"))]
 RECENT_LIMIT = 20
 WEEK_MS = 7 * 24 * HOUR_MS
 MONDAY_MS = 4 * 24 * HOUR_MS  # 1970-01-05T00:00Z, the first Monday of the epoch
-APPLIED_FIELDS = tuple(models.AppliedRecommendation.model_fields)
+APPLIED_FIELDS = tuple(AppliedRecommendation.model_fields)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -51,7 +58,7 @@ ApplyFlag = Annotated[
 ]
 
 
-class AnalyzeBody(models.AnalyzeRequest):
+class AnalyzeBody(AnalyzeRequest):
     """The analyze body as the sandbox reads it: ``apply`` also takes JSON booleans."""
 
     apply: ApplyFlag = Field(  # type: ignore[assignment]
@@ -71,7 +78,7 @@ FROM recommendations AS r JOIN criteria AS k ON k.id = r.criteria_id
 
 
 def recommendation_json(row: sqlite3.Row) -> dict[str, Any]:
-    """A recommendations row as models.Recommendation."""
+    """A recommendations row as Recommendation."""
     applied_ms = row["applied_ms"]
     return {
         "id": row["id"],
@@ -143,7 +150,7 @@ FROM trades WHERE trading_status = 'executed' AND (:quant IS NULL OR quant_id = 
 
 
 def overall_performance(conn: sqlite3.Connection, quant_id: int | None) -> dict[str, Any]:
-    """models.OverallPerformance over executed trades (closed ones for the realised figures)."""
+    """OverallPerformance over executed trades (closed ones for the realised figures)."""
     r = conn.execute(_PERFORMANCE_SQL, {"quant": quant_id}).fetchone()
     closed, won = int(r["closed"]), int(r["won"])
     return {
@@ -211,7 +218,7 @@ def weekly_trends(conn: sqlite3.Connection, quant_id: int | None) -> list[dict[s
 # Endpoints
 
 
-@router.get("/api/refine-eval/dashboard", response_model=models.Dashboard)
+@router.get("/api/refine-eval/dashboard", response_model=Dashboard)
 def dashboard(
     caller: Optimizer,
     store: StoreDep,
@@ -231,7 +238,7 @@ def dashboard(
 
 @router.post(
     "/api/refine-eval/analyze",
-    response_model=models.AnalyzeResponse,
+    response_model=AnalyzeResponse,
     responses={
         404: {"model": ErrorBody, "description": "`not_found`: unknown `quantId`"},
         422: {
@@ -271,7 +278,7 @@ def analyze(
 
 @router.post(
     "/api/refine-eval/recs/{id}/apply",
-    response_model=models.ApplyResult,
+    response_model=ApplyResult,
     responses={
         404: {"model": ErrorBody, "description": "`not_found`: unknown recommendation id"},
         409: {

@@ -12,15 +12,21 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Query
 
-from quantscope.sandbox import models, playbook_store
+from quantscope.sandbox import playbook_store
 from quantscope.sandbox.deps import Caller, JSONRoute, StoreDep, require
 from quantscope.sandbox.errors import invalid_body, not_found
+from quantscope.sandbox.models._common import UUID_PATTERN
+from quantscope.sandbox.models.playbook import (
+    PlaybookConfig,
+    PlaybookUpdateRequest,
+    PlaybookUpdateResponse,
+)
 from quantscope.sandbox.params import MAX_ID, Id
 from quantscope.sandbox.playbook_store import short_repr
 
 router = APIRouter(route_class=JSONRoute, tags=["playbook"])
 
-_UUID = re.compile(models.UUID_PATTERN)
+_UUID = re.compile(UUID_PATTERN)
 
 
 def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
@@ -41,7 +47,7 @@ def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-_REQUEST_SCHEMA = _inline_refs(models.PlaybookUpdateRequest.model_json_schema())
+_REQUEST_SCHEMA = _inline_refs(PlaybookUpdateRequest.model_json_schema())
 
 
 def _config_group(store: StoreDep, quant_id: int) -> str:
@@ -56,7 +62,7 @@ def _config_group(store: StoreDep, quant_id: int) -> str:
     return str(row[0])
 
 
-@router.get("/api/degen/config", response_model=models.PlaybookConfig)
+@router.get("/api/degen/config", response_model=PlaybookConfig)
 def get_config(
     caller: Annotated[Caller, Depends(require("playbook_read"))],
     store: StoreDep,
@@ -82,7 +88,7 @@ def get_config(
 
 @router.put(
     "/api/degen/config",
-    response_model=models.PlaybookUpdateResponse,
+    response_model=PlaybookUpdateResponse,
     openapi_extra={
         "requestBody": {
             "required": True,
@@ -110,7 +116,7 @@ def put_config(
 
 
 def _parse_request(body: Any) -> tuple[int, list[playbook_store.Change]]:
-    """The quant id and changes of a PUT /api/degen/config body (models.PlaybookUpdateRequest).
+    """The quant id and changes of a PUT /api/degen/config body (PlaybookUpdateRequest).
 
     Checks the body's shape only; ``apply_changes`` checks each value against its entry.
 

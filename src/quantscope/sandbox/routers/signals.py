@@ -19,11 +19,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Path, Query
 from pydantic import BeforeValidator, Field
 
-from quantscope.sandbox import evaldetail, models, narrative
+from quantscope.sandbox import evaldetail
 from quantscope.sandbox.catalog import CHAINS, HOUR_MS, WORLD_NOW_MS
 from quantscope.sandbox.deps import Caller, JSONRoute, StoreDep, WorldDep, require
 from quantscope.sandbox.errors import not_found
+from quantscope.sandbox.models.signals import AlphaSignalDetail, AlphaSignalList
 from quantscope.sandbox.params import DECIMAL, Chain, Id, OptionalId, true_or_false
+from quantscope.sandbox.sim import narrative
 from quantscope.sandbox.timefmt import iso_ms
 
 router = APIRouter(route_class=JSONRoute, tags=["alpha signals"])
@@ -143,7 +145,7 @@ def _check_quant(conn: sqlite3.Connection, quant_id: int | None) -> None:
 
 
 def _signal_fields(row: sqlite3.Row, alert: str) -> dict[str, Any]:
-    """The fields a listed signal and the detail share (models._SignalFields)."""
+    """The fields a listed signal and the detail share (models.signals._SignalFields)."""
     stage = str(row["stage"])
     positioned = stage in ("BUY", "SELL")
     return {
@@ -215,7 +217,7 @@ def _eval_row(row: sqlite3.Row) -> dict[str, Any]:
     }
 
 
-@router.get("/api/alpha-signals", response_model=models.AlphaSignalList)
+@router.get("/api/alpha-signals", response_model=AlphaSignalList)
 def list_signals(
     caller: Annotated[Caller, Depends(require("signals"))],
     store: StoreDep,
@@ -273,7 +275,7 @@ def list_signals(
     return {"signals": by_chain["all"]["signals"], "byChain": by_chain}
 
 
-@router.get("/api/alpha-signals/{tokenId}", response_model=models.AlphaSignalDetail)
+@router.get("/api/alpha-signals/{tokenId}", response_model=AlphaSignalDetail)
 def signal_detail(
     caller: Annotated[Caller, Depends(require("signals"))],
     store: StoreDep,

@@ -13,10 +13,10 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query
 
-from quantscope.sandbox import models
 from quantscope.sandbox.catalog import WORLD_NOW_MS
 from quantscope.sandbox.deps import Caller, JSONRoute, StoreDep, require
 from quantscope.sandbox.errors import invalid_parameter, not_found
+from quantscope.sandbox.models.trades import TradeDetailResponse, TradeList, TradeStats
 from quantscope.sandbox.params import (
     DECIMAL,
     MAX_ID,
@@ -79,7 +79,7 @@ QuantId = Annotated[
 # --------------------------------------------------------------------------------------------
 
 
-@router.get("/api/trades/stats", response_model=models.TradeStats)
+@router.get("/api/trades/stats", response_model=TradeStats)
 def trade_stats(
     caller: Annotated[Caller, Depends(require("trades"))],
     store: StoreDep,
@@ -128,7 +128,7 @@ def _change(now: float, before: float) -> float:
 # --------------------------------------------------------------------------------------------
 
 
-@router.get("/api/trades", response_model=models.TradeList)
+@router.get("/api/trades", response_model=TradeList)
 def list_trades(
     caller: Annotated[Caller, Depends(require("trades"))],
     store: StoreDep,
@@ -295,7 +295,7 @@ def _group(g: tuple[Any, ...]) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------
 
 
-@router.get("/api/trades/{id}", response_model=models.TradeDetailResponse)
+@router.get("/api/trades/{id}", response_model=TradeDetailResponse)
 def get_trade(
     id: Annotated[
         int,

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from quantscope.sandbox.catalog import CRITERIA, OPERATOR_DIRECTION, Criterion
-from quantscope.sandbox.rules import RuleSet
+from quantscope.sandbox.sim.rules import RuleSet
 from quantscope.sandbox.timefmt import iso_ms
 
 ALERT_MAX_CHARS = 140

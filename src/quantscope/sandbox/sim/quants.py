@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from quantscope.sandbox.catalog import CRITERIA, Criterion, round_value
-from quantscope.sandbox.rules import RuleSet
+from quantscope.sandbox.sim.rules import RuleSet
 
 
 @dataclass(frozen=True)

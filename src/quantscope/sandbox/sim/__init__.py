@@ -1,0 +1,1 @@
+"""The simulation: everything the sandbox derives from the seed (see ``quantscope.sandbox``)."""

@@ -1,0 +1,335 @@
+"""Build the simulated world once: quants, playbooks, tokens, evaluations and trades.
+
+``build_world(conn, seed, scale)`` fills an empty database (``store.SCHEMA``) deterministically.
+The story it simulates (docs/service-contract.md, "The simulator"):
+
+1. Each quant scans every tracked token every 12 hours (a ``TOKEN_STATUS`` evaluation decided by
+   its ``SCANNING`` playbook).
+2. A passed scan on a token the quant does not hold leads to a ``TOKEN_BUY`` evaluation
+   (``BUYING`` playbook) a minute and a half later.
+3. A passed buy goes to model validation: approved, delayed (entered when the wait ends),
+   rejected or recommended to a human. Only approved and elapsed delays are executed; the others
+   carry the shadow outcome of the same exit rule.
+4. A position exits on the quant's take-profit, stop-loss or horizon, read off the candles;
+   positions still open at ``WORLD_NOW`` are marked to the last close. An executed exit is
+   followed by a ``TOKEN_SELL`` evaluation.
+
+``pair.py`` tells that story for one quant on one token, deciding with the criterion values of
+``criteria.py``. This module writes the tables: it runs ``pair.simulate_pair`` token by token into
+staging tables, numbers evaluations and trades by time, derives the transactions, and ends with
+the optimizer's first run (``optimizer.initial_analysis``), so a fresh world already holds
+recommendations. Only ``datadir`` imports it; request-time code never does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+from quantscope.sandbox import optimizer
+from quantscope.sandbox.catalog import (
+    CATEGORY_IDS,
+    CONFIG_TYPES,
+    CRITERIA,
+    INTERVAL,
+    MARKET_CAP_CLASSES,
+    WRAPPED_NATIVE_ADDRESS,
+)
+from quantscope.sandbox.sim import market
+from quantscope.sandbox.sim.pair import EVAL_COLUMNS, TRADE_COLUMNS, simulate_pair
+from quantscope.sandbox.sim.quants import DEFAULT_WEIGHT, QUANTS, threshold_for
+from quantscope.sandbox.sim.tokens import TokenMeta, base58, token_meta
+
+WORLD_VERSION = "1"
+TOKENS_PER_SCALE = 90
+
+
+def _stable_uuid(*parts: object) -> str:
+    digest = hashlib.blake2b(":".join(map(str, parts)).encode(), digest_size=16).digest()
+    return str(uuid.UUID(bytes=digest, version=4))
+
+
+_TYPE_ORDER = {"TOKEN_STATUS": 0, "TOKEN_BUY": 1, "TOKEN_SELL": 2}
+
+
+def _config_rows(seed: int) -> Iterator[tuple[object, ...]]:
+    for quant in QUANTS:
+        for mc_class, _ in MARKET_CAP_CLASSES:
+            for config_type in CONFIG_TYPES:
+                for c in CRITERIA:
+                    cid = _stable_uuid(seed, quant.id, mc_class, config_type, c.key)
+                    yield (
+                        cid,
+                        quant.id,
+                        mc_class,
+                        config_type,
+                        INTERVAL,
+                        c.id,
+                        threshold_for(quant, mc_class, config_type, c),
+                        quant.weights.get(c.key, DEFAULT_WEIGHT),
+                        int(c.key in quant.required),
+                        int(c.key in quant.disabled),
+                        int(c.is_human),
+                        json.dumps(c.extra_info()),
+                        f"{mc_class}.{config_type}.{c.key}.{INTERVAL}",
+                    )
+
+
+def _token_row(seed: int, path: market.TokenPath, meta: TokenMeta) -> tuple[object, ...]:
+    last = len(path.close) - 1
+    price = float(path.close[last])
+    change = (price / float(path.close[last - 24]) - 1.0) * 100.0
+    volume = float(path.volume[last - 23 :].sum())
+    mcap = price * path.supply
+    if path.rug_hour is not None:
+        status = "RUGGED"
+    elif volume < 0.002 * mcap:
+        status = "DORMANT"
+    else:
+        status = "ACTIVE"
+    holders = int(meta.holders0 * (1 + meta.holder_growth))
+    return (
+        meta.id,
+        meta.name,
+        meta.symbol,
+        meta.address,
+        meta.chain,
+        f"https://sandbox.quantscope.invalid/tokens/{meta.id}.png",
+        meta.created_ms,
+        status,
+        path.supply,
+        path.rug_hour,
+        holders,
+        price,
+        change,
+        volume,
+        mcap,
+        mcap * path.liquidity_share,
+    )
+
+
+def build_world(conn: sqlite3.Connection, seed: int, scale: int) -> None:
+    """Fill an empty world database (schema created, transaction managed by the caller)."""
+    if scale < 1:
+        raise ValueError("scale must be at least 1")
+    conn.executemany(
+        "INSERT INTO meta VALUES (?, ?)",
+        [("seed", str(seed)), ("scale", str(scale)), ("world_version", WORLD_VERSION)],
+    )
+    conn.executemany(
+        "INSERT INTO quants VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                q.id,
+                q.name,
+                q.trading_mode,
+                q.capital_usd,
+                q.take_profit,
+                q.stop_loss,
+                q.horizon_h,
+                _stable_uuid(seed, "group", q.id),
+            )
+            for q in QUANTS
+        ],
+    )
+    conn.executemany(
+        "INSERT INTO criteria VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                c.id,
+                c.key,
+                c.name,
+                c.category,
+                CATEGORY_IDS[c.category],
+                c.short,
+                c.long,
+                int(c.is_human),
+                i,
+            )
+            for i, c in enumerate(CRITERIA)
+        ],
+    )
+    config = list(_config_rows(seed))
+    conn.executemany(f"INSERT INTO config VALUES ({','.join('?' * 13)})", config)
+    conn.execute("INSERT INTO config_original SELECT * FROM config")
+    conn.executemany(
+        "INSERT INTO pass_marks VALUES (?, ?, ?, ?)",
+        [
+            (q.id, mc, ct, q.pass_marks[ct])
+            for q in QUANTS
+            for mc, _ in MARKET_CAP_CLASSES
+            for ct in CONFIG_TYPES
+        ],
+    )
+
+    # A bounded page cache for the bulk inserts and sorts (main and temp): flat in scale.
+    saved = [conn.execute(f"PRAGMA {db}.cache_size").fetchone()[0] for db in ("main", "temp")]
+    try:
+        for db in ("main", "temp"):
+            conn.execute(f"PRAGMA {db}.cache_size = {_BUILD_CACHE_KIB}")
+        _stage_world(conn, seed, scale)
+        _renumber(conn, seed)
+    finally:
+        for db, size in zip(("main", "temp"), saved, strict=True):
+            conn.execute(f"PRAGMA {db}.cache_size = {int(size)}")
+    _address_cache.clear()
+    optimizer.initial_analysis(conn)  # the first run: a fresh world holds recommendations
+
+
+_EVAL_SELECT = ", ".join(EVAL_COLUMNS)
+_TRADE_SELECT = ", ".join(TRADE_COLUMNS)
+_BATCH = 5000  # trades per batch when building transactions
+_BUILD_CACHE_KIB = -65536  # 64 MiB of page cache per database while building
+
+
+def _stage_world(conn: sqlite3.Connection, seed: int, scale: int) -> None:
+    """Simulate token by token into TEMP staging tables (memory stays flat in ``scale``).
+
+    Staging ids (``sid``) follow simulation order: token, quant, then the pair's own order. They
+    break ties in the time orders exactly as the stable sort of the in-memory build did.
+    """
+    conn.execute("DROP TABLE IF EXISTS temp.stage_evals")
+    conn.execute("DROP TABLE IF EXISTS temp.stage_trades")
+    conn.execute(
+        f"CREATE TEMP TABLE stage_evals (sid INTEGER PRIMARY KEY, type_order, {_EVAL_SELECT})"
+    )
+    conn.execute(f"CREATE TEMP TABLE stage_trades (sid INTEGER PRIMARY KEY, {_TRADE_SELECT})")
+    eval_sql = (
+        f"INSERT INTO stage_evals (sid, type_order, {_EVAL_SELECT}) "
+        f"VALUES ({','.join('?' * (len(EVAL_COLUMNS) + 2))})"
+    )
+    trade_sql = (
+        f"INSERT INTO stage_trades ({_TRADE_SELECT}) VALUES ({','.join('?' * len(TRADE_COLUMNS))})"
+    )
+    type_col = EVAL_COLUMNS.index("type")
+    n_evals = 0
+    for token_id in range(1, TOKENS_PER_SCALE * scale + 1):
+        path = market.token_path(seed, token_id)
+        meta = token_meta(seed, token_id, path)
+        conn.execute(
+            f"INSERT INTO tokens VALUES ({','.join('?' * 16)})", _token_row(seed, path, meta)
+        )
+        eval_rows: list[tuple[object, ...]] = []
+        trade_rows: list[tuple[object, ...]] = []
+        for quant in QUANTS:
+            rows, trades, links = simulate_pair(seed, quant, path, meta)
+            base = n_evals + 1  # staging ids start at 1
+            eval_rows.extend(
+                (base + i, _TYPE_ORDER[str(r[type_col])], *r) for i, r in enumerate(rows)
+            )
+            n_evals += len(rows)
+            for t in trades:
+                t["buy_eval_id"] = base + int(t["buy_eval_id"])
+            for ti, si in links:
+                trades[ti]["sell_eval_id"] = base + si
+            trade_rows.extend(tuple(t[c] for c in TRADE_COLUMNS) for t in trades)
+        conn.executemany(eval_sql, eval_rows)
+        conn.executemany(trade_sql, trade_rows)
+        if scale > 1:
+            market.token_path.cache_clear()
+
+
+def _renumber(conn: sqlite3.Connection, seed: int) -> None:
+    """Ids follow time: evaluations by (created, quant, token, type), trades by open time."""
+    conn.execute("DROP TABLE IF EXISTS temp.eval_ids")
+    conn.execute("CREATE TEMP TABLE eval_ids (id INTEGER PRIMARY KEY, sid INTEGER NOT NULL)")
+    conn.execute(
+        "INSERT INTO eval_ids (id, sid) SELECT row_number() OVER ("
+        "ORDER BY created_ms, quant_id, token_id, type_order, sid), sid FROM stage_evals"
+    )
+    conn.execute(
+        f"INSERT INTO evaluations (id, {_EVAL_SELECT}) "
+        f"SELECT e.id, {', '.join('s.' + c for c in EVAL_COLUMNS)} "
+        "FROM eval_ids AS e JOIN stage_evals AS s ON s.sid = e.sid ORDER BY e.id"
+    )
+    conn.execute("CREATE INDEX temp.eval_ids_sid ON eval_ids(sid)")
+    conn.execute("DROP TABLE temp.stage_evals")
+    remap = {"buy_eval_id": "b.id", "sell_eval_id": "x.id"}
+    conn.execute(
+        f"INSERT INTO trades (id, {_TRADE_SELECT}) "
+        "SELECT row_number() OVER (ORDER BY t.open_ms, t.quant_id, t.token_id, t.sid), "
+        f"{', '.join(remap.get(c, 't.' + c) for c in TRADE_COLUMNS)} "
+        "FROM stage_trades AS t JOIN eval_ids AS b ON b.sid = t.buy_eval_id "
+        "LEFT JOIN eval_ids AS x ON x.sid = t.sell_eval_id"
+    )
+    conn.execute("DROP TABLE temp.stage_trades")
+    conn.execute("DROP TABLE temp.eval_ids")
+    tx_sql = (
+        "INSERT INTO transactions (trade_id, action, tx_hash, ts_ms, input_token, output_token, "
+        "input_amount, output_amount, input_value_usd, output_value_usd, price_usd) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    )
+    last_id = 0
+    while True:  # keyset batches: a fresh read each time, never a cursor open across writes
+        batch = conn.execute(
+            f"SELECT id, {_TRADE_SELECT} FROM trades "
+            "WHERE id > ? AND trading_status = 'executed' ORDER BY id LIMIT ?",
+            (last_id, _BATCH),
+        ).fetchall()
+        if not batch:
+            break
+        tx_rows: list[tuple[object, ...]] = []
+        for row in batch:
+            t = dict(zip(TRADE_COLUMNS, row[1:], strict=True))
+            tx_rows.extend(_transactions(seed, int(row[0]), t, conn))
+        conn.executemany(tx_sql, tx_rows)
+        last_id = int(batch[-1][0])
+
+
+def _tx_hash(seed: int, trade_id: int, action: str, chain: str) -> str:
+    digest = hashlib.blake2b(f"{seed}:tx:{trade_id}:{action}".encode(), digest_size=64).digest()
+    if chain != "SOLANA":
+        return "0x" + digest[:32].hex()
+    return base58(digest, 88)
+
+
+_address_cache: dict[int, str] = {}
+
+
+def _transactions(
+    seed: int, trade_id: int, t: dict[str, Any], conn: sqlite3.Connection
+) -> list[tuple[object, ...]]:
+    chain = str(t["chain"])
+    token_id = int(t["token_id"])
+    address = _address_cache.get(token_id)
+    if address is None:
+        address = conn.execute("SELECT address FROM tokens WHERE id = ?", (token_id,)).fetchone()[0]
+        _address_cache[token_id] = address
+    native = WRAPPED_NATIVE_ADDRESS[chain]
+    f = {k: float(v) for k, v in t.items() if isinstance(v, float)}
+    rows: list[tuple[object, ...]] = [
+        (
+            trade_id,
+            "BUY",
+            _tx_hash(seed, trade_id, "BUY", chain),
+            t["open_ms"],
+            native,
+            address,
+            f["native_spent"],
+            f["tokens_bought"],
+            f["buy_cost"],
+            f["tokens_bought"] * f["entry_price"],
+            f["entry_price"],
+        )
+    ]
+    if t["close_ms"] is not None:
+        rows.append(
+            (
+                trade_id,
+                "SELL",
+                _tx_hash(seed, trade_id, "SELL", chain),
+                t["close_ms"],
+                address,
+                native,
+                f["tokens_sold"],
+                f["native_received"],
+                f["tokens_sold"] * f["exit_price"],
+                f["sell_revenue"],
+                f["exit_price"],
+            )
+        )
+    return rows

@@ -1,0 +1,91 @@
+"""The criterion model: what each quant's criteria read on a token at a scan hour.
+
+``criterion_values`` is the one source of every criterion value: the world build decides its
+evaluations with it, and at request time evaluation details and the optimizer recompute the
+stored evaluations' values with it (values are not stored). Market and technical values come
+from the candles before the scan, security and social ones from the token's static traits
+(``tokens.py``), and the *predictive* ones mix the next 24 hours' return with noise: the planted
+truth that threshold research should find.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from quantscope.sandbox.catalog import (
+    CRITERIA,
+    round_value,
+)
+from quantscope.sandbox.sim import market
+from quantscope.sandbox.sim.tokens import TokenMeta
+
+COLUMN = {c.key: i for i, c in enumerate(CRITERIA)}
+"""Each criterion's column in a values matrix (catalog order), by key."""
+
+
+def future_signal(path: market.TokenPath, hours: np.ndarray) -> np.ndarray:
+    """The planted truth: the next 24 hours' log return from the scan, scaled and clipped."""
+    end = np.minimum(hours + 23, len(path.close) - 1)
+    return np.clip(np.log(path.close[end] / path.open[hours]) / 0.3, -3.0, 3.0)
+
+
+def criterion_values(
+    seed: int, quant_id: int, path: market.TokenPath, meta: TokenMeta, hours: np.ndarray
+) -> np.ndarray:
+    """Criterion values (n x 18, catalog order) seen by ``quant_id`` at each scan hour.
+
+    Market and technical values use only candles before the scan; predictive values mix the
+    next 24 hours' return with noise. Values are rounded as stored (6 significant digits).
+    """
+    hours = np.asarray(hours, dtype=np.int64)
+    n = len(hours)
+    prev = np.maximum(hours - 1, 0)
+    counters = hours.astype(np.uint64)
+    keys = (seed, 5, quant_id, path.token_id)
+
+    def eps(k: int) -> np.ndarray:
+        return market.noise_normal((*keys, k), counters)
+
+    z = future_signal(path, hours)
+
+    def latent(rho: float, k: int) -> np.ndarray:
+        return rho * z + np.sqrt(1.0 - rho * rho) * eps(k)
+
+    mcap = path.open[hours] * path.supply
+    out = np.empty((n, len(CRITERIA)))
+
+    def put(key: str, values: np.ndarray) -> None:
+        c = CRITERIA[COLUMN[key]]
+        if c.range is not None:
+            values = np.clip(values, c.range[0], c.range[1])
+        out[:, COLUMN[key]] = values
+
+    put("lp_locked", np.full(n, float(meta.lp_locked)))
+    put("top10_holders_pct", meta.top10_base + 3.0 * eps(1) - 6.0 * latent(0.35, 2))
+    put("mint_authority", np.full(n, float(meta.mint_renounced)))
+    put("liquidity_usd", mcap * path.liquidity_share * np.exp(0.1 * eps(3)))
+    put("volume_24h_usd", market.rolling_sum(path.volume, prev, 24))
+    put("price_change_1h_pct", (path.close[prev] / path.open[prev] - 1.0) * 100.0)
+    put("twitter_followers", meta.twitter_base * np.exp(0.05 * eps(4)))
+    put("telegram_members", meta.telegram_base * np.exp(0.05 * eps(5)))
+    put("social_sentiment", np.tanh(0.8 * eps(6)))
+    put("ai_confidence", 50.0 + 18.0 * latent(0.45, 7))
+    put("narrative_score", meta.narrative_base + 8.0 * eps(8))
+    put("meme_virality", meta.virality_base + 10.0 * eps(9))
+    put("rsi_14", market.indicator_rsi(path.close, prev))
+    back = np.maximum(hours - 25, 0)
+    put("momentum_24h_pct", (path.close[prev] / path.close[back] - 1.0) * 100.0)
+    avg_vol = market.rolling_sum(path.volume, np.maximum(hours - 2, 0), 24) / 24.0
+    put("volume_spike_ratio", path.volume[prev] / np.maximum(avg_vol, 1e-9))
+    put("smart_money_buys", np.floor(np.exp(0.9 + 0.75 * latent(0.7, 10))))
+    put("buy_sell_ratio", np.exp(0.1 + 0.45 * latent(0.5, 11)))
+    put("holder_growth_pct", np.exp(2.0 + 1.0 * eps(12)) - 5.0)
+    rounded = [round_value(v) for v in out.ravel().tolist()]
+    return np.array(rounded, dtype=np.float64).reshape(out.shape)
+
+
+def ai_scores(seed: int, quant_id: int, path: market.TokenPath, hours: np.ndarray) -> np.ndarray:
+    """The model's score (0-100): mildly informed by the next day's return."""
+    noise = market.noise_normal((seed, 6, quant_id, path.token_id), hours.astype(np.uint64))
+    z = future_signal(path, hours)
+    return np.round(np.clip(50.0 + 12.0 * (0.5 * z + noise), 0.0, 100.0), 2)
