@@ -31,7 +31,7 @@ import quantscope.loaders as L
 from quantscope import analytics as A
 from quantscope import plots as P
 from quantscope._client import Client
-from quantscope.accessor import MissingColumnsError
+from quantscope._errors import MissingColumnsError
 from quantscope.sandbox.serve import SandboxServer
 
 PLOTS_SRC = Path(P.__file__).parent

@@ -30,8 +30,10 @@ from quantscope._errors import (
     ChainNotAllowedError,
     ConfigurationError,
     ConflictError,
+    DataQualityWarning,
     InvalidParameterError,
     InvalidResponseError,
+    MissingColumnsError,
     NotFoundError,
     OfflineCacheMissError,
     PermissionDeniedError,
@@ -43,9 +45,9 @@ from quantscope._errors import (
     SandboxUnavailableError,
     ServerError,
     StaleDataWarning,
+    UndoRefusedError,
 )
-from quantscope._frames import DataQualityWarning
-from quantscope.accessor import MissingColumnsError  # importing it registers df.quant
+from quantscope.accessor import QuantAccessor  # importing it registers df.quant
 from quantscope.loaders import (
     Dashboard,
     SignalDetail,
@@ -88,6 +90,7 @@ __all__ = [
     "OfflineCacheMissError",
     "PermissionDeniedError",
     "PlanNotAllowedError",
+    "QuantAccessor",
     "QuantscopeError",
     "QuantscopeWarning",
     "Quota",
@@ -98,6 +101,7 @@ __all__ = [
     "SignalDetail",
     "StaleDataWarning",
     "TradeDetail",
+    "UndoRefusedError",
     "__version__",
     "analytics",
     "apply_recommendation",

@@ -1,8 +1,8 @@
 """``df.quant.plot``: the figures of ``quantscope.plots`` as methods of a frame.
 
 Like the accessor, it keeps nothing but the frame: each method checks the columns it needs
-(the frame's and those of any second frame it takes) and raises the accessor's
-``MissingColumnsError`` naming them and the loader to use, then calls the plot function.
+(the frame's and those of any second frame it takes) with ``quantscope._kinds``, whose
+``MissingColumnsError`` names them and the loader to use, then calls the plot function.
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ import pandas as pd
 from matplotlib.axes import Axes
 
 from quantscope import analytics
-from quantscope.accessor import FRAME_KINDS, FrameKind, require_columns
+from quantscope._kinds import FRAME_KINDS, FrameKind, require_columns
 from quantscope.plots import evaluations as _evaluations
 from quantscope.plots import market as _market
 from quantscope.plots import trades as _trades
 
 Keys = str | Sequence[str] | None
 
-# Frames the accessor does not recognise by kind but the plots take.
+# Frames the accessor does not recognise by kind (not in FRAME_KINDS) but the plots take.
 OHLCV = FrameKind("ohlcv", "an OHLCV frame", ("open", "high", "low", "close"), "qs.load_ohlcv()")
 TRANSACTIONS = FrameKind(
     "transactions",
@@ -55,7 +55,7 @@ def _require(
     columns: Sequence[str],
     what: str = "",
 ) -> None:
-    """The accessor's column check, naming the method as ``plot.<method>``."""
+    """The shared column check, naming the method as ``plot.<method>``."""
     require_columns(frame, f"plot.{method}", kinds, columns, what)
 
 
