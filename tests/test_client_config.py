@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
-import quantscope._config as config
+import quantscope._embedded as embedded_mod
 from quantscope._client import Client, connect, get_default_client, set_default_client
-from quantscope._config import RetryPolicy, plan_for_limit, resolve_settings
+from quantscope._config import RetryPolicy, resolve_settings
 from quantscope._errors import ConfigurationError, SandboxUnavailableError
+from quantscope._plans import plan_for_limit
 
 KEY = "qs-test-key-0123456789abcdef"
 
@@ -127,9 +128,9 @@ def test_no_default_client_tells_the_user_to_connect() -> None:
 def test_missing_sandbox_extra_names_the_install_command(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    real = config.importlib.util.find_spec
+    real = embedded_mod.importlib.util.find_spec
     monkeypatch.setattr(
-        config.importlib.util,
+        embedded_mod.importlib.util,
         "find_spec",
         lambda name, *a: None if name == "uvicorn" else real(name, *a),
     )
@@ -151,7 +152,7 @@ def test_connect_without_url_starts_the_embedded_sandbox_once(
     monkeypatch.setenv("QUANTSCOPE_SANDBOX_DIR", str(world.data_dir))
     for name in ("QUANTSCOPE_URL", "QUANTSCOPE_API_KEY"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(config, "_EMBEDDED", None)
+    monkeypatch.setattr(embedded_mod, "_EMBEDDED", None)
     try:
         client = connect(cache_dir=str(tmp_path / "cache"), progress=False)
         again = connect(cache_dir=str(tmp_path / "cache"), progress=False)
@@ -179,7 +180,7 @@ def test_connect_without_url_starts_the_embedded_sandbox_once(
         cached = offline.get("/api/trades/stats", {"quantId": 1})
         assert cached.provenance.from_cache and cached.data == online.data
     finally:
-        embedded = config._EMBEDDED
+        embedded = embedded_mod._EMBEDDED
         if embedded is not None:
             embedded.server.stop()
         set_default_client(None)

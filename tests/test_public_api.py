@@ -11,9 +11,9 @@ from quantscope import _schemas
 SRC = Path(quantscope.__file__).parent
 ROOT = SRC.parents[1]
 
-# The toolkit may reach the sandbox only through its launcher.
+# The toolkit may reach the sandbox only through its launcher, and only from one door.
 LAUNCHER_MODULES = {"quantscope.sandbox.datadir", "quantscope.sandbox.serve"}
-LAUNCHER_USERS = {"_config.py", "cli.py"}
+LAUNCHER_USERS = {"_embedded.py"}
 
 
 def test_all_is_sorted_and_complete() -> None:
