@@ -1,10 +1,16 @@
-"""Playbook writes that are verified and logged, and the log they can be undone from.
+"""Safe playbook writes: sent, read back to verify, logged, and undone from the log.
 
-Every change a panel makes goes through this module::
+Every change a panel makes goes through this module (it has no UI; ``widgets`` draws it)::
 
-    written = write_changes(1, [Change.of(row, "threshold", 3.0)], client=client)
+    from quantscope import audit
+    written = audit.write_changes(1, [audit.Change.of(row, "threshold", 3.0)])
     written.entries[0].verified       # the read-back showed the new value
-    undo(written.entries)             # one PUT restoring the old values, verified, logged too
+    audit.undo(written.entries)       # one PUT restoring the old values, verified, logged too
+    audit.apply_recommendation_verified(1, recs.iloc[0])   # the optimizer's, the same way
+
+``loaders.apply_recommendation`` and ``loaders.update_playbook`` are the plain API calls; the
+functions here wrap them with the read-back and the log. What a change is, and the service's
+rules for it (``check_change``), live in ``_changes``, which needs no client.
 
 A write is one PUT (the service applies all of its changes or none), then one read of the
 playbook to check that every field now holds the value sent. Only then are the entries
@@ -19,7 +25,6 @@ key), quant, config id, criterion, field, old and new value, and whether it veri
 from __future__ import annotations
 
 import json
-import math
 import os
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
@@ -32,86 +37,19 @@ from urllib.parse import urlsplit, urlunsplit
 import pandas as pd
 
 from quantscope import loaders as L
+from quantscope._changes import FIELD_COLUMNS, Change, plain
 from quantscope._client import Client, get_default_client
-from quantscope._errors import APIConnectionError, QuantscopeError
+from quantscope._errors import APIConnectionError, QuantscopeError, UndoRefusedError
 
 __all__ = [
     "AuditEntry",
     "AuditLog",
     "Change",
-    "UndoRefusedError",
     "Written",
-    "apply_recommendation",
+    "apply_recommendation_verified",
     "undo",
     "write_changes",
 ]
-
-#: The playbook frame column that holds each writable field.
-FIELD_COLUMNS: dict[str, str] = {
-    "threshold": "threshold",
-    "weight": "weight",
-    "required": "required",
-    "disabled": "disabled",
-}
-
-
-class UndoRefusedError(QuantscopeError):
-    """An undo that would not restore what the entry changed (undone before, or changed since)."""
-
-
-def _plain(value: Any) -> Any:
-    """A JSON-ready scalar: numpy/pandas numbers and flags as Python ones, missing as None."""
-    if value is None or value is pd.NA:
-        return None
-    if hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
-
-
-@dataclass(frozen=True)
-class Change:
-    """One field of one playbook entry, from ``old_value`` to ``new_value``."""
-
-    config_id: str
-    field: str
-    old_value: Any
-    new_value: Any
-    criterion: str | None = None
-    market_cap_class: str | None = None
-    config_type: str | None = None
-
-    @classmethod
-    def of(cls, row: pd.Series, field: str, new_value: Any) -> Change:
-        """The change of ``field`` of a playbook row (``load_playbook``) to ``new_value``."""
-        if field not in FIELD_COLUMNS:
-            raise ValueError(f"unknown playbook field {field!r}; one of {sorted(FIELD_COLUMNS)}")
-        return cls(
-            config_id=str(row["config_id"]),
-            field=field,
-            old_value=_plain(row[FIELD_COLUMNS[field]]),
-            new_value=_plain(new_value),
-            criterion=_plain(row.get("criterion")),
-            market_cap_class=_plain(row.get("market_cap_class")),
-            config_type=_plain(row.get("config_type")),
-        )
-
-    def request(self) -> dict[str, Any]:
-        """The change as ``update_playbook`` takes it."""
-        return {"config_id": self.config_id, "field": self.field, "value": self.new_value}
-
-    def reverted(self) -> Change:
-        """The change that restores ``old_value``."""
-        return Change(
-            self.config_id,
-            self.field,
-            self.new_value,
-            self.old_value,
-            self.criterion,
-            self.market_cap_class,
-            self.config_type,
-        )
 
 
 @dataclass(frozen=True)
@@ -234,7 +172,7 @@ def _holds(playbook: pd.DataFrame, change: Change) -> tuple[bool, str | None]:
     rows = playbook[(playbook["config_id"] == change.config_id).fillna(False).to_numpy(bool)]
     if rows.empty:
         return False, f"config {change.config_id} is missing from the playbook read back"
-    actual = _plain(rows.iloc[0][FIELD_COLUMNS[change.field]])
+    actual = plain(rows.iloc[0][FIELD_COLUMNS[change.field]])
     expected = change.new_value
     same = (
         float(actual) == float(expected)
@@ -334,7 +272,7 @@ def write_changes(
     return Written(entries, playbook)
 
 
-def apply_recommendation(
+def apply_recommendation_verified(
     quant_id: int,
     recommendation: pd.Series,
     *,
@@ -351,10 +289,10 @@ def apply_recommendation(
     change = Change(
         config_id=str(recommendation["config_id"]),
         field="threshold",
-        old_value=_plain(recommendation["old_threshold"]),
-        new_value=_plain(recommendation["new_threshold"]),
-        criterion=_plain(recommendation.get("criterion")),
-        market_cap_class=_plain(recommendation.get("market_cap_class")),
+        old_value=plain(recommendation["old_threshold"]),
+        new_value=plain(recommendation["new_threshold"]),
+        criterion=plain(recommendation.get("criterion")),
+        market_cap_class=plain(recommendation.get("market_cap_class")),
         config_type="BUYING",
     )
     rec_id = int(recommendation["recommendation_id"])
