@@ -10,7 +10,6 @@ import quantscope._embedded as embedded_mod
 from quantscope._client import Client, connect, get_default_client, set_default_client
 from quantscope._config import RetryPolicy, resolve_settings
 from quantscope._errors import ConfigurationError, SandboxUnavailableError
-from quantscope._plans import plan_for_limit
 
 KEY = "qs-test-key-0123456789abcdef"
 
@@ -107,16 +106,6 @@ def test_backoff_doubles_is_capped_and_honours_retry_after() -> None:
     assert [policy.backoff(a) for a in range(5)] == [0.5, 1.0, 2.0, 3.0, 3.0]
     assert policy.backoff(0, retry_after=7.0) == 7.0
     assert policy.backoff(2, retry_after=1.0) == 2.0
-
-
-def test_plan_names_from_daily_limits() -> None:
-    assert [plan_for_limit(n) for n in (100, 500, 5000, 77, None)] == [
-        "basic",
-        "growth",
-        "enterprise",
-        None,
-        None,
-    ]
 
 
 def test_no_default_client_tells_the_user_to_connect() -> None:
