@@ -7,6 +7,7 @@ Like the accessor, it keeps nothing but the frame: each method checks the column
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import pandas as pd
@@ -161,6 +162,25 @@ class QuantPlots:
 
     # --- evaluations and criterion results --------------------------------------------------
 
+    def pass_rate_over_time(
+        self,
+        freq: str = "D",
+        *,
+        by: Keys = None,
+        time_column: str = "created_at",
+        ax: Axes | None = None,
+    ) -> Axes:
+        """Pass rate per period (``plots.pass_rate_over_time``)."""
+        _require(
+            self._obj,
+            "pass_rate_over_time",
+            [EVALUATIONS, CRITERIA],
+            ("passed", time_column, *_keys(by)),
+        )
+        return _evaluations.pass_rate_over_time(
+            self._obj, freq, by=by, time_column=time_column, ax=ax
+        )
+
     def pass_rate(
         self,
         freq: str = "D",
@@ -169,14 +189,14 @@ class QuantPlots:
         time_column: str = "created_at",
         ax: Axes | None = None,
     ) -> Axes:
-        """Pass rate per period (``plots.pass_rate``)."""
-        _require(
-            self._obj,
-            "pass_rate",
-            [EVALUATIONS, CRITERIA],
-            ("passed", time_column, *_keys(by)),
+        """Deprecated old name of ``pass_rate_over_time`` (kept one release; warns)."""
+        warnings.warn(
+            "df.quant.plot.pass_rate is deprecated and will be removed in the next release: "
+            "use df.quant.plot.pass_rate_over_time (df.quant.pass_rate() is the number)",
+            DeprecationWarning,
+            stacklevel=2,
         )
-        return _evaluations.pass_rate(self._obj, freq, by=by, time_column=time_column, ax=ax)
+        return self.pass_rate_over_time(freq, by=by, time_column=time_column, ax=ax)
 
     def criterion_distributions(
         self,
