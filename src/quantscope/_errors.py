@@ -31,12 +31,12 @@ Every class lives here, whichever module raises it (``MissingColumnsError`` from
 ``UndoRefusedError`` from ``audit``, ``DataQualityWarning`` from ``_frames``), so one
 ``except QuantscopeError`` catches whatever quantscope raises on purpose.
 
-``error_from_response`` is the only place that turns a status and a body into an exception.
-It reads the error body tolerantly (the sandbox's ``{"error": {...}}``, flat ``{"code",
+``error_from_response`` is the only place that turns a status and a body into an exception. It
+reads the error body tolerantly (the sandbox's ``{"error": {...}}``, flat ``{"code",
 "message"}``, FastAPI's ``{"detail": ...}``, plain text, nothing), because the real service's
 shape is not documented. Every message says what to do next (the plan an endpoint needs comes
-from the spec's plan table, ``_plans``); the API key is scrubbed from
-messages and bodies (a service may echo it), so an exception can be shown, logged or pickled.
+from the spec's plan table, ``_plans``); the API key is scrubbed from messages and bodies (a
+service may echo it), so an exception can be shown, logged or pickled.
 
 In IPython, ``QuantscopeError._render_traceback_`` shows the message alone instead of a raw
 traceback: a researcher needs "your plan (basic) does not include ...", not fifteen frames of
