@@ -60,7 +60,7 @@ evaluations.quant.pass_rates("evaluation_type")
 # same values) less often.
 
 # %% tags=["figure-pass-rate"]
-_ = evaluations.quant.plot.pass_rate("D", by="evaluation_type")
+_ = evaluations.quant.plot.pass_rate_over_time("D", by="evaluation_type")
 
 # %% [markdown]
 # ## The service's own counts

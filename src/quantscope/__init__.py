@@ -7,13 +7,18 @@ Three lines to a typed frame::
     trades = qs.load_trades(quant_id=1)
 
 Frames and their columns: docs/frames.md. The service's decisions: docs/service-contract.md.
-"""
 
-from __future__ import annotations
+Everything users need is exported here, in ``__all__`` (a test keeps it sorted and complete):
+the loaders, the client and the value objects of its signatures (``Settings``, ``RetryPolicy``,
+``Quota``, ``CacheInfo``, ``Provenance``, ``Fetched``...), the whole error tree, the ``df.quant``
+accessor, and the ``analytics`` and ``backtest`` modules. Figures are in ``quantscope.plots``,
+panels in ``quantscope.widgets``, safe playbook writes in ``quantscope.audit``.
+"""
 
 __version__ = "0.1.0"  # first: submodules read it while the package initialises
 
 from quantscope import analytics, backtest
+from quantscope._cache import CacheInfo
 from quantscope._client import (
     Client,
     Quota,
@@ -22,6 +27,7 @@ from quantscope._client import (
     get_default_client,
     set_default_client,
 )
+from quantscope._config import RetryPolicy, Settings
 from quantscope._errors import (
     APIConnectionError,
     APIStatusError,
@@ -30,8 +36,10 @@ from quantscope._errors import (
     ChainNotAllowedError,
     ConfigurationError,
     ConflictError,
+    DataQualityWarning,
     InvalidParameterError,
     InvalidResponseError,
+    MissingColumnsError,
     NotFoundError,
     OfflineCacheMissError,
     PermissionDeniedError,
@@ -43,9 +51,18 @@ from quantscope._errors import (
     SandboxUnavailableError,
     ServerError,
     StaleDataWarning,
+    UndoRefusedError,
 )
-from quantscope._frames import DataQualityWarning
-from quantscope.accessor import MissingColumnsError  # importing it registers df.quant
+from quantscope._results import (
+    Fetched,
+    FetchedMany,
+    FetchedPages,
+    OffsetPaging,
+    PageNumberPaging,
+    Provenance,
+)
+from quantscope.accessor import QuantAccessor  # importing it registers df.quant
+from quantscope.backtest import ExitRule
 from quantscope.loaders import (
     Dashboard,
     SignalDetail,
@@ -75,29 +92,41 @@ __all__ = [
     "APIStatusError",
     "APITimeoutError",
     "AuthenticationError",
+    "CacheInfo",
     "ChainNotAllowedError",
     "Client",
     "ConfigurationError",
     "ConflictError",
     "Dashboard",
     "DataQualityWarning",
+    "ExitRule",
+    "Fetched",
+    "FetchedMany",
+    "FetchedPages",
     "InvalidParameterError",
     "InvalidResponseError",
     "MissingColumnsError",
     "NotFoundError",
     "OfflineCacheMissError",
+    "OffsetPaging",
+    "PageNumberPaging",
     "PermissionDeniedError",
     "PlanNotAllowedError",
+    "Provenance",
+    "QuantAccessor",
     "QuantscopeError",
     "QuantscopeWarning",
     "Quota",
     "QuotaWouldBeExceededError",
     "RateLimitError",
+    "RetryPolicy",
     "SandboxUnavailableError",
     "ServerError",
+    "Settings",
     "SignalDetail",
     "StaleDataWarning",
     "TradeDetail",
+    "UndoRefusedError",
     "__version__",
     "analytics",
     "apply_recommendation",

@@ -53,12 +53,8 @@ from quantscope._cache import (
     lifetime_for,
     rule_for,
 )
-from quantscope._config import (
-    RetryPolicy,
-    Settings,
-    resolve_settings,
-    start_embedded_sandbox,
-)
+from quantscope._config import RetryPolicy, Settings, resolve_settings
+from quantscope._embedded import start_embedded_sandbox
 from quantscope._errors import (
     APIConnectionError,
     APIStatusError,

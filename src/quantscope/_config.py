@@ -3,53 +3,33 @@
 ``resolve_settings`` is the only function that reads the environment. The result is a frozen
 ``Settings`` that the client keeps and users can inspect (``client.settings``); its repr never
 shows the API key. ``RetryPolicy`` is the one place that says what is retried and how long to
-wait. ``start_embedded_sandbox`` is the toolkit's single entry into the sandbox package: with
-no service URL configured, ``connect()`` serves the bundled simulated world on loopback.
+wait. Settings only: the embedded sandbox that stands in when no URL is set is started by
+``_embedded``, and the spec's plan table lives in ``_plans``.
 """
 
 from __future__ import annotations
 
-import atexit
-import importlib.util
 import os
-import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import platformdirs
 
-from quantscope._errors import ConfigurationError, SandboxUnavailableError
+from quantscope._errors import ConfigurationError
 
-__all__ = [
-    "PLAN_BY_DAILY_LIMIT",
-    "RetryPolicy",
-    "Settings",
-    "plan_for_limit",
-    "resolve_settings",
-    "start_embedded_sandbox",
-]
+__all__ = ["RetryPolicy", "Settings", "resolve_settings"]
 
 ENV_URL = "QUANTSCOPE_URL"
 ENV_API_KEY = "QUANTSCOPE_API_KEY"
 ENV_CACHE_DIR = "QUANTSCOPE_CACHE_DIR"
 ENV_PROGRESS = "QUANTSCOPE_PROGRESS"
 
-# The spec's plan table: the daily limit names the plan (used only to word messages).
-PLAN_BY_DAILY_LIMIT: dict[int, str] = {100: "basic", 500: "growth", 5000: "enterprise"}
-EMBEDDED_PLAN = "enterprise"
-# Offline with no URL: requests are never sent, so any URL works; the cache keys on the world.
-OFFLINE_SANDBOX_URL = "http://embedded-sandbox.invalid"
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
-
-
-def plan_for_limit(limit: int | None) -> str | None:
-    """The plan whose daily limit is ``limit`` (spec's table), or None when it is not one."""
-    return PLAN_BY_DAILY_LIMIT.get(limit) if limit is not None else None
 
 
 @dataclass(frozen=True)
@@ -220,82 +200,4 @@ def resolve_settings(
         service="configured URL" if norm_url else "embedded sandbox",
         service_id=norm_url or "",
         sources=sources,
-    )
-
-
-# --- the embedded sandbox -----------------------------------------------------------------
-
-
-@dataclass
-class _Embedded:
-    server: Any
-    url: str
-    key: str
-    seed: int
-    scale: int
-
-
-_EMBEDDED: _Embedded | None = None
-_EMBEDDED_LOCK = threading.Lock()
-
-
-def _import_sandbox() -> tuple[Any, Any]:
-    """``ensure_world`` and ``SandboxServer``, or an error naming the extra to install."""
-    missing = [name for name in ("fastapi", "uvicorn") if importlib.util.find_spec(name) is None]
-    if missing:
-        raise SandboxUnavailableError(
-            f"no service URL is configured, and the embedded sandbox needs "
-            f'{" and ".join(missing)}: pip install "quantscope[sandbox]" (or set '
-            f"{ENV_URL} and {ENV_API_KEY} to use the service)"
-        )
-    from quantscope.sandbox.datadir import ensure_world
-    from quantscope.sandbox.serve import SandboxServer
-
-    return ensure_world, SandboxServer
-
-
-def _sandbox_line(seed: int, how: str) -> str:
-    return (
-        f"quantscope: no service URL configured; {how} the embedded sandbox "
-        f"(seed {seed}, {EMBEDDED_PLAN} plan)"
-    )
-
-
-def start_embedded_sandbox(settings: Settings, *, start_server: bool = True) -> Settings:
-    """``settings`` pointed at the embedded sandbox, started once per process.
-
-    Prints one line that names the seed and plan but no port or path, so notebook outputs
-    stay byte-stable. The server stops at interpreter exit. With ``start_server=False``
-    (offline) only the world's identity and key are resolved, for the cache.
-    """
-    global _EMBEDDED
-    ensure_world, server_cls = _import_sandbox()
-    with _EMBEDDED_LOCK:
-        how = "using"
-        if _EMBEDDED is None or not start_server:
-            world = ensure_world()
-            seed, scale = int(world.seed), int(world.scale)
-            key = world.keys[EMBEDDED_PLAN]
-            if not start_server:
-                print(_sandbox_line(seed, "offline, from the cache of"), flush=True)
-                return _embedded_settings(settings, OFFLINE_SANDBOX_URL, key, seed, scale)
-            server = server_cls(world)
-            server.start()
-            atexit.register(server.stop)
-            _EMBEDDED = _Embedded(server, str(server.url).rstrip("/"), key, seed, scale)
-            how = "started"
-        embedded = _EMBEDDED
-    print(_sandbox_line(embedded.seed, how), flush=True)
-    return _embedded_settings(settings, embedded.url, embedded.key, embedded.seed, embedded.scale)
-
-
-def _embedded_settings(settings: Settings, url: str, key: str, seed: int, scale: int) -> Settings:
-    return replace(
-        settings,
-        url=url,
-        api_key=key,
-        service=f"embedded sandbox (seed {seed}, scale {scale}, {EMBEDDED_PLAN} plan)",
-        # The port changes on every start; the world does not: key the cache on the world.
-        service_id=f"embedded-sandbox:seed={seed}:scale={scale}",
-        sources={**settings.sources, ENV_URL: "embedded sandbox", ENV_API_KEY: "embedded sandbox"},
     )

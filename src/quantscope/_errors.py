@@ -8,6 +8,8 @@
     ├── OfflineCacheMissError           offline, and the cache lacks this request (endpoint, params)
     ├── QuotaWouldBeExceededError       a multi-request load stopped before spending the quota
     ├── InvalidResponseError            a 2xx answer whose body is not JSON
+    ├── MissingColumnsError (KeyError)  df.quant / plot method on a frame without its columns
+    ├── UndoRefusedError                audit.undo would not restore what the entry changed
     ├── APIConnectionError              no answer: refused, reset, DNS (after the retries)
     │   └── APITimeoutError             no answer in time
     └── APIStatusError                  a non-2xx answer: .status_code .body .code .param .endpoint
@@ -22,13 +24,19 @@
         └── ServerError                 5xx  (after the retries)
 
     QuantscopeWarning (UserWarning)
-    └── StaleDataWarning                the service failed; an expired cached copy was used
+    ├── StaleDataWarning                the service failed; an expired cached copy was used
+    └── DataQualityWarning              values of a loaded frame could not be parsed: now missing
 
-``error_from_response`` is the only place that turns a status and a body into an exception.
-It reads the error body tolerantly (the sandbox's ``{"error": {...}}``, flat ``{"code",
+Every class lives here, whichever module raises it (``MissingColumnsError`` from ``_kinds``,
+``UndoRefusedError`` from ``audit``, ``DataQualityWarning`` from ``_frames``), so one
+``except QuantscopeError`` catches whatever quantscope raises on purpose.
+
+``error_from_response`` is the only place that turns a status and a body into an exception. It
+reads the error body tolerantly (the sandbox's ``{"error": {...}}``, flat ``{"code",
 "message"}``, FastAPI's ``{"detail": ...}``, plain text, nothing), because the real service's
-shape is not documented. Every message says what to do next; the API key is scrubbed from
-messages and bodies (a service may echo it), so an exception can be shown, logged or pickled.
+shape is not documented. Every message says what to do next (the plan an endpoint needs comes
+from the spec's plan table, ``_plans``); the API key is scrubbed from messages and bodies (a
+service may echo it), so an exception can be shown, logged or pickled.
 
 In IPython, ``QuantscopeError._render_traceback_`` shows the message alone instead of a raw
 traceback: a researcher needs "your plan (basic) does not include ...", not fifteen frames of
@@ -38,9 +46,11 @@ requests internals. Set ``QuantscopeError.compact_traceback = False`` to see the
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, ClassVar
+
+from quantscope._plans import PLANS, first_plan_for
 
 __all__ = [
     "APIConnectionError",
@@ -50,8 +60,10 @@ __all__ = [
     "ChainNotAllowedError",
     "ConfigurationError",
     "ConflictError",
+    "DataQualityWarning",
     "InvalidParameterError",
     "InvalidResponseError",
+    "MissingColumnsError",
     "NotFoundError",
     "OfflineCacheMissError",
     "PermissionDeniedError",
@@ -63,6 +75,7 @@ __all__ = [
     "SandboxUnavailableError",
     "ServerError",
     "StaleDataWarning",
+    "UndoRefusedError",
     "error_from_response",
     "format_reset",
     "redact",
@@ -148,6 +161,25 @@ class InvalidResponseError(QuantscopeError):
         super().__init__(message)
         self.endpoint = endpoint
         self.status_code = status_code
+
+
+class MissingColumnsError(QuantscopeError, KeyError):
+    """A ``df.quant`` (or ``df.quant.plot``) method was called on a frame without the columns
+    it needs.
+
+    ``method`` is the method, ``missing`` the absent columns in the order the method names
+    them; the message says which loader makes a suitable frame. A ``KeyError`` too, as a
+    missing column is in pandas.
+    """
+
+    def __init__(self, message: str, *, method: str, missing: Sequence[str]) -> None:
+        super().__init__(message)
+        self.method = method
+        self.missing = tuple(missing)
+
+
+class UndoRefusedError(QuantscopeError):
+    """An undo that would not restore what the entry changed (undone before, or changed since)."""
 
 
 class APIConnectionError(QuantscopeError):
@@ -244,6 +276,10 @@ class StaleDataWarning(QuantscopeWarning):
     """The service could not answer, so an expired copy from the cache was used."""
 
 
+class DataQualityWarning(QuantscopeWarning):
+    """Some values of a loaded frame could not be parsed and are missing."""
+
+
 # --- mapping an answer onto the tree -------------------------------------------------------
 
 _BY_STATUS: dict[int, type[APIStatusError]] = {
@@ -259,16 +295,6 @@ _BY_STATUS: dict[int, type[APIStatusError]] = {
 _BY_CODE: dict[str, type[APIStatusError]] = {
     "plan_not_allowed": PlanNotAllowedError,
     "chain_not_allowed": ChainNotAllowedError,
-}
-# The plans of the spec's plan table, smallest first: daily limit and the endpoints each adds.
-_PLAN_ORDER = ("basic", "growth", "enterprise")
-_FIRST_PLAN_FOR: dict[str, str] = {
-    "/api/eval-details": "growth",
-    "/api/eval-history": "growth",
-    "/api/alpha-signals": "growth",
-    "GET /api/degen/config": "growth",
-    "PUT /api/degen/config": "enterprise",
-    "/api/refine-eval": "enterprise",
 }
 
 
@@ -341,12 +367,13 @@ def _error_fields(body: Any) -> tuple[str | None, str | None, str | None]:
     )
 
 
-def _first_plan_for(method: str, endpoint: str) -> str | None:
-    for prefix, plan in _FIRST_PLAN_FOR.items():
-        verb, _, path = prefix.rpartition(" ")
-        if (not verb or verb == method) and endpoint.startswith(path):
-            return plan
-    return None
+def _chain_allowances() -> str:
+    """``Growth covers 2 chains, Enterprise all``: the plans above one chain, from the table."""
+    return ", ".join(
+        f"{p.title} covers {p.chains} chains" if p.chains else f"{p.title} all"
+        for p in PLANS
+        if p.chains != 1
+    )
 
 
 def _hint(
@@ -372,7 +399,7 @@ def _hint(
     if issubclass(cls, PlanNotAllowedError) or (
         issubclass(cls, PermissionDeniedError) and not issubclass(cls, ChainNotAllowedError)
     ):
-        needed = _first_plan_for(method, endpoint)
+        needed = first_plan_for(method, endpoint)
         if needed:
             return f"{your_plan} does not include {endpoint}; {needed.title()} or higher does"
         return f"{your_plan} does not include {method} {endpoint}; a bigger plan may"
@@ -381,7 +408,7 @@ def _hint(
         what = f"chain {chain.upper()}" if chain else "the chain of this resource"
         return (
             f"{your_plan} does not include {what}; ask for a chain your plan covers "
-            "(Growth covers 2 chains, Enterprise all)"
+            f"({_chain_allowances()})"
         )
     if issubclass(cls, NotFoundError):
         if param and param in params:

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from quantscope._errors import QuantscopeWarning
+from quantscope._errors import DataQualityWarning
 from quantscope._parse import parse_numbers
 
 KINDS = frozenset(
@@ -39,10 +39,6 @@ KINDS = frozenset(
         "object",  # nested JSON kept as Python objects (extra info, options)
     }
 )
-
-
-class DataQualityWarning(QuantscopeWarning):
-    """Some values of a loaded frame could not be parsed and are missing."""
 
 
 _DTYPES = {

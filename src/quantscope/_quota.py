@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 
-from quantscope._config import plan_for_limit
 from quantscope._errors import format_reset
+from quantscope._plans import plan_for_limit
 
 
 def parse_reset(value: str | None, now: datetime | None = None) -> datetime | None:

@@ -5,7 +5,8 @@ but the frame. Each method checks the columns it needs, naming the missing ones 
 that makes the right frame, then calls a plain function of ``quantscope.analytics`` and returns
 its new object; the caller's frame is never modified.
 
-Which kind of frame it is comes from its columns (``FRAME_KINDS``):
+Which kind of frame it is comes from its columns (``quantscope._kinds.FRAME_KINDS``, shared
+with the plots, as are the column checks and ``MissingColumnsError``):
 
 * trades (``load_trades``): ``win_rate``, ``roi``, ``summary``, ``by``, ``equity_curve``,
   ``drawdown``, ``daily_pnl``, ``daily_returns``;
@@ -19,104 +20,25 @@ returns ``quantscope.plots.QuantPlots(df)``, whose methods draw (``df.quant.plot
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from quantscope._errors import QuantscopeError
+from quantscope._errors import MissingColumnsError
+from quantscope._kinds import FRAME_KINDS, frame_kind, require_columns
 from quantscope.analytics import evaluations as _evaluations
 from quantscope.analytics import trades as _trades
 from quantscope.analytics._stats import PERIODS_PER_YEAR
 
-__all__ = [
-    "FRAME_KINDS",
-    "FrameKind",
-    "MissingColumnsError",
-    "QuantAccessor",
-    "frame_kind",
-    "require_columns",
-]
+if TYPE_CHECKING:
+    from quantscope.plots import QuantPlots
 
+__all__ = ["QuantAccessor"]
 
-class MissingColumnsError(QuantscopeError, KeyError):
-    """A ``df.quant`` method was called on a frame without the columns it needs.
-
-    ``method`` is the method, ``missing`` the absent columns in the order the method names
-    them; the message says which loader makes a suitable frame.
-    """
-
-    def __init__(self, message: str, *, method: str, missing: Sequence[str]) -> None:
-        super().__init__(message)
-        self.method = method
-        self.missing = tuple(missing)
-
-
-@dataclass(frozen=True)
-class FrameKind:
-    """A kind of frame: the columns that identify it and the loader that makes it."""
-
-    name: str
-    description: str
-    columns: tuple[str, ...]
-    loader: str
-
-
-# Most specific first: a criterion frame also has every column of an evaluations frame.
-FRAME_KINDS: dict[str, FrameKind] = {
-    "trades": FrameKind("trades", "a trades frame", _trades.TRADE_COLUMNS, "qs.load_trades()"),
-    "criteria": FrameKind(
-        "criteria",
-        "a criterion frame",
-        ("evaluation_id", "criterion", "value", "passed"),
-        "qs.load_eval_details()",
-    ),
-    "evaluations": FrameKind(
-        "evaluations",
-        "an evaluations frame",
-        ("evaluation_id", "evaluation_type", "passed", "created_at"),
-        "qs.load_evaluations()",
-    ),
-    "signals": FrameKind("signals", "a signals frame", ("stage", "chain"), "qs.load_signals()"),
-}
 
 _OUTCOME_TRADE_COLUMNS = ("evaluation_id", "status", "pnl_usd")
 Keys = str | Sequence[str] | None
-
-
-def frame_kind(frame: pd.DataFrame) -> str | None:
-    """The name of the first kind in ``FRAME_KINDS`` whose columns ``frame`` has, else None."""
-    present = set(frame.columns)
-    for kind in FRAME_KINDS.values():
-        if present.issuperset(kind.columns):
-            return kind.name
-    return None
-
-
-def require_columns(
-    frame: pd.DataFrame,
-    method: str,
-    kinds: Sequence[str | FrameKind],
-    columns: Sequence[str],
-    what: str = "",
-) -> None:
-    """Raise MissingColumnsError unless ``frame`` has ``columns``; the message names the kinds
-    (names of ``FRAME_KINDS``, or FrameKind objects for frames the accessor does not detect)."""
-    present = set(frame.columns)
-    missing = [c for c in dict.fromkeys(columns) if c not in present]
-    if not missing:
-        return
-    wanted = [FRAME_KINDS[k] if isinstance(k, str) else k for k in kinds]
-    needs = " or ".join(k.description for k in wanted)
-    loaders = " or ".join(k.loader for k in wanted)
-    raise MissingColumnsError(
-        f"{method}() needs {needs}{what}: missing columns {', '.join(missing)}; "
-        f"load one with {loaders}",
-        method=method,
-        missing=missing,
-    )
 
 
 def _require_keys(frame: pd.DataFrame, method: str, keys: Keys) -> list[str]:
@@ -146,9 +68,11 @@ class QuantAccessor:
         return frame_kind(self._obj)
 
     @property
-    def plot(self) -> Any:
+    def plot(self) -> QuantPlots:
         """Figures of this frame: ``quantscope.plots.QuantPlots(df)``, imported on first use."""
-        return importlib.import_module("quantscope.plots").QuantPlots(self._obj)
+        from quantscope.plots import QuantPlots  # matplotlib only once a figure is asked for
+
+        return QuantPlots(self._obj)
 
     # --- trades ---------------------------------------------------------------------------
 

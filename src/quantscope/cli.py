@@ -4,9 +4,9 @@
     quantscope sandbox keys  [--data-dir DIR] [--seed N] [--scale S]
 
 Each command group is a function that adds its subparser (``COMMAND_GROUPS``); a command sets
-``handler`` to a function of the parsed arguments returning the exit status. Heavy imports
-(the sandbox, fastapi, uvicorn) happen inside handlers, so ``quantscope --help`` works on a
-bare install.
+``handler`` to a function of the parsed arguments returning the exit status. The sandbox is
+reached through ``_embedded``, the toolkit's one door into it, and heavy imports (the sandbox,
+fastapi, uvicorn) happen inside handlers, so ``quantscope --help`` works on a bare install.
 """
 
 from __future__ import annotations
@@ -48,15 +48,13 @@ def _add_world_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _sandbox_serve(args: argparse.Namespace) -> int:
-    from quantscope.sandbox.serve import check_sandbox_extra, serve_forever
+    from quantscope._embedded import serve_sandbox
 
     try:
-        check_sandbox_extra()
+        serve_sandbox(args.host, args.port, args.data_dir, args.seed, args.scale)
     except ImportError as exc:
         print(f"quantscope: error: {exc}", file=sys.stderr)
         return 1
-    try:
-        serve_forever(args.host, args.port, args.data_dir, args.seed, args.scale)
     except OSError as exc:
         print(
             f"quantscope: error: cannot listen on {args.host}:{args.port}: {exc} "
@@ -68,10 +66,9 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
 
 
 def _sandbox_keys(args: argparse.Namespace) -> int:
-    from quantscope.sandbox.datadir import ensure_world
+    from quantscope._embedded import sandbox_keys
 
-    info = ensure_world(args.data_dir, seed=args.seed, scale=args.scale)
-    print(json.dumps(info.keys, indent=2))
+    print(json.dumps(sandbox_keys(args.data_dir, args.seed, args.scale), indent=2))
     return 0
 
 

@@ -13,8 +13,9 @@ from _helpers import EVALS, HAND, details_frame
 
 import quantscope.accessor  # registers df.quant
 from quantscope import analytics as A
-from quantscope._errors import QuantscopeError
-from quantscope.accessor import FRAME_KINDS, MissingColumnsError, QuantAccessor, frame_kind
+from quantscope._errors import MissingColumnsError, QuantscopeError
+from quantscope._kinds import FRAME_KINDS, frame_kind
+from quantscope.accessor import QuantAccessor
 
 SIGNALS = pd.DataFrame({"chain": ["SOLANA", "BASE"], "stage": ["BUY", "WATCH"]}).astype("category")
 

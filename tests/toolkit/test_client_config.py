@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-import quantscope._config as config
+import quantscope._embedded as embedded_mod
 from quantscope._client import Client, connect, get_default_client, set_default_client
-from quantscope._config import RetryPolicy, plan_for_limit, resolve_settings
+from quantscope._config import RetryPolicy, resolve_settings
 from quantscope._errors import ConfigurationError, SandboxUnavailableError
 
 KEY = "qs-test-key-0123456789abcdef"
@@ -108,16 +108,6 @@ def test_backoff_doubles_is_capped_and_honours_retry_after() -> None:
     assert policy.backoff(2, retry_after=1.0) == 2.0
 
 
-def test_plan_names_from_daily_limits() -> None:
-    assert [plan_for_limit(n) for n in (100, 500, 5000, 77, None)] == [
-        "basic",
-        "growth",
-        "enterprise",
-        None,
-        None,
-    ]
-
-
 def test_no_default_client_tells_the_user_to_connect() -> None:
     set_default_client(None)
     with pytest.raises(ConfigurationError, match=r"call qs\.connect\(\) first"):
@@ -127,9 +117,9 @@ def test_no_default_client_tells_the_user_to_connect() -> None:
 def test_missing_sandbox_extra_names_the_install_command(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    real = config.importlib.util.find_spec
+    real = embedded_mod.importlib.util.find_spec
     monkeypatch.setattr(
-        config.importlib.util,
+        embedded_mod.importlib.util,
         "find_spec",
         lambda name, *a: None if name == "uvicorn" else real(name, *a),
     )
@@ -151,7 +141,7 @@ def test_connect_without_url_starts_the_embedded_sandbox_once(
     monkeypatch.setenv("QUANTSCOPE_SANDBOX_DIR", str(world.data_dir))
     for name in ("QUANTSCOPE_URL", "QUANTSCOPE_API_KEY"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(config, "_EMBEDDED", None)
+    monkeypatch.setattr(embedded_mod, "_EMBEDDED", None)
     try:
         client = connect(cache_dir=str(tmp_path / "cache"), progress=False)
         again = connect(cache_dir=str(tmp_path / "cache"), progress=False)
@@ -179,7 +169,7 @@ def test_connect_without_url_starts_the_embedded_sandbox_once(
         cached = offline.get("/api/trades/stats", {"quantId": 1})
         assert cached.provenance.from_cache and cached.data == online.data
     finally:
-        embedded = config._EMBEDDED
+        embedded = embedded_mod._EMBEDDED
         if embedded is not None:
             embedded.server.stop()
         set_default_client(None)

@@ -31,7 +31,7 @@ import quantscope.loaders as L
 from quantscope import analytics as A
 from quantscope import plots as P
 from quantscope._client import Client
-from quantscope.accessor import MissingColumnsError
+from quantscope._errors import MissingColumnsError
 from quantscope.sandbox.serve import SandboxServer
 
 PLOTS_SRC = Path(P.__file__).parent
@@ -393,7 +393,7 @@ def test_price_ticks_are_dollars_without_scientific_notation() -> None:
 
 
 def test_pass_rate_line_is_the_analytics_pass_rates() -> None:
-    ax = P.pass_rate(EVALS, "D")
+    ax = P.pass_rate_over_time(EVALS, "D")
     table = A.pass_rates(EVALS, freq="D")
     drawn = line(ax, "all (n=4)")
     np.testing.assert_array_equal(drawn.get_ydata(), table["pass_rate"].to_numpy())
@@ -404,7 +404,7 @@ def test_pass_rate_line_is_the_analytics_pass_rates() -> None:
 
 
 def test_pass_rate_by_group_draws_a_line_per_group() -> None:
-    ax = P.pass_rate(EVALS, "D", by="chain")
+    ax = P.pass_rate_over_time(EVALS, "D", by="chain")
     table = A.pass_rates(EVALS, "chain", freq="D")
     for chain in ("BASE", "SOLANA"):
         part = table.xs(chain, level="chain")
@@ -412,8 +412,21 @@ def test_pass_rate_by_group_draws_a_line_per_group() -> None:
         np.testing.assert_array_equal(drawn.get_ydata(), part["pass_rate"].to_numpy())
         np.testing.assert_array_equal(drawn.get_xdata(), utc(part.index))
     # A criterion frame has one verdict per enabled criterion result.
-    per_criterion = P.pass_rate(details_frame(), "D", by="criterion")
+    per_criterion = P.pass_rate_over_time(details_frame(), "D", by="criterion")
     assert [ln.get_label() for ln in per_criterion.lines] == ["a (n=3)", "b (n=3)", "c (n=2)"]
+
+
+def test_the_old_pass_rate_plot_names_warn_and_draw_the_same_lines() -> None:
+    new = P.pass_rate_over_time(EVALS, "D", by="chain")
+    with pytest.warns(DeprecationWarning, match="use plots.pass_rate_over_time"):
+        old = P.pass_rate(EVALS, "D", by="chain")
+    with pytest.warns(DeprecationWarning, match=r"use df\.quant\.plot\.pass_rate_over_time"):
+        method = EVALS.quant.plot.pass_rate("D", by="chain")
+    for ax in (old, method):
+        assert [ln.get_label() for ln in ax.lines] == [ln.get_label() for ln in new.lines]
+        for drawn, wanted in zip(ax.lines, new.lines, strict=True):
+            np.testing.assert_array_equal(drawn.get_ydata(), wanted.get_ydata())
+    assert EVALS.quant.pass_rate() == A.pass_rate(EVALS)  # the number keeps its name
 
 
 def test_criterion_histograms_count_the_winners_and_losers_values() -> None:
@@ -473,7 +486,7 @@ DRAWERS: dict[str, Callable[[Axes], Axes]] = {
     "candles": lambda ax: P.candles(
         ohlcv_frame(), evaluations=candle_evaluations(), trades=candle_trades(), ax=ax
     ),
-    "pass_rate": lambda ax: P.pass_rate(EVALS, ax=ax),
+    "pass_rate_over_time": lambda ax: P.pass_rate_over_time(EVALS, ax=ax),
     "criterion_distributions": lambda ax: P.criterion_distributions(
         details_frame(), outcome_trades(), "a", threshold=2.0, ax=ax
     ),
@@ -495,7 +508,7 @@ def test_each_plot_draws_into_the_given_axes_and_renders(name: str) -> None:
         lambda: P.candles(ohlcv_frame().iloc[:1], trades=candle_trades()),  # width: timeframe
         lambda: P.roi_distribution(roi_frame().iloc[:0]),
         lambda: P.metric_by(HAND.iloc[:0], "chain"),
-        lambda: P.pass_rate(EVALS.iloc[:0]),
+        lambda: P.pass_rate_over_time(EVALS.iloc[:0]),
         lambda: P.criterion_distributions(details_frame(), outcome_trades().iloc[3:], "a"),
     ],
 )
@@ -509,7 +522,8 @@ def test_each_plot_function_is_a_method_of_df_quant_plot() -> None:
         "criterion_distributions",
         "equity",
         "metric_by",
-        "pass_rate",
+        "pass_rate",  # the deprecated old name of pass_rate_over_time, one release
+        "pass_rate_over_time",
         "roi_distribution",
     }
     assert functions | {"QuantPlots", "THRESHOLD", "set_threshold"} == set(P.__all__)
@@ -528,7 +542,7 @@ def test_the_accessor_draws_the_same_figures() -> None:
     )
     given = plt.subplots()[1]
     assert ohlcv_frame().quant.plot.candles(trades=candle_trades(), ax=given) is given
-    assert EVALS.quant.plot.pass_rate("D", by="chain") is not None
+    assert EVALS.quant.plot.pass_rate_over_time("D", by="chain") is not None
     hist = details_frame().quant.plot.criterion_distributions(outcome_trades(), "a")
     assert list(bars(hist)) == ["win (n=2)", "loss (n=1)"]
     assert list(bars(roi_frame().quant.plot.roi_distribution())) == [
@@ -575,8 +589,9 @@ def test_the_accessor_draws_the_same_figures() -> None:
             r"columns trade_id, action, timestamp, price_usd; load one with qs\.load_trade",
         ),
         (
-            lambda: HAND.quant.plot.pass_rate(),
-            r"^plot\.pass_rate\(\) needs an evaluations frame or a criterion frame: missing "
+            lambda: HAND.quant.plot.pass_rate_over_time(),
+            r"^plot\.pass_rate_over_time\(\) needs an evaluations frame or a criterion frame: "
+            r"missing "
             r"columns passed, created_at",
         ),
         (
@@ -679,7 +694,7 @@ def test_real_candles_with_evaluations_trades_and_fills(real: dict[str, Any]) ->
 
 def test_real_pass_rate_and_criterion_distributions(real: dict[str, Any]) -> None:
     evaluations, details, trades = real["evaluations"], real["details"], real["trades"]
-    ax = evaluations.quant.plot.pass_rate("D", by="evaluation_type")
+    ax = evaluations.quant.plot.pass_rate_over_time("D", by="evaluation_type")
     table = evaluations.quant.pass_rates("evaluation_type", freq="D")
     buy = table.xs("TOKEN_BUY", level="evaluation_type")
     drawn = line(ax, f"TOKEN_BUY (n={buy['total'].sum():,})")

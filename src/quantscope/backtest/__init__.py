@@ -22,7 +22,7 @@ from quantscope.backtest.compare import compare_playbooks
 from quantscope.backtest.crosscheck import RATE_TOLERANCE, crosscheck
 from quantscope.backtest.features import trade_features, wide_details
 from quantscope.backtest.replay import replay
-from quantscope.backtest.simulate import ExitRule, simulate_exits, simulated_entries
+from quantscope.backtest.simulate import ExitRule, Exits, simulate_exits, simulated_entries
 from quantscope.backtest.sweep import (
     pivot_grid,
     rank_criteria,
@@ -37,6 +37,7 @@ __all__ = [
     "OPERATORS",
     "RATE_TOLERANCE",
     "ExitRule",
+    "Exits",
     "compare_playbooks",
     "crosscheck",
     "market_cap_class",

@@ -25,6 +25,7 @@ had this criterion passed (the rule replayed with the criterion forced to pass).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -278,7 +279,8 @@ def rank_criteria(
     *,
     min_kept_share: float = 0.3,
     points: int = 101,
-    by: str = "mean_gain",
+    sort_by: str = "mean_gain",
+    by: str | None = None,
 ) -> pd.DataFrame:
     """Criteria ranked by their what-if effect on the win rate.
 
@@ -292,13 +294,24 @@ def rank_criteria(
     * ``best_gain``: the largest gain at any one of them (what an optimizer would pick; on
       small samples, the best of many noisy tries).
 
-    Returns one row per criterion, best first by ``by``: ``criterion``, ``operator``,
+    ``by=`` is the old spelling of ``sort_by=`` (``by`` names a grouping elsewhere in
+    quantscope): it still works for one release, with a DeprecationWarning.
+
+    Returns one row per criterion, best first by ``sort_by``: ``criterion``, ``operator``,
     ``mean_gain``, ``best_gain``, the best threshold's ``threshold``, ``trades``,
     ``kept_share``, ``win_rate`` and ``total_pnl_usd``, and the ``base_win_rate`` and
     ``base_total_pnl_usd`` of every trade.
     """
-    if by not in ("mean_gain", "best_gain"):
-        raise ValueError(f"by must be 'mean_gain' or 'best_gain', got {by!r}")
+    if by is not None:
+        warnings.warn(
+            "rank_criteria(by=...) is deprecated and will be removed in the next release: "
+            "use sort_by=...",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        sort_by = by
+    if sort_by not in ("mean_gain", "best_gain"):
+        raise ValueError(f"sort_by must be 'mean_gain' or 'best_gain', got {sort_by!r}")
     names = list(criteria) if criteria is not None else criteria_of(features)
     rows = []
     for criterion in names:
@@ -329,4 +342,4 @@ def rank_criteria(
     ranked = pd.DataFrame(rows)
     if ranked.empty:
         return ranked
-    return ranked.sort_values(by, ascending=False, kind="stable").reset_index(drop=True)
+    return ranked.sort_values(sort_by, ascending=False, kind="stable").reset_index(drop=True)

@@ -8,9 +8,10 @@ omitted) and returns it, and never calls ``plt.show()``. The same figures are me
 * trades (``load_trades``): ``equity`` (equity curve with drawdown underneath),
   ``roi_distribution`` (by result), ``metric_by`` (a ``by()`` metric per group);
 * OHLCV (``load_ohlcv``): ``candles``, with evaluations, trade entries and exits marked;
-* evaluations (``load_evaluations``, ``load_eval_details``): ``pass_rate`` over time,
+* evaluations (``load_evaluations``, ``load_eval_details``): ``pass_rate_over_time``,
   ``criterion_distributions`` (a criterion's values for winning vs losing trades) and
-  ``set_threshold`` (move its threshold line).
+  ``set_threshold`` (move its threshold line). ``pass_rate`` is the deprecated old name of
+  ``pass_rate_over_time`` (kept one release; ``df.quant.pass_rate()`` is the number).
 """
 
 from quantscope.plots._frontend import QuantPlots
@@ -18,6 +19,7 @@ from quantscope.plots.evaluations import (
     THRESHOLD,
     criterion_distributions,
     pass_rate,
+    pass_rate_over_time,
     set_threshold,
 )
 from quantscope.plots.market import candles
@@ -31,6 +33,7 @@ __all__ = [
     "equity",
     "metric_by",
     "pass_rate",
+    "pass_rate_over_time",
     "roi_distribution",
     "set_threshold",
 ]

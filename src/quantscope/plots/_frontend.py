@@ -1,26 +1,27 @@
 """``df.quant.plot``: the figures of ``quantscope.plots`` as methods of a frame.
 
 Like the accessor, it keeps nothing but the frame: each method checks the columns it needs
-(the frame's and those of any second frame it takes) and raises the accessor's
-``MissingColumnsError`` naming them and the loader to use, then calls the plot function.
+(the frame's and those of any second frame it takes) with ``quantscope._kinds``, whose
+``MissingColumnsError`` names them and the loader to use, then calls the plot function.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import pandas as pd
 from matplotlib.axes import Axes
 
 from quantscope import analytics
-from quantscope.accessor import FRAME_KINDS, FrameKind, require_columns
+from quantscope._kinds import FRAME_KINDS, FrameKind, require_columns
 from quantscope.plots import evaluations as _evaluations
 from quantscope.plots import market as _market
 from quantscope.plots import trades as _trades
 
 Keys = str | Sequence[str] | None
 
-# Frames the accessor does not recognise by kind but the plots take.
+# Frames the accessor does not recognise by kind (not in FRAME_KINDS) but the plots take.
 OHLCV = FrameKind("ohlcv", "an OHLCV frame", ("open", "high", "low", "close"), "qs.load_ohlcv()")
 TRANSACTIONS = FrameKind(
     "transactions",
@@ -55,7 +56,7 @@ def _require(
     columns: Sequence[str],
     what: str = "",
 ) -> None:
-    """The accessor's column check, naming the method as ``plot.<method>``."""
+    """The shared column check, naming the method as ``plot.<method>``."""
     require_columns(frame, f"plot.{method}", kinds, columns, what)
 
 
@@ -161,6 +162,25 @@ class QuantPlots:
 
     # --- evaluations and criterion results --------------------------------------------------
 
+    def pass_rate_over_time(
+        self,
+        freq: str = "D",
+        *,
+        by: Keys = None,
+        time_column: str = "created_at",
+        ax: Axes | None = None,
+    ) -> Axes:
+        """Pass rate per period (``plots.pass_rate_over_time``)."""
+        _require(
+            self._obj,
+            "pass_rate_over_time",
+            [EVALUATIONS, CRITERIA],
+            ("passed", time_column, *_keys(by)),
+        )
+        return _evaluations.pass_rate_over_time(
+            self._obj, freq, by=by, time_column=time_column, ax=ax
+        )
+
     def pass_rate(
         self,
         freq: str = "D",
@@ -169,14 +189,14 @@ class QuantPlots:
         time_column: str = "created_at",
         ax: Axes | None = None,
     ) -> Axes:
-        """Pass rate per period (``plots.pass_rate``)."""
-        _require(
-            self._obj,
-            "pass_rate",
-            [EVALUATIONS, CRITERIA],
-            ("passed", time_column, *_keys(by)),
+        """Deprecated old name of ``pass_rate_over_time`` (kept one release; warns)."""
+        warnings.warn(
+            "df.quant.plot.pass_rate is deprecated and will be removed in the next release: "
+            "use df.quant.plot.pass_rate_over_time (df.quant.pass_rate() is the number)",
+            DeprecationWarning,
+            stacklevel=2,
         )
-        return _evaluations.pass_rate(self._obj, freq, by=by, time_column=time_column, ax=ax)
+        return self.pass_rate_over_time(freq, by=by, time_column=time_column, ax=ax)
 
     def criterion_distributions(
         self,

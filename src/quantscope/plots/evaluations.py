@@ -1,13 +1,16 @@
 """Evaluation figures: pass rate over time, and a criterion's values for winning and losing trades.
 
-``pass_rate`` draws ``analytics.pass_rates(freq=...)``; ``criterion_distributions`` draws the
-values whose statistics ``analytics.values_by_outcome`` reports (an evaluation's outcome is the
-outcome of the closed trade it bought, ``analytics.trade_outcomes``). ``set_threshold`` moves
-or adds the threshold line without redrawing the histograms (the threshold panel's slider).
+``pass_rate_over_time`` draws ``analytics.pass_rates(freq=...)`` (a time series; the number is
+``df.quant.pass_rate()``, and ``pass_rate`` here is its deprecated old name);
+``criterion_distributions`` draws the values whose statistics ``analytics.values_by_outcome``
+reports (an evaluation's outcome is the outcome of the closed trade it bought,
+``analytics.trade_outcomes``). ``set_threshold`` moves or adds the threshold line without
+redrawing the histograms (the threshold panel's slider).
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
@@ -22,7 +25,7 @@ from quantscope.plots import _style as S
 THRESHOLD = "threshold"  # the label of the threshold line
 
 
-def pass_rate(
+def pass_rate_over_time(
     evaluations: pd.DataFrame,
     freq: str = "D",
     *,
@@ -65,6 +68,24 @@ def pass_rate(
     ax.grid(alpha=0.3)
     S.legend(ax)
     return ax
+
+
+def pass_rate(
+    evaluations: pd.DataFrame,
+    freq: str = "D",
+    *,
+    by: str | Sequence[str] | None = None,
+    time_column: str = "created_at",
+    ax: Axes | None = None,
+) -> Axes:
+    """Deprecated old name of ``pass_rate_over_time`` (kept one release; warns)."""
+    warnings.warn(
+        "plots.pass_rate is deprecated and will be removed in the next release: use "
+        "plots.pass_rate_over_time (pass_rate is the overall number, df.quant.pass_rate())",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return pass_rate_over_time(evaluations, freq, by=by, time_column=time_column, ax=ax)
 
 
 def criterion_distributions(

@@ -13,25 +13,19 @@
 * ``RecommendationsPanel``: the optimizer's recommendations with the client-side cross-check
   beside each; Analyze (without auto-apply) and Apply one.
 
-Every write is one request that the service applies whole or not at all, is read back to
-verify, and is logged to ``<cache dir>/audit.jsonl`` (``audit``), from which ``undo``
-restores the old values. A plan without playbook or optimizer access gets a message in the
-panel, and its buttons are disabled, instead of a failing call.
+Every write is one request that the service applies whole or not at all, is read back to verify,
+and is logged to ``<cache dir>/audit.jsonl`` by ``quantscope.audit`` (which has no UI and is
+re-exported here), from which ``undo`` restores the old values. A plan without playbook or
+optimizer access gets a message in the panel, and its buttons are disabled, instead of a failing
+call.
 
 Each panel exposes small methods that the buttons call (``select``, ``set_threshold``,
 ``edit``, ``apply``, ``confirm``, ``cancel``, ``undo``...), so notebooks and tests can drive
 it without a browser; ``panel.widget`` is the VBox to place in a bigger layout.
 """
 
-from quantscope.widgets.audit import (
-    AuditEntry,
-    AuditLog,
-    Change,
-    UndoRefusedError,
-    Written,
-    undo,
-    write_changes,
-)
+from quantscope._errors import UndoRefusedError
+from quantscope.audit import AuditEntry, AuditLog, Change, Written, undo, write_changes
 from quantscope.widgets.editor import PlaybookEditor
 from quantscope.widgets.recommendations import RecommendationsPanel
 from quantscope.widgets.threshold import ThresholdPanel

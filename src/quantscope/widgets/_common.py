@@ -1,9 +1,11 @@
-"""What every panel shares: the base class, plan checks, change validation, formatting, figures.
+"""What every panel shares: the base class, plan checks, formatting, figures.
 
 Panels are thin: data comes from ``loaders``/``backtest``, figures from ``plots``, writes from
-``audit``. This module only lays things out: a message line, a confirmation box, HTML tables
-that headless tests can read (``.value``), and a figure rendered into an ``Output`` by setting
-its outputs (no ``with out:``: NOTES.md) whose threshold line moves by blitting.
+``quantscope.audit``, the plan table from ``quantscope._plans`` and the rules a change must keep
+from ``quantscope._changes`` (``check_change``). This module only lays things out: a message
+line, a confirmation box, HTML tables that headless tests can read (``.value``), and a figure
+rendered into an ``Output`` by setting its outputs (no ``with out:``: NOTES.md) whose threshold
+line moves by blitting.
 """
 
 from __future__ import annotations
@@ -27,33 +29,35 @@ from matplotlib.lines import Line2D
 from quantscope import backtest as bt
 from quantscope import loaders as L
 from quantscope import plots
+from quantscope._changes import Change, number, option_ids
 from quantscope._client import Client, get_default_client
 from quantscope._errors import PermissionDeniedError, QuantscopeError
-from quantscope.widgets.audit import AuditEntry, AuditLog, Change, Written, undo
+from quantscope._plans import CAPABILITIES, plan_named
+from quantscope._plans import plan_allows as _plans_allow
+from quantscope.audit import AuditEntry, AuditLog, Written, undo
 
 T = TypeVar("T")
 
 # --- plans -----------------------------------------------------------------------------------
 
-#: The spec's plans, smallest first, and the smallest plan that can do each thing.
-PLANS = ("basic", "growth", "enterprise")
-NEEDS: dict[str, str] = {
-    "read_playbook": "growth",
-    "eval_details": "growth",
-    "write_playbook": "enterprise",
-    "optimizer": "enterprise",
-}
-PLAYBOOK_PLANS = "Growth or higher can read the playbook; Enterprise can change it."
-OPTIMIZER_PLANS = "Enterprise can read, run and apply the optimizer's recommendations."
+
+def _needs(capability: str) -> str:
+    """The smallest plan with ``capability`` as the spec writes it: ``Growth``."""
+    return plan_named(CAPABILITIES[capability].plan).title
+
+
+#: Who can use the playbook and the optimizer, for the panels' messages (from ``_plans``).
+PLAYBOOK_PLANS = (
+    f"{_needs('read_playbook')} or higher can read the playbook; "
+    f"{_needs('write_playbook')} can change it."
+)
+OPTIMIZER_PLANS = f"{_needs('optimizer')} can read, run and apply the optimizer's recommendations."
 
 
 def plan_allows(client: Client, capability: str) -> bool | None:
     """Whether the client's plan (known once a request reported its quota) can do it;
     None when the plan is not known (then try, and handle the 403)."""
-    plan = client.quota.plan
-    if plan not in PLANS:
-        return None
-    return PLANS.index(plan) >= PLANS.index(NEEDS[capability])
+    return _plans_allow(client.quota.plan, capability)
 
 
 def plan_name(client: Client) -> str:
@@ -69,18 +73,6 @@ OPERATOR_SYMBOLS = {"V_GTE_T": "≥", "V_GT_T": ">", "V_LTE_T": "≤", "V_LT_T":
 def note(text: str, kind: str = "info") -> str:
     """A one-paragraph HTML message (``text`` is escaped)."""
     return f'<p style="color:{_COLOURS[kind]}">{html.escape(text)}</p>'
-
-
-def number(value: Any) -> str:
-    """A threshold or field value as people read it (6 significant digits, flags as is)."""
-    value = value.item() if hasattr(value, "item") else value
-    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, int | float):
-        return f"{value:.6g}"
-    return str(value)
 
 
 def fmt(kind: str, value: Any, *, signed: bool = False) -> str:
@@ -150,20 +142,13 @@ def before_after_html(table: pd.DataFrame, operator: str, current: float, propos
     return table_html(shown)
 
 
-# --- validation ------------------------------------------------------------------------------
+# --- playbook rows -------------------------------------------------------------------------------
 
 
 def flag(row: pd.Series, name: str) -> bool:
     """A boolean field of a playbook row (missing counts as False)."""
     value = row.get(name)
     return bool(value) if value is not None and pd.notna(value) else False
-
-
-def option_ids(row: pd.Series) -> list[Any] | None:
-    """The option ids of an options criterion (worst to best), None for a numeric one."""
-    info = row.get("extra_info")
-    options = info.get("options") if isinstance(info, dict) else None
-    return [o.get("id") for o in options] if options else None
 
 
 def rule_text(row: pd.Series) -> str:
@@ -177,34 +162,6 @@ def rule_text(row: pd.Series) -> str:
     elif pd.notna(row.get("range_min")) and pd.notna(row.get("range_max")):
         text += f"; t in [{number(row['range_min'])}, {number(row['range_max'])}]"
     return html.escape(text)
-
-
-def check_change(row: pd.Series, field: str, value: Any) -> str | None:
-    """Why the service would refuse ``field = value`` for this playbook row, or None.
-
-    The contract's PUT rules ("Playbook"): a threshold inside the criterion's range, or one of
-    its option ids; a weight >= 0; flags are booleans. Checked before anything is sent.
-    """
-    name = f"{row['criterion']} ({row['market_cap_class']} {row['config_type']}) {field}"
-    if field in ("required", "disabled"):
-        return None if isinstance(value, bool | np.bool_) else f"{name} must be True or False"
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        return f"{name} must be a number, got {value!r}"
-    if not math.isfinite(v):
-        return f"{name} must be a finite number, got {value!r}"
-    if field == "weight":
-        return None if v >= 0 else f"{name} must be >= 0, got {number(v)}"
-    if field != "threshold":
-        return f"{name}: only threshold, weight, required and disabled can be edited here"
-    ids = option_ids(row)
-    if ids is not None:
-        return None if v in ids else f"{name} must be one of the option ids {ids}, got {number(v)}"
-    low, high = row.get("range_min"), row.get("range_max")
-    if pd.notna(low) and pd.notna(high) and not float(low) <= v <= float(high):
-        return f"{name} must lie in its range [{number(low)}, {number(high)}], got {number(v)}"
-    return None
 
 
 def diff_html(changes: Sequence[Change]) -> str:
@@ -464,8 +421,8 @@ class Panel:
         on_denied: Callable[[PermissionDeniedError], None] | None = None,
         undoable: bool = True,
     ) -> Written | None:
-        """Send one write (``write_changes``, ``apply_recommendation``, ``undo``: each reads
-        the playbook back and logs) and show the outcome.
+        """Send one write (``audit.write_changes``, ``audit.apply_recommendation_verified``,
+        ``audit.undo``: each reads the playbook back and logs) and show the outcome.
 
         A refused or failed request shows its message (``on_denied`` handles a plan's 403)
         and gives None. Otherwise its entries become what Undo restores (nothing after an

@@ -9,10 +9,10 @@
     editor.apply(); editor.confirm()                # one PUT, read back, logged; or cancel()
     editor.undo()                                   # one PUT restoring the old values
 
-Each edit is checked at once against the criterion's range and options (``check_change``, the
-contract's PUT rules); an invalid one is marked and blocks Apply, so nothing is sent until
-every staged edit is valid. Edits survive switching class or config type and are sent
-together; the service applies all of them or none.
+Each edit is checked at once against the criterion's range and options (the contract's PUT
+rules, ``quantscope._changes.check_change``); an invalid one is marked and blocks Apply, so
+nothing is sent until every staged edit is valid. Edits survive switching class or config type
+and are sent together; the service applies all of them or none.
 """
 
 from __future__ import annotations
@@ -25,15 +25,15 @@ import numpy as np
 import pandas as pd
 from traitlets import TraitError
 
+from quantscope import audit
 from quantscope import loaders as L
+from quantscope._changes import check_change
 from quantscope._client import Client
 from quantscope._errors import PermissionDeniedError, QuantscopeError
-from quantscope.widgets import audit
 from quantscope.widgets._common import (
     PLAYBOOK_PLANS,
     Confirmation,
     Panel,
-    check_change,
     diff_html,
     flag,
     note,

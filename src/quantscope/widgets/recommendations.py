@@ -27,11 +27,11 @@ import ipywidgets as W
 import numpy as np
 import pandas as pd
 
+from quantscope import audit
 from quantscope import backtest as bt
 from quantscope import loaders as L
 from quantscope._client import Client
 from quantscope._errors import PermissionDeniedError, QuantscopeError
-from quantscope.widgets import audit
 from quantscope.widgets._common import (
     OPTIMIZER_PLANS,
     Confirmation,
@@ -301,7 +301,7 @@ class RecommendationsPanel(Panel):
         if rec is None:
             return None
         return self._write(
-            lambda: audit.apply_recommendation(
+            lambda: audit.apply_recommendation_verified(
                 self.quant_id, rec, client=self.client, log=self.audit_log
             ),
             f"Applied #{int(rec['recommendation_id'])}: {rec['criterion']} threshold "

@@ -29,12 +29,12 @@ import ipywidgets as W
 import numpy as np
 import pandas as pd
 
+from quantscope import audit, plots
 from quantscope import backtest as bt
 from quantscope import loaders as L
-from quantscope import plots
+from quantscope._changes import check_change, option_ids
 from quantscope._client import Client
 from quantscope._errors import PermissionDeniedError, QuantscopeError
-from quantscope.widgets import audit
 from quantscope.widgets._common import (
     PLAYBOOK_PLANS,
     Confirmation,
@@ -43,13 +43,11 @@ from quantscope.widgets._common import (
     ThresholdFigure,
     before_after,
     before_after_html,
-    check_change,
     flag,
     load_research,
     new_figure,
     note,
     number,
-    option_ids,
     plan_allows,
     plan_name,
     rule_text,

@@ -1,0 +1,356 @@
+"""Safe playbook writes: sent, read back to verify, logged, and undone from the log.
+
+Every change a panel makes goes through this module (it has no UI; ``widgets`` draws it)::
+
+    from quantscope import audit
+    written = audit.write_changes(1, [audit.Change.of(row, "threshold", 3.0)])
+    written.entries[0].verified       # the read-back showed the new value
+    audit.undo(written.entries)       # one PUT restoring the old values, verified, logged too
+    audit.apply_recommendation_verified(1, recs.iloc[0])   # the optimizer's, the same way
+
+``loaders.apply_recommendation`` and ``loaders.update_playbook`` are the plain API calls; the
+functions here wrap them with the read-back and the log. What a change is, and the service's
+rules for it (``check_change``), live in ``_changes``, which needs no client.
+
+A write is one PUT (the service applies all of its changes or none), then one read of the
+playbook to check that every field now holds the value sent. Only then are the entries
+appended to the audit log, all lines of one write in a single ``write()``; a PUT that fails
+logs nothing, and a read-back that disagrees (or fails) is logged with ``verified: false``.
+
+The log is JSON lines at ``<cache dir>/audit.jsonl`` (``AuditLog.for_client``): wall-clock
+time, the service (``client.settings.service`` and the URL without credentials, never the
+key), quant, config id, criterion, field, old and new value, and whether it verified.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, fields
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, NamedTuple
+from urllib.parse import urlsplit, urlunsplit
+
+import pandas as pd
+
+from quantscope import loaders as L
+from quantscope._changes import FIELD_COLUMNS, Change, plain
+from quantscope._client import Client, get_default_client
+from quantscope._errors import APIConnectionError, QuantscopeError, UndoRefusedError
+
+__all__ = [
+    "AuditEntry",
+    "AuditLog",
+    "Change",
+    "Written",
+    "apply_recommendation_verified",
+    "undo",
+    "write_changes",
+]
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One line of the audit log: a change that reached the service, and whether it verified."""
+
+    id: str
+    timestamp: str  # ISO 8601, UTC, wall clock
+    service: str
+    url: str
+    quant_id: int
+    action: str  # "change", "undo" or "recommendation"
+    config_id: str
+    criterion: str | None
+    market_cap_class: str | None
+    config_type: str | None
+    field: str
+    old_value: Any
+    new_value: Any
+    verified: bool
+    batch: str  # shared by the entries of one request
+    undoes: str | None = None  # the id of the entry an undo reverts
+    recommendation_id: int | None = None
+    note: str | None = None  # why it did not verify
+
+    @property
+    def change(self) -> Change:
+        return Change(
+            self.config_id,
+            self.field,
+            self.old_value,
+            self.new_value,
+            self.criterion,
+            self.market_cap_class,
+            self.config_type,
+        )
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> AuditEntry:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+class AuditLog:
+    """The JSON-lines audit log of playbook writes (one file, appended to, never rewritten)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+
+    @classmethod
+    def for_client(cls, client: Client) -> AuditLog:
+        """The log next to the client's HTTP cache: ``<cache dir>/audit.jsonl``."""
+        return cls(Path(client.settings.cache_dir) / "audit.jsonl")
+
+    def append(self, entries: Sequence[AuditEntry]) -> None:
+        """Append entries, all lines in one ``write()`` on an append-only descriptor."""
+        if not entries:
+            return
+        data = "".join(json.dumps(asdict(e), sort_keys=True) + "\n" for e in entries)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, data.encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def entries(self, quant_id: int | None = None) -> list[AuditEntry]:
+        """Every entry, oldest first (of one quant when given); unreadable lines are skipped."""
+        if not self.path.exists():
+            return []
+        found = []
+        for line in self.path.read_text(encoding="utf-8").splitlines():
+            try:
+                entry = AuditEntry.from_json(json.loads(line))
+            except (ValueError, TypeError):
+                continue  # a line torn by a crash mid-write: never half an entry
+            if quant_id is None or entry.quant_id == quant_id:
+                found.append(entry)
+        return found
+
+    def frame(self, quant_id: int | None = None) -> pd.DataFrame:
+        """The entries as a DataFrame, one row each (``timestamp`` as datetime64[ms, UTC])."""
+        rows = [asdict(e) for e in self.entries(quant_id)]
+        frame = pd.DataFrame(rows, columns=[f.name for f in fields(AuditEntry)])
+        stamps = pd.to_datetime(frame["timestamp"], utc=True, format="ISO8601")
+        frame["timestamp"] = stamps.dt.as_unit("ms")
+        return frame
+
+    def undone(self) -> set[str]:
+        """Ids of the entries an undo has reverted."""
+        return {e.undoes for e in self.entries() if e.undoes}
+
+    def __repr__(self) -> str:
+        return f"AuditLog({str(self.path)!r})"
+
+
+class Written(NamedTuple):
+    """What a verified write returns: its log entries and the playbook as read back."""
+
+    entries: list[AuditEntry]
+    playbook: pd.DataFrame | None
+
+    @property
+    def verified(self) -> bool:
+        return all(e.verified for e in self.entries)
+
+
+def _service(client: Client) -> tuple[str, str]:
+    """The service's name and its URL without any credentials (never the key)."""
+    parts = urlsplit(client.base_url)
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    return client.settings.service, urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def _holds(playbook: pd.DataFrame, change: Change) -> tuple[bool, str | None]:
+    """Whether the read-back playbook holds the change's new value (and why not)."""
+    rows = playbook[(playbook["config_id"] == change.config_id).fillna(False).to_numpy(bool)]
+    if rows.empty:
+        return False, f"config {change.config_id} is missing from the playbook read back"
+    actual = plain(rows.iloc[0][FIELD_COLUMNS[change.field]])
+    expected = change.new_value
+    same = (
+        float(actual) == float(expected)
+        if isinstance(expected, int | float)
+        and not isinstance(expected, bool)
+        and actual is not None
+        else actual == expected
+    )
+    return same, None if same else f"read back {change.field}={actual!r}, sent {expected!r}"
+
+
+def _read_back(
+    quant_id: int, changes: Sequence[Change], client: Client
+) -> tuple[pd.DataFrame | None, list[tuple[bool, str | None]], QuantscopeError | None]:
+    try:
+        playbook = L.load_playbook(quant_id, client=client)
+    except QuantscopeError as exc:
+        note = f"the read-back failed: {exc}"
+        return None, [(False, note)] * len(changes), exc
+    return playbook, [_holds(playbook, c) for c in changes], None
+
+
+def _log(
+    quant_id: int,
+    changes: Sequence[Change],
+    checks: Sequence[tuple[bool, str | None]],
+    *,
+    client: Client,
+    log: AuditLog,
+    action: str,
+    undoes: Sequence[str | None] | None = None,
+    recommendation_id: int | None = None,
+) -> list[AuditEntry]:
+    service, url = _service(client)
+    stamp = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    batch = uuid.uuid4().hex
+    entries = [
+        AuditEntry(
+            id=uuid.uuid4().hex,
+            timestamp=stamp,
+            service=service,
+            url=url,
+            quant_id=int(quant_id),
+            action=action,
+            config_id=c.config_id,
+            criterion=c.criterion,
+            market_cap_class=c.market_cap_class,
+            config_type=c.config_type,
+            field=c.field,
+            old_value=c.old_value,
+            new_value=c.new_value,
+            verified=ok,
+            batch=batch,
+            undoes=None if undoes is None else undoes[i],
+            recommendation_id=recommendation_id,
+            note=note,
+        )
+        for i, (c, (ok, note)) in enumerate(zip(changes, checks, strict=True))
+    ]
+    log.append(entries)
+    return entries
+
+
+def write_changes(
+    quant_id: int,
+    changes: Sequence[Change],
+    *,
+    client: Client | None = None,
+    log: AuditLog | None = None,
+    action: str = "change",
+    undoes: Sequence[str | None] | None = None,
+) -> Written:
+    """Send the changes in one PUT, read the playbook back, log each change with ``verified``.
+
+    A PUT the service refused raises and logs nothing (the service wrote nothing). A PUT that
+    got no answer may have been applied: the playbook is read back, and when it holds every
+    new value the write is logged (with a note) and returned, else the error is raised and
+    nothing is logged. A read-back that fails after an answered PUT is logged with
+    ``verified`` false and re-raised after logging.
+    """
+    if not changes:
+        raise ValueError("write_changes needs at least one change")
+    client = client if client is not None else get_default_client()
+    log = log if log is not None else AuditLog.for_client(client)
+    try:
+        L.update_playbook(quant_id, [c.request() for c in changes], client=client)
+    except APIConnectionError:
+        playbook, checks, failure = _read_back(quant_id, changes, client)
+        if failure is not None or not all(ok for ok, _ in checks):
+            raise  # not applied (the service writes all or nothing), or not known: no log
+        checks = [(True, "the PUT got no answer; the read-back shows it applied")] * len(checks)
+    else:
+        playbook, checks, failure = _read_back(quant_id, changes, client)
+    entries = _log(quant_id, changes, checks, client=client, log=log, action=action, undoes=undoes)
+    if failure is not None:
+        raise failure
+    return Written(entries, playbook)
+
+
+def apply_recommendation_verified(
+    quant_id: int,
+    recommendation: pd.Series,
+    *,
+    client: Client | None = None,
+    log: AuditLog | None = None,
+) -> Written:
+    """Apply one optimizer recommendation (a ``load_recommendations`` row), verify, log it.
+
+    The service's apply sets the entry's threshold to ``new_threshold``; the read-back checks
+    it, and the entry logs ``old_threshold`` -> ``new_threshold`` so that ``undo`` can revert.
+    """
+    client = client if client is not None else get_default_client()
+    log = log if log is not None else AuditLog.for_client(client)
+    change = Change(
+        config_id=str(recommendation["config_id"]),
+        field="threshold",
+        old_value=plain(recommendation["old_threshold"]),
+        new_value=plain(recommendation["new_threshold"]),
+        criterion=plain(recommendation.get("criterion")),
+        market_cap_class=plain(recommendation.get("market_cap_class")),
+        config_type="BUYING",
+    )
+    rec_id = int(recommendation["recommendation_id"])
+    L.apply_recommendation(rec_id, client=client)
+    playbook, checks, failure = _read_back(quant_id, [change], client)
+    entries = _log(
+        quant_id,
+        [change],
+        checks,
+        client=client,
+        log=log,
+        action="recommendation",
+        recommendation_id=rec_id,
+    )
+    if failure is not None:
+        raise failure
+    return Written(entries, playbook)
+
+
+def undo(
+    entries: AuditEntry | Iterable[AuditEntry],
+    *,
+    client: Client | None = None,
+    log: AuditLog | None = None,
+    force: bool = False,
+) -> Written:
+    """Restore the old values of logged changes (of one quant) in one PUT; verify; log it.
+
+    Refused (``UndoRefusedError``, nothing sent) when an entry was undone before, or when the
+    playbook no longer holds the entry's new value (someone changed it since; the check reads
+    the playbook, from the cache when fresh). ``force=True`` skips the second check.
+    """
+    chosen = [entries] if isinstance(entries, AuditEntry) else list(entries)
+    if not chosen:
+        raise ValueError("undo needs at least one audit entry")
+    quants = {e.quant_id for e in chosen}
+    if len(quants) != 1:
+        raise ValueError(f"undo one quant's entries at a time, got quants {sorted(quants)}")
+    client = client if client is not None else get_default_client()
+    log = log if log is not None else AuditLog.for_client(client)
+    (quant_id,) = quants
+    done = log.undone() & {e.id for e in chosen}
+    if done:
+        raise UndoRefusedError(f"already undone: audit entries {sorted(done)}")
+    if not force:
+        current = L.load_playbook(quant_id, client=client)
+        moved = [e for e in chosen if not _holds(current, e.change)[0]]
+        if moved:
+            names = ", ".join(f"{e.criterion or e.config_id} {e.field}" for e in moved)
+            raise UndoRefusedError(
+                f"the playbook no longer holds the logged new value of {names}: it changed "
+                "since; reload and change it directly (or undo(..., force=True))"
+            )
+    return write_changes(
+        quant_id,
+        [e.change.reverted() for e in chosen],
+        client=client,
+        log=log,
+        action="undo",
+        undoes=[e.id for e in chosen],
+    )
