@@ -20,7 +20,8 @@ import pytest
 
 import quantscope.loaders as L
 from quantscope import _schemas
-from quantscope._client import CacheEntry, Client, FetchedPages, PageNumberPaging
+from quantscope._cache import CacheEntry
+from quantscope._client import Client, FetchedPages, PageNumberPaging
 from quantscope._config import RetryPolicy
 from quantscope._errors import StaleDataWarning
 from quantscope._framecache import FILENAME, FrameCache, frame_key
@@ -44,9 +45,9 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
     seen = Calls()
     decode, build = Client._decode, _base.build_frame
 
-    def counting_decode(self: Client, response: Any, endpoint: str) -> Any:
+    def counting_decode(self: Client, response: Any, endpoint: str, *args: Any) -> Any:
         seen.decode += 1
-        return decode(self, response, endpoint)
+        return decode(self, response, endpoint, *args)
 
     def counting_build(records: Any, spec: FrameSpec) -> pd.DataFrame:
         seen.build += 1
@@ -299,6 +300,21 @@ def test_a_broken_frame_cache_never_breaks_a_load(client: Client, calls: Calls) 
 # --- the store on its own -------------------------------------------------------------
 
 
+@dataclass
+class Answers:
+    """A stand-in for ``ResponseCache.unchanged``: a fixed verdict, and what it was asked."""
+
+    verdict: bool
+    asked: list[list[CacheEntry]] = dataclasses.field(default_factory=list)
+
+    def unchanged(self, entries: Sequence[CacheEntry]) -> bool:
+        self.asked.append(list(entries))
+        return self.verdict
+
+
+SAME = Answers(True)
+
+
 def entry(name: str) -> list[CacheEntry]:
     return [CacheEntry(name, datetime(2026, 1, 1, tzinfo=UTC))]
 
@@ -315,8 +331,8 @@ def test_least_recently_used_frames_go_first(tmp_path: Path) -> None:
     for name in "abc":
         assert cache.put(name, frame(10_000), entry(name))
     assert cache.stats()[0] == 2
-    assert cache.get("a", lambda e: True) is None
-    got = cache.get("c", lambda e: True)
+    assert cache.get("a", SAME) is None
+    got = cache.get("c", SAME)
     assert got is not None and got.entries == tuple(entry("c"))
     pd.testing.assert_frame_equal(got.frame, frame(10_000))
     assert not cache.put("huge", frame(100_000), entry("h"))  # larger than the bound
@@ -327,23 +343,19 @@ def test_get_asks_about_the_entries_it_was_built_from(tmp_path: Path) -> None:
     cache = FrameCache(tmp_path / FILENAME)
     entries = [*entry("page-1"), CacheEntry("page-2", datetime.now(UTC))]
     cache.put("k", frame(3), entries)
-    asked: list[list[CacheEntry]] = []
-
-    def changed(seen: Sequence[CacheEntry]) -> bool:
-        asked.append(list(seen))
-        return False
+    changed = Answers(False)
 
     assert cache.get("k", changed) is None
-    assert asked == [entries]
-    assert cache.get("k", lambda e: True) is not None  # a miss does not drop the frame
-    assert cache.clear() == 1 and cache.get("k", lambda e: True) is None
+    assert changed.asked == [entries]
+    assert cache.get("k", SAME) is not None  # a miss does not drop the frame
+    assert cache.clear() == 1 and cache.get("k", SAME) is None
 
 
 def test_keys_change_with_every_input() -> None:
-    def build(pages: FetchedPages) -> pd.DataFrame:
+    def build(recipe: Any, pages: FetchedPages) -> pd.DataFrame:
         return pd.DataFrame()
 
-    def other(pages: FetchedPages) -> pd.DataFrame:
+    def other(recipe: Any, pages: FetchedPages) -> pd.DataFrame:
         return pd.DataFrame()
 
     base: dict[str, Any] = {

@@ -1,14 +1,15 @@
 """Typed frames kept next to the HTTP cache, so a warm reload neither decodes nor rebuilds.
 
-A loader that goes through ``loaders._base.frame_of_pages`` (or ``frame_of``) stores the frame
-it built here, with the cache entries (``CacheEntry``: key and ``created_at``) of the answers it
-was built from. The next identical load reads those entries' metadata and, when every one is
-still in the HTTP cache unchanged and usable (``Client.cached_unchanged``: fresh, or of any
-age offline), unpickles the stored frame instead of decoding every page and running
-``build_frame`` again. For 20k trades (21 pages, a 5.6 MB pickle) a warm load took ~30-70 ms
-(the entry checks ~15-50 ms, reading and unpickling the frame ~10-15 ms) where decoding and
-rebuilding took ~0.5-1.2 s (``benchmarks/README.md``, reload). The first load pays ~70-130 ms
-for storing: reading back the entries of the pages it fetched, pickling and writing the frame.
+Every loader's recipe (``loaders._base.load``) stores the frame it built here, with the cache
+entries (``_cache.CacheEntry``: key and ``created_at``) of the answers it was built from, as
+the client returned them. The next identical load asks the HTTP cache whether every one is
+still stored unchanged and usable (``ResponseCache.unchanged``: fresh, or of any age offline;
+one SQL query, no body decoded) and then unpickles the stored frame instead of decoding every
+page and running ``build_frame`` again. For 20k trades (21 pages, a 5.6 MB pickle) a warm
+load took ~30-70 ms (the entry checks ~15-50 ms, reading and unpickling the frame ~10-15 ms)
+where decoding and rebuilding took ~0.5-1.2 s (``benchmarks/README.md``, reload). The first
+load pays ~70-130 ms for storing: reading back the entries of the pages it fetched, pickling
+and writing the frame.
 
 * **The HTTP cache stays the authority.** A frame is never served once any answer it came from
   expired, was invalidated by a write, was removed by ``client.cache.clear()`` or was fetched
@@ -44,12 +45,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
-from quantscope._client import CacheEntry
+from quantscope._cache import CacheEntry
 from quantscope._frames import FrameSpec
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "FILENAME",
     "CachedFrame",
     "FrameCache",
+    "Unchanged",
     "frame_key",
 ]
 
@@ -87,6 +89,12 @@ CREATE TABLE IF NOT EXISTS frames (
 """  # the blob last: reading the other columns does not walk its overflow pages
 
 
+class Unchanged(Protocol):
+    """What decides whether answers are still cached as they were (``ResponseCache``)."""
+
+    def unchanged(self, entries: Sequence[CacheEntry]) -> bool: ...
+
+
 @dataclass(frozen=True)
 class CachedFrame:
     """A stored frame (a new object on every read) and the cache entries it was built from."""
@@ -107,11 +115,9 @@ class FrameCache:
         """The frame cache next to the HTTP cache file ``http_cache``."""
         return cls(Path(http_cache).with_name(FILENAME), max_bytes)
 
-    def get(
-        self, key: str, unchanged: Callable[[Sequence[CacheEntry]], bool]
-    ) -> CachedFrame | None:
-        """The frame stored under ``key`` when ``unchanged(entries)`` says every answer it was
-        built from is still cached as it was; None otherwise (or on any failure)."""
+    def get(self, key: str, cache: Unchanged) -> CachedFrame | None:
+        """The frame stored under ``key`` when ``cache.unchanged(entries)`` says every answer
+        it was built from is still cached as it was; None otherwise (or on any failure)."""
         if not self.path.exists():
             return None
         try:
@@ -131,7 +137,7 @@ class FrameCache:
             log.debug("frame cache: unreadable entry %s: %s", key, exc)
             self._delete(key)
             return None
-        if not entries or not unchanged(entries):
+        if not entries or not cache.unchanged(entries):
             return None  # the next load stores its frame under the same key
         try:
             frame = pickle.loads(blob)

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from datetime import date, datetime
 from typing import Any
 
 import pandas as pd
 
 from quantscope import _schemas
-from quantscope._client import Client, OffsetPaging
-from quantscope.loaders._base import client_or_default, field, records, typed_frame
+from quantscope._client import Client, FetchedMany, OffsetPaging
+from quantscope.loaders._base import Recipe, client_or_default, field, load, records, typed_frame
 
 RESULTS = "/api/eval-results"
 TIMESERIES = "/api/eval-timeseries"
@@ -49,14 +48,14 @@ def load_evaluations(
         "timeFrom": start,
         "timeTo": end,
     }
-    pages = client_or_default(client).get_pages(
+    recipe = Recipe(
         RESULTS,
-        params,
+        _schemas.EVALUATIONS,
+        items="results",
         paging=OffsetPaging(page_size=page_size),
-        max_pages=max_pages,
         desc="evaluations",
     )
-    return typed_frame(records(pages.items, RESULTS), _schemas.EVALUATIONS, pages.provenance)
+    return load(recipe, params, client=client, max_pages=max_pages)
 
 
 def _window(start: TimeArg, end: TimeArg, quant_id: int | None, all_quants: bool) -> dict[str, Any]:
@@ -77,9 +76,8 @@ def load_eval_timeseries(
     client: Client | None = None,
 ) -> pd.DataFrame:
     """Evaluations, passes and failures per bucket (hourly, daily or weekly by span)."""
-    fetched = client_or_default(client).get(TIMESERIES, _window(start, end, quant_id, all_quants))
-    points = records(field(fetched.data, TIMESERIES, "timeseries", list), TIMESERIES)
-    return typed_frame(points, _schemas.EVAL_TIMESERIES, fetched.provenance)
+    recipe = Recipe(TIMESERIES, _schemas.EVAL_TIMESERIES, items="timeseries")
+    return load(recipe, _window(start, end, quant_id, all_quants), client=client)
 
 
 def load_eval_count(
@@ -139,17 +137,28 @@ def load_eval_details(
         if isinstance(evaluation_ids, int)
         else [int(i) for i in evaluation_ids]
     )
-    many = client_or_default(client).get_many(
-        DETAILS, [{"evaluationId": i} for i in ids], desc="evaluation details"
+    recipe = Recipe(
+        DETAILS,
+        _schemas.EVAL_DETAILS,
+        items="evaluationResultDetails",
+        keep=("evaluationResult", "token", "userQuant"),
+        build=_details_frame,
+        desc="evaluation details",
     )
-    rows: list[dict[str, Any]] = []
-    for eid, fetched in zip(ids, many.results, strict=True):
-        if fetched is not None:
-            rows.extend(_detail_rows(eid, fetched.data))
     # One params dict per id would make attrs as big as the ids, and pandas deep-copies attrs
     # on every operation: keep the provenance compact.
     compact = {"evaluationId": f"{len(ids)} ids" if len(ids) > 1 else str(ids[0]) if ids else ""}
-    return typed_frame(rows, _schemas.EVAL_DETAILS, replace(many.provenance, params=compact))
+    return load(recipe, many=[{"evaluationId": i} for i in ids], shown=compact, client=client)
+
+
+def _details_frame(recipe: Recipe, many: FetchedMany) -> pd.DataFrame:
+    rows: list[dict[str, Any]] = []
+    for fetched in many.results:
+        if fetched is not None:
+            params = fetched.provenance.params
+            assert isinstance(params, dict)  # one request's parameters
+            rows.extend(_detail_rows(int(params["evaluationId"]), fetched.data))
+    return typed_frame(rows, recipe.spec, many.provenance)
 
 
 def load_eval_history(
@@ -160,10 +169,12 @@ def load_eval_history(
     client: Client | None = None,
 ) -> pd.DataFrame:
     """Every evaluation of the same token by the same quant, newest first."""
-    pages = client_or_default(client).get_pages(
+    recipe = Recipe(
         HISTORY,
-        {"evaluationId": evaluation_id, "excludeTypes": exclude_types},
+        _schemas.EVAL_HISTORY,
+        items="results",
         paging=OffsetPaging(page_size=page_size, offset_param="skip", limit_param="take"),
         desc="evaluation history",
     )
-    return typed_frame(records(pages.items, HISTORY), _schemas.EVAL_HISTORY, pages.provenance)
+    params = {"evaluationId": evaluation_id, "excludeTypes": exclude_types}
+    return load(recipe, params, client=client)

@@ -8,7 +8,7 @@ import pandas as pd
 
 from quantscope import _schemas
 from quantscope._client import Client, Fetched
-from quantscope.loaders._base import client_or_default, field, records, typed_frame
+from quantscope.loaders._base import Recipe, client_or_default, field, load, records, typed_frame
 
 DASHBOARD = "/api/refine-eval/dashboard"
 ANALYZE = "/api/refine-eval/analyze"
@@ -79,13 +79,21 @@ def load_recommendations(
     quant_id: int | None = None, *, applied: bool | None = None, client: Client | None = None
 ) -> pd.DataFrame:
     """The optimizer's recommendations (unapplied, applied, or both), newest first."""
-    fetched, data = _dashboard(quant_id, client)
+    lists = {
+        None: ("recentRecommendations", "appliedRecommendations"),
+        False: ("recentRecommendations",),
+        True: ("appliedRecommendations",),
+    }[applied]
+    recipe = Recipe(DASHBOARD, _schemas.RECOMMENDATIONS, keep=lists, build=_recommendations)
+    return load(recipe, {"quantId": quant_id}, client=client)
+
+
+def _recommendations(recipe: Recipe, fetched: Fetched) -> pd.DataFrame:
+    data = field(fetched.data, DASHBOARD, "data")
     rows: list[Any] = []
-    if applied in (None, False):
-        rows += records(data.get("recentRecommendations") or [], DASHBOARD)
-    if applied in (None, True):
-        rows += records(data.get("appliedRecommendations") or [], DASHBOARD)
-    return typed_frame(rows, _schemas.RECOMMENDATIONS, fetched.provenance)
+    for name in recipe.keep:
+        rows += records(data.get(name) or [], DASHBOARD)
+    return typed_frame(rows, recipe.spec, fetched.provenance)
 
 
 def run_analysis(

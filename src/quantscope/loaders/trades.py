@@ -11,10 +11,12 @@ from quantscope import _schemas
 from quantscope._client import Client, FetchedPages, PageNumberPaging
 from quantscope._decode import page_decoder
 from quantscope.loaders._base import (
+    Recipe,
     client_or_default,
     field,
-    frame_of_pages,
+    load,
     records,
+    records_of,
     typed_frame,
 )
 
@@ -22,8 +24,11 @@ TRADES = "/api/trades"
 TRADE = "/api/trades/{id}"
 STATS = "/api/trades/stats"
 
-# Pages decoded straight into the trades columns (msgspec), with the total and the summary.
-TRADES_DECODE = page_decoder(_schemas.TRADES, "trades", ("pagination", "summary"))
+# The top-level keys of a trades page that the load reads besides the trades.
+TRADES_KEEP = ("pagination", "summary")
+# Pages decoded straight into the trades columns (msgspec), with the total and the summary:
+# the decoder ``load_trades``' recipe uses (for benchmarks and tests of the decoder).
+TRADES_DECODE = page_decoder(_schemas.TRADES, "trades", TRADES_KEEP)
 
 
 def load_trades(
@@ -77,24 +82,21 @@ def load_trades(
         "sortBy": sort_by,
         "sortOrder": sort_order,
     }
-    return frame_of_pages(
-        client,
+    recipe = Recipe(
         TRADES,
-        params,
-        _trades_frame,
-        spec=_schemas.TRADES,
+        _schemas.TRADES,
+        items="trades",
+        keep=TRADES_KEEP,
         paging=PageNumberPaging(page_size=page_size),
-        max_pages=max_pages,
+        build=_trades_frame,
         desc="trades",
-        decode=TRADES_DECODE,
     )
+    return load(recipe, params, client=client, max_pages=max_pages)
 
 
-def _trades_frame(pages: FetchedPages) -> pd.DataFrame:
+def _trades_frame(recipe: Recipe, pages: FetchedPages) -> pd.DataFrame:
     summary = pages.pages[0].get("summary") if pages.pages else None
-    return typed_frame(
-        records(pages.items, TRADES), _schemas.TRADES, pages.provenance, summary=summary
-    )
+    return typed_frame(records_of(recipe, pages), recipe.spec, pages.provenance, summary=summary)
 
 
 class TradeDetail(NamedTuple):
