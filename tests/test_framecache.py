@@ -379,3 +379,105 @@ def test_keys_change_with_every_input() -> None:
     keys = {frame_key(**base), *(frame_key(**{**base, **v}) for v in variants)}
     assert len(keys) == 1 + len(variants)
     assert frame_key(**base) == frame_key(**dict(base))
+
+
+# --- every list and detail loader goes through the one recipe ------------------------------
+
+
+def test_evaluations_warm_reload_is_the_stored_frame(client: Client, calls: Calls) -> None:
+    cold = L.load_evaluations(page_size=500, max_pages=4, client=client)
+    assert len(cold) == 2000 and prov(cold)["requests"] == 4
+    assert (calls.decode, calls.build) == (4, 1)
+    calls.decode = calls.build = 0
+    warm = L.load_evaluations(page_size=500, max_pages=4, client=client)
+    assert (calls.decode, calls.build) == (0, 0)
+    pd.testing.assert_frame_equal(warm, cold)
+    assert_reloaded(prov(warm), prov(cold))
+
+
+def assert_reloaded(warm: dict[str, Any], cold: dict[str, Any]) -> None:
+    """A frame-cache hit's provenance: the cold load's, from the cache, no request, fetched
+    when the oldest answer was stored (at most a moment before the cold load saw it)."""
+    assert {**warm, "fetched_at": None} == {
+        **cold,
+        "from_cache": True,
+        "requests": 0,
+        "fetched_at": None,
+    }
+    assert warm["fetched_at"] <= cold["fetched_at"] < warm["fetched_at"] + timedelta(seconds=5)
+
+
+def test_eval_details_warm_spends_nothing_and_reads_no_stored_answer(
+    client: Client,
+    sandbox: SandboxServer,
+    tmp_path: Path,
+    calls: Calls,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ids = [
+        int(i)
+        for i in L.load_evaluations(page_size=300, max_pages=1, client=client)["evaluation_id"]
+    ]
+    cold = L.load_eval_details(ids, client=client)
+    assert prov(cold)["requests"] == 300 and prov(cold)["params"] == {"evaluationId": "300 ids"}
+    calls.decode = calls.build = 0
+    quota = client.quota.remaining
+    # Details never expire: the check reads each entry's stamp from the row, never the answer.
+    monkeypatch.setattr(
+        type(client.cache._store), "get_response", lambda *a, **k: pytest.fail("deserialized")
+    )
+    with client_on(sandbox, tmp_path) as other:
+        for c in (client, other):
+            warm = L.load_eval_details(ids, client=c)
+            pd.testing.assert_frame_equal(warm, cold)
+            assert prov(warm)["requests"] == 0 and prov(warm)["from_cache"] is True
+            assert prov(warm)["pages"] == 300 and prov(warm)["params"] == prov(cold)["params"]
+    assert (calls.decode, calls.build) == (0, 0)
+    assert client.quota.remaining == quota
+
+
+def test_unreadable_row_tails_are_read_the_slow_sure_way(
+    client: Client, calls: Calls, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from quantscope import _cache
+
+    first = trades(client)
+    monkeypatch.setattr(_cache, "_TAIL_BYTES", 8)  # too short to hold created_at
+    calls.build = 0
+    pd.testing.assert_frame_equal(trades(client), first)
+    assert calls.build == 0
+    client._session.cache.reset_expiration(timedelta(seconds=-1))  # expired: read so too
+    assert prov(trades(client))["requests"] == prov(first)["pages"]
+    assert calls.build == 1
+
+
+@pytest.mark.parametrize(
+    "load",
+    [
+        lambda c: L.load_eval_history(1, client=c),
+        lambda c: L.load_eval_timeseries("2026-01-01", "2027-01-01", client=c),
+        lambda c: L.load_signals(client=c),
+        lambda c: L.load_signal_stats(client=c),
+        lambda c: L.load_ohlcv(1, client=c),
+        lambda c: L.load_recommendations(client=c),
+        lambda c: L.load_playbook(1, client=c),
+    ],
+    ids=[
+        "history",
+        "timeseries",
+        "signals",
+        "signal_stats",
+        "ohlcv",
+        "recommendations",
+        "playbook",
+    ],
+)
+def test_every_list_loader_reloads_from_the_frame_cache(
+    client: Client, calls: Calls, load: Callable[[Client], pd.DataFrame]
+) -> None:
+    cold = load(client)
+    assert calls.build == 1 and prov(cold)["requests"] == 1
+    warm = load(client)
+    assert calls.build == 1 and calls.decode == 1
+    pd.testing.assert_frame_equal(warm, cold)
+    assert_reloaded(prov(warm), prov(cold))

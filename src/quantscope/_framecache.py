@@ -68,6 +68,7 @@ FILENAME = "frame_cache.sqlite"
 DEFAULT_MAX_BYTES = 256 * 2**20
 TOUCH_AFTER_S = 60.0
 _FORMAT = 1  # bump when what is stored changes
+_MMAP_BYTES = 2**30
 
 # Modules whose code decides what a frame looks like, besides its spec and builder.
 _SHAPING_MODULES = (
@@ -260,9 +261,12 @@ class _Connection:
         db = sqlite3.connect(self.path, timeout=5.0, isolation_level=None)
         self.db = db
         try:
-            db.execute("PRAGMA synchronous = NORMAL")
             if new:  # only before the first table (and costly to ask on an existing file)
+                # Frames are blobs of megabytes: large pages make their overflow chains short.
+                db.execute("PRAGMA page_size = 65536")
                 db.execute("PRAGMA auto_vacuum = FULL")
+            db.execute("PRAGMA synchronous = NORMAL")
+            db.execute(f"PRAGMA mmap_size = {_MMAP_BYTES}")  # a frame read is one copy
             db.execute(_SCHEMA)
         except BaseException:
             db.close()

@@ -198,6 +198,13 @@ def _to_datetime(values: list[Any], kind: str) -> tuple[pd.Series, int]:
     return out, present - int(out.notna().sum())
 
 
+def _shared(values: Sequence[Any]) -> list[Any]:
+    """``values`` with equal texts as one object each: a column of few distinct texts (token
+    symbols, addresses) then pickles, and unpickles from the frame cache, as those few."""
+    seen: dict[str, str] = {}
+    return [seen.setdefault(v, v) if type(v) is str else v for v in values]
+
+
 def _categorical(values: list[Any]) -> pd.Categorical:
     """Categories sorted (as pd.Categorical(list) makes them); unknown values are kept."""
     codes, uniques = pd.factorize(_objects(values))
@@ -244,7 +251,7 @@ def convert(values: list[Any], col: Col) -> tuple[Any, int]:
     elif kind == "category":
         result = _categorical(values)
     elif kind == "string":
-        result = pd.array(values, dtype="string")
+        result = pd.array(_shared(values), dtype="string")
     elif kind in ("iso", "trade_date", "epoch_ms"):
         series, bad = _to_datetime(values, kind)
         return series.array, bad
