@@ -41,7 +41,8 @@ class Calls:
 
 @pytest.fixture
 def calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
-    """Counts of JSON bodies decoded by the client and frames built by ``typed_frame``."""
+    """Counts of JSON bodies decoded by the client and frames of loads built by
+    ``typed_frame``."""
     seen = Calls()
     decode, build = Client._decode, _base.build_frame
 
@@ -50,7 +51,8 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
         return decode(self, response, endpoint, *args)
 
     def counting_build(records: Any, spec: FrameSpec) -> pd.DataFrame:
-        seen.build += 1
+        # Frames of loads only: a write's result (update_playbook's) is typed the same way.
+        seen.build += spec is not _schemas.PLAYBOOK_UPDATE
         return build(records, spec)
 
     monkeypatch.setattr(Client, "_decode", counting_decode)
@@ -455,7 +457,7 @@ def test_unreadable_row_tails_are_read_the_slow_sure_way(
     "load",
     [
         lambda c: L.load_eval_history(1, client=c),
-        lambda c: L.load_eval_timeseries("2026-01-01", "2027-01-01", client=c),
+        lambda c: L.load_eval_timeseries(start="2026-01-01", end="2027-01-01", client=c),
         lambda c: L.load_signals(client=c),
         lambda c: L.load_signal_stats(client=c),
         lambda c: L.load_ohlcv(1, client=c),

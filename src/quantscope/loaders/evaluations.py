@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 from typing import Any
@@ -10,7 +11,15 @@ import pandas as pd
 
 from quantscope import _schemas
 from quantscope._client import Client, FetchedMany, OffsetPaging
-from quantscope.loaders._base import Recipe, client_or_default, field, load, records, typed_frame
+from quantscope.loaders._base import (
+    Recipe,
+    client_or_default,
+    field,
+    load,
+    records,
+    typed_frame,
+    typed_series,
+)
 
 RESULTS = "/api/eval-results"
 TIMESERIES = "/api/eval-timeseries"
@@ -58,7 +67,31 @@ def load_evaluations(
     return load(recipe, params, client=client, max_pages=max_pages)
 
 
-def _window(start: TimeArg, end: TimeArg, quant_id: int | None, all_quants: bool) -> dict[str, Any]:
+def _window(
+    name: str,
+    quant_id: int | TimeArg | None,
+    old: tuple[Any, ...],
+    start: TimeArg | None,
+    end: TimeArg | None,
+    all_quants: bool,
+) -> dict[str, Any]:
+    """The window's parameters, from ``name(quant_id, start=..., end=...)`` or, deprecated
+    for one release, the old order ``name(start, end[, quant_id])``."""
+    if isinstance(quant_id, str | date | datetime):  # the old order: the window first
+        if not 1 <= len(old) <= 2 or start is not None or end is not None:
+            raise TypeError(f"{name}(quant_id, *, start, end, ...): got {(quant_id, *old)!r}")
+        warnings.warn(
+            f"{name}(start, end, quant_id) is deprecated and goes in the next release: call "
+            f"{name}(quant_id, start=..., end=...)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        start, end = quant_id, old[0]
+        quant_id = old[1] if len(old) == 2 else None
+    elif old:
+        raise TypeError(f"{name}() takes the window as keywords: start=..., end=...")
+    if start is None or end is None:
+        raise TypeError(f"{name}() needs the window: start=... and end=...")
     return {
         "timeFrom": start,
         "timeTo": end,
@@ -68,42 +101,41 @@ def _window(start: TimeArg, end: TimeArg, quant_id: int | None, all_quants: bool
 
 
 def load_eval_timeseries(
-    start: TimeArg,
-    end: TimeArg,
     quant_id: int | None = None,
-    *,
+    *old: Any,
+    start: TimeArg | None = None,
+    end: TimeArg | None = None,
     all_quants: bool = False,
     client: Client | None = None,
 ) -> pd.DataFrame:
-    """Evaluations, passes and failures per bucket (hourly, daily or weekly by span)."""
+    """Evaluations, passes and failures per bucket (hourly, daily or weekly by span) between
+    ``start`` and ``end`` (required), of one quant or all.
+
+    The old order ``load_eval_timeseries(start, end, quant_id)`` still works for this release,
+    with a DeprecationWarning.
+    """
+    params = _window("load_eval_timeseries", quant_id, old, start, end, all_quants)
     recipe = Recipe(TIMESERIES, _schemas.EVAL_TIMESERIES, items="timeseries")
-    return load(recipe, _window(start, end, quant_id, all_quants), client=client)
+    return load(recipe, params, client=client)
 
 
 def load_eval_count(
-    start: TimeArg,
-    end: TimeArg,
     quant_id: int | None = None,
-    *,
+    *old: Any,
+    start: TimeArg | None = None,
+    end: TimeArg | None = None,
     all_quants: bool = False,
     client: Client | None = None,
 ) -> pd.Series:
-    """Total, passed and failed evaluations in a window, and the pass rate (a fraction)."""
-    fetched = client_or_default(client).get(COUNT, _window(start, end, quant_id, all_quants))
-    body = fetched.data if isinstance(fetched.data, dict) else {}
-    pct = body.get("percentPassed")
-    count = pd.Series(
-        {
-            "total": body.get("total"),
-            "passed": body.get("passed"),
-            "failed": body.get("failed"),
-            "pass_rate": None if pct is None else float(pct) / 100.0,
-        },
-        dtype="float64",
-        name="eval_count",
-    )
-    count.attrs["quantscope"] = fetched.provenance.as_dict()
-    return count
+    """Total, passed and failed evaluations between ``start`` and ``end`` (required), and the
+    pass rate (a fraction), of one quant or all.
+
+    The old order ``load_eval_count(start, end, quant_id)`` still works for this release, with
+    a DeprecationWarning.
+    """
+    params = _window("load_eval_count", quant_id, old, start, end, all_quants)
+    fetched = client_or_default(client).get(COUNT, params)
+    return typed_series(fetched.data, _schemas.EVAL_COUNT, fetched.provenance)
 
 
 def _detail_rows(evaluation_id: int, body: Any) -> list[dict[str, Any]]:

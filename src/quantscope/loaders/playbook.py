@@ -108,16 +108,4 @@ def update_playbook(
         raise ValueError("update_playbook needs at least one change")
     fetched = client_or_default(client).put(CONFIG, body)
     updated = records(field(fetched.data, CONFIG, "updatedConfigs", list), CONFIG)
-    frame = pd.DataFrame(
-        {
-            "config_id": pd.array([u.get("id") for u in updated], dtype="string"),
-            "criterion": pd.Categorical([u.get("criteriaKey") for u in updated]),
-            "config_type": pd.Categorical([u.get("configType") for u in updated]),
-            "threshold": pd.array([u.get("threshold") for u in updated], dtype="float64"),
-            "weight": pd.array([u.get("weight") for u in updated], dtype="float64"),
-            "required": pd.array([u.get("required") for u in updated], dtype="boolean"),
-            "disabled": pd.array([u.get("disabled") for u in updated], dtype="boolean"),
-        }
-    )
-    frame.attrs["quantscope"] = fetched.provenance.as_dict()
-    return frame
+    return typed_frame(updated, _schemas.PLAYBOOK_UPDATE, fetched.provenance)

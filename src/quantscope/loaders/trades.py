@@ -18,6 +18,7 @@ from quantscope.loaders._base import (
     records,
     records_of,
     typed_frame,
+    typed_series,
 )
 
 TRADES = "/api/trades"
@@ -121,19 +122,4 @@ def load_trade_stats(quant_id: int | None = None, *, client: Client | None = Non
     """Executed-trade statistics: counts, volume and week-on-week changes (fractions)."""
     fetched = client_or_default(client).get(STATS, {"quantId": quant_id})
     metrics = field(fetched.data, STATS, "metrics")
-    stats = pd.Series(
-        {
-            "total_trades": metrics.get("totalTrades"),
-            "total_volume_usd": metrics.get("totalVolume"),
-            "trades_weekly_change": _fraction(metrics.get("tradesWeeklyChange")),
-            "volume_weekly_change": _fraction(metrics.get("volumeWeeklyChange")),
-        },
-        dtype="float64",
-        name="trade_stats",
-    )
-    stats.attrs["quantscope"] = fetched.provenance.as_dict()
-    return stats
-
-
-def _fraction(percent: Any) -> float | None:
-    return None if percent is None else float(percent) / 100.0
+    return typed_series(metrics, _schemas.TRADE_STATS, fetched.provenance)
