@@ -95,9 +95,17 @@ class ServerClock:
             self.seen["seconds"] += time.perf_counter() - start
 
 
-def old_evaluations(c: Client, page_size: int = PAGE_SIZE) -> pd.DataFrame:
+def old_evaluations(
+    c: Client, page_size: int = PAGE_SIZE, max_pages: int | None = None
+) -> pd.DataFrame:
     """``load_evaluations()`` as before issue 9: plain JSON pages and ``build_frame``."""
-    pages = c.get_pages(RESULTS, {}, paging=OffsetPaging(page_size=page_size), desc="evaluations")
+    pages = c.get_pages(
+        RESULTS,
+        {},
+        paging=OffsetPaging(page_size=page_size),
+        max_pages=max_pages,
+        desc="evaluations",
+    )
     return typed_frame(records(pages.items, RESULTS), _schemas.EVALUATIONS, pages.provenance)
 
 
@@ -131,9 +139,11 @@ def run(
     scale: int = 1,
     seed: int = 7,
     page_size: int = PAGE_SIZE,
+    max_pages: int | None = None,
     data_dir: Path | str | None = None,
 ) -> BenchResult:
-    """Measure the old path and the recipe on evaluations and eval details, ``repeat`` runs."""
+    """Measure the old path and the recipe on evaluations and eval details, ``repeat`` runs
+    (``max_pages`` caps the evaluations loaded: for a smoke run)."""
     info = ensure_world(data_dir if data_dir is not None else bench_data_dir(), seed, scale)
     seen = {"requests": 0.0, "seconds": 0.0}
     with tempfile.TemporaryDirectory(prefix="quantscope-bench-") as tmp_name:
@@ -149,7 +159,7 @@ def run(
 
             warm = client(tmp / "warm-cache")
             before_fill = dict(seen)
-            evaluations = load_evaluations(page_size=page_size, client=warm)
+            evaluations = load_evaluations(page_size=page_size, max_pages=max_pages, client=warm)
             pages = int(evaluations.attrs["quantscope"]["pages"])
             server_s_per_load = seen["seconds"] - before_fill["seconds"]
             ids = [int(i) for i in evaluations["evaluation_id"].iloc[:details]]
@@ -182,12 +192,15 @@ def run(
                 pd.testing.assert_frame_equal(results[DETAILS_WARM], detail_frame)  # type: ignore[arg-type]
 
             def recipe_evaluations(c: Client) -> pd.DataFrame:
-                return load_evaluations(page_size=page_size, client=c)
+                return load_evaluations(page_size=page_size, max_pages=max_pages, client=c)
+
+            def old_path(c: Client) -> pd.DataFrame:
+                return old_evaluations(c, page_size, max_pages)
 
             cases: list[Case[Client]] = [
-                Case(EVAL_COLD_OLD, lambda c: old_evaluations(c, page_size), cold, Client.close),
+                Case(EVAL_COLD_OLD, old_path, cold, Client.close),
                 Case(EVAL_COLD, recipe_evaluations, cold, Client.close),
-                Case(EVAL_WARM_OLD, watched(lambda c: old_evaluations(c, page_size)), lambda: warm),
+                Case(EVAL_WARM_OLD, watched(old_path), lambda: warm),
                 Case(EVAL_WARM, watched(recipe_evaluations), lambda: warm),
                 Case(DETAILS_WARM_OLD, watched(lambda c: old_details(c, ids)), lambda: warm),
                 Case(

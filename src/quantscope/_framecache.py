@@ -118,28 +118,20 @@ class FrameCache:
 
     def get(self, key: str, cache: Unchanged) -> CachedFrame | None:
         """The frame stored under ``key`` when ``cache.unchanged(entries)`` says every answer
-        it was built from is still cached as it was; None otherwise (or on any failure)."""
+        it was built from is still cached as it was; None otherwise (or on any failure).
+
+        The row's entries are checked before its blob is read, in one read transaction, so
+        the blob is the one those entries describe and a stale frame costs no read.
+        """
         if not self.path.exists():
             return None
-        try:
-            with self._connect() as db:
-                row = db.execute(
-                    "SELECT used, meta, frame FROM frames WHERE key = ?", (key,)
-                ).fetchone()
-        except (sqlite3.Error, OSError) as exc:
-            log.debug("frame cache: cannot read %s: %s", self.path, exc)
+        found = self._read(key, cache)
+        if found is None:
             return None
-        if row is None:
-            return None
-        used, meta, blob = row
-        try:
-            entries = _entries_from(meta)
-        except (ValueError, TypeError, KeyError) as exc:
-            log.debug("frame cache: unreadable entry %s: %s", key, exc)
+        used, entries, blob = found
+        if blob is None:  # the row could not be read as stored
             self._delete(key)
             return None
-        if not entries or not cache.unchanged(entries):
-            return None  # the next load stores its frame under the same key
         try:
             frame = pickle.loads(blob)
         except Exception as exc:  # any unpickling failure is a miss
@@ -152,6 +144,37 @@ class FrameCache:
         if time.time() - used > TOUCH_AFTER_S:
             self._touch(key)
         return CachedFrame(frame, entries)
+
+    def _read(
+        self, key: str, cache: Unchanged
+    ) -> tuple[float, tuple[CacheEntry, ...], bytes | None] | None:
+        """``(used, entries, blob)`` of a usable row (``blob`` None when its entries are
+        unreadable); None when there is none, it is not usable, or on a failure."""
+        try:
+            with self._connect() as db:
+                db.execute("BEGIN")  # a snapshot: no writer replaces the row meanwhile
+                try:
+                    row = db.execute(
+                        "SELECT rowid, used, meta FROM frames WHERE key = ?", (key,)
+                    ).fetchone()
+                    if row is None:
+                        return None
+                    rowid, used, meta = row
+                    try:
+                        entries = _entries_from(meta)
+                    except (ValueError, TypeError, KeyError) as exc:
+                        log.debug("frame cache: unreadable entry %s: %s", key, exc)
+                        return used, (), None
+                    if not entries or not cache.unchanged(entries):
+                        return None  # the next load stores its frame under the same key
+                    # One copy, straight from the pages into the bytes (a SELECT makes two).
+                    with db.blobopen("frames", "frame", rowid, readonly=True) as blob:
+                        return used, entries, blob.read()
+                finally:
+                    db.execute("COMMIT")
+        except (sqlite3.Error, OSError) as exc:
+            log.debug("frame cache: cannot read %s: %s", self.path, exc)
+            return None
 
     def put(self, key: str, frame: pd.DataFrame, entries: Sequence[CacheEntry]) -> bool:
         """Store ``frame`` built from ``entries`` under ``key``, dropping the least recently
