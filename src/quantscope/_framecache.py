@@ -4,12 +4,12 @@ Every loader's recipe (``loaders._base.load``) stores the frame it built here, w
 entries (``_cache.CacheEntry``: key and ``created_at``) of the answers it was built from, as
 the client returned them. The next identical load asks the HTTP cache whether every one is
 still stored unchanged and usable (``ResponseCache.unchanged``: fresh, or of any age offline;
-one SQL query, no body decoded) and then unpickles the stored frame instead of decoding every
-page and running ``build_frame`` again. For 20k trades (21 pages, a 5.6 MB pickle) a warm
-load took ~30-70 ms (the entry checks ~15-50 ms, reading and unpickling the frame ~10-15 ms)
-where decoding and rebuilding took ~0.5-1.2 s (``benchmarks/README.md``, reload). The first
-load pays ~70-130 ms for storing: reading back the entries of the pages it fetched, pickling
-and writing the frame.
+one SQL query and the tail of each row, no body decoded) and then unpickles the stored frame
+instead of decoding every page and running ``build_frame`` again. For all 49k evaluations
+(49 pages, a 24 MB pickle) a warm load takes ~30-35 ms (the entry checks ~5 ms, reading the
+frame ~5 ms, unpickling it ~17 ms) where decoding and rebuilding takes ~0.95 s; 2,000
+evaluations' details ~60 ms against ~1.35 s (``benchmarks/README.md``, loadpath). The first
+load pays ~50-180 ms for storing: pickling and writing the frame.
 
 * **The HTTP cache stays the authority.** A frame is never served once any answer it came from
   expired, was invalidated by a write, was removed by ``client.cache.clear()`` or was fetched
@@ -21,12 +21,13 @@ and writing the frame.
   digest of a digest of the API key, never the key), the endpoint, its wire parameters and the
   paging. The entries themselves are stored with the frame, not in the key: which pages a load
   reads is only known from the first page's body, and decoding it is what this avoids.
-* **Storage**: one SQLite file beside the HTTP cache (``frame_cache.sqlite``), one row per
-  frame, pickled (protocol 5). Bounded (``DEFAULT_MAX_BYTES``): the least recently used rows are
-  dropped when a new one would exceed it. A row read within ``TOUCH_AFTER_S`` of its last use
-  is not written again, so hot reloads only read. A frame whose answers are gone (cleared,
-  invalidated) is never served but stays until a new frame with its key replaces it or it is
-  evicted; ``FrameCache.clear()`` empties the file.
+* **Storage**: one SQLite file beside the HTTP cache (``frame_cache.sqlite``, 64 kB pages,
+  read through mmap), one row per frame, pickled (protocol 5); a row's entries are checked
+  before its blob is read, in one read transaction. Bounded (``DEFAULT_MAX_BYTES``): the
+  least recently used rows are dropped when a new one would exceed it. A row read within
+  ``TOUCH_AFTER_S`` of its last use is not written again, so hot reloads only read. A frame
+  whose answers are gone (cleared, invalidated) is never served but stays until a new frame
+  with its key replaces it or it is evicted; ``FrameCache.clear()`` empties the file.
 * **Never in the way.** Any failure here (locked or unwritable file, an unreadable row) makes a
   miss or a skipped store, logged at DEBUG; the load then goes the usual way.
 """
