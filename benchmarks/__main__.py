@@ -18,6 +18,7 @@ from benchmarks._common import BenchResult, machine, print_result
 #: name -> module (``benchmarks.<module>.run``), in the order they run.
 BENCHMARKS: dict[str, str] = {
     "decode": "bench_decode",
+    "loadpath": "bench_loadpath",
     "parse": "bench_parse",
     "reload": "bench_reload",
     "summary": "bench_summary",

@@ -70,7 +70,7 @@ _ = evaluations.quant.plot.pass_rate_over_time("D", by="evaluation_type")
 # (`load_eval_count`). They agree with counting the loaded frame per day:
 
 # %%
-series = qs.load_eval_timeseries(START, END, quant_id=1)
+series = qs.load_eval_timeseries(1, start=START, end=END)
 counted = evaluations.quant.pass_rates(freq="D")
 pd.concat(
     {
@@ -83,7 +83,7 @@ pd.concat(
 ).round(4)
 
 # %%
-qs.load_eval_count(START, END, quant_id=1)
+qs.load_eval_count(1, start=START, end=END)
 
 # %% [markdown]
 # ## One evaluation, criterion by criterion

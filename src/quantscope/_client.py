@@ -8,6 +8,12 @@ Loaders say what they want and get parsed JSON plus provenance::
     many = client.get_many("/api/eval-details", [{"evaluationId": i} for i in ids])
     df.attrs["quantscope"] = pages.provenance.as_dict()
 
+Each result also carries the cache entries of its answers (``Fetched.entry``,
+``FetchedPages.entries``, ``FetchedMany.entries``), which the frame cache keeps beside a frame,
+and any of them takes ``decode=`` (``_decode.page_decoder``): a function turning an answer's
+bytes into its body in place of ``orjson``, passed down explicitly to where bodies are decoded.
+The client reads and writes the HTTP cache only through ``ResponseCache`` (``client.cache``).
+
 Multi-request loads (``get_pages``, ``get_many``) serve cached answers first (no quota),
 count what the rest costs, and when that exceeds the quota left (minus ``quota_reserve``)
 fetch what fits and raise ``QuotaWouldBeExceededError`` with the numbers and the reset time.
@@ -34,10 +40,9 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any, NamedTuple
+from typing import Any
 
 import orjson
 import requests
@@ -45,6 +50,7 @@ import urllib3
 
 from quantscope._cache import (
     NEVER_EXPIRE,
+    CacheEntry,
     CacheInfo,
     Lifetime,
     ResponseCache,
@@ -69,6 +75,7 @@ from quantscope._errors import (
     error_from_response,
     format_reset,
 )
+from quantscope._framecache import FrameCache
 from quantscope._progress import progress
 from quantscope._quota import Quota, _retry_after_s, parse_reset, quota_from_headers
 from quantscope._results import (
@@ -104,17 +111,6 @@ try:
     _USER_AGENT = f"quantscope/{importlib.metadata.version('quantscope')}"
 except importlib.metadata.PackageNotFoundError:  # running from a source tree
     _USER_AGENT = "quantscope"
-
-
-class CacheEntry(NamedTuple):
-    """An answer as stored in the HTTP cache: its key and when it was stored.
-
-    What a load built from cached answers remembers of them (the frame cache of
-    ``loaders._base``), to tell later, without decoding them again, whether they are the same.
-    """
-
-    key: str
-    created_at: datetime
 
 
 @dataclass
@@ -157,10 +153,7 @@ def _never_sent(exc: BaseException) -> bool:
     return False
 
 
-# The page decoder of the ``get_pages`` call under way in this thread/context (None: orjson).
-_PAGE_DECODE: ContextVar[Callable[[bytes], Any] | None] = ContextVar(
-    "quantscope_page_decode", default=None
-)
+Decode = Callable[[bytes], Any]  # an answer's bytes -> its body (``_decode.page_decoder``)
 
 
 class Client:
@@ -208,7 +201,10 @@ class Client:
         if settings.api_key:
             # Exactly this spelling: requests-cache redacts only "X-API-Key" from stored requests.
             self._session.headers["X-API-Key"] = settings.api_key
-        self.cache = ResponseCache(self._session)
+        self.frames = FrameCache.beside(settings.cache_path)
+        self.cache = ResponseCache(
+            self._session, offline=settings.offline, companions=(self.frames,)
+        )
         self._quota = Quota()
         self._sleep: Callable[[float], None] = time.sleep
 
@@ -220,35 +216,36 @@ class Client:
         return self._quota
 
     def get(
-        self,
-        endpoint: str,
-        params: Params | None = None,
-        *,
-        sources: list[CacheEntry | None] | None = None,
+        self, endpoint: str, params: Params | None = None, *, decode: Decode | None = None
     ) -> Fetched:
         """GET one endpoint (``{name}`` in the path is filled from ``params``); cache first.
 
-        ``sources``, when given, receives the answer's cache entry (None when it has none).
+        ``decode`` turns the answer's bytes into its body in place of ``orjson``.
         """
         wire = wire_params(params)
         path, query = _split_path(endpoint, wire)
-        one = self._fetch_one(endpoint, path, query)
+        one = self._fetch_one(endpoint, path, query, decode)
         if one.stale:
             self._warn_stale(endpoint, 1, 1)
-        if sources is not None:
-            if one.key is None and one.from_cache:  # served by the session, which sets no key
-                one.key = self._session.cache.create_key(self._prepare("GET", path, query))
-            sources.append(self._entry_of(one))
+        if one.key is None and one.from_cache:  # served by the session, which sets no key
+            one.key = self.cache.create_key(self._prepare("GET", path, query))
         prov = self._provenance(endpoint, wire, [one])
-        return Fetched(one.body, prov)
+        return Fetched(one.body, prov, self._entries_of([one])[0])
 
     def get_many(
-        self, endpoint: str, param_sets: Iterable[Params], *, desc: str | None = None
+        self,
+        endpoint: str,
+        param_sets: Iterable[Params],
+        *,
+        desc: str | None = None,
+        decode: Decode | None = None,
     ) -> FetchedMany:
         """GET ``endpoint`` once per parameter set, quota-aware (see the module docstring)."""
         wires = [wire_params(p) for p in param_sets]
         requests_ = [_split_path(endpoint, w) for w in wires]
-        results, shortfall = self._fetch_batch(endpoint, requests_, desc=desc or endpoint)
+        results, shortfall = self._fetch_batch(
+            endpoint, requests_, desc=desc or endpoint, decode=decode
+        )
         loaded = [r for r in results if r is not None]
         prov = self._provenance(endpoint, wires, loaded)
         fetched = tuple(
@@ -269,7 +266,7 @@ class Client:
             for r, w in zip(results, wires, strict=True)
         )
         missing = tuple(i for i, r in enumerate(results) if r is None)
-        many = FetchedMany(fetched, prov, missing)
+        many = FetchedMany(fetched, prov, missing, self._entries_of(loaded))
         if shortfall is not None:
             raise self._quota_error(endpoint, shortfall, many, "requests")
         return many
@@ -282,39 +279,23 @@ class Client:
         paging: PageNumberPaging | OffsetPaging,
         max_pages: int | None = None,
         desc: str | None = None,
-        sources: list[CacheEntry | None] | None = None,
-        decode: Callable[[bytes], Any] | None = None,
+        decode: Decode | None = None,
     ) -> FetchedPages:
         """Every page of a paginated endpoint, quota-aware; cached pages cost nothing.
 
         The first page gives the total; the rest are counted against the quota before any is
         sent. ``max_pages`` caps the load. Page parameters in ``params`` are overridden.
-        ``sources``, when given, receives each loaded page's cache entry in page order (None
-        for a page without one, e.g. an expired copy standing in for a failed request).
         ``decode``, when given, turns each page's bytes into its body in place of ``orjson``
         (``_decode.page_decoder``: typed items plus the keys paging reads; plain JSON for a
-        page of another shape).
+        page of another shape). The result's ``entries`` are the loaded pages' cache entries
+        in page order (None for a page without one, e.g. an expired copy standing in for a
+        failed request).
         """
-        token = _PAGE_DECODE.set(decode)
-        try:
-            return self._get_pages(endpoint, params, paging, max_pages, desc, sources)
-        finally:
-            _PAGE_DECODE.reset(token)
-
-    def _get_pages(
-        self,
-        endpoint: str,
-        params: Params | None,
-        paging: PageNumberPaging | OffsetPaging,
-        max_pages: int | None,
-        desc: str | None,
-        sources: list[CacheEntry | None] | None,
-    ) -> FetchedPages:
-        wire = {k: v for k, v in wire_params(params).items() if k not in paging.names()}
+        wire = paging.without_paging(wire_params(params))
         path, query = _split_path(endpoint, wire)
         label = desc or endpoint
         first, shortfall = self._fetch_batch(
-            endpoint, [(path, {**query, **paging.params_for(0)})], desc=label
+            endpoint, [(path, {**query, **paging.params_for(0)})], desc=label, decode=decode
         )
         if first[0] is None:
             assert shortfall is not None
@@ -323,15 +304,15 @@ class Client:
         total = paging.total_of(first[0].body)
         if total is None:
             return self._pages_until_short(
-                endpoint, path, query, wire, first[0], paging, max_pages, label, sources
+                endpoint, path, query, wire, first[0], paging, max_pages, label, decode
             )
         count = paging.page_count(total)
         if max_pages is not None:
             count = min(count, max(1, max_pages))
         rest = [(path, {**query, **paging.params_for(i)}) for i in range(1, count)]
-        results, shortfall = self._fetch_batch(endpoint, rest, desc=label)
+        results, shortfall = self._fetch_batch(endpoint, rest, desc=label, decode=decode)
         pages = [first[0], *results]
-        result = self._pages_result(endpoint, wire, pages, paging, total, sources)
+        result = self._pages_result(endpoint, wire, pages, paging, total)
         if shortfall is not None:
             raise self._quota_error(endpoint, shortfall, result, "pages")
         return result
@@ -343,26 +324,6 @@ class Client:
     def post(self, endpoint: str, json: Any = None, params: Params | None = None) -> Fetched:
         """POST (optionally a JSON body); never cached; invalidates the cached GETs it changes."""
         return self._write("POST", endpoint, json, params)
-
-    def cached_unchanged(self, entries: Sequence[CacheEntry]) -> bool:
-        """Whether every entry is still in the cache as it was stored, and usable as a load
-        would use it: fresh, or of any age offline. Counted as cache hits when so.
-
-        Reads the stored entries, never decodes their bodies. An entry that expired, was
-        invalidated by a write, removed by ``cache.clear()`` or fetched again is not unchanged.
-        """
-        cache = self._session.cache
-        for entry in entries:
-            stored = cache.get_response(entry.key)
-            if (
-                stored is None
-                or stored.status_code != 200
-                or stored.created_at != entry.created_at
-                or (stored.is_expired and not self.settings.offline)
-            ):
-                return False
-        self.cache.hits += len(entries)
-        return True
 
     def close(self) -> None:
         """Close the HTTP session and the cache file."""
@@ -404,10 +365,11 @@ class Client:
                 continue
             if not getattr(response, "from_cache", False):
                 spent += 1
-                self.cache.misses += method == "GET"
+                if method == "GET":
+                    self.cache.count_miss()
                 self._note_quota(response.headers)
             else:
-                self.cache.hits += 1
+                self.cache.count_hit()
             status = response.status_code
             retry_after = _retry_after_s(response.headers)
             if (
@@ -499,7 +461,13 @@ class Client:
         return self._session.prepare_request(request)
 
     def _cached(
-        self, path: str, query: Mapping[str, str], endpoint: str, *, expired_ok: bool
+        self,
+        path: str,
+        query: Mapping[str, str],
+        endpoint: str,
+        decode: Decode | None,
+        *,
+        expired_ok: bool,
     ) -> _One | None:
         """The stored 200 answer to GET ``path``, if there is one (and it is fresh enough)."""
         cached = self.cache.lookup(self._prepare("GET", path, query))
@@ -507,9 +475,9 @@ class Client:
             return None
         if cached.is_expired and not expired_ok:
             return None
-        self.cache.hits += 1
+        self.cache.count_hit()
         return _One(
-            self._decode(cached, endpoint),
+            self._decode(cached, endpoint, decode),
             from_cache=True,
             fetched_at=cached.created_at or datetime.now(UTC),
             spent=0,
@@ -517,40 +485,49 @@ class Client:
             key=cached.cache_key,
         )
 
-    def _probe(self, path: str, query: Mapping[str, str], endpoint: str) -> _One | None:
+    def _probe(
+        self, path: str, query: Mapping[str, str], endpoint: str, decode: Decode | None
+    ) -> _One | None:
         """A cached answer usable without the service: fresh (offline: any), else None."""
-        return self._cached(path, query, endpoint, expired_ok=self.settings.offline)
+        return self._cached(path, query, endpoint, decode, expired_ok=self.settings.offline)
 
-    def _stale(self, path: str, query: Mapping[str, str], endpoint: str) -> _One | None:
+    def _stale(
+        self, path: str, query: Mapping[str, str], endpoint: str, decode: Decode | None
+    ) -> _One | None:
         """Any cached answer, to fall back on when the service failed; None when there is none."""
-        return self._cached(path, query, endpoint, expired_ok=True)
+        return self._cached(path, query, endpoint, decode, expired_ok=True)
 
     def _fetch_one(
         self,
         endpoint: str,
         path: str,
         query: Mapping[str, str],
+        decode: Decode | None,
         extend_to: datetime | None = None,
     ) -> _One:
         if self.settings.offline:
-            hit = self._probe(path, query, endpoint)
+            hit = self._probe(path, query, endpoint, decode)
             if hit is None:
                 raise self._offline_miss(endpoint, [query])
             return hit
         try:
             response, attempts, spent = self._send("GET", path, query, None, endpoint)
         except APIConnectionError:
-            stale = self._stale(path, query, endpoint)
+            stale = self._stale(path, query, endpoint, decode)
             if stale is None:
                 raise
             return stale
         if response.status_code >= 400:
             error = self._status_error(response, "GET", endpoint, path, query, attempts)
-            stale = self._stale(path, query, endpoint) if isinstance(error, ServerError) else None
+            stale = (
+                self._stale(path, query, endpoint, decode)
+                if isinstance(error, ServerError)
+                else None
+            )
             if stale is None:
                 raise error
             return stale
-        body = self._decode(response, endpoint)
+        body = self._decode(response, endpoint, decode)
         from_cache = bool(getattr(response, "from_cache", False))
         if not from_cache:
             self._apply_lifetime(response, path, query, body, extend_to)
@@ -558,19 +535,24 @@ class Client:
         key = getattr(response, "cache_key", None)
         return _One(body, from_cache, fetched_at, spent, response=response, key=key)
 
-    def _entry_of(self, one: _One) -> CacheEntry | None:
-        """The cache entry ``one`` was read from or stored as; None when it has none or when
-        the stored answer is no longer the one loaded (fetched again since)."""
-        if one.key is None or one.stale:
-            return None
-        if one.from_cache:
-            return CacheEntry(one.key, one.fetched_at)  # a cached answer keeps its created_at
-        stored = self._session.cache.get_response(one.key)
-        # requests-cache stores an answer before handing it back (fetched_at): a later one is
-        # another fetch's (or a lifetime change's; the next load then records it).
-        if stored is None or stored.created_at > one.fetched_at:
-            return None
-        return CacheEntry(one.key, stored.created_at)
+    def _entries_of(self, loaded: Sequence[_One]) -> tuple[CacheEntry | None, ...]:
+        """The cache entries ``loaded`` were read from or stored as, in order; None for one
+        without an entry (a stale stand-in) or whose stored answer is no longer the one
+        loaded (fetched again since). A cached answer keeps its ``created_at``; the entries of
+        fetched ones are read back from the cache in one query."""
+        fresh = self.cache.entries_of(
+            [(o.key, o.fetched_at) for o in loaded if o.key and not o.stale and not o.from_cache]
+        )
+        stored = iter(fresh)
+        out: list[CacheEntry | None] = []
+        for one in loaded:
+            if one.key is None or one.stale:
+                out.append(None)
+            elif one.from_cache:
+                out.append(CacheEntry(one.key, one.fetched_at))
+            else:
+                out.append(next(stored))
+        return tuple(out)
 
     def _apply_lifetime(
         self,
@@ -589,11 +571,10 @@ class Client:
         if wanted != applied:
             self.cache.restore(response, wanted)
 
-    def _decode(self, response: Any, endpoint: str) -> Any:
+    def _decode(self, response: Any, endpoint: str, decode: Decode | None = None) -> Any:
         content = response.content
         if not content:
             return None
-        decode = _PAGE_DECODE.get()
         try:
             return orjson.loads(content) if decode is None else decode(content)
         except orjson.JSONDecodeError:
@@ -648,9 +629,14 @@ class Client:
         return reset + timedelta(days=1)
 
     def _fetch_batch(
-        self, endpoint: str, requests_: Sequence[tuple[str, Mapping[str, str]]], *, desc: str
+        self,
+        endpoint: str,
+        requests_: Sequence[tuple[str, Mapping[str, str]]],
+        *,
+        desc: str,
+        decode: Decode | None,
     ) -> tuple[list[_One | None], _Shortfall | None]:
-        results: list[_One | None] = [self._probe(p, q, endpoint) for p, q in requests_]
+        results: list[_One | None] = [self._probe(p, q, endpoint, decode) for p, q in requests_]
         misses = [i for i, r in enumerate(results) if r is None]
         if misses and self.settings.offline:
             raise self._offline_miss(endpoint, [requests_[i][1] for i in misses])
@@ -669,7 +655,7 @@ class Client:
                         break
                 path, query = requests_[i]
                 try:
-                    one = self._fetch_one(endpoint, path, query, extend_to)
+                    one = self._fetch_one(endpoint, path, query, decode, extend_to)
                 except RateLimitError:  # spent elsewhere meanwhile: keep what we have for later
                     if extend_to is None:
                         self._extend_fetched(results, misses[:n], requests_, self._resume_until())
@@ -705,7 +691,7 @@ class Client:
         paging: PageNumberPaging | OffsetPaging,
         max_pages: int | None,
         label: str,
-        sources: list[CacheEntry | None] | None = None,
+        decode: Decode | None,
     ) -> FetchedPages:
         """Paging when the body gives no total: next page until one comes back short."""
         pages: list[_One | None] = [first]
@@ -715,14 +701,17 @@ class Client:
             if max_pages is not None and index >= max_pages:
                 break
             got, shortfall = self._fetch_batch(
-                endpoint, [(path, {**query, **paging.params_for(index)})], desc=label
+                endpoint,
+                [(path, {**query, **paging.params_for(index)})],
+                desc=label,
+                decode=decode,
             )
             if got[0] is None:
                 assert shortfall is not None
                 partial = self._pages_result(endpoint, wire, pages, paging, None)
                 raise self._quota_error(endpoint, shortfall, partial, "pages")
             pages.append(got[0])
-        return self._pages_result(endpoint, wire, pages, paging, None, sources)
+        return self._pages_result(endpoint, wire, pages, paging, None)
 
     def _pages_result(
         self,
@@ -731,19 +720,17 @@ class Client:
         pages: Sequence[_One | None],
         paging: PageNumberPaging | OffsetPaging,
         total: int | None,
-        sources: list[CacheEntry | None] | None = None,
     ) -> FetchedPages:
         loaded = [p for p in pages if p is not None]
         items = [item for p in loaded for item in paging.items_of(p.body)]
         missing = tuple(i for i, p in enumerate(pages) if p is None)
-        if sources is not None:
-            sources.extend(self._entry_of(p) for p in loaded)
         return FetchedPages(
             tuple(p.body for p in loaded),
             items,
             total,
             self._provenance(endpoint, wire, loaded, pages=len(pages)),
             missing,
+            self._entries_of(loaded),
         )
 
     def _quota_error(
@@ -780,14 +767,14 @@ class Client:
     def _provenance(
         self,
         endpoint: str,
-        params: dict[str, str] | list[dict[str, str]],
+        params: dict[str, str] | Sequence[dict[str, str]],
         loaded: Sequence[_One],
         pages: int | None = None,
     ) -> Provenance:
         times = [o.fetched_at for o in loaded]
         return Provenance(
             endpoint=endpoint,
-            params=params,
+            params=params if isinstance(params, dict) else list(params),
             fetched_at=min(times) if times else datetime.now(UTC),
             from_cache=bool(loaded) and all(o.from_cache for o in loaded),
             pages=len(loaded) if pages is None else pages,

@@ -11,9 +11,10 @@ nested parent that is neither an object nor null) is decoded by ``orjson`` as ev
 answer is, so the loader sees the plain JSON and its usual checks and errors apply; a value of
 another type than expected is fine (leaves are ``Any``) and is judged by the converters.
 
-``build_frame`` builds the frame from items that may be such structs, dicts or a mix of both:
-the columns are read from the structs and converted by ``_frames`` exactly as
-``_frames.build_frame`` converts them, so the frame is the same as on the plain JSON.
+Each generated item type carries its spec and reads its own columns (``_frames.Item``), so
+``_frames.build_frame`` builds the same frame from such structs, dicts or a mix of both as on
+the plain JSON; nothing maps types back to specs. The decoder is passed explicitly down the
+load (``Client.get_pages(decode=...)``, ``loaders._base.Recipe``).
 """
 
 from __future__ import annotations
@@ -25,14 +26,10 @@ from typing import Any
 
 import msgspec
 import orjson
-import pandas as pd
 
-from quantscope import _frames
-from quantscope._frames import FrameSpec, _tree, column_values, frame_of_columns
+from quantscope._frames import FrameSpec, Item, _tree
 
-
-class Item(msgspec.Struct, gc=False):
-    """Base of the generated item structs (so loaders can tell them from plain JSON)."""
+__all__ = ["Item", "page_decoder"]
 
 
 class _Plan:
@@ -45,7 +42,14 @@ class _Plan:
         self.paths = [c.source for c in spec.columns]
         # getters: (dotted path, attribute chain) per distinct source path
         self.getters: list[tuple[str, tuple[str, ...]]] = []
-        self.item_type = self._struct(f"{spec.name}_item", _tree(self.paths), "", (), base=Item)
+        self.item_type = self._struct(
+            f"{spec.name}_item",
+            _tree(self.paths),
+            "",
+            (),
+            base=Item,
+            namespace={"spec": spec, "columns": classmethod(lambda _cls, rows: self.columns(rows))},
+        )
         fields: list[Any] = [("items", list.__class_getitem__(self.item_type))]
         rename = {"items": items}
         for i, key in enumerate(keep):
@@ -63,6 +67,7 @@ class _Plan:
         prefix: str,
         chain: tuple[str, ...],
         base: type | None = None,
+        namespace: dict[str, Any] | None = None,
     ) -> type:
         fields: list[Any] = []
         rename: dict[str, str] = {}
@@ -83,6 +88,7 @@ class _Plan:
             fields,
             bases=(base,) if base is not None else None,
             rename=rename,
+            namespace=namespace,
             forbid_unknown_fields=False,
             gc=False,
         )
@@ -124,17 +130,12 @@ class _Unsupported(Exception):
     pass
 
 
-_BY_TYPE: dict[type, _Plan] = {}
-
-
 @functools.cache
 def _plan(spec: FrameSpec, items: str, keep: tuple[str, ...]) -> _Plan | None:
     try:
-        plan = _Plan(spec, items, keep)
+        return _Plan(spec, items, keep)
     except _Unsupported:
         return None
-    _BY_TYPE[plan.item_type] = plan
-    return plan
 
 
 def page_decoder(
@@ -144,30 +145,3 @@ def page_decoder(
     when the spec's paths cannot be typed: a path that is both a column and a parent)."""
     plan = _plan(spec, items, tuple(keep))
     return plan.decode if plan is not None else None
-
-
-def build_frame(records: Sequence[Any], spec: FrameSpec, *, stacklevel: int = 3) -> pd.DataFrame:
-    """``_frames.build_frame`` for records that may also be ``Item`` structs of ``spec``'s
-    decoder (alone or mixed with dicts): the same frame as on the plain JSON."""
-    rows = records if isinstance(records, list) else list(records)
-    first = next((r for r in rows if isinstance(r, Item)), None)
-    plan = _BY_TYPE.get(type(first)) if first is not None else None
-    if plan is None or plan.spec != spec:
-        return _frames.build_frame(rows, spec, stacklevel=stacklevel + 1)
-    typed = plan.item_type
-    if all(type(r) is typed for r in rows):
-        columns = plan.columns(rows)
-    else:  # a mix (a page fell back to plain JSON): columns run by run, in order
-        columns = {p: [] for p in plan.paths}
-        start = 0
-        while start < len(rows):
-            is_typed = type(rows[start]) is typed
-            end = start
-            while end < len(rows) and (type(rows[end]) is typed) == is_typed:
-                end += 1
-            run = rows[start:end]
-            part = plan.columns(run) if is_typed else column_values(run, plan.paths)
-            for p in plan.paths:
-                columns[p].extend(part[p])
-            start = end
-    return frame_of_columns(columns, len(rows), spec, stacklevel=stacklevel + 1)

@@ -1,14 +1,15 @@
 """Typed frames kept next to the HTTP cache, so a warm reload neither decodes nor rebuilds.
 
-A loader that goes through ``loaders._base.frame_of_pages`` (or ``frame_of``) stores the frame
-it built here, with the cache entries (``CacheEntry``: key and ``created_at``) of the answers it
-was built from. The next identical load reads those entries' metadata and, when every one is
-still in the HTTP cache unchanged and usable (``Client.cached_unchanged``: fresh, or of any
-age offline), unpickles the stored frame instead of decoding every page and running
-``build_frame`` again. For 20k trades (21 pages, a 5.6 MB pickle) a warm load took ~30-70 ms
-(the entry checks ~15-50 ms, reading and unpickling the frame ~10-15 ms) where decoding and
-rebuilding took ~0.5-1.2 s (``benchmarks/README.md``, reload). The first load pays ~70-130 ms
-for storing: reading back the entries of the pages it fetched, pickling and writing the frame.
+Every loader's recipe (``loaders._base.load``) stores the frame it built here, with the cache
+entries (``_cache.CacheEntry``: key and ``created_at``) of the answers it was built from, as
+the client returned them. The next identical load asks the HTTP cache whether every one is
+still stored unchanged and usable (``ResponseCache.unchanged``: fresh, or of any age offline;
+one SQL query and the tail of each row, no body decoded) and then unpickles the stored frame
+instead of decoding every page and running ``build_frame`` again. For all 49k evaluations
+(49 pages, a 24 MB pickle) a warm load takes ~30-35 ms (the entry checks ~5 ms, reading the
+frame ~5 ms, unpickling it ~17 ms) where decoding and rebuilding takes ~0.95 s; 2,000
+evaluations' details ~60 ms against ~1.35 s (``benchmarks/README.md``, loadpath). The first
+load pays ~50-180 ms for storing: pickling and writing the frame.
 
 * **The HTTP cache stays the authority.** A frame is never served once any answer it came from
   expired, was invalidated by a write, was removed by ``client.cache.clear()`` or was fetched
@@ -20,18 +21,20 @@ for storing: reading back the entries of the pages it fetched, pickling and writ
   digest of a digest of the API key, never the key), the endpoint, its wire parameters and the
   paging. The entries themselves are stored with the frame, not in the key: which pages a load
   reads is only known from the first page's body, and decoding it is what this avoids.
-* **Storage**: one SQLite file beside the HTTP cache (``frame_cache.sqlite``), one row per
-  frame, pickled (protocol 5). Bounded (``DEFAULT_MAX_BYTES``): the least recently used rows are
-  dropped when a new one would exceed it. A row read within ``TOUCH_AFTER_S`` of its last use
-  is not written again, so hot reloads only read. A frame whose answers are gone (cleared,
-  invalidated) is never served but stays until a new frame with its key replaces it or it is
-  evicted; ``FrameCache.clear()`` empties the file.
+* **Storage**: one SQLite file beside the HTTP cache (``frame_cache.sqlite``, 64 kB pages,
+  read through mmap), one row per frame, pickled (protocol 5); a row's entries are checked
+  before its blob is read, in one read transaction. Bounded (``DEFAULT_MAX_BYTES``): the
+  least recently used rows are dropped when a new one would exceed it. A row read within
+  ``TOUCH_AFTER_S`` of its last use is not written again, so hot reloads only read. A frame
+  whose answers are gone (cleared, invalidated) is never served but stays until a new frame
+  with its key replaces it or it is evicted; ``FrameCache.clear()`` empties the file.
 * **Never in the way.** Any failure here (locked or unwritable file, an unreadable row) makes a
   miss or a skipped store, logged at DEBUG; the load then goes the usual way.
 """
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import logging
@@ -44,12 +47,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
-from quantscope._client import CacheEntry
+from quantscope._cache import CacheEntry
 from quantscope._frames import FrameSpec
 
 __all__ = [
@@ -57,6 +60,7 @@ __all__ = [
     "FILENAME",
     "CachedFrame",
     "FrameCache",
+    "Unchanged",
     "frame_key",
 ]
 
@@ -66,6 +70,7 @@ FILENAME = "frame_cache.sqlite"
 DEFAULT_MAX_BYTES = 256 * 2**20
 TOUCH_AFTER_S = 60.0
 _FORMAT = 1  # bump when what is stored changes
+_MMAP_BYTES = 2**30
 
 # Modules whose code decides what a frame looks like, besides its spec and builder.
 _SHAPING_MODULES = (
@@ -85,6 +90,12 @@ CREATE TABLE IF NOT EXISTS frames (
     frame BLOB NOT NULL
 )
 """  # the blob last: reading the other columns does not walk its overflow pages
+
+
+class Unchanged(Protocol):
+    """What decides whether answers are still cached as they were (``ResponseCache``)."""
+
+    def unchanged(self, entries: Sequence[CacheEntry]) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -107,34 +118,24 @@ class FrameCache:
         """The frame cache next to the HTTP cache file ``http_cache``."""
         return cls(Path(http_cache).with_name(FILENAME), max_bytes)
 
-    def get(
-        self, key: str, unchanged: Callable[[Sequence[CacheEntry]], bool]
-    ) -> CachedFrame | None:
-        """The frame stored under ``key`` when ``unchanged(entries)`` says every answer it was
-        built from is still cached as it was; None otherwise (or on any failure)."""
+    def get(self, key: str, cache: Unchanged) -> CachedFrame | None:
+        """The frame stored under ``key`` when ``cache.unchanged(entries)`` says every answer
+        it was built from is still cached as it was; None otherwise (or on any failure).
+
+        The row's entries are checked before its blob is read, in one read transaction, so
+        the blob is the one those entries describe and a stale frame costs no read.
+        """
         if not self.path.exists():
             return None
-        try:
-            with self._connect() as db:
-                row = db.execute(
-                    "SELECT used, meta, frame FROM frames WHERE key = ?", (key,)
-                ).fetchone()
-        except (sqlite3.Error, OSError) as exc:
-            log.debug("frame cache: cannot read %s: %s", self.path, exc)
+        found = self._read(key, cache)
+        if found is None:
             return None
-        if row is None:
-            return None
-        used, meta, blob = row
-        try:
-            entries = _entries_from(meta)
-        except (ValueError, TypeError, KeyError) as exc:
-            log.debug("frame cache: unreadable entry %s: %s", key, exc)
+        used, entries, blob = found
+        if blob is None:  # the row could not be read as stored
             self._delete(key)
             return None
-        if not entries or not unchanged(entries):
-            return None  # the next load stores its frame under the same key
         try:
-            frame = pickle.loads(blob)
+            frame = _unpickle(blob)
         except Exception as exc:  # any unpickling failure is a miss
             log.debug("frame cache: cannot unpickle %s: %s", key, exc)
             self._delete(key)
@@ -145,6 +146,37 @@ class FrameCache:
         if time.time() - used > TOUCH_AFTER_S:
             self._touch(key)
         return CachedFrame(frame, entries)
+
+    def _read(
+        self, key: str, cache: Unchanged
+    ) -> tuple[float, tuple[CacheEntry, ...], bytes | None] | None:
+        """``(used, entries, blob)`` of a usable row (``blob`` None when its entries are
+        unreadable); None when there is none, it is not usable, or on a failure."""
+        try:
+            with self._connect() as db:
+                db.execute("BEGIN")  # a snapshot: no writer replaces the row meanwhile
+                try:
+                    row = db.execute(
+                        "SELECT rowid, used, meta FROM frames WHERE key = ?", (key,)
+                    ).fetchone()
+                    if row is None:
+                        return None
+                    rowid, used, meta = row
+                    try:
+                        entries = _entries_from(meta)
+                    except (ValueError, TypeError, KeyError) as exc:
+                        log.debug("frame cache: unreadable entry %s: %s", key, exc)
+                        return used, (), None
+                    if not entries or not cache.unchanged(entries):
+                        return None  # the next load stores its frame under the same key
+                    # One copy, straight from the pages into the bytes (a SELECT makes two).
+                    with db.blobopen("frames", "frame", rowid, readonly=True) as blob:
+                        return used, entries, blob.read()
+                finally:
+                    db.execute("COMMIT")
+        except (sqlite3.Error, OSError) as exc:
+            log.debug("frame cache: cannot read %s: %s", self.path, exc)
+            return None
 
     def put(self, key: str, frame: pd.DataFrame, entries: Sequence[CacheEntry]) -> bool:
         """Store ``frame`` built from ``entries`` under ``key``, dropping the least recently
@@ -254,9 +286,12 @@ class _Connection:
         db = sqlite3.connect(self.path, timeout=5.0, isolation_level=None)
         self.db = db
         try:
-            db.execute("PRAGMA synchronous = NORMAL")
             if new:  # only before the first table (and costly to ask on an existing file)
+                # Frames are blobs of megabytes: large pages make their overflow chains short.
+                db.execute("PRAGMA page_size = 65536")
                 db.execute("PRAGMA auto_vacuum = FULL")
+            db.execute("PRAGMA synchronous = NORMAL")
+            db.execute(f"PRAGMA mmap_size = {_MMAP_BYTES}")  # a frame read is one copy
             db.execute(_SCHEMA)
         except BaseException:
             db.close()
@@ -268,6 +303,20 @@ class _Connection:
         if self.db is not None:
             self.db.close()
             self.db = None
+
+
+def _unpickle(blob: bytes) -> Any:
+    """``pickle.loads`` with the cyclic garbage collector paused: a frame of nested JSON
+    (criterion results' ``extra_info``) is ~100k new dicts, which would otherwise set off
+    full collections over the whole heap for objects that hold no cycles (2,000 evaluations'
+    details: ~150 ms -> ~60 ms in a process of modest heap)."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return pickle.loads(blob)
+    finally:
+        if paused:
+            gc.enable()
 
 
 def _entries_from(meta: str) -> tuple[CacheEntry, ...]:

@@ -3,7 +3,12 @@
 A ``FrameSpec`` lists each column once: its name, where it comes from in a record (a dotted
 path), what kind of value it holds on the wire and a scale (percent -> fraction is 0.01).
 ``build_frame`` turns a list of records into a DataFrame with exactly those columns and dtypes,
-column by column (never cell by cell): the loaders have no casting code of their own.
+column by column (never cell by cell): the loaders have no casting code of their own. The
+records are JSON objects, or ``Item`` structs that a typed page decoder (``_decode``) built
+from them, or a mix of both (a page that fell back to plain JSON): each item type knows its
+spec and reads its own columns (``Item.columns``), so the frame is the same either way and no
+registry maps types back to specs. ``series_of`` is the same for a one-record answer that is
+a Series (counts, statistics).
 
 Conventions (shared/DESIGN.md): datetimes ``datetime64[ms, UTC]``; integers that may be missing
 ``Int64``; flags ``boolean``; money and amounts ``float64`` with the unit in the name;
@@ -17,8 +22,9 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
+import msgspec
 import numpy as np
 import pandas as pd
 
@@ -91,6 +97,21 @@ class FrameSpec:
         return {c.name: c.dtype for c in self.columns}
 
 
+class Item(msgspec.Struct, gc=False):
+    """Base of the item structs a typed page decoder generates for one spec.
+
+    A generated type sets ``spec`` and overrides ``columns``, so that ``build_frame`` can read
+    a run of its items column by column without a registry of types.
+    """
+
+    spec: ClassVar[FrameSpec | None] = None
+
+    @classmethod
+    def columns(cls, items: Sequence[Any]) -> dict[str, list[Any]]:
+        """Each source path's values over ``items`` (all of this type)."""
+        raise NotImplementedError  # pragma: no cover - generated types override it
+
+
 def _tree(paths: Sequence[str]) -> dict[str, Any]:
     """Dotted source paths as a tree, so each nested parent is read once per record."""
     tree: dict[str, Any] = {}
@@ -135,7 +156,7 @@ def _fill(values: Sequence[Any], tree: dict[str, Any], prefix: str, out: dict[st
             _fill(column, tree[key], f"{prefix}{key}.", out)
 
 
-def column_values(records: Sequence[Mapping[str, Any]], paths: Sequence[str]) -> dict[str, Any]:
+def column_values(records: Sequence[Any], paths: Sequence[str]) -> dict[str, Any]:
     """Each dotted path's values over the records (missing anywhere on the path: None)."""
     out: dict[str, Any] = {}
     _fill(records if isinstance(records, list) else list(records), _tree(paths), "", out)
@@ -171,6 +192,13 @@ def _to_datetime(values: list[Any], kind: str) -> tuple[pd.Series, int]:
         out = pd.to_datetime(pd.Series(arr, dtype=object), format=fmt, utc=True, errors="coerce")
     out = out.dt.as_unit("ms")
     return out, present - int(out.notna().sum())
+
+
+def _shared(values: Sequence[Any]) -> list[Any]:
+    """``values`` with equal texts as one object each: a column of few distinct texts (token
+    symbols, addresses) then pickles, and unpickles from the frame cache, as those few."""
+    seen: dict[str, str] = {}
+    return [seen.setdefault(v, v) if type(v) is str else v for v in values]
 
 
 def _categorical(values: list[Any]) -> pd.Categorical:
@@ -219,7 +247,7 @@ def convert(values: list[Any], col: Col) -> tuple[Any, int]:
     elif kind == "category":
         result = _categorical(values)
     elif kind == "string":
-        result = pd.array(values, dtype="string")
+        result = pd.array(_shared(values), dtype="string")
     elif kind in ("iso", "trade_date", "epoch_ms"):
         series, bad = _to_datetime(values, kind)
         return series.array, bad
@@ -232,7 +260,7 @@ def convert(values: list[Any], col: Col) -> tuple[Any, int]:
 
 
 def build_frame(
-    records: Sequence[Mapping[str, Any]],
+    records: Sequence[Mapping[str, Any] | Item],
     spec: FrameSpec,
     *,
     warn: bool = True,
@@ -240,11 +268,43 @@ def build_frame(
 ) -> pd.DataFrame:
     """Records -> a DataFrame with exactly ``spec``'s columns and dtypes.
 
-    Unparseable values become missing; when ``warn`` is true their count is reported in one
-    DataQualityWarning naming the columns.
+    The records are JSON objects, ``Item`` structs decoded for ``spec``, or a mix (see the
+    module docstring): the frame is the same. Unparseable values become missing; when ``warn``
+    is true their count is reported in one DataQualityWarning naming the columns.
     """
-    columns = column_values(records, [c.source for c in spec.columns])
-    return frame_of_columns(columns, len(records), spec, warn=warn, stacklevel=stacklevel + 1)
+    rows = records if isinstance(records, list) else list(records)
+    paths = [c.source for c in spec.columns]
+    columns: dict[str, Any]
+    if next((r for r in rows if isinstance(r, Item)), None) is None:
+        columns = column_values(rows, paths)
+    else:  # typed items, maybe mixed with objects: column values run by run, in order
+        columns = {p: [] for p in paths}
+        start = 0
+        while start < len(rows):
+            kind = type(rows[start])
+            end = start + 1
+            while end < len(rows) and type(rows[end]) is kind:
+                end += 1
+            run = rows[start:end]
+            if issubclass(kind, Item) and kind.spec == spec:
+                part = kind.columns(run)
+            else:
+                part = column_values(run, paths)
+            for p in paths:
+                columns[p].extend(part[p])
+            start = end
+    return frame_of_columns(columns, len(rows), spec, warn=warn, stacklevel=stacklevel + 1)
+
+
+def series_of(record: Mapping[str, Any], spec: FrameSpec, name: str) -> pd.Series:
+    """One record as a Series named ``name``: ``spec``'s columns as its index, each value
+    converted by its column's kind (as ``build_frame`` would) into one dtype for the Series,
+    the columns' common dtype (all ``float64``, all ``Int64``), else ``object``."""
+    frame = build_frame([record], spec, stacklevel=4)
+    dtypes = set(spec.dtypes().values())
+    dtype = dtypes.pop() if len(dtypes) == 1 else "object"
+    values = [frame[c].iloc[0] for c in spec.names]
+    return pd.Series(values, index=pd.Index(spec.names), dtype=dtype, name=name)
 
 
 def frame_of_columns(

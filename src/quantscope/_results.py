@@ -2,18 +2,26 @@
 
 ``Fetched`` (one answer), ``FetchedPages`` (every page of a paginated endpoint) and
 ``FetchedMany`` (several requests of one endpoint) carry a ``Provenance`` that loaders put in
-``df.attrs["quantscope"]``. ``PageNumberPaging`` and ``OffsetPaging`` tell ``get_pages`` how an
-endpoint pages. These are plain data with no I/O, kept apart from the HTTP client so loaders
-and tests can see the result shapes at a glance; ``_client`` re-exports them all.
+``df.attrs["quantscope"]`` (``with_provenance``), and the cache entries of the answers
+(``CacheEntry``: None for an answer the cache does not hold as loaded) that the frame cache
+keeps a frame beside. ``PageNumberPaging`` and ``OffsetPaging`` tell ``get_pages`` how an
+endpoint pages. ``cached_provenance`` is what a frame served by the frame cache says of itself.
+These are plain data with no I/O, kept apart from the HTTP client so loaders and tests can see
+the result shapes at a glance; ``_client`` re-exports them all.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
+
+import pandas as pd
+
+from quantscope._cache import CacheEntry
+from quantscope._wire import Wire
 
 
 @dataclass(frozen=True)
@@ -47,12 +55,48 @@ class Provenance:
         }
 
 
+def cached_provenance(
+    endpoint: str,
+    params: dict[str, str] | list[dict[str, str]],
+    entries: Sequence[CacheEntry],
+    service: str,
+) -> Provenance:
+    """The provenance of a result served whole from the cache (the frame cache): no request,
+    ``fetched_at`` when the oldest answer it came from was fetched."""
+    return Provenance(
+        endpoint=endpoint,
+        params=params,
+        fetched_at=min(e.created_at for e in entries),
+        from_cache=True,
+        pages=len(entries),
+        requests=0,
+        service=service,
+        stale=False,
+    )
+
+
+_Loaded = TypeVar("_Loaded", pd.DataFrame, pd.Series)
+
+
+def with_provenance(obj: _Loaded, provenance: Provenance | None, **extra: Any) -> _Loaded:
+    """``obj`` with ``attrs["quantscope"]``: the provenance, over the loader's extras (a
+    summary, the quant id...) already there or given. Returns ``obj`` itself."""
+    held = obj.attrs.get("quantscope")
+    attrs = dict(held) if isinstance(held, Mapping) else {}
+    attrs.update(extra)
+    if provenance is not None:
+        attrs.update(provenance.as_dict())
+    obj.attrs["quantscope"] = attrs
+    return obj
+
+
 @dataclass(frozen=True)
 class Fetched:
-    """One answer: parsed JSON and its provenance."""
+    """One answer: parsed JSON, its provenance and its cache entry."""
 
     data: Any
     provenance: Provenance
+    entry: CacheEntry | None = None
 
 
 @dataclass(frozen=True)
@@ -60,7 +104,7 @@ class FetchedPages:
     """Every page of a paginated endpoint: bodies in order, their items joined, the total.
 
     ``missing`` lists page indices (0-based) not loaded; non-empty only on ``.partial`` of a
-    ``QuotaWouldBeExceededError``.
+    ``QuotaWouldBeExceededError``. ``entries`` are the loaded pages' cache entries in order.
     """
 
     pages: tuple[Any, ...]
@@ -68,6 +112,7 @@ class FetchedPages:
     total: int | None
     provenance: Provenance
     missing: tuple[int, ...] = ()
+    entries: tuple[CacheEntry | None, ...] = ()
 
     @property
     def complete(self) -> bool:
@@ -76,11 +121,13 @@ class FetchedPages:
 
 @dataclass(frozen=True)
 class FetchedMany:
-    """Answers to several requests of one endpoint, in order (None where not loaded)."""
+    """Answers to several requests of one endpoint, in order (None where not loaded), and the
+    loaded answers' cache entries in order."""
 
     results: tuple[Fetched | None, ...]
     provenance: Provenance
     missing: tuple[int, ...] = ()
+    entries: tuple[CacheEntry | None, ...] = ()
 
     @property
     def complete(self) -> bool:
@@ -99,6 +146,11 @@ class _Paging:
 
     def names(self) -> tuple[str, str]:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def without_paging(self, wire: Mapping[str, str]) -> Wire:
+        """The wire parameters of a paged load: the page parameters are the paging's."""
+        names = self.names()
+        return Wire({k: v for k, v in wire.items() if k not in names})
 
     def total_of(self, body: Any) -> int | None:
         value = body

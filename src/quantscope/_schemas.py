@@ -1,8 +1,10 @@
-"""Every frame quantscope returns, declared once: columns, sources, kinds, units.
+"""Every frame and Series quantscope returns, declared once: columns, sources, kinds, units.
 
 ``docs/frames.md`` is generated from these specs (``python -m quantscope._schemas``) and a test
 keeps it in step. Ratios are fractions here whatever scale the service used: a spec field in
-percent gets ``scale=0.01``.
+percent gets ``scale=0.01``. A spec whose doc says "a Series" describes a one-record answer
+(counts, statistics, a write's result): ``_frames.series_of`` turns the record into a Series
+whose index is the spec's column names, so no loader casts a value by hand.
 """
 
 from __future__ import annotations
@@ -312,6 +314,101 @@ RECOMMENDATIONS = FrameSpec(
     doc="Optimizer recommendations (dashboard's recent and applied lists).",
 )
 
+TRADE_STATS = FrameSpec(
+    "trade_stats",
+    (
+        Col("total_trades", "totalTrades", "float", "executed trades"),
+        Col("total_volume_usd", "totalVolume", "float", "USD"),
+        Col("trades_weekly_change", "tradesWeeklyChange", "float", "week on week, fraction", PCT),
+        Col("volume_weekly_change", "volumeWeeklyChange", "float", "week on week, fraction", PCT),
+    ),
+    doc="Executed-trade statistics (GET /api/trades/stats, `metrics`), a Series.",
+)
+
+EVAL_COUNT = FrameSpec(
+    "eval_count",
+    (
+        Col("total", "total", "float", "evaluations in the window"),
+        Col("passed", "passed", "float"),
+        Col("failed", "failed", "float"),
+        Col("pass_rate", "percentPassed", "float", "fraction", PCT),
+    ),
+    doc="Evaluation counts of a window (GET /api/eval-count), a Series.",
+)
+
+PERFORMANCE = FrameSpec(
+    "performance",
+    (
+        Col("total_trades", "totalTrades", "float"),
+        Col("completed_trades", "completedTrades", "float"),
+        Col("active_trades", "activeTrades", "float"),
+        Col("winning_trades", "winningTrades", "float"),
+        Col("losing_trades", "losingTrades", "float"),
+        Col("win_rate", "winRate", "float", "fraction of closed trades won"),
+        Col("avg_profit_winning_usd", "avgProfitWinningTrades", "float"),
+        Col("avg_loss_losing_usd", "avgLossLosingTrades", "float"),
+        Col("total_pnl_usd", "totalPnL", "float", "realised"),
+    ),
+    doc="The optimizer dashboard's overall performance (`data.overallPerformance`), a Series.",
+)
+
+WEEKLY_TRENDS = FrameSpec(
+    "weekly_trends",
+    (
+        Col("week_start", "weekStart", "iso", "Monday 00:00 UTC"),
+        Col("trades", "trades", "int"),
+        Col("closed_trades", "closedTrades", "int"),
+        Col("win_rate", "winRate", "float", "fraction of the week's closed trades won"),
+        Col("pnl", "pnl", "float", "USD, realised"),
+    ),
+    index="week_start",
+    doc="Closed-trade results per week (dashboard `data.historicalTrends.weekly`).",
+)
+
+ANALYSIS = FrameSpec(
+    "analysis",
+    (
+        Col("trades_analyzed", "tradesAnalyzed", "int"),
+        Col("recommendations_generated", "recommendationsGenerated", "int"),
+        Col("recommendations_applied", "recommendationsApplied", "int"),
+    ),
+    doc="What an optimizer run did (POST /api/refine-eval/analyze, `data`), a Series.",
+)
+
+APPLIED = FrameSpec(
+    "applied",
+    (
+        Col("id", "id", "object", "the recommendation"),
+        Col("criteria_id", "criteriaId", "object"),
+        Col("criteria_key", "criteriaKey", "object"),
+        Col("criteria_name", "criteriaName", "object"),
+        Col("old_threshold", "oldThreshold", "object"),
+        Col("new_threshold", "newThreshold", "object", "the entry's threshold from now on"),
+        Col("applied", "applied", "object"),
+        Col("applied_at", "appliedAt", "object", "ISO text, UTC"),
+        Col("before_win_rate", "beforeWinRate", "object", "fraction"),
+        Col("after_win_rate", "afterWinRate", "object", "fraction"),
+        Col("trade_difference", "tradeDifference", "object"),
+        Col("actual_impact", "actualImpact", "object", "fraction"),
+    ),
+    doc="An applied recommendation (POST /api/refine-eval/recs/{id}/apply, `data`), a Series "
+    "of the values as served.",
+)
+
+PLAYBOOK_UPDATE = FrameSpec(
+    "playbook_update",
+    (
+        Col("config_id", "id", "string"),
+        Col("criterion", "criteriaKey", "category"),
+        Col("config_type", "configType", "category"),
+        Col("threshold", "threshold", "float"),
+        Col("weight", "weight", "float"),
+        Col("required", "required", "bool"),
+        Col("disabled", "disabled", "bool"),
+    ),
+    doc="The entries a playbook update changed (PUT /api/degen/config, `updatedConfigs`).",
+)
+
 ALL_SPECS: tuple[FrameSpec, ...] = (
     TRADES,
     TRADE_DETAIL,
@@ -325,6 +422,13 @@ ALL_SPECS: tuple[FrameSpec, ...] = (
     SIGNAL_STATS,
     PLAYBOOK,
     RECOMMENDATIONS,
+    TRADE_STATS,
+    EVAL_COUNT,
+    PERFORMANCE,
+    WEEKLY_TRENDS,
+    ANALYSIS,
+    APPLIED,
+    PLAYBOOK_UPDATE,
 )
 
 
@@ -333,7 +437,8 @@ def frames_markdown() -> str:
     lines = [
         "# Frames",
         "",
-        "Every loader returns a DataFrame with exactly these columns and dtypes "
+        "Every loader returns a DataFrame with exactly these columns and dtypes, or, where "
+        "a spec says so, a Series with these names as its index "
         "(generated from `src/quantscope/_schemas.py`; `python -m quantscope._schemas` "
         "rewrites this file). Ratios are fractions (0.125, not 12.5). Every frame carries "
         'its provenance in `df.attrs["quantscope"]`: endpoint, params, fetched_at, '

@@ -17,6 +17,12 @@ ParamValue = str | int | float | bool | datetime | date | Sequence[Any] | None
 Params = Mapping[str, ParamValue]
 
 
+class Wire(dict[str, str]):
+    """Parameters already as the service's text (``wire_params``' result): passed on as they
+    are, so a load computes them once, in ``loaders._base``, for its key, request and
+    provenance alike."""
+
+
 def _wire_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -31,13 +37,16 @@ def _wire_value(value: Any) -> str:
     return str(value)
 
 
-def wire_params(params: Params | None) -> dict[str, str]:
+def wire_params(params: Params | None) -> Wire:
     """Query parameters as the text the service receives, sorted; None values dropped.
 
     Booleans become ``true``/``false``, datetimes ISO UTC with milliseconds and ``Z``,
     sequences comma lists. The same text goes into the cache key and the provenance.
+    ``Wire`` parameters (already converted) are returned as they are.
     """
-    return {k: _wire_value(v) for k, v in sorted((params or {}).items()) if v is not None}
+    if isinstance(params, Wire):
+        return params
+    return Wire({k: _wire_value(v) for k, v in sorted((params or {}).items()) if v is not None})
 
 
 def _split_path(endpoint: str, wire: Mapping[str, str]) -> tuple[str, dict[str, str]]:

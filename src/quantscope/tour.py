@@ -62,9 +62,9 @@ def run(cache_dir: str | None = None) -> None:
 
     _section("Evaluations over the last week of the world")
     start, end = "2026-09-24T00:00:00Z", "2026-10-01T00:00:00Z"
-    count = qs.load_eval_count(start, end)
+    count = qs.load_eval_count(start=start, end=end)
     print(f"{int(count['total']):,} evaluations, {count['pass_rate']:.1%} passed")
-    series = qs.load_eval_timeseries(start, end)
+    series = qs.load_eval_timeseries(start=start, end=end)
     print(
         series[["evaluations", "passed", "pass_rate"]].to_string(
             formatters={"pass_rate": "{:.1%}".format}

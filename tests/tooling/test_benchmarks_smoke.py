@@ -12,7 +12,14 @@ import math
 import pytest
 
 from benchmarks import __main__ as bench_main
-from benchmarks import bench_decode, bench_parse, bench_reload, bench_summary, bench_sweep
+from benchmarks import (
+    bench_decode,
+    bench_loadpath,
+    bench_parse,
+    bench_reload,
+    bench_summary,
+    bench_sweep,
+)
 from benchmarks._common import BenchResult, Case, measure, ratio
 from quantscope._parse import parse_number
 from quantscope.sandbox.datadir import WorldInfo
@@ -103,6 +110,27 @@ def test_reload_benchmark_runs_and_warm_loads_send_nothing(sandbox_world: WorldI
     assert result.facts["requests received by the sandbox during warm runs"] == 0
 
 
+def test_loadpath_benchmark_runs_and_warm_loads_send_nothing(sandbox_world: WorldInfo) -> None:
+    result = bench_loadpath.run(
+        1, details=40, page_size=500, max_pages=2, data_dir=sandbox_world.data_dir
+    )
+    names = {
+        bench_loadpath.EVAL_COLD_OLD,
+        bench_loadpath.EVAL_COLD,
+        bench_loadpath.EVAL_WARM_OLD,
+        bench_loadpath.EVAL_WARM,
+        bench_loadpath.DETAILS_WARM_OLD,
+        bench_loadpath.DETAILS_WARM,
+    }
+    assert_sane(result, names)
+    assert all(len(t.thread_runs) == 1 and t.best_thread > 0 for t in result.timings.values())
+    assert result.checks and all(result.checks.values()), result.checks
+    assert result.params["evaluations"] == 1000 and result.params["details"] == 40
+    assert result.facts["pages per evaluations load"] == 2
+    assert result.facts["requests in warm runs (provenance, summed)"] == 0
+    assert result.facts["requests received by the sandbox during warm runs"] == 0
+
+
 def test_reload_refuses_a_world_too_small(sandbox_world: WorldInfo) -> None:
     with pytest.raises(ValueError, match="fewer than"):
         bench_reload.run(1, scale=1, min_trades=10**6, data_dir=sandbox_world.data_dir)
@@ -112,7 +140,7 @@ def test_cli_rejects_unknown_names(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         bench_main.main(["nope"])
     assert exit_info.value.code == 2
-    assert "decode, parse, reload, summary, sweep" in capsys.readouterr().err
+    assert "decode, loadpath, parse, reload, summary, sweep" in capsys.readouterr().err
 
 
 @pytest.mark.slow

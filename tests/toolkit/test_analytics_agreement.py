@@ -146,10 +146,10 @@ def test_by_quant_and_by_chain_equal_the_filtered_service_summaries(module_clien
 def test_pass_rates_equal_eval_count_and_timeseries(module_client: Client) -> None:
     start, end = "2026-09-20T00:00:00Z", "2026-09-22T00:00:00Z"  # 48 h: hourly buckets
     evals = L.load_evaluations(2, start=start, end=end, client=module_client)
-    count = L.load_eval_count(start, end, 2, client=module_client)
+    count = L.load_eval_count(2, start=start, end=end, client=module_client)
     assert evals.quant.pass_rate() == pytest.approx(count["pass_rate"], abs=5e-5)
     hourly = evals.quant.pass_rates(freq="h")
-    series = L.load_eval_timeseries(start, end, 2, client=module_client)
+    series = L.load_eval_timeseries(2, start=start, end=end, client=module_client)
     series = series[series["evaluations"] > 0]
     assert list(series.index) == list(hourly.index)
     assert series["evaluations"].tolist() == hourly["total"].tolist()

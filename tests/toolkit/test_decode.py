@@ -16,7 +16,6 @@ from _helpers import FakeService, Seen, fake_client, ok
 import quantscope.loaders as L
 from quantscope import _schemas
 from quantscope._decode import Item, page_decoder
-from quantscope._decode import build_frame as typed_build
 from quantscope._errors import InvalidResponseError
 from quantscope._frames import DataQualityWarning, build_frame
 from quantscope.loaders._base import records
@@ -37,7 +36,7 @@ def plain_frame(pages: list[bytes]) -> pd.DataFrame:
 
 def typed(pages: list[bytes]) -> pd.DataFrame:
     items = [t for p in pages for t in decode(p)["trades"]]
-    return typed_build(records(items, "/api/trades"), SPEC)
+    return build_frame(records(items, "/api/trades"), SPEC)
 
 
 def trade(**changes: Any) -> dict[str, Any]:

@@ -20,7 +20,8 @@ import pytest
 
 import quantscope.loaders as L
 from quantscope import _schemas
-from quantscope._client import CacheEntry, Client, FetchedPages, PageNumberPaging
+from quantscope._cache import CacheEntry
+from quantscope._client import Client, FetchedPages, PageNumberPaging
 from quantscope._config import RetryPolicy
 from quantscope._errors import StaleDataWarning
 from quantscope._framecache import FILENAME, FrameCache, frame_key
@@ -40,16 +41,18 @@ class Calls:
 
 @pytest.fixture
 def calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
-    """Counts of JSON bodies decoded by the client and frames built by ``typed_frame``."""
+    """Counts of JSON bodies decoded by the client and frames of loads built by
+    ``typed_frame``."""
     seen = Calls()
     decode, build = Client._decode, _base.build_frame
 
-    def counting_decode(self: Client, response: Any, endpoint: str) -> Any:
+    def counting_decode(self: Client, response: Any, endpoint: str, *args: Any) -> Any:
         seen.decode += 1
-        return decode(self, response, endpoint)
+        return decode(self, response, endpoint, *args)
 
     def counting_build(records: Any, spec: FrameSpec) -> pd.DataFrame:
-        seen.build += 1
+        # Frames of loads only: a write's result (update_playbook's) is typed the same way.
+        seen.build += spec is not _schemas.PLAYBOOK_UPDATE
         return build(records, spec)
 
     monkeypatch.setattr(Client, "_decode", counting_decode)
@@ -294,6 +297,21 @@ def test_a_broken_frame_cache_never_breaks_a_load(client: Client, calls: Calls) 
 # --- the store on its own -------------------------------------------------------------
 
 
+@dataclass
+class Answers:
+    """A stand-in for ``ResponseCache.unchanged``: a fixed verdict, and what it was asked."""
+
+    verdict: bool
+    asked: list[list[CacheEntry]] = dataclasses.field(default_factory=list)
+
+    def unchanged(self, entries: Sequence[CacheEntry]) -> bool:
+        self.asked.append(list(entries))
+        return self.verdict
+
+
+SAME = Answers(True)
+
+
 def entry(name: str) -> list[CacheEntry]:
     return [CacheEntry(name, datetime(2026, 1, 1, tzinfo=UTC))]
 
@@ -310,8 +328,8 @@ def test_least_recently_used_frames_go_first(tmp_path: Path) -> None:
     for name in "abc":
         assert cache.put(name, frame(10_000), entry(name))
     assert cache.stats()[0] == 2
-    assert cache.get("a", lambda e: True) is None
-    got = cache.get("c", lambda e: True)
+    assert cache.get("a", SAME) is None
+    got = cache.get("c", SAME)
     assert got is not None and got.entries == tuple(entry("c"))
     pd.testing.assert_frame_equal(got.frame, frame(10_000))
     assert not cache.put("huge", frame(100_000), entry("h"))  # larger than the bound
@@ -322,23 +340,19 @@ def test_get_asks_about_the_entries_it_was_built_from(tmp_path: Path) -> None:
     cache = FrameCache(tmp_path / FILENAME)
     entries = [*entry("page-1"), CacheEntry("page-2", datetime.now(UTC))]
     cache.put("k", frame(3), entries)
-    asked: list[list[CacheEntry]] = []
-
-    def changed(seen: Sequence[CacheEntry]) -> bool:
-        asked.append(list(seen))
-        return False
+    changed = Answers(False)
 
     assert cache.get("k", changed) is None
-    assert asked == [entries]
-    assert cache.get("k", lambda e: True) is not None  # a miss does not drop the frame
-    assert cache.clear() == 1 and cache.get("k", lambda e: True) is None
+    assert changed.asked == [entries]
+    assert cache.get("k", SAME) is not None  # a miss does not drop the frame
+    assert cache.clear() == 1 and cache.get("k", SAME) is None
 
 
 def test_keys_change_with_every_input() -> None:
-    def build(pages: FetchedPages) -> pd.DataFrame:
+    def build(recipe: Any, pages: FetchedPages) -> pd.DataFrame:
         return pd.DataFrame()
 
-    def other(pages: FetchedPages) -> pd.DataFrame:
+    def other(recipe: Any, pages: FetchedPages) -> pd.DataFrame:
         return pd.DataFrame()
 
     base: dict[str, Any] = {
@@ -362,3 +376,105 @@ def test_keys_change_with_every_input() -> None:
     keys = {frame_key(**base), *(frame_key(**{**base, **v}) for v in variants)}
     assert len(keys) == 1 + len(variants)
     assert frame_key(**base) == frame_key(**dict(base))
+
+
+# --- every list and detail loader goes through the one recipe ------------------------------
+
+
+def test_evaluations_warm_reload_is_the_stored_frame(client: Client, calls: Calls) -> None:
+    cold = L.load_evaluations(page_size=500, max_pages=4, client=client)
+    assert len(cold) == 2000 and prov(cold)["requests"] == 4
+    assert (calls.decode, calls.build) == (4, 1)
+    calls.decode = calls.build = 0
+    warm = L.load_evaluations(page_size=500, max_pages=4, client=client)
+    assert (calls.decode, calls.build) == (0, 0)
+    pd.testing.assert_frame_equal(warm, cold)
+    assert_reloaded(prov(warm), prov(cold))
+
+
+def assert_reloaded(warm: dict[str, Any], cold: dict[str, Any]) -> None:
+    """A frame-cache hit's provenance: the cold load's, from the cache, no request, fetched
+    when the oldest answer was stored (at most a moment before the cold load saw it)."""
+    assert {**warm, "fetched_at": None} == {
+        **cold,
+        "from_cache": True,
+        "requests": 0,
+        "fetched_at": None,
+    }
+    assert warm["fetched_at"] <= cold["fetched_at"] < warm["fetched_at"] + timedelta(seconds=5)
+
+
+def test_eval_details_warm_spends_nothing_and_reads_no_stored_answer(
+    client: Client,
+    sandbox: SandboxServer,
+    tmp_path: Path,
+    calls: Calls,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ids = [
+        int(i)
+        for i in L.load_evaluations(page_size=300, max_pages=1, client=client)["evaluation_id"]
+    ]
+    cold = L.load_eval_details(ids, client=client)
+    assert prov(cold)["requests"] == 300 and prov(cold)["params"] == {"evaluationId": "300 ids"}
+    calls.decode = calls.build = 0
+    quota = client.quota.remaining
+    # Details never expire: the check reads each entry's stamp from the row, never the answer.
+    monkeypatch.setattr(
+        type(client.cache._store), "get_response", lambda *a, **k: pytest.fail("deserialized")
+    )
+    with client_on(sandbox, tmp_path) as other:
+        for c in (client, other):
+            warm = L.load_eval_details(ids, client=c)
+            pd.testing.assert_frame_equal(warm, cold)
+            assert prov(warm)["requests"] == 0 and prov(warm)["from_cache"] is True
+            assert prov(warm)["pages"] == 300 and prov(warm)["params"] == prov(cold)["params"]
+    assert (calls.decode, calls.build) == (0, 0)
+    assert client.quota.remaining == quota
+
+
+def test_unreadable_row_tails_are_read_the_slow_sure_way(
+    client: Client, calls: Calls, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from quantscope import _cache
+
+    first = trades(client)
+    monkeypatch.setattr(_cache, "_TAIL_BYTES", 8)  # too short to hold created_at
+    calls.build = 0
+    pd.testing.assert_frame_equal(trades(client), first)
+    assert calls.build == 0
+    client._session.cache.reset_expiration(timedelta(seconds=-1))  # expired: read so too
+    assert prov(trades(client))["requests"] == prov(first)["pages"]
+    assert calls.build == 1
+
+
+@pytest.mark.parametrize(
+    "load",
+    [
+        lambda c: L.load_eval_history(1, client=c),
+        lambda c: L.load_eval_timeseries(start="2026-01-01", end="2027-01-01", client=c),
+        lambda c: L.load_signals(client=c),
+        lambda c: L.load_signal_stats(client=c),
+        lambda c: L.load_ohlcv(1, client=c),
+        lambda c: L.load_recommendations(client=c),
+        lambda c: L.load_playbook(1, client=c),
+    ],
+    ids=[
+        "history",
+        "timeseries",
+        "signals",
+        "signal_stats",
+        "ohlcv",
+        "recommendations",
+        "playbook",
+    ],
+)
+def test_every_list_loader_reloads_from_the_frame_cache(
+    client: Client, calls: Calls, load: Callable[[Client], pd.DataFrame]
+) -> None:
+    cold = load(client)
+    assert calls.build == 1 and prov(cold)["requests"] == 1
+    warm = load(client)
+    assert calls.build == 1 and calls.decode == 1
+    pd.testing.assert_frame_equal(warm, cold)
+    assert_reloaded(prov(warm), prov(cold))

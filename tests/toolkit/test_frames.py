@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from quantscope._frames import Col, DataQualityWarning, FrameSpec, build_frame
+from quantscope._frames import Col, DataQualityWarning, FrameSpec, build_frame, series_of
 
 SPEC = FrameSpec(
     "things",
@@ -106,3 +106,22 @@ def test_absent_keys_behave_like_nulls() -> None:
         assert pd.isna(row[name]), name
     assert row["extra"] is None
     assert frame.iloc[1]["note"] == "hello"
+
+
+def test_series_of_one_record_converts_each_value_by_its_kind() -> None:
+    spec = FrameSpec(
+        "counts",
+        (
+            Col("total", "total", "float"),
+            Col("pass_rate", "percentPassed", "number_text", scale=0.01),
+        ),
+    )
+    got = series_of({"total": 40, "percentPassed": "12.5%", "other": 1}, spec, "counts")
+    pd.testing.assert_series_equal(
+        got, pd.Series([40.0, 0.125], index=["total", "pass_rate"], name="counts")
+    )
+    with pytest.warns(DataQualityWarning, match="pass_rate"):
+        bad = series_of({"percentPassed": "n/a"}, spec, "counts")
+    assert bad.isna().all() and str(bad.dtype) == "float64"
+    mixed = FrameSpec("m", (Col("n", "n", "int"), Col("s", "s", "string")))
+    assert str(series_of({"n": 3, "s": "x"}, mixed, "m").dtype) == "object"

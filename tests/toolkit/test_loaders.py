@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -82,16 +83,55 @@ def test_evaluations_filters_and_counts(client: Client) -> None:
     assert len(evals) > 200 and evals["evaluation_id"].is_unique
     assert (evals["quant_id"] == 1).all()
     assert evals["created_at"].between(pd.Timestamp(start), pd.Timestamp(end)).all()
-    count = L.load_eval_count(start, end, 1, client=client)
+    count = L.load_eval_count(1, start=start, end=end, client=client)
     assert count["total"] == len(evals)
     assert count["passed"] == int(evals["passed"].sum())
     assert count["pass_rate"] == pytest.approx(count["passed"] / count["total"], abs=1e-4)
-    series = L.load_eval_timeseries(start, end, 1, client=client)
+    series = L.load_eval_timeseries(1, start=start, end=end, client=client)
     assert_typed(series, _schemas.EVAL_TIMESERIES)
     assert series.index.name == "timestamp" and str(series.index.tz) == "UTC"
     assert int(series["evaluations"].sum()) == len(evals)
     passed = L.load_evaluations(1, start=start, end=end, passed=True, client=client)
     assert len(passed) == count["passed"] and passed["passed"].all()
+
+
+def test_window_loaders_take_quant_id_first_and_the_old_order_for_one_release(
+    client: Client,
+) -> None:
+    start, end = "2026-09-20T00:00:00Z", "2026-09-22T00:00:00Z"
+    count = L.load_eval_count(1, start=start, end=end, client=client)
+    series = L.load_eval_timeseries(1, start=start, end=end, client=client)
+    old_calls: list[tuple[Any, Callable[[], Any]]] = [
+        (count, lambda: L.load_eval_count(start, end, 1, client=client)),
+        (series, lambda: L.load_eval_timeseries(start, end, 1, client=client)),
+    ]
+    for old, call in old_calls:
+        with pytest.warns(DeprecationWarning, match=r"\(quant_id, start=\.\.\., end=\.\.\.\)"):
+            got = call()
+        if isinstance(old, pd.Series):
+            pd.testing.assert_series_equal(got, old)
+        else:
+            pd.testing.assert_frame_equal(got, old)
+    everyone = L.load_eval_count(start=start, end=end, client=client)
+    with pytest.warns(DeprecationWarning):
+        pd.testing.assert_series_equal(L.load_eval_count(start, end, client=client), everyone)
+    assert everyone["total"] > count["total"]
+    with pytest.raises(TypeError, match=r"start=\.\.\. and end="):
+        L.load_eval_count(1, start=start, client=client)
+    with pytest.raises(TypeError, match="keywords"):
+        L.load_eval_timeseries(1, start, end, client=client)  # type: ignore[misc]
+
+
+def test_one_record_answers_are_typed_series(client: Client) -> None:
+    stats = L.load_trade_stats(1, client=client)
+    assert stats.name == "trade_stats" and str(stats.dtype) == "float64"
+    assert list(stats.index) == _schemas.TRADE_STATS.names
+    assert stats["total_trades"] > 0 and abs(stats["trades_weekly_change"]) < 50
+    assert stats.attrs["quantscope"]["endpoint"] == "/api/trades/stats"
+    count = L.load_eval_count(1, start="2026-09-20", end="2026-09-22", client=client)
+    assert list(count.index) == _schemas.EVAL_COUNT.names and str(count.dtype) == "float64"
+    assert count["total"] == count["passed"] + count["failed"]
+    assert 0 <= count["pass_rate"] <= 1
 
 
 def test_eval_details_long_frame(client: Client) -> None:

@@ -1,47 +1,186 @@
-"""What every loader shares: the client to use, records -> typed frame with provenance, and
-the frame cache.
+"""The one recipe every loader follows, and what loaders share.
 
-A loader whose frame is costly to build from its answers (many pages, or much reshaping) loads
-through ``frame_of_pages`` (or ``frame_of`` for one answer): the first load builds the frame
-from the answers and keeps it beside the HTTP cache (``_framecache``); a later identical load
-whose answers are all still cached unchanged returns that frame, unpickled (a new object each
-time), without decoding the answers or building anything. Provenance is what a load from the
-cache says: ``from_cache`` True, ``requests`` 0, ``fetched_at`` when the oldest answer was
-fetched.
+A loader declares a ``Recipe``: the endpoint, the frame spec, where the records are in an
+answer (``items``) and which other top-level keys its frame reads (``keep``), the paging (or
+none), and optionally its own ``build`` when the frame is more than the typed records. It then
+calls ``load(recipe, params, client=...)`` (``many=`` for one request per parameter set), and
+that one function runs the load, straight down and back:
+
+1. wire parameters, once (``_wire.wire_params``; the same text for key, request, provenance);
+2. the frame cache (``_framecache``): the frame built before from the same answers, when the
+   HTTP cache says they are all still stored unchanged (``ResponseCache.unchanged``); its
+   provenance is made by ``_results.cached_provenance`` (no request, ``fetched_at`` of the
+   oldest answer);
+3. otherwise the client (``get`` / ``get_pages`` / ``get_many``) with the recipe's typed
+   decoder passed explicitly (``_decode.page_decoder``), returning the answers and their cache
+   entries;
+4. the typed frame (``_frames.build_frame``, with provenance);
+5. the frame stored beside the entries it came from.
+
+A new loader copies any neighbour. Loaders whose result is not one frame (a Series, a tuple of
+frames, a write's answer) take the answer from ``client.get`` / ``post`` / ``put`` and shape it
+with ``typed_frame`` / ``typed_series``: one cheap answer, nothing worth keeping.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pandas as pd
 
 from quantscope._cache import key_scope
 from quantscope._client import (
-    CacheEntry,
     Client,
     Fetched,
+    FetchedMany,
     FetchedPages,
     OffsetPaging,
     PageNumberPaging,
     Provenance,
     get_default_client,
-    wire_params,
 )
-from quantscope._decode import Item, build_frame
+from quantscope._decode import page_decoder
 from quantscope._errors import InvalidResponseError
-from quantscope._framecache import FrameCache, frame_key
-from quantscope._frames import FrameSpec
-from quantscope._wire import Params
+from quantscope._framecache import frame_key
+from quantscope._frames import FrameSpec, Item, build_frame, series_of
+from quantscope._results import cached_provenance, with_provenance
+from quantscope._wire import Params, Wire, wire_params
+
+Loaded = Fetched | FetchedPages | FetchedMany
 
 
 def client_or_default(client: Client | None) -> Client:
     return client if client is not None else get_default_client()
 
 
+@dataclass(frozen=True)
+class Recipe:
+    """What a loader declares: which answers, and how they become its frame.
+
+    ``items`` names the list of records in an answer (``"trades"``, ``"results"``...; empty
+    when the answer is itself the list); ``keep`` the other top-level keys ``build`` reads
+    (the paging total is kept for paged recipes). ``build`` turns what the client returned
+    into the frame with provenance; the default is the typed frame of the records. ``build``
+    must depend on nothing but the answers and the parameters: the frame is kept under the
+    spec, ``build``'s name and code, the parameters and the paging, not what a closure holds.
+    """
+
+    endpoint: str
+    spec: FrameSpec
+    items: str = ""
+    keep: tuple[str, ...] = ()
+    paging: PageNumberPaging | OffsetPaging | None = None
+    build: Callable[[Recipe, Any], pd.DataFrame] | None = None
+    desc: str | None = None
+
+    def decoder(self) -> Callable[[bytes], Any] | None:
+        """The typed decoder of this recipe's answers (None: plain JSON)."""
+        if not self.items:
+            return None
+        keep = self.keep
+        if self.paging is not None and self.paging.total_path[0] not in keep:
+            keep = (*keep, self.paging.total_path[0])
+        return page_decoder(self.spec, self.items, keep)
+
+    def frame(self, loaded: Loaded) -> pd.DataFrame:
+        """The frame ``build`` (or the default) makes of ``loaded``."""
+        if self.build is not None:
+            return self.build(self, loaded)
+        return typed_frame(records_of(self, loaded), self.spec, loaded.provenance)
+
+
+def records_of(recipe: Recipe, loaded: Loaded) -> list[Any]:
+    """The records of what the client returned, checked (the items of every page, or of the
+    one answer, or of every answer of many)."""
+    if isinstance(loaded, FetchedPages):
+        return records(loaded.items, recipe.endpoint)
+    bodies = [loaded.data] if isinstance(loaded, Fetched) else [f.data for f in loaded.results if f]
+    out: list[Any] = []
+    for body in bodies:
+        value = field(body, recipe.endpoint, recipe.items, list) if recipe.items else body
+        out.extend(records(value, recipe.endpoint))
+    return out
+
+
+def load(
+    recipe: Recipe,
+    params: Params | None = None,
+    *,
+    client: Client | None,
+    many: Sequence[Params] | None = None,
+    shown: dict[str, str] | None = None,
+    max_pages: int | None = None,
+) -> pd.DataFrame:
+    """Run ``recipe``: through the frame cache, else the client and ``build`` (module docstring).
+
+    Args:
+        params: the request's parameters (Python values).
+        many: instead of ``params``, one request per parameter set (``client.get_many``).
+        shown: the parameters provenance shows for ``many`` (one dict per request would make
+            attrs as large as the requests, and pandas deep-copies attrs on every operation).
+        max_pages: stop a paged recipe after this many pages.
+    """
+    c = client_or_default(client)
+    decode = recipe.decoder()
+    wires: list[Wire] = [wire_params(p) for p in many] if many is not None else []
+    if many is not None:
+        wire = Wire(many=json.dumps(wires, separators=(",", ":")))
+        provenance_params: dict[str, str] = shown if shown is not None else {}
+    else:
+        wire = wire_params(params)
+        if recipe.paging is not None:
+            wire = recipe.paging.without_paging(wire)
+        provenance_params = wire
+    shape = {"paging": recipe.paging, "max_pages": max_pages, "many": many is not None}
+    key = frame_key(
+        spec=recipe.spec,
+        build=recipe.build or Recipe.frame,
+        scope=key_scope(c.settings.service_id, c.settings.api_key),
+        endpoint=recipe.endpoint,
+        params=wire,
+        shape={**shape, "items": recipe.items, "keep": recipe.keep},
+    )
+    hit = c.frames.get(key, c.cache)
+    if hit is not None:
+        prov = cached_provenance(
+            recipe.endpoint, provenance_params, hit.entries, c.settings.service
+        )
+        return with_provenance(hit.frame, prov)
+    loaded: Loaded
+    if many is not None:
+        fetched = c.get_many(recipe.endpoint, wires, desc=recipe.desc, decode=decode)
+        loaded = FetchedMany(
+            fetched.results,
+            replace(fetched.provenance, params=provenance_params),
+            fetched.missing,
+            fetched.entries,
+        )
+        entries = fetched.entries
+    elif recipe.paging is not None:
+        pages = c.get_pages(
+            recipe.endpoint,
+            wire,
+            paging=recipe.paging,
+            max_pages=max_pages,
+            desc=recipe.desc,
+            decode=decode,
+        )
+        loaded, entries = pages, pages.entries
+    else:
+        one = c.get(recipe.endpoint, wire, decode=decode)
+        loaded, entries = one, (one.entry,)
+    frame = recipe.frame(loaded)
+    stored = [e for e in entries if e is not None]
+    if stored and len(stored) == len(entries):  # every answer is in the cache as loaded
+        c.frames.put(key, frame, stored)
+    return frame
+
+
 def typed_frame(
-    records: Sequence[Mapping[str, Any]],
+    records: Sequence[Mapping[str, Any] | Item],
     spec: FrameSpec,
     provenance: Provenance | None,
     **extra: Any,
@@ -49,108 +188,12 @@ def typed_frame(
     """``build_frame`` plus ``df.attrs["quantscope"]`` (provenance and loader extras).
 
     The records may be items decoded by ``_decode.page_decoder(spec, ...)`` (the same frame)."""
-    frame = build_frame(records, spec)
-    attrs = provenance.as_dict() if provenance is not None else {}
-    attrs.update(extra)
-    frame.attrs["quantscope"] = attrs
-    return frame
+    return with_provenance(build_frame(records, spec), provenance, **extra)
 
 
-def frame_of_pages(
-    client: Client | None,
-    endpoint: str,
-    params: Params | None,
-    build: Callable[[FetchedPages], pd.DataFrame],
-    *,
-    spec: FrameSpec,
-    paging: PageNumberPaging | OffsetPaging,
-    max_pages: int | None = None,
-    desc: str | None = None,
-    decode: Callable[[bytes], Any] | None = None,
-) -> pd.DataFrame:
-    """``build(client.get_pages(endpoint, params, ...))``, or the frame it built before from
-    the same pages when they are all still cached unchanged.
-
-    ``decode`` (``_decode.page_decoder``) decodes each page's bytes in place of ``orjson``.
-
-    ``build`` must depend on nothing but the pages (and what ``params`` say): the frame is
-    kept under the spec, ``build``'s name and code, the parameters and the paging, not under
-    what a closure holds. It sets ``df.attrs["quantscope"]`` (``typed_frame`` does).
-    """
-    c = client_or_default(client)
-    wire = {k: v for k, v in wire_params(params).items() if k not in paging.names()}
-
-    def load(sources: list[CacheEntry | None]) -> pd.DataFrame:
-        pages = c.get_pages(
-            endpoint,
-            params,
-            paging=paging,
-            max_pages=max_pages,
-            desc=desc,
-            sources=sources,
-            decode=decode,
-        )
-        return build(pages)
-
-    shape = {"paging": paging, "max_pages": max_pages}
-    return _through_frame_cache(c, endpoint, wire, spec, build, shape, load)
-
-
-def frame_of(
-    client: Client | None,
-    endpoint: str,
-    params: Params | None,
-    build: Callable[[Fetched], pd.DataFrame],
-    *,
-    spec: FrameSpec,
-) -> pd.DataFrame:
-    """``build(client.get(endpoint, params))``, or the frame it built before from the same
-    answer when it is still cached unchanged (as ``frame_of_pages``, for one answer)."""
-    c = client_or_default(client)
-
-    def load(sources: list[CacheEntry | None]) -> pd.DataFrame:
-        return build(c.get(endpoint, params, sources=sources))
-
-    return _through_frame_cache(c, endpoint, wire_params(params), spec, build, {}, load)
-
-
-def _through_frame_cache(
-    c: Client,
-    endpoint: str,
-    wire: dict[str, str],
-    spec: FrameSpec,
-    build: Callable[..., pd.DataFrame],
-    shape: Mapping[str, Any],
-    load: Callable[[list[CacheEntry | None]], pd.DataFrame],
-) -> pd.DataFrame:
-    frames = FrameCache.beside(c.settings.cache_path)
-    scope = key_scope(c.settings.service_id, c.settings.api_key)
-    key = frame_key(
-        spec=spec, build=build, scope=scope, endpoint=endpoint, params=wire, shape=shape
-    )
-    hit = frames.get(key, c.cached_unchanged)
-    if hit is not None:
-        frame = hit.frame
-        attrs = frame.attrs.get("quantscope")
-        attrs = dict(attrs) if isinstance(attrs, Mapping) else {}
-        attrs.update(
-            endpoint=endpoint,
-            params=wire,
-            fetched_at=min(e.created_at for e in hit.entries),
-            from_cache=True,
-            pages=len(hit.entries),
-            requests=0,
-            service=c.settings.service,
-            stale=False,
-        )
-        frame.attrs["quantscope"] = attrs
-        return frame
-    sources: list[CacheEntry | None] = []
-    frame = load(sources)
-    entries = [e for e in sources if e is not None]
-    if entries and len(entries) == len(sources):  # every answer is in the cache as loaded
-        frames.put(key, frame, entries)
-    return frame
+def typed_series(record: Mapping[str, Any], spec: FrameSpec, provenance: Provenance) -> pd.Series:
+    """``series_of`` (one record as a Series named after ``spec``) with its provenance."""
+    return with_provenance(series_of(record, spec, spec.name), provenance)
 
 
 def field(body: Any, endpoint: str, key: str, kind: type = dict) -> Any:

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from datetime import date, datetime
 from typing import Any
 
 import pandas as pd
 
 from quantscope import _schemas
-from quantscope._client import Client, OffsetPaging
-from quantscope.loaders._base import client_or_default, field, records, typed_frame
+from quantscope._client import Client, FetchedMany, OffsetPaging
+from quantscope.loaders._base import (
+    Recipe,
+    client_or_default,
+    field,
+    load,
+    records,
+    typed_frame,
+    typed_series,
+)
 
 RESULTS = "/api/eval-results"
 TIMESERIES = "/api/eval-timeseries"
@@ -49,17 +57,41 @@ def load_evaluations(
         "timeFrom": start,
         "timeTo": end,
     }
-    pages = client_or_default(client).get_pages(
+    recipe = Recipe(
         RESULTS,
-        params,
+        _schemas.EVALUATIONS,
+        items="results",
         paging=OffsetPaging(page_size=page_size),
-        max_pages=max_pages,
         desc="evaluations",
     )
-    return typed_frame(records(pages.items, RESULTS), _schemas.EVALUATIONS, pages.provenance)
+    return load(recipe, params, client=client, max_pages=max_pages)
 
 
-def _window(start: TimeArg, end: TimeArg, quant_id: int | None, all_quants: bool) -> dict[str, Any]:
+def _window(
+    name: str,
+    quant_id: int | TimeArg | None,
+    old: tuple[Any, ...],
+    start: TimeArg | None,
+    end: TimeArg | None,
+    all_quants: bool,
+) -> dict[str, Any]:
+    """The window's parameters, from ``name(quant_id, start=..., end=...)`` or, deprecated
+    for one release, the old order ``name(start, end[, quant_id])``."""
+    if isinstance(quant_id, str | date | datetime):  # the old order: the window first
+        if not 1 <= len(old) <= 2 or start is not None or end is not None:
+            raise TypeError(f"{name}(quant_id, *, start, end, ...): got {(quant_id, *old)!r}")
+        warnings.warn(
+            f"{name}(start, end, quant_id) is deprecated and goes in the next release: call "
+            f"{name}(quant_id, start=..., end=...)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        start, end = quant_id, old[0]
+        quant_id = old[1] if len(old) == 2 else None
+    elif old:
+        raise TypeError(f"{name}() takes the window as keywords: start=..., end=...")
+    if start is None or end is None:
+        raise TypeError(f"{name}() needs the window: start=... and end=...")
     return {
         "timeFrom": start,
         "timeTo": end,
@@ -69,43 +101,41 @@ def _window(start: TimeArg, end: TimeArg, quant_id: int | None, all_quants: bool
 
 
 def load_eval_timeseries(
-    start: TimeArg,
-    end: TimeArg,
     quant_id: int | None = None,
-    *,
+    *old: Any,
+    start: TimeArg | None = None,
+    end: TimeArg | None = None,
     all_quants: bool = False,
     client: Client | None = None,
 ) -> pd.DataFrame:
-    """Evaluations, passes and failures per bucket (hourly, daily or weekly by span)."""
-    fetched = client_or_default(client).get(TIMESERIES, _window(start, end, quant_id, all_quants))
-    points = records(field(fetched.data, TIMESERIES, "timeseries", list), TIMESERIES)
-    return typed_frame(points, _schemas.EVAL_TIMESERIES, fetched.provenance)
+    """Evaluations, passes and failures per bucket (hourly, daily or weekly by span) between
+    ``start`` and ``end`` (required), of one quant or all.
+
+    The old order ``load_eval_timeseries(start, end, quant_id)`` still works for this release,
+    with a DeprecationWarning.
+    """
+    params = _window("load_eval_timeseries", quant_id, old, start, end, all_quants)
+    recipe = Recipe(TIMESERIES, _schemas.EVAL_TIMESERIES, items="timeseries")
+    return load(recipe, params, client=client)
 
 
 def load_eval_count(
-    start: TimeArg,
-    end: TimeArg,
     quant_id: int | None = None,
-    *,
+    *old: Any,
+    start: TimeArg | None = None,
+    end: TimeArg | None = None,
     all_quants: bool = False,
     client: Client | None = None,
 ) -> pd.Series:
-    """Total, passed and failed evaluations in a window, and the pass rate (a fraction)."""
-    fetched = client_or_default(client).get(COUNT, _window(start, end, quant_id, all_quants))
-    body = fetched.data if isinstance(fetched.data, dict) else {}
-    pct = body.get("percentPassed")
-    count = pd.Series(
-        {
-            "total": body.get("total"),
-            "passed": body.get("passed"),
-            "failed": body.get("failed"),
-            "pass_rate": None if pct is None else float(pct) / 100.0,
-        },
-        dtype="float64",
-        name="eval_count",
-    )
-    count.attrs["quantscope"] = fetched.provenance.as_dict()
-    return count
+    """Total, passed and failed evaluations between ``start`` and ``end`` (required), and the
+    pass rate (a fraction), of one quant or all.
+
+    The old order ``load_eval_count(start, end, quant_id)`` still works for this release, with
+    a DeprecationWarning.
+    """
+    params = _window("load_eval_count", quant_id, old, start, end, all_quants)
+    fetched = client_or_default(client).get(COUNT, params)
+    return typed_series(fetched.data, _schemas.EVAL_COUNT, fetched.provenance)
 
 
 def _detail_rows(evaluation_id: int, body: Any) -> list[dict[str, Any]]:
@@ -139,17 +169,28 @@ def load_eval_details(
         if isinstance(evaluation_ids, int)
         else [int(i) for i in evaluation_ids]
     )
-    many = client_or_default(client).get_many(
-        DETAILS, [{"evaluationId": i} for i in ids], desc="evaluation details"
+    recipe = Recipe(
+        DETAILS,
+        _schemas.EVAL_DETAILS,
+        items="evaluationResultDetails",
+        keep=("evaluationResult", "token", "userQuant"),
+        build=_details_frame,
+        desc="evaluation details",
     )
-    rows: list[dict[str, Any]] = []
-    for eid, fetched in zip(ids, many.results, strict=True):
-        if fetched is not None:
-            rows.extend(_detail_rows(eid, fetched.data))
     # One params dict per id would make attrs as big as the ids, and pandas deep-copies attrs
     # on every operation: keep the provenance compact.
     compact = {"evaluationId": f"{len(ids)} ids" if len(ids) > 1 else str(ids[0]) if ids else ""}
-    return typed_frame(rows, _schemas.EVAL_DETAILS, replace(many.provenance, params=compact))
+    return load(recipe, many=[{"evaluationId": i} for i in ids], shown=compact, client=client)
+
+
+def _details_frame(recipe: Recipe, many: FetchedMany) -> pd.DataFrame:
+    rows: list[dict[str, Any]] = []
+    for fetched in many.results:
+        if fetched is not None:
+            params = fetched.provenance.params
+            assert isinstance(params, dict)  # one request's parameters
+            rows.extend(_detail_rows(int(params["evaluationId"]), fetched.data))
+    return typed_frame(rows, recipe.spec, many.provenance)
 
 
 def load_eval_history(
@@ -160,10 +201,12 @@ def load_eval_history(
     client: Client | None = None,
 ) -> pd.DataFrame:
     """Every evaluation of the same token by the same quant, newest first."""
-    pages = client_or_default(client).get_pages(
+    recipe = Recipe(
         HISTORY,
-        {"evaluationId": evaluation_id, "excludeTypes": exclude_types},
+        _schemas.EVAL_HISTORY,
+        items="results",
         paging=OffsetPaging(page_size=page_size, offset_param="skip", limit_param="take"),
         desc="evaluation history",
     )
-    return typed_frame(records(pages.items, HISTORY), _schemas.EVAL_HISTORY, pages.provenance)
+    params = {"evaluationId": evaluation_id, "excludeTypes": exclude_types}
+    return load(recipe, params, client=client)

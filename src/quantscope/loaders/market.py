@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from quantscope import _schemas
-from quantscope._client import Client
-from quantscope.loaders._base import client_or_default, field, records, typed_frame
+from quantscope._client import Client, Fetched
+from quantscope.loaders._base import Recipe, load, records_of, typed_frame
 
 OHLCV = "/api/eval-ohlcv"
 
@@ -23,11 +23,20 @@ def load_ohlcv(
     Columns ``open``, ``high``, ``low``, ``close`` (USD) and ``volume`` (USD), all float64.
     ``limit`` is the number of newest candles (the service's maximum is the default).
     """
-    fetched = client_or_default(client).get(
-        OHLCV, {"tokenId": token_id, "timeframe": timeframe, "limit": limit}
+    recipe = Recipe(OHLCV, _schemas.OHLCV, items="ohlcv", build=_candles)
+    return load(
+        recipe, {"tokenId": token_id, "timeframe": timeframe, "limit": limit}, client=client
     )
-    points = records(field(fetched.data, OHLCV, "ohlcv", list), OHLCV)
+
+
+def _candles(recipe: Recipe, fetched: Fetched) -> pd.DataFrame:
+    params = fetched.provenance.params
+    assert isinstance(params, dict)  # one request's parameters
     frame = typed_frame(
-        points, _schemas.OHLCV, fetched.provenance, token_id=token_id, timeframe=timeframe
+        records_of(recipe, fetched),
+        recipe.spec,
+        fetched.provenance,
+        token_id=int(params["tokenId"]),
+        timeframe=params["timeframe"],
     )
     return frame.sort_index()

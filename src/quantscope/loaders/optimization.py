@@ -8,23 +8,19 @@ import pandas as pd
 
 from quantscope import _schemas
 from quantscope._client import Client, Fetched
-from quantscope.loaders._base import client_or_default, field, records, typed_frame
+from quantscope.loaders._base import (
+    Recipe,
+    client_or_default,
+    field,
+    load,
+    records,
+    typed_frame,
+    typed_series,
+)
 
 DASHBOARD = "/api/refine-eval/dashboard"
 ANALYZE = "/api/refine-eval/analyze"
 APPLY = "/api/refine-eval/recs/{id}/apply"
-
-_PERFORMANCE = {
-    "totalTrades": "total_trades",
-    "completedTrades": "completed_trades",
-    "activeTrades": "active_trades",
-    "winningTrades": "winning_trades",
-    "losingTrades": "losing_trades",
-    "winRate": "win_rate",
-    "avgProfitWinningTrades": "avg_profit_winning_usd",
-    "avgLossLosingTrades": "avg_loss_losing_usd",
-    "totalPnL": "total_pnl_usd",
-}
 
 
 class Dashboard(NamedTuple):
@@ -45,20 +41,12 @@ def load_dashboard(quant_id: int | None = None, *, client: Client | None = None)
     """Overall performance (win rate a fraction), recent and applied recommendations, and the
     weekly trend of closed trades."""
     fetched, data = _dashboard(quant_id, client)
-    perf = data.get("overallPerformance") or {}
-    performance = pd.Series(
-        {name: perf.get(key) for key, name in _PERFORMANCE.items()},
-        dtype="float64",
-        name="performance",
-    )
-    performance.attrs["quantscope"] = fetched.provenance.as_dict()
-    trends = data.get("historicalTrends") or {}
-    weekly = pd.DataFrame(records(trends.get("weekly") or [], DASHBOARD))
-    if not weekly.empty and "weekStart" in weekly:
-        weekly["weekStart"] = pd.to_datetime(weekly["weekStart"], utc=True).dt.as_unit("ms")
-        weekly = weekly.set_index("weekStart").rename_axis("week_start")
-        weekly.columns = [_snake(c) for c in weekly.columns]
     prov = fetched.provenance
+    performance = typed_series(data.get("overallPerformance") or {}, _schemas.PERFORMANCE, prov)
+    trends = data.get("historicalTrends") or {}
+    weekly = typed_frame(
+        records(trends.get("weekly") or [], DASHBOARD), _schemas.WEEKLY_TRENDS, prov
+    )
     return Dashboard(
         performance,
         typed_frame(
@@ -79,13 +67,21 @@ def load_recommendations(
     quant_id: int | None = None, *, applied: bool | None = None, client: Client | None = None
 ) -> pd.DataFrame:
     """The optimizer's recommendations (unapplied, applied, or both), newest first."""
-    fetched, data = _dashboard(quant_id, client)
+    lists = {
+        None: ("recentRecommendations", "appliedRecommendations"),
+        False: ("recentRecommendations",),
+        True: ("appliedRecommendations",),
+    }[applied]
+    recipe = Recipe(DASHBOARD, _schemas.RECOMMENDATIONS, keep=lists, build=_recommendations)
+    return load(recipe, {"quantId": quant_id}, client=client)
+
+
+def _recommendations(recipe: Recipe, fetched: Fetched) -> pd.DataFrame:
+    data = field(fetched.data, DASHBOARD, "data")
     rows: list[Any] = []
-    if applied in (None, False):
-        rows += records(data.get("recentRecommendations") or [], DASHBOARD)
-    if applied in (None, True):
-        rows += records(data.get("appliedRecommendations") or [], DASHBOARD)
-    return typed_frame(rows, _schemas.RECOMMENDATIONS, fetched.provenance)
+    for name in recipe.keep:
+        rows += records(data.get(name) or [], DASHBOARD)
+    return typed_frame(rows, recipe.spec, fetched.provenance)
 
 
 def run_analysis(
@@ -104,23 +100,12 @@ def run_analysis(
         body["minCompletedTrades"] = min_completed_trades
     fetched = client_or_default(client).post(ANALYZE, body)
     data = field(fetched.data, ANALYZE, "data")
-    return pd.Series(
-        {
-            "trades_analyzed": data.get("tradesAnalyzed"),
-            "recommendations_generated": data.get("recommendationsGenerated"),
-            "recommendations_applied": data.get("recommendationsApplied"),
-        },
-        dtype="Int64",
-        name="analysis",
-    )
+    return typed_series(data, _schemas.ANALYSIS, fetched.provenance)
 
 
 def apply_recommendation(recommendation_id: int, *, client: Client | None = None) -> pd.Series:
-    """Apply one recommendation: the playbook threshold becomes its new threshold."""
+    """Apply one recommendation: the playbook threshold becomes its new threshold. Returns
+    the applied recommendation's fields as served (``_schemas.APPLIED``)."""
     fetched = client_or_default(client).post(APPLY, params={"id": recommendation_id})
     data = field(fetched.data, APPLY, "data")
-    return pd.Series({_snake(k): v for k, v in data.items()}, name="applied", dtype=object)
-
-
-def _snake(name: str) -> str:
-    return "".join("_" + ch.lower() if ch.isupper() else ch for ch in name).lstrip("_")
+    return typed_series(data, _schemas.APPLIED, fetched.provenance)

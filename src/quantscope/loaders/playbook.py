@@ -10,7 +10,7 @@ import pandas as pd
 from quantscope import _schemas
 from quantscope._client import Client, Fetched
 from quantscope._errors import InvalidResponseError
-from quantscope.loaders._base import client_or_default, field, frame_of, records, typed_frame
+from quantscope.loaders._base import Recipe, client_or_default, field, load, records, typed_frame
 
 CONFIG = "/api/degen/config"
 
@@ -62,10 +62,11 @@ def load_playbook(
     """The quant's playbook, long: one row per market-cap class x category x criterion x
     config type x interval, with threshold, weight, flags, operator, range and config id."""
     params = {"quantId": quant_id, "configGroupId": config_group_id}
-    return frame_of(client, CONFIG, params, _playbook_frame, spec=_schemas.PLAYBOOK)
+    recipe = Recipe(CONFIG, _schemas.PLAYBOOK, build=_playbook_frame)
+    return load(recipe, params, client=client)
 
 
-def _playbook_frame(fetched: Fetched) -> pd.DataFrame:
+def _playbook_frame(recipe: Recipe, fetched: Fetched) -> pd.DataFrame:
     if not isinstance(fetched.data, list):
         raise InvalidResponseError(
             f"{CONFIG}: expected a list of market-cap classes, got {fetched.data!r:.200}",
@@ -75,7 +76,7 @@ def _playbook_frame(fetched: Fetched) -> pd.DataFrame:
     rows = _flatten(records(fetched.data, CONFIG))
     params = fetched.provenance.params
     quant_id = int(params["quantId"]) if isinstance(params, dict) else None
-    return typed_frame(rows, _schemas.PLAYBOOK, fetched.provenance, quant_id=quant_id)
+    return typed_frame(rows, recipe.spec, fetched.provenance, quant_id=quant_id)
 
 
 def _change(change: Mapping[str, Any]) -> dict[str, Any]:
@@ -107,16 +108,4 @@ def update_playbook(
         raise ValueError("update_playbook needs at least one change")
     fetched = client_or_default(client).put(CONFIG, body)
     updated = records(field(fetched.data, CONFIG, "updatedConfigs", list), CONFIG)
-    frame = pd.DataFrame(
-        {
-            "config_id": pd.array([u.get("id") for u in updated], dtype="string"),
-            "criterion": pd.Categorical([u.get("criteriaKey") for u in updated]),
-            "config_type": pd.Categorical([u.get("configType") for u in updated]),
-            "threshold": pd.array([u.get("threshold") for u in updated], dtype="float64"),
-            "weight": pd.array([u.get("weight") for u in updated], dtype="float64"),
-            "required": pd.array([u.get("required") for u in updated], dtype="boolean"),
-            "disabled": pd.array([u.get("disabled") for u in updated], dtype="boolean"),
-        }
-    )
-    frame.attrs["quantscope"] = fetched.provenance.as_dict()
-    return frame
+    return typed_frame(updated, _schemas.PLAYBOOK_UPDATE, fetched.provenance)

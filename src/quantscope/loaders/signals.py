@@ -8,17 +8,16 @@ import pandas as pd
 
 from quantscope import _schemas
 from quantscope._client import Client, Fetched
-from quantscope.loaders._base import client_or_default, field, records, typed_frame
+from quantscope.loaders._base import Recipe, client_or_default, field, load, records, typed_frame
 
 SIGNALS = "/api/alpha-signals"
 SIGNAL = "/api/alpha-signals/{tokenId}"
 
 
-def _fetch(
-    quant_id: int | None, chain: str | None, search: str | None, limit: int, client: Client | None
-) -> Fetched:
-    params = {"quantId": quant_id, "chain": chain, "search": search, "limit": limit}
-    return client_or_default(client).get(SIGNALS, params)
+def _params(
+    quant_id: int | None, chain: str | None, search: str | None, limit: int
+) -> dict[str, Any]:
+    return {"quantId": quant_id, "chain": chain, "search": search, "limit": limit}
 
 
 def load_signals(
@@ -30,9 +29,8 @@ def load_signals(
     client: Client | None = None,
 ) -> pd.DataFrame:
     """One row per alpha signal (stage, price, change, ROI of an open position...)."""
-    fetched = _fetch(quant_id, chain, search, limit, client)
-    rows = records(field(fetched.data, SIGNALS, "signals", list), SIGNALS)
-    return typed_frame(rows, _schemas.SIGNALS, fetched.provenance)
+    recipe = Recipe(SIGNALS, _schemas.SIGNALS, items="signals")
+    return load(recipe, _params(quant_id, chain, search, limit), client=client)
 
 
 def load_signal_stats(
@@ -48,14 +46,18 @@ def load_signal_stats(
     Same request as ``load_signals`` with the same arguments: after one, the other is a
     cache hit.
     """
-    fetched = _fetch(quant_id, chain, search, limit, client)
+    recipe = Recipe(SIGNALS, _schemas.SIGNAL_STATS, build=_stats_frame)
+    return load(recipe, _params(quant_id, chain, search, limit), client=client)
+
+
+def _stats_frame(recipe: Recipe, fetched: Fetched) -> pd.DataFrame:
     by_chain = field(fetched.data, SIGNALS, "byChain")
     rows = [
         {"chain": name, **(group.get("stats") or {})}
         for name, group in by_chain.items()
         if isinstance(group, dict)
     ]
-    return typed_frame(rows, _schemas.SIGNAL_STATS, fetched.provenance)
+    return typed_frame(rows, recipe.spec, fetched.provenance)
 
 
 class SignalDetail(NamedTuple):

@@ -11,19 +11,25 @@ from quantscope import _schemas
 from quantscope._client import Client, FetchedPages, PageNumberPaging
 from quantscope._decode import page_decoder
 from quantscope.loaders._base import (
+    Recipe,
     client_or_default,
     field,
-    frame_of_pages,
+    load,
     records,
+    records_of,
     typed_frame,
+    typed_series,
 )
 
 TRADES = "/api/trades"
 TRADE = "/api/trades/{id}"
 STATS = "/api/trades/stats"
 
-# Pages decoded straight into the trades columns (msgspec), with the total and the summary.
-TRADES_DECODE = page_decoder(_schemas.TRADES, "trades", ("pagination", "summary"))
+# The top-level keys of a trades page that the load reads besides the trades.
+TRADES_KEEP = ("pagination", "summary")
+# Pages decoded straight into the trades columns (msgspec), with the total and the summary:
+# the decoder ``load_trades``' recipe uses (for benchmarks and tests of the decoder).
+TRADES_DECODE = page_decoder(_schemas.TRADES, "trades", TRADES_KEEP)
 
 
 def load_trades(
@@ -77,24 +83,21 @@ def load_trades(
         "sortBy": sort_by,
         "sortOrder": sort_order,
     }
-    return frame_of_pages(
-        client,
+    recipe = Recipe(
         TRADES,
-        params,
-        _trades_frame,
-        spec=_schemas.TRADES,
+        _schemas.TRADES,
+        items="trades",
+        keep=TRADES_KEEP,
         paging=PageNumberPaging(page_size=page_size),
-        max_pages=max_pages,
+        build=_trades_frame,
         desc="trades",
-        decode=TRADES_DECODE,
     )
+    return load(recipe, params, client=client, max_pages=max_pages)
 
 
-def _trades_frame(pages: FetchedPages) -> pd.DataFrame:
+def _trades_frame(recipe: Recipe, pages: FetchedPages) -> pd.DataFrame:
     summary = pages.pages[0].get("summary") if pages.pages else None
-    return typed_frame(
-        records(pages.items, TRADES), _schemas.TRADES, pages.provenance, summary=summary
-    )
+    return typed_frame(records_of(recipe, pages), recipe.spec, pages.provenance, summary=summary)
 
 
 class TradeDetail(NamedTuple):
@@ -119,19 +122,4 @@ def load_trade_stats(quant_id: int | None = None, *, client: Client | None = Non
     """Executed-trade statistics: counts, volume and week-on-week changes (fractions)."""
     fetched = client_or_default(client).get(STATS, {"quantId": quant_id})
     metrics = field(fetched.data, STATS, "metrics")
-    stats = pd.Series(
-        {
-            "total_trades": metrics.get("totalTrades"),
-            "total_volume_usd": metrics.get("totalVolume"),
-            "trades_weekly_change": _fraction(metrics.get("tradesWeeklyChange")),
-            "volume_weekly_change": _fraction(metrics.get("volumeWeeklyChange")),
-        },
-        dtype="float64",
-        name="trade_stats",
-    )
-    stats.attrs["quantscope"] = fetched.provenance.as_dict()
-    return stats
-
-
-def _fraction(percent: Any) -> float | None:
-    return None if percent is None else float(percent) / 100.0
+    return typed_series(metrics, _schemas.TRADE_STATS, fetched.provenance)

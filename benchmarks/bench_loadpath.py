@@ -1,0 +1,314 @@
+"""The one load path against the old one: every evaluation, and 2,000 evaluations' details.
+
+On the default world (seed 7, scale 1: ~49k evaluations, 49 pages of 1,000) served over HTTP
+from a copy by a sandbox in a child process (so this process's CPU time is the client's side
+alone, garbage collection included), in one run, the loaders as they are now (``load_evaluations``,
+``load_eval_details``: the recipe of ``loaders._base``, with the typed page decoder and the
+frame cache) against **the old path**, rebuilt here from the client's primitives as the loaders
+ran before issue 9: plain JSON bodies (``orjson``), ``build_frame`` on the records, no frame
+cache. Cases:
+
+* **evaluations cold, old / recipe**: a new ``Client`` on an empty cache directory, every page
+  a request. Judged on the client side's CPU time (this process's: the sandbox runs in
+  another), with the sandbox's own time for the pages (summed request times inside the
+  server, measured by a middleware, and its process's CPU time) reported beside it;
+* **evaluations warm, old / recipe**: the client that loaded them before, the same call again
+  (every page cached: the old path decodes them all and builds the frame again);
+* **details warm, old / recipe**: the details of 2,000 evaluations (one request each, cached
+  forever), loaded before by the same client.
+
+Every warm run is checked to have sent no request (provenance, and a middleware counting what
+reaches the sandbox); around two more warm detail loads, a probe on each side shows
+``X-RateLimit-Remaining`` lowered by the probe alone. The old path's frames are compared with
+the recipe's in the warm-up (the same values; provenance aside).
+
+Run: ``python -m benchmarks.bench_loadpath [--repeat N] [--details N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import multiprocessing
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping, Sequence
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import requests
+
+from benchmarks._common import BenchResult, Case, bench_data_dir, measure, print_result, ratio
+from quantscope import _schemas
+from quantscope._client import Client, OffsetPaging
+from quantscope.loaders._base import records, typed_frame
+from quantscope.loaders.evaluations import (
+    DETAILS,
+    RESULTS,
+    _detail_rows,
+    load_eval_details,
+    load_evaluations,
+)
+from quantscope.sandbox.app import create_app
+from quantscope.sandbox.datadir import WorldInfo, copy_world, ensure_world
+from quantscope.sandbox.serve import SandboxServer
+
+DEFAULT_REPEAT = 3
+DEFAULT_DETAILS = 2000
+PAGE_SIZE = 1000
+
+EVAL_COLD_OLD = "evaluations cold, old path"
+EVAL_COLD = "evaluations cold, recipe"
+EVAL_WARM_OLD = "evaluations warm, old path"
+EVAL_WARM = "evaluations warm, recipe"
+DETAILS_WARM_OLD = "details warm, old path"
+DETAILS_WARM = "details warm, recipe"
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+ASGIApp = Callable[
+    [Scope, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]], Awaitable[None]
+]
+
+
+class ServerClock:
+    """ASGI middleware: how many requests reached the sandbox, and the seconds it spent on
+    them (from the request's arrival to the end of its answer)."""
+
+    def __init__(self, app: ASGIApp, seen: dict[str, float]) -> None:
+        self.app = app
+        self.seen = seen
+
+    async def __call__(
+        self,
+        scope: Scope,
+        receive: Callable[[], Awaitable[Message]],
+        send: Callable[[Message], Awaitable[None]],
+    ) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.seen["requests"] += 1
+            self.seen["seconds"] += time.perf_counter() - start
+
+
+def _serve(info: WorldInfo, conn: Connection) -> None:
+    """The child process: serve ``info`` with a ``ServerClock``; answer ``"stats"`` with
+    (requests, seconds inside the server, this process's CPU seconds) until ``"stop"``."""
+    seen = {"requests": 0.0, "seconds": 0.0}
+    app = create_app(info)
+    app.add_middleware(ServerClock, seen=seen)
+    with SandboxServer(info, app=app) as server:
+        conn.send((server.url, server.keys))
+        while conn.recv() == "stats":
+            conn.send((int(seen["requests"]), seen["seconds"], time.process_time()))
+
+
+class ChildSandbox:
+    """A sandbox serving a world from a child process (a context manager)."""
+
+    def __init__(self, info: WorldInfo) -> None:
+        context = multiprocessing.get_context("spawn")
+        self._conn, child = context.Pipe()
+        self._process = context.Process(target=_serve, args=(info, child), daemon=True)
+        self._process.start()
+        child.close()
+        self.url, self.keys = self._conn.recv()
+
+    def stats(self) -> tuple[int, float, float]:
+        """Requests received, seconds spent on them, CPU seconds of the sandbox's process."""
+        self._conn.send("stats")
+        requests_, seconds, cpu = self._conn.recv()
+        return int(requests_), float(seconds), float(cpu)
+
+    def __enter__(self) -> ChildSandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._conn.send("stop")
+        self._process.join(timeout=30)
+        if self._process.is_alive():
+            self._process.kill()
+
+
+def old_evaluations(
+    c: Client, page_size: int = PAGE_SIZE, max_pages: int | None = None
+) -> pd.DataFrame:
+    """``load_evaluations()`` as before issue 9: plain JSON pages and ``build_frame``."""
+    pages = c.get_pages(
+        RESULTS,
+        {},
+        paging=OffsetPaging(page_size=page_size),
+        max_pages=max_pages,
+        desc="evaluations",
+    )
+    return typed_frame(records(pages.items, RESULTS), _schemas.EVALUATIONS, pages.provenance)
+
+
+def old_details(c: Client, ids: Sequence[int]) -> pd.DataFrame:
+    """``load_eval_details(ids)`` as before issue 9: every answer decoded, the frame built."""
+    many = c.get_many(DETAILS, [{"evaluationId": i} for i in ids], desc="evaluation details")
+    rows: list[dict[str, Any]] = []
+    for eid, fetched in zip(ids, many.results, strict=True):
+        if fetched is not None:
+            rows.extend(_detail_rows(eid, fetched.data))
+    return typed_frame(rows, _schemas.EVAL_DETAILS, many.provenance)
+
+
+def _remaining(url: str, key: str) -> int:
+    """``X-RateLimit-Remaining`` after one request (the probe itself costs one)."""
+    response = requests.get(url + "/api/trades/stats", headers={"X-API-Key": key}, timeout=60)
+    response.raise_for_status()
+    return int(response.headers["X-RateLimit-Remaining"])
+
+
+def _same_values(results: Mapping[str, object], a: str, b: str) -> None:
+    left, right = results[a], results[b]
+    assert isinstance(left, pd.DataFrame) and isinstance(right, pd.DataFrame)
+    pd.testing.assert_frame_equal(left, right, check_like=False)
+
+
+def run(
+    repeat: int = DEFAULT_REPEAT,
+    *,
+    details: int = DEFAULT_DETAILS,
+    scale: int = 1,
+    seed: int = 7,
+    page_size: int = PAGE_SIZE,
+    max_pages: int | None = None,
+    data_dir: Path | str | None = None,
+) -> BenchResult:
+    """Measure the old path and the recipe on evaluations and eval details, ``repeat`` runs
+    (``max_pages`` caps the evaluations loaded: for a smoke run)."""
+    info = ensure_world(data_dir if data_dir is not None else bench_data_dir(), seed, scale)
+    with tempfile.TemporaryDirectory(prefix="quantscope-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        served = copy_world(info, tmp / "world")
+        with ChildSandbox(served) as server:
+            url, key = server.url, server.keys["enterprise"]
+
+            def client(cache_dir: Path) -> Client:
+                return Client(url, key, cache_dir=str(cache_dir), progress=False)
+
+            warm = client(tmp / "warm-cache")
+            _, seconds_before, cpu_before = server.stats()
+            evaluations = load_evaluations(page_size=page_size, max_pages=max_pages, client=warm)
+            _, seconds_after, cpu_after = server.stats()
+            pages = int(evaluations.attrs["quantscope"]["pages"])
+            server_s_per_load = seconds_after - seconds_before
+            server_cpu_per_load = cpu_after - cpu_before
+            ids = [int(i) for i in evaluations["evaluation_id"].iloc[:details]]
+            detail_frame = load_eval_details(ids, client=warm)  # fills the details' cache
+            cold_dirs = (tmp / f"cold-cache-{i}" for i in itertools.count())
+            warm_prov: list[dict[str, Any]] = []
+            warm_server = [0]
+
+            def watched(body: Callable[[Client], pd.DataFrame]) -> Callable[[Client], object]:
+                def run_warm(c: Client) -> object:
+                    before = server.stats()[0]
+                    frame = body(c)
+                    warm_server[0] += server.stats()[0] - before
+                    warm_prov.append(dict(frame.attrs["quantscope"]))
+                    return frame
+
+                return run_warm
+
+            def cold() -> Client:
+                return client(next(cold_dirs))
+
+            def check(results: Mapping[str, object]) -> None:
+                _same_values(results, EVAL_COLD_OLD, EVAL_COLD)
+                _same_values(results, EVAL_WARM_OLD, EVAL_WARM)
+                _same_values(results, DETAILS_WARM_OLD, DETAILS_WARM)
+                for name in (EVAL_COLD, EVAL_WARM):
+                    frame = results[name]
+                    assert isinstance(frame, pd.DataFrame)
+                    pd.testing.assert_frame_equal(frame, evaluations)
+                pd.testing.assert_frame_equal(results[DETAILS_WARM], detail_frame)  # type: ignore[arg-type]
+
+            def recipe_evaluations(c: Client) -> pd.DataFrame:
+                return load_evaluations(page_size=page_size, max_pages=max_pages, client=c)
+
+            def old_path(c: Client) -> pd.DataFrame:
+                return old_evaluations(c, page_size, max_pages)
+
+            cases: list[Case[Client]] = [
+                Case(EVAL_COLD_OLD, old_path, cold, Client.close),
+                Case(EVAL_COLD, recipe_evaluations, cold, Client.close),
+                Case(EVAL_WARM_OLD, watched(old_path), lambda: warm),
+                Case(EVAL_WARM, watched(recipe_evaluations), lambda: warm),
+                Case(DETAILS_WARM_OLD, watched(lambda c: old_details(c, ids)), lambda: warm),
+                Case(
+                    DETAILS_WARM, watched(lambda c: load_eval_details(ids, client=c)), lambda: warm
+                ),
+            ]
+            timings = measure(cases, repeat, check=check)
+
+            # The quota as the service reports it, around two more warm detail loads.
+            before = _remaining(url, key)
+            load_eval_details(ids, client=warm)
+            fresh = client(tmp / "warm-cache")
+            try:
+                again = load_eval_details(ids, client=fresh)
+            finally:
+                fresh.close()
+            after = _remaining(url, key)
+            warm.close()
+
+    detail_prov = [p for p in warm_prov if p["endpoint"] == DETAILS]
+    facts = {
+        "evaluations": len(evaluations),
+        "pages per evaluations load": pages,
+        "sandbox's own time for those pages (one cold load; summed in the server, its CPU)": (
+            f"{server_s_per_load:.3f} s, {server_cpu_per_load:.3f} s CPU"
+        ),
+        "evaluation details loaded": f"{len(ids)} ids, {len(detail_frame)} criterion rows",
+        "warm runs checked": len(warm_prov),
+        "requests in warm runs (provenance, summed)": sum(p["requests"] for p in warm_prov),
+        "requests received by the sandbox during warm runs": warm_server[0],
+        "X-RateLimit-Remaining around two warm detail loads": f"{before} -> {after} (probe: -1)",
+    }
+    checks = {
+        "warm runs: provenance requests == 0 and from_cache": all(
+            p["requests"] == 0 and p["from_cache"] for p in warm_prov
+        ),
+        "warm runs: no request reached the sandbox": warm_server[0] == 0,
+        "warm details: 0 requests (provenance, a new client too)": all(
+            p["requests"] == 0 for p in detail_prov
+        )
+        and again.attrs["quantscope"]["requests"] == 0,
+        "X-RateLimit-Remaining unchanged by warm detail loads": after == before - 1,
+    }
+    ratios = [
+        ratio(timings, EVAL_WARM_OLD, EVAL_WARM, 20.0),
+        ratio(timings, EVAL_COLD_OLD, EVAL_COLD, 2.0, basis="cpu"),
+        ratio(timings, DETAILS_WARM_OLD, DETAILS_WARM, 10.0),
+    ]
+    return BenchResult(
+        "loadpath",
+        {"evaluations": len(evaluations), "details": len(ids), "scale": scale, "repeat": repeat},
+        timings,
+        ratios,
+        facts,
+        checks,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> BenchResult:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_loadpath")
+    parser.add_argument("--repeat", type=int, default=DEFAULT_REPEAT)
+    parser.add_argument("--details", type=int, default=DEFAULT_DETAILS)
+    args = parser.parse_args(argv)
+    result = run(args.repeat, details=args.details)
+    print_result(result)
+    return result
+
+
+if __name__ == "__main__":
+    main()
