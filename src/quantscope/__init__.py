@@ -18,7 +18,7 @@ panels in ``quantscope.widgets``, safe playbook writes in ``quantscope.audit``.
 __version__ = "0.1.0"  # first: submodules read it while the package initialises
 
 from quantscope import analytics, backtest
-from quantscope._cache import CacheInfo
+from quantscope._cache import CacheEntry, CacheInfo
 from quantscope._client import (
     Client,
     Quota,
@@ -92,6 +92,7 @@ __all__ = [
     "APIStatusError",
     "APITimeoutError",
     "AuthenticationError",
+    "CacheEntry",
     "CacheInfo",
     "ChainNotAllowedError",
     "Client",

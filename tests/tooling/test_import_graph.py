@@ -13,8 +13,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 import quantscope
 
 SRC = Path(quantscope.__file__).parents[1]
@@ -112,7 +110,6 @@ def circles(graph: Graph) -> list[list[str]]:
     return sorted(found)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 9: circles being cut in parallel branches")
 def test_no_import_circle_in_quantscope() -> None:
     found = circles(import_graph(SRC, PACKAGE))
     assert not found, "\n".join(" -> ".join(c) for c in found)

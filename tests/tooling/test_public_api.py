@@ -69,11 +69,6 @@ def _named_classes(module: ModuleType, lazy: dict[str, type]) -> set[type]:
     return named
 
 
-# Plumbing between the loaders and the client (Client.cached_unchanged), not for users: the
-# load-path rework of issue 9 takes it out of the public methods.
-PLUMBING = {"CacheEntry"}
-
-
 @pytest.mark.parametrize("module", [quantscope, backtest], ids=lambda m: m.__name__)
 def test_every_class_in_a_public_signature_is_exported(module: ModuleType) -> None:
     # df.quant.plot's class lives in quantscope.plots, imported on first use so that
@@ -82,7 +77,7 @@ def test_every_class_in_a_public_signature_is_exported(module: ModuleType) -> No
     named = _named_classes(module, lazy)
     exported = [getattr(m, n) for m in {quantscope, module} for n in m.__all__]
     exported += lazy.values()
-    missing = {c.__name__ for c in named if c not in exported} - PLUMBING
+    missing = {c.__name__ for c in named if c not in exported}
     assert not missing, missing
 
 
