@@ -5,7 +5,8 @@ quants, their criteria and the history they produce) is simulation and lives in 
 answers requests, stores state or formats the wire lives at the top level. ``sim/`` imports only
 ``catalog`` and ``timefmt`` from the top level, plus ``optimizer`` for the build's first run;
 request-time code imports ``sim/`` modules, and only ``datadir`` imports ``sim.build``. The
-sandbox never imports the toolkit, and no import circle forms in here (tests/test_public_api.py).
+sandbox never imports the toolkit, and no import circle forms in here
+(tests/sandbox/test_sandbox_imports.py).
 
 Serving (top level)
     ``app``            the FastAPI application: key/quota gate, error bodies, mounts the routers
