@@ -6,7 +6,7 @@ alone, garbage collection included), in one run, the loaders as they are now (``
 ``load_eval_details``: the recipe of ``loaders._base``, with the typed page decoder and the
 frame cache) against **the old path**, rebuilt here from the client's primitives as the loaders
 ran before issue 9: plain JSON bodies (``orjson``), ``build_frame`` on the records, no frame
-cache. Cases:
+cache, and (cold) bodies read through requests' own adapter in 10 kB chunks. Cases:
 
 * **evaluations cold, old / recipe**: a new ``Client`` on an empty cache directory, every page
   a request. Judged on the client side's CPU time (this process's: the sandbox runs in
@@ -39,6 +39,7 @@ from typing import Any
 
 import pandas as pd
 import requests
+from requests.adapters import HTTPAdapter
 
 from benchmarks._common import BenchResult, Case, bench_data_dir, measure, print_result, ratio
 from quantscope import _schemas
@@ -222,6 +223,14 @@ def run(
             def cold() -> Client:
                 return client(next(cold_dirs))
 
+            def old_cold() -> Client:
+                # Before issue 9 the body was read through requests' own adapter, in 10 kB
+                # chunks (``_cache.WholeBodyAdapter`` reads it in one call).
+                c = cold()
+                for prefix in ("http://", "https://"):
+                    c._session.mount(prefix, HTTPAdapter())
+                return c
+
             def check(results: Mapping[str, object]) -> None:
                 _same_values(results, EVAL_COLD_OLD, EVAL_COLD)
                 _same_values(results, EVAL_WARM_OLD, EVAL_WARM)
@@ -239,7 +248,7 @@ def run(
                 return old_evaluations(c, page_size, max_pages)
 
             cases: list[Case[Client]] = [
-                Case(EVAL_COLD_OLD, old_path, cold, Client.close),
+                Case(EVAL_COLD_OLD, old_path, old_cold, Client.close),
                 Case(EVAL_COLD, recipe_evaluations, cold, Client.close),
                 Case(EVAL_WARM_OLD, watched(old_path), lambda: warm),
                 Case(EVAL_WARM, watched(recipe_evaluations), lambda: warm),

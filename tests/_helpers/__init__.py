@@ -13,6 +13,7 @@ and is imported from this package (``tests/`` is on pytest's ``pythonpath``):
 """
 
 from _helpers.fake_service import (
+    CUT,
     DROP,
     FAST,
     HANG,
@@ -29,6 +30,7 @@ from _helpers.quota import reset_quota
 from _helpers.widgets import QUANT, WidgetData, service_playbook, value_of
 
 __all__ = [
+    "CUT",
     "DROP",
     "DTYPES",
     "EVALS",

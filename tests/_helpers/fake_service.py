@@ -24,6 +24,7 @@ KEY = "local-test-key-0123456789"
 FAST = RetryPolicy(max_retries=3, backoff_base_s=0.001, backoff_max_s=0.01)
 DROP = "drop"  # close the connection without answering
 HANG = "hang"  # answer after the client's timeout
+CUT = "cut"  # a 200 whose body stops half-way (Content-Length promises more), then closes
 
 
 @dataclass
@@ -69,6 +70,16 @@ def handler_class(service: FakeService) -> type[BaseHTTPRequestHandler]:
             service.seen.append(seen)
             answer = service.handler(seen)
             if answer == DROP:
+                self.close_connection = True
+                self.connection.close()
+                return
+            if answer == CUT:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", "4000")
+                self.end_headers()
+                self.wfile.write(b'{"trades": [' + b'{"id": 1},' * 100)
+                self.wfile.flush()
                 self.close_connection = True
                 self.connection.close()
                 return

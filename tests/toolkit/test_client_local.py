@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _helpers import DROP, FAST, HANG, KEY, FakeService, Seen, fake_client, ok
+from _helpers import CUT, DROP, FAST, HANG, KEY, FakeService, Seen, fake_client, ok
 
 from quantscope._client import Client, OffsetPaging, PageNumberPaging
 from quantscope._config import RetryPolicy
@@ -100,6 +100,19 @@ def test_dropped_connections_are_retried_then_reported(
     with pytest.raises(APIConnectionError, match="could not be reached after 4 attempts"):
         fake_client(service, tmp_path).get("/api/trades")
     assert service.count() == 4
+
+
+def test_a_body_cut_half_way_is_retried_then_reported_and_never_cached(
+    serve: Callable[..., FakeService], tmp_path: Path
+) -> None:
+    # Bodies are read in one call (_cache.WholeBodyAdapter): urllib3's failure mid-body must
+    # still become the client's connection error, not a raw urllib3 traceback.
+    service = serve(lambda s: CUT)
+    client = fake_client(service, tmp_path)
+    with pytest.raises(APIConnectionError, match="could not be reached after 4 attempts"):
+        client.get("/api/trades")
+    assert service.count() == 4
+    assert client.cache.info().entries == 0
 
 
 def test_a_refused_connection_says_what_to_check(tmp_path: Path) -> None:
