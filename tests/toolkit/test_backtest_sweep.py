@@ -359,3 +359,27 @@ def test_rank_criteria_sorts_by_sort_by_and_the_old_by_warns() -> None:
     pd.testing.assert_frame_equal(old, best)
     with pytest.raises(ValueError, match="sort_by must be 'mean_gain' or 'best_gain', got 'x'"):
         bt.rank_criteria(frame, sort_by="x")
+
+
+def test_replay_is_the_default_and_without_a_playbook_names_both_fixes() -> None:
+    frame = features_frame()
+    with pytest.raises(ValueError) as caught:
+        bt.what_if(frame, "smart", [1.0])
+    message = str(caught.value)
+    assert "playbook=qs.load_playbook(quant_id)" in message
+    assert "bt.trade_features(trades)" in message and 'rule="filter"' in message
+    with pytest.raises(ValueError, match=r"rule must be one of \['filter', 'replay'\]"):
+        bt.what_if(frame, "smart", [1.0], rule="playbook")
+    # Kept with the features, the playbook needs no argument (both criteria are required
+    # here, so the replay equals the filter).
+    frame.attrs["backtest"]["playbooks"] = {
+        "1": {c: playbook()[c].tolist() for c in playbook().columns}
+    }
+    replayed = bt.what_if(frame, "smart", [1.0, 4.0])
+    assert replayed.attrs["what_if"]["rule"] == "replay"
+    assert not replayed.attrs["what_if"]["upper_bound"]
+    assert replayed["trades"].tolist() == [7, 4]
+    upper = bt.what_if(frame, "smart", [1.0, 4.0], rule="filter")
+    assert (
+        upper.attrs["what_if"]["upper_bound"] and "UPPER BOUND" in upper.attrs["what_if"]["label"]
+    )
