@@ -13,6 +13,7 @@ signal keeps its gain out of sample; one that only fitted the past loses it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -24,7 +25,7 @@ from quantscope.backtest.sweep import RULE_LABELS, resolve_playbook, threshold_g
 #: The time each trade is ordered by: when the quant decided to buy.
 TIME = "opened_at"
 _GROUPS = ("quant_id", "market_cap_class")
-SplitArg = float | str | pd.Timestamp | None
+SplitArg: TypeAlias = float | str | pd.Timestamp | None
 
 
 def _blocks(rows: pd.DataFrame, folds: int, split: SplitArg) -> list[tuple[np.ndarray, np.ndarray]]:
