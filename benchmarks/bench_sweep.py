@@ -8,11 +8,12 @@ outcome), PnL in cents and buy costs. The thresholds are 1,000 quantiles of the 
 Cases, each computing the same sums for every threshold (trades kept, wins, PnL, gross
 profit, gross loss, cost; the warm-up results are compared before the timing counts):
 
-* **what_if**: ``backtest.what_if(features, "buy_sell_ratio", thresholds)``, the public
-  function: column extraction, the current threshold found per (quant, class) from the
-  frame's ``attrs``, the sweep (one argsort, sums between the thresholds' split points
-  accumulated over the segments, one ``searchsorted`` of the thresholds), the baseline and
-  deltas, and the labelled frame;
+* **what_if**: ``backtest.what_if(features, "buy_sell_ratio", thresholds, rule="filter")``,
+  the public function under the hard-filter rule (the frame keeps no playbook to replay):
+  column extraction, the current threshold found per (quant, class) from the frame's
+  ``attrs``, the sweep (one argsort, sums between the thresholds' split points accumulated
+  over the segments, one ``searchsorted`` of the thresholds), the baseline and deltas, and
+  the labelled frame;
 * **kernel**: the sweep alone (``_kernel.sweep`` on ready arrays), reported;
 * **loop**: the brute force one writes first: for each threshold a mask, then a count and
   masked sums, in numpy;
@@ -152,7 +153,7 @@ def run(
         np.zeros(n_trades, dtype=bool),
     )
     cases: list[Case[None]] = [
-        Case(WHAT_IF, lambda _: bt.what_if(features, CRITERION, thresholds)),
+        Case(WHAT_IF, lambda _: bt.what_if(features, CRITERION, thresholds, rule="filter")),
         Case(KERNEL, lambda _: sweep([values], [thresholds], ["V_GTE_T"], outcomes)),
         Case(LOOP, lambda _: loop(values, thresholds, outcomes)),
         Case(ARGSORT, lambda _: np.argsort(values)),

@@ -126,15 +126,16 @@ print(recommendations["reasoning"].iloc[0])
 # ## Checked client-side
 #
 # `bt.crosscheck(recommendations, features)` recomputes those four figures from the trades
-# and the criterion values that bought them (notebook 5's `trade_features`; the details are
-# in the cache, so this costs no quota after notebook 5, and one request per trade
-# otherwise):
+# and the criterion values that bought them (notebook 5's `trade_features`, which keeps the
+# playbook to replay; the details are in the cache, so this costs no quota after notebook 5,
+# and one request per trade otherwise):
 
 # %%
 trades = qs.load_trades(1)
 closed = trades[trades["status"] == "Closed"]
 details = qs.load_eval_details([int(i) for i in closed["evaluation_id"].unique()])
-features = bt.trade_features(trades, details=details)
+playbook = qs.load_playbook(1)
+features = bt.trade_features(trades, details=details, playbook=playbook)
 {"trades": len(features), "details requests": details.attrs["quantscope"]["requests"]}
 
 # %%
@@ -150,7 +151,20 @@ checks[
 
 # %% [markdown]
 # Every figure agrees: the optimizer counts what it says it counts. Whether that is what the
-# playbook would do is another question.
+# playbook would do is another question, and `crosscheck` answers it too. Beside the
+# service's claimed win-rate change and the client's hard-filter figure (the same number: an
+# **upper bound**), it replays the whole pass rule with the recommended threshold: the
+# trades, win rate and PnL that **applying the recommendation will produce**.
+
+# %%
+checks[
+    ["recommendation_id", "market_cap_class", "criterion", "win_rate_change_service"]
+    + ["win_rate_change_filter", "trades_change_replay", "win_rate_change_replay"]
+    + ["total_pnl_usd_change_replay"]
+].round(4)
+
+# %%
+print(checks.attrs["crosscheck"]["note"])
 
 # %% [markdown]
 # ## What a recommendation means
@@ -163,7 +177,6 @@ checks[
 # authority are required, and the weights add up to 18.5 per class:
 
 # %%
-playbook = qs.load_playbook(1)
 buying = playbook[playbook["config_type"] == "BUYING"]
 weights = buying[buying["market_cap_class"] == "MID_CAP"].set_index("criterion")
 weights = weights[["weight", "required", "threshold"]].sort_values("weight", ascending=False)
@@ -322,7 +335,9 @@ applied_list[["recommendation_id", "criterion", "market_cap_class", "new_thresho
 # ## The recommendations panel
 #
 # `RecommendationsPanel` shows the recommendations with the client-side cross-check beside
-# each, and the what-if of the new threshold against the current one; *Analyze* runs the
+# each, and side by side the service's claimed win-rate change, the filter's (labelled an
+# upper bound) and the replayed effect of the new threshold against the current one, which
+# is what applying produces; *Analyze* runs the
 # optimizer again (never applying), *Apply…* applies the chosen one after confirmation, and
 # *Undo* reverts it. In a stored copy of this notebook it shows only its text placeholder;
 # its state follows as tables.
@@ -338,7 +353,7 @@ panel
 # %%
 panel.checks[
     ["recommendation_id", "market_cap_class", "criterion", "old_threshold", "new_threshold"]
-    + ["agrees"]
+    + ["agrees", "win_rate_change_service", "win_rate_change_replay"]
 ].round(4)
 
 # %% [markdown]

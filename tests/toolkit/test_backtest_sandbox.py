@@ -165,11 +165,11 @@ def test_compare_playbooks_agrees_with_what_if_under_either_rule(
     assert side.loc["evaluations_passed", "a"] == len(QUANTS) * len(TYPES) * PER_CASE
     assert side.loc["evaluations_passed", "b"] <= side.loc["evaluations_passed", "a"]
     # Not required, smart money only weighs in the score: the whole rule decides...
-    by_rule = bt.what_if(cinder, "smart_money_buys", [3.0], rule="playbook", playbook=current)
+    by_rule = bt.what_if(cinder, "smart_money_buys", [3.0], rule="replay", playbook=current)
     assert by_rule.attrs["what_if"]["baseline"]["trades"] == len(cinder)
     assert side.loc["trades", "change"] == by_rule["d_trades"].iloc[0]
     # ...and the filter overstates the change, which a required criterion makes real.
-    by_filter = bt.what_if(cinder, "smart_money_buys", [3.0])
+    by_filter = bt.what_if(cinder, "smart_money_buys", [3.0], rule="filter")
     dropped = int((cinder["smart_money_buys"] < 3).sum())
     assert by_filter["trades"].iloc[0] == len(cinder) - dropped
     assert -dropped < by_rule["d_trades"].iloc[0] <= 0

@@ -126,7 +126,7 @@ def features_frame() -> pd.DataFrame:
 
 
 def test_what_if_reports_kept_trades_metrics_and_changes_against_the_current_threshold() -> None:
-    table = bt.what_if(features_frame(), "smart", [1.0, 2.0, 4.0, 6.0])
+    table = bt.what_if(features_frame(), "smart", [1.0, 2.0, 4.0, 6.0], rule="filter")
     assert table["threshold"].tolist() == [1.0, 2.0, 4.0, 6.0]
     assert table["trades"].tolist() == [7, 6, 4, 2]
     assert table["wins"].tolist() == [4, 4, 4, 2]
@@ -152,18 +152,18 @@ def test_what_if_reports_kept_trades_metrics_and_changes_against_the_current_thr
 def test_what_if_baseline_without_any_known_current_threshold_is_every_trade() -> None:
     frame = features_frame()
     frame.attrs["backtest"] = {"operators": {"smart": "V_GTE_T"}}
-    table = bt.what_if(frame, "smart", [2.0, 4.0])
+    table = bt.what_if(frame, "smart", [2.0, 4.0], rule="filter")
     assert table["d_trades"].tolist() == [-2, -4]
     assert table["admits_unseen"].isna().all()
-    explicit = bt.what_if(frame, "smart", [2.0, 4.0], current=4.0)
+    explicit = bt.what_if(frame, "smart", [2.0, 4.0], current=4.0, rule="filter")
     assert explicit["d_trades"].tolist() == [2, 0]
     assert explicit["admits_unseen"].tolist() == [True, False]
     with pytest.raises(ValueError, match="no operator known"):
-        bt.what_if(frame, "noise", [1.0])
+        bt.what_if(frame, "noise", [1.0], rule="filter")
 
 
 def test_what_if_default_grid_takes_quantiles_of_the_values() -> None:
-    table = bt.what_if(features_frame(), "smart", 5)
+    table = bt.what_if(features_frame(), "smart", 5, rule="filter")
     assert table["threshold"].tolist() == [0.0, 1.0, 3.0, 5.0, 7.0]
     assert table["trades"].iloc[0] == 8
 
@@ -171,7 +171,7 @@ def test_what_if_default_grid_takes_quantiles_of_the_values() -> None:
 def test_what_if_leaves_out_trades_without_a_value_and_counts_them() -> None:
     frame = features_frame()
     frame.loc[0, "smart"] = np.nan
-    table = bt.what_if(frame, "smart", [0.0])
+    table = bt.what_if(frame, "smart", [0.0], rule="filter")
     assert table["trades"].tolist() == [7]
     assert table.attrs["what_if"]["dropped_trades"] == 1
 
@@ -228,16 +228,16 @@ def test_simulated_entries_fill_in_only_where_loosening_admits_them() -> None:
     assert table.attrs["what_if"]["simulated_candidates"] == 1
     assert "simulated entries" in table.attrs["what_if"]["note"]
     with pytest.raises(ValueError, match="need the playbook"):
-        bt.what_if(features_frame(), "smart", [1.0], simulated=simulated_frame())
+        bt.what_if(features_frame(), "smart", [1.0], simulated=simulated_frame(), rule="filter")
 
 
 def test_grid_equals_what_if_along_each_axis_and_pivots_for_a_heatmap() -> None:
     frame = features_frame()
-    grid = bt.what_if_grid(frame, ("smart", "noise"), ([1.0, 4.0], [0.0, 2.0, 5.0]))
+    grid = bt.what_if_grid(frame, ("smart", "noise"), ([1.0, 4.0], [0.0, 2.0, 5.0]), rule="filter")
     assert list(grid.columns[:2]) == ["smart", "noise"]
     assert len(grid) == 6
     loose_noise = grid[grid["noise"] == 0.0]
-    single = bt.what_if(frame, "smart", [1.0, 4.0])
+    single = bt.what_if(frame, "smart", [1.0, 4.0], rule="filter")
     assert loose_noise["trades"].tolist() == single["trades"].tolist()
     table = bt.pivot_grid(grid, "trades")
     assert table.index.tolist() == [1.0, 4.0]
@@ -248,7 +248,7 @@ def test_grid_equals_what_if_along_each_axis_and_pivots_for_a_heatmap() -> None:
     assert table.to_numpy().tolist() == kept
     assert grid["is_current"].sum() == 0  # neither (2, 0) pair is on the grid
     with pytest.raises(ValueError, match="two different criteria"):
-        bt.what_if_grid(frame, ("smart", "smart"))
+        bt.what_if_grid(frame, ("smart", "smart"), rule="filter")
 
 
 def test_rank_criteria_puts_the_informative_criterion_first() -> None:
@@ -303,7 +303,7 @@ def test_what_if_rows_equal_metrics_of_the_masked_trades(sample: tuple, current:
             "x": values,
         }
     )
-    table = bt.what_if(frame, "x", thresholds, operator=op, current=current)
+    table = bt.what_if(frame, "x", thresholds, operator=op, current=current, rule="filter")
 
     def row(kept: np.ndarray) -> dict[str, float]:
         pnl = o.pnl[kept]
@@ -359,3 +359,27 @@ def test_rank_criteria_sorts_by_sort_by_and_the_old_by_warns() -> None:
     pd.testing.assert_frame_equal(old, best)
     with pytest.raises(ValueError, match="sort_by must be 'mean_gain' or 'best_gain', got 'x'"):
         bt.rank_criteria(frame, sort_by="x")
+
+
+def test_replay_is_the_default_and_without_a_playbook_names_both_fixes() -> None:
+    frame = features_frame()
+    with pytest.raises(ValueError) as caught:
+        bt.what_if(frame, "smart", [1.0])
+    message = str(caught.value)
+    assert "playbook=qs.load_playbook(quant_id)" in message
+    assert "bt.trade_features(trades)" in message and 'rule="filter"' in message
+    with pytest.raises(ValueError, match=r"rule must be one of \['filter', 'replay'\]"):
+        bt.what_if(frame, "smart", [1.0], rule="playbook")
+    # Kept with the features, the playbook needs no argument (both criteria are required
+    # here, so the replay equals the filter).
+    frame.attrs["backtest"]["playbooks"] = {
+        "1": {c: playbook()[c].tolist() for c in playbook().columns}
+    }
+    replayed = bt.what_if(frame, "smart", [1.0, 4.0])
+    assert replayed.attrs["what_if"]["rule"] == "replay"
+    assert not replayed.attrs["what_if"]["upper_bound"]
+    assert replayed["trades"].tolist() == [7, 4]
+    upper = bt.what_if(frame, "smart", [1.0, 4.0], rule="filter")
+    assert (
+        upper.attrs["what_if"]["upper_bound"] and "UPPER BOUND" in upper.attrs["what_if"]["label"]
+    )

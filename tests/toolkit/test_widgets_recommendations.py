@@ -33,6 +33,15 @@ def test_recommendations_with_the_client_cross_check(
     for header in ("sample_size (service / client)", "after_win_rate (service / client)", "agrees"):
         assert header in html
     assert "PnL vs now (what-if)" in html
+    # Side by side: the claim, the filter (an upper bound) and the replayed effect, which is
+    # what applying produces.
+    for header in ("win rate: service claims", "win rate: filter (upper bound)"):
+        assert header in html
+    assert "Applying a recommendation produces the replayed effect" in html
+    assert panel.checks.attrs["crosscheck"]["applying"] == "replay"
+    first_check = panel.checks.iloc[0]
+    assert f"{first_check['win_rate_change_replay'] * 100:+.1f} pts" in html
+    assert first_check["win_rate_change_filter"] == first_check["win_rate_change_service"]
     for rec_id in recs["recommendation_id"]:
         assert f"<td>{rec_id}</td>" in html
     unapplied = recs[~recs["applied"].fillna(False)]
@@ -42,6 +51,7 @@ def test_recommendations_with_the_client_cross_check(
     assert panel.selected is not None
     assert panel.selected["recommendation_id"] == first["recommendation_id"]
     assert "win rate" in panel.detail.value and "now (" in panel.detail.value
+    assert "replayed effect" in panel.detail.value
 
 
 def test_analyze_then_apply_one_verify_and_undo(

@@ -58,9 +58,13 @@ def test_table_shows_what_if_numbers_and_slider_moves_the_line(
         [entry["threshold"] + 1],
         operator=str(entry["operator"]),
         current=float(entry["threshold"]),
+        playbook=panel.playbook,
     )
     assert panel.what_if is not None
     pd.testing.assert_frame_equal(panel.what_if, expected)
+    assert expected.attrs["what_if"]["rule"] == "replay"  # the default: what applying does
+    assert "what applying the threshold does" in panel.table_html.value
+    assert "UPPER BOUND" not in panel.table_html.value
     row, base = expected.iloc[0], expected.attrs["what_if"]["baseline"]
     html = panel.table_html.value
     for text in (
@@ -87,9 +91,19 @@ def test_table_shows_what_if_numbers_and_slider_moves_the_line(
     assert panel.figure.outputs[0]["data"]["image/png"] != before
     assert f"with ≥ {entry['threshold'] + 2:g}" in panel.table_html.value
 
-    # the whole pass rule as an alternative rule
-    panel.rule_picker.value = "playbook"
-    assert panel.what_if is not None and panel.what_if.attrs["what_if"]["rule"] == "playbook"
+    # the hard filter as the alternative rule, labelled an upper bound
+    panel.rule_picker.value = "filter"
+    assert panel.what_if is not None and panel.what_if.attrs["what_if"]["rule"] == "filter"
+    assert "UPPER BOUND" in panel.table_html.value
+    assert panel.table is not None and "UPPER BOUND" in panel.table.attrs["rule"]
+    upper = bt.what_if(
+        mine,
+        "smart_money_buys",
+        [entry["threshold"] + 2],
+        current=entry["threshold"],
+        rule="filter",
+    )
+    assert panel.what_if["trades"].iloc[0] == upper["trades"].iloc[0]
 
 
 def test_out_of_range_threshold_is_refused_before_anything_is_sent(

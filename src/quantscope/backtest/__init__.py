@@ -5,15 +5,19 @@ A research session, end to end::
     from quantscope import backtest as bt
     trades = qs.load_trades(1)                             # executed trades of quant 1
     features = bt.trade_features(trades)                   # + the values that bought them
-    bt.what_if(features, "smart_money_buys", [1, 2, 3, 4, 5])
+    bt.what_if(features, "smart_money_buys", [1, 2, 3, 4, 5])  # what applying each does
+    bt.what_if(features, "smart_money_buys", [3], rule="filter")  # an upper bound
+    bt.walk_forward(features, "smart_money_buys")          # chosen on the past, tried ahead
     bt.rank_criteria(features)                             # which criteria matter most
     bt.replay(qs.load_playbook(1), qs.load_eval_details(ids))  # = the service's verdicts
 
 Modules: ``features`` (trades joined to criterion values, wide), ``replay`` (the contract's
 pass rule applied to evaluations), ``sweep`` (what-if over thresholds, grids, rankings),
 ``simulate`` (simulated entries for evaluations that failed), ``compare`` (two playbooks side
-by side), ``crosscheck`` (the optimizer's recommendations recomputed). The pass rule lives in
-``_rules``, the sort-and-cumsum sweep in ``_kernel``, the metric formulas in ``_metrics``.
+by side), ``crosscheck`` (the optimizer's recommendations recomputed, and what applying each
+does), ``walk_forward`` (thresholds chosen on the past, reported on the future). The pass
+rule lives in ``_rules``, the sort-and-cumsum sweep in ``_kernel``, the metric formulas in
+``_metrics``.
 """
 
 from quantscope.backtest._metrics import METRICS
@@ -24,18 +28,21 @@ from quantscope.backtest.features import trade_features, wide_details
 from quantscope.backtest.replay import replay
 from quantscope.backtest.simulate import ExitRule, Exits, simulate_exits, simulated_entries
 from quantscope.backtest.sweep import (
+    RULE_LABELS,
     pivot_grid,
     rank_criteria,
     threshold_grid,
     what_if,
     what_if_grid,
 )
+from quantscope.backtest.walk_forward import walk_forward
 
 __all__ = [
     "MARKET_CAP_CLASSES",
     "METRICS",
     "OPERATORS",
     "RATE_TOLERANCE",
+    "RULE_LABELS",
     "ExitRule",
     "Exits",
     "compare_playbooks",
@@ -48,6 +55,7 @@ __all__ = [
     "simulated_entries",
     "threshold_grid",
     "trade_features",
+    "walk_forward",
     "what_if",
     "what_if_grid",
     "wide_details",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -29,6 +29,13 @@ OPERATORS: dict[str, Callable[[np.ndarray, np.ndarray | float], np.ndarray]] = {
 }
 #: +1 when larger values are better under the operator (raising the threshold is stricter).
 DIRECTION: dict[str, int] = {"V_GTE_T": 1, "V_GT_T": 1, "V_LTE_T": -1, "V_LT_T": -1}
+#: The operator that holds exactly where the other fails (``not v >= t`` is ``v < t``).
+NEGATION: dict[str, str] = {
+    "V_GTE_T": "V_LT_T",
+    "V_GT_T": "V_LTE_T",
+    "V_LTE_T": "V_GT_T",
+    "V_LT_T": "V_GTE_T",
+}
 #: Market-cap classes and their lower bounds in USD (inclusive), smallest first.
 MARKET_CAP_CLASSES: tuple[tuple[str, float], ...] = (
     ("DEGEN_CAP", 0.0),
@@ -219,3 +226,41 @@ def playbooks_by_quant(
     if lacking:
         raise ValueError(f"no playbook given for quants {lacking}")
     return {q: playbook_slices(playbook[int(q)]) for q in quant_ids}
+
+
+def playbook_columns(playbook: PlaybookArg, quant_ids: Collection[int]) -> dict[str, Any]:
+    """The rule's columns of each quant's playbook as JSON-safe lists, keyed by quant id text.
+
+    What ``trade_features`` keeps in ``attrs["backtest"]["playbooks"]``: only the ``noTime``
+    rows and the columns the pass rule reads (a few hundred values a quant, cheap for pandas
+    to copy along with the frame, and writable to Parquet). ``playbooks_from_columns`` turns
+    them back into frames.
+    """
+    frames = (
+        dict.fromkeys(quant_ids, playbook)
+        if isinstance(playbook, pd.DataFrame)
+        else {q: playbook[int(q)] for q in quant_ids}
+    )
+    playbooks_by_quant(playbook, quant_ids)  # the same checks as a replay: owner, slices
+    out: dict[str, Any] = {}
+    for q, frame in frames.items():
+        if "interval" in frame.columns:
+            frame = frame[frame["interval"].astype("string").fillna(INTERVAL) == INTERVAL]
+        out[str(int(q))] = {
+            col: [None if pd.isna(v) else _plain(v) for v in frame[col].tolist()]
+            for col in _PLAYBOOK_COLUMNS
+        }
+    return out
+
+
+def _plain(value: object) -> str | float | bool:
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return float(value)
+    return str(value)
+
+
+def playbooks_from_columns(columns: Mapping[str, Any]) -> dict[int, pd.DataFrame]:
+    """``playbook_columns``' lists back as {quant id: playbook frame} (what ``replay`` takes)."""
+    return {int(q): pd.DataFrame(dict(cols)) for q, cols in columns.items()}

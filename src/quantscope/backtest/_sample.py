@@ -42,6 +42,7 @@ class Sample:
     outcomes: Outcomes
     real_total: int  # real trades with every value, the PnL and the cost
     dropped: int  # real trades left out: a value, the PnL or the cost missing
+    either: Sample | None = None  # replay: rows kept when either of two criteria passes
 
     @cached_property
     def groups(self) -> tuple[np.ndarray, list[Group]]:
@@ -50,7 +51,7 @@ class Sample:
         return _groups(self.parts)
 
 
-def _usable(frame: pd.DataFrame, criteria: Sequence[str]) -> np.ndarray:
+def usable(frame: pd.DataFrame, criteria: Sequence[str]) -> np.ndarray:
     """Rows with every value, the PnL and the cost."""
     ok = np.ones(len(frame), dtype=bool)
     for name in (*criteria, "pnl_usd", "buy_cost_usd"):
@@ -62,18 +63,55 @@ def _rows(frame: pd.DataFrame, keep: np.ndarray) -> pd.DataFrame:
     return frame if keep.all() else frame[keep]
 
 
-def _by_rule(frame: pd.DataFrame, criterion: str, op: str, playbook: PlaybookArg) -> pd.DataFrame:
-    """The rows the playbook can pass as ``criterion``'s threshold moves, with the criterion's
-    value replaced by an always-passing one where the rest of the rule passes without it."""
-    anyway = decide_rows(playbook, frame, failing=[criterion])["passed"]
-    if_passed = decide_rows(playbook, frame, forced=[criterion])["passed"]
-    always = np.inf if DIRECTION[op] > 0 else -np.inf
-    values = np.where(
-        anyway.fillna(False).to_numpy(dtype=bool),
-        always,
-        frame[criterion].to_numpy(dtype=np.float64),
-    )
-    return _rows(frame.assign(**{criterion: values}), if_passed.fillna(False).to_numpy(dtype=bool))
+def _verdicts(frame: pd.DataFrame, criteria: Sequence[str], playbook: PlaybookArg) -> np.ndarray:
+    """The playbook's verdict on each row for every pass/fail combination of ``criteria``.
+
+    Column ``j`` of the (n, 2**k) answer: the rule's verdict when criterion ``i`` counts as
+    passed for the bits ``i`` set in ``j`` and as failed otherwise (the other criteria as
+    their values say). Weights are never negative, so each row's verdict can only go from
+    fail to pass as more of ``criteria`` pass.
+    """
+    out = np.empty((len(frame), 1 << len(criteria)), dtype=bool)
+    for j in range(out.shape[1]):
+        forced = [c for i, c in enumerate(criteria) if j >> i & 1]
+        failing = [c for i, c in enumerate(criteria) if not j >> i & 1]
+        verdict = decide_rows(playbook, frame, forced=forced, failing=failing)["passed"]
+        out[:, j] = verdict.fillna(False).to_numpy(dtype=bool)
+    return out
+
+
+def _always(op: str) -> float:
+    """A value that passes every threshold under ``op``."""
+    return np.inf if DIRECTION[op] > 0 else -np.inf
+
+
+def _by_rule(
+    frame: pd.DataFrame, criteria: Sequence[str], ops: Sequence[str], playbook: PlaybookArg
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The rows of a replayed sweep as hard filters: each row's verdict as ``criteria`` move.
+
+    With one criterion a row either passes anyway (its value becomes one that passes every
+    threshold), passes only when the criterion does (kept as is), or never passes (dropped).
+    With two, a row may also need both (kept as is), only one of them (the other's value made
+    always-passing), or *either*: those rows are returned apart, as the second frame; the
+    rows kept at a cell among them are all of them but those failing both thresholds (a
+    filter with the negated operators).
+    """
+    table = _verdicts(frame, criteria, playbook)
+    values = {c: frame[c].to_numpy(dtype=np.float64) for c in criteria}
+    if len(criteria) == 1:
+        (c,) = criteria
+        values[c] = np.where(table[:, 0], _always(ops[0]), values[c])
+        keep, either = table[:, 1], np.zeros(len(frame), dtype=bool)
+    else:
+        (a, b), (op_a, op_b) = criteria, ops
+        anyway, a_alone, b_alone, both = table.T
+        either = a_alone & b_alone & ~anyway
+        values[a] = np.where(anyway | (b_alone & ~a_alone), _always(op_a), values[a])
+        values[b] = np.where(anyway | (a_alone & ~b_alone), _always(op_b), values[b])
+        keep = both & ~either
+    moved = frame.assign(**values)
+    return _rows(moved, keep), _rows(moved, either)
 
 
 def sample(
@@ -84,30 +122,49 @@ def sample(
     playbook: PlaybookArg | None,
     rule: str,
 ) -> Sample:
-    """The arrays of a sweep over ``criteria`` (see ``sweep.what_if`` for ``rule``)."""
+    """The arrays of a sweep over ``criteria`` (see ``sweep.what_if`` for ``rule``).
+
+    Under ``rule="replay"`` the rows whose verdict needs either of two criteria are in
+    ``Sample.either`` (a sample of their own, swept with the negated operators).
+    """
     missing = [c for c in criteria if c not in features.columns]
     if missing:
         raise KeyError(f"the features have no column {missing} (criteria: {criteria_of(features)})")
-    real = _rows(features, _usable(features, criteria))
+    real = _rows(features, usable(features, criteria))
     real_total = len(real)
-    if rule == "playbook":
-        if playbook is None or len(criteria) != 1:
-            raise ValueError('rule="playbook" needs the playbook and one criterion')
-        real = _by_rule(real, criteria[0], ops[0], playbook)
-    parts = [real]
+    candidates = None
     if simulated is not None and len(simulated):
         if playbook is None:
             raise ValueError(
                 "simulated entries need the playbook: it decides which failed evaluations a "
                 "looser threshold would admit"
             )
-        candidates = _rows(simulated, _usable(simulated, criteria))
-        if rule == "playbook":
-            admitted = _by_rule(candidates, criteria[0], ops[0], playbook)
-        else:
+        candidates = _rows(simulated, usable(simulated, criteria))
+    if rule != "replay":
+        parts = [real]
+        if candidates is not None:
+            assert playbook is not None
             rescued = decide_rows(playbook, candidates, forced=criteria)["passed"]
-            admitted = _rows(candidates, rescued.fillna(False).to_numpy(dtype=bool))
+            parts.append(_rows(candidates, rescued.fillna(False).to_numpy(dtype=bool)))
+        return _arrays(parts, criteria, real_total, len(features) - real_total)
+    if playbook is None or len(criteria) > 2:
+        raise ValueError('rule="replay" needs the playbook and one or two criteria')
+    kept, either = _by_rule(real, criteria, ops, playbook)
+    parts, either_parts = [kept], [either]
+    if candidates is not None:
+        admitted, admitted_either = _by_rule(candidates, criteria, ops, playbook)
         parts.append(admitted)
+        either_parts.append(admitted_either)
+    rows = _arrays(parts, criteria, real_total, len(features) - real_total)
+    if sum(len(p) for p in either_parts):
+        rows.either = _arrays(either_parts, criteria, 0, 0)
+    return rows
+
+
+def _arrays(
+    parts: list[pd.DataFrame], criteria: Sequence[str], real_total: int, dropped: int
+) -> Sample:
+    """The values and outcomes of ``parts`` (real rows first, then simulated ones)."""
 
     def floats(name: str) -> np.ndarray:
         arrays = [p[name].to_numpy(dtype=np.float64, na_value=np.nan) for p in parts]
@@ -121,7 +178,7 @@ def sample(
         [floats(c) for c in criteria],
         Outcomes(win, floats("pnl_usd"), floats("buy_cost_usd"), flags),
         real_total=real_total,
-        dropped=len(features) - real_total,
+        dropped=dropped,
     )
 
 

@@ -1,13 +1,19 @@
-"""Cross-check the service's optimizer: recompute each recommendation's figures client-side.
+"""Cross-check the service's optimizer, and say what applying each recommendation would do.
 
 The contract ("Strategy optimisation") defines a recommendation's figures on the quant's
 executed, closed trades of one market-cap class, joined to the values of the buy evaluation
 of each: ``sampleSize`` is their count, ``beforeWinRate`` the share of them with pnl > 0,
 ``afterWinRate`` the same share among those kept by the new threshold, ``tradeDifference``
-kept minus all. ``crosscheck`` recomputes them from ``trade_features`` with the same sweep as
-``what_if`` and reports, per recommendation, the service's and the client's figures and
-whether they agree. Pass features of executed trades (``load_trades``' default): the
-optimizer never sees declined buys.
+kept minus all. Those figures count the criterion as a hard filter: an UPPER BOUND on what
+applying does, since the playbook still passes a trade that fails a criterion that is not
+required when the rest of its score reaches the pass mark.
+
+``crosscheck`` shows three answers side by side, per recommendation: the service's claim, the
+client's hard-filter recomputation (``what_if(rule="filter")``; ``agrees`` when it matches the
+service's figures: the optimizer counts what it says it counts), and the replayed effect
+(``what_if(rule="replay")``: the whole pass rule with the recommended threshold, from the old
+one), which is what applying the recommendation will produce. Pass features of executed
+trades (``load_trades``' default): the optimizer never sees declined buys.
 """
 
 from __future__ import annotations
@@ -15,25 +21,46 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from quantscope.backtest.sweep import what_if
+from quantscope.backtest._rules import PlaybookArg
+from quantscope.backtest.sweep import resolve_playbook, what_if
 
 #: Rates agree within this absolute tolerance; counts must be equal.
 RATE_TOLERANCE = 1e-9
 _FIGURES = ("sample_size", "before_win_rate", "after_win_rate", "trade_difference")
+#: The replayed changes reported, as ``<change>_replay`` columns (from ``what_if``'s ``d_``).
+_REPLAYED = ("d_trades", "d_win_rate", "d_total_pnl_usd", "d_roi")
+_NOTE = (
+    "Applying a recommendation produces the replayed effect (*_replay: the whole pass rule "
+    "with the new threshold, against the old one). The service's claim and the client's "
+    "filter figures (*_client, win_rate_change_filter) count the criterion as a hard filter: "
+    "an UPPER BOUND on what applying does."
+)
+_KEYS = (
+    "recommendation_id",
+    "quant_id",
+    "market_cap_class",
+    "criterion",
+    "old_threshold",
+    "new_threshold",
+)
 
 
-def _client_figures(features: pd.DataFrame, rec: pd.Series) -> dict[str, float]:
-    criterion = str(rec["criterion"])
-    sample = features[
+def _sample(features: pd.DataFrame, rec: pd.Series) -> pd.DataFrame:
+    """The recommendation's trades: its quant's closed trades of its class."""
+    return features[
         (features["quant_id"] == rec["quant_id"]).fillna(False).to_numpy(dtype=bool)
         & (features["market_cap_class"].astype("string") == str(rec["market_cap_class"]))
         .fillna(False)
         .to_numpy(dtype=bool)
         & (features["status"].astype("string") == "Closed").fillna(False).to_numpy(dtype=bool)
     ]
+
+
+def _client_figures(sample: pd.DataFrame, rec: pd.Series) -> dict[str, float]:
+    criterion = str(rec["criterion"])
     if criterion not in sample.columns or sample.empty:
         return dict.fromkeys(_FIGURES, np.nan)
-    table = what_if(sample, criterion, [float(rec["new_threshold"])], current=None)
+    table = what_if(sample, criterion, [float(rec["new_threshold"])], current=None, rule="filter")
     row = table.iloc[0]
     n = int(table.attrs["what_if"]["real_trades"])
     wins = int(sample.loc[sample[criterion].notna(), "profitable"].fillna(False).sum())
@@ -45,39 +72,68 @@ def _client_figures(features: pd.DataFrame, rec: pd.Series) -> dict[str, float]:
     }
 
 
-def crosscheck(recommendations: pd.DataFrame, features: pd.DataFrame) -> pd.DataFrame:
-    """For each recommendation, the service's figures next to the client's and ``agrees``.
+def _replayed(sample: pd.DataFrame, rec: pd.Series, playbook: PlaybookArg) -> dict[str, float]:
+    """The changes the recommendation makes under the whole pass rule, from its old threshold."""
+    criterion = str(rec["criterion"])
+    if criterion not in sample.columns or sample.empty:
+        return {f"{name[2:]}_change_replay": np.nan for name in _REPLAYED}
+    table = what_if(
+        sample,
+        criterion,
+        [float(rec["new_threshold"])],
+        current=float(rec["old_threshold"]),
+        playbook=playbook,
+        rule="replay",
+    )
+    return {f"{name[2:]}_change_replay": float(table[name].iloc[0]) for name in _REPLAYED}
+
+
+def crosscheck(
+    recommendations: pd.DataFrame,
+    features: pd.DataFrame,
+    *,
+    playbook: PlaybookArg | None = None,
+) -> pd.DataFrame:
+    """For each recommendation: the service's claim, the filter figure and the replayed effect.
 
     Args:
         recommendations: ``load_recommendations`` (needs ``market_cap_class``).
         features: ``trade_features`` of the quants' executed trades.
+        playbook: the quants' playbooks (a frame or {quant_id: frame}); default: the ones the
+            features keep (``trade_features``). Needed for the replayed effect.
 
     Returns:
         One row per recommendation: ``recommendation_id``, ``quant_id``,
-        ``market_cap_class``, ``criterion``, ``old_threshold``, ``new_threshold``, then for
-        each of ``sample_size``, ``before_win_rate``, ``after_win_rate`` and
-        ``trade_difference`` a ``<figure>_service`` and a ``<figure>_client`` column, and
-        ``agrees``: counts equal and rates within ``RATE_TOLERANCE``.
+        ``market_cap_class``, ``criterion``, ``old_threshold``, ``new_threshold``; for each
+        of ``sample_size``, ``before_win_rate``, ``after_win_rate`` and ``trade_difference`` a
+        ``<figure>_service`` and a ``<figure>_client`` column (the hard filter recomputed),
+        and ``agrees``: counts equal and rates within ``RATE_TOLERANCE``. Then the three
+        answers to "how much does the win rate change?": ``win_rate_change_service`` (the
+        claim), ``win_rate_change_filter`` (the client's filter: an upper bound) and
+        ``win_rate_change_replay``, with ``trades_change_replay``,
+        ``total_pnl_usd_change_replay`` and ``roi_change_replay``: what applying will
+        produce. ``attrs["crosscheck"]`` says so (``applying``, ``upper_bound``, ``note``).
     """
+    playbook = resolve_playbook(features, playbook, "replay")
+    assert playbook is not None
     rows = []
     for _, rec in recommendations.iterrows():
-        mine = _client_figures(features, rec)
-        row = {
-            key: rec[key]
-            for key in (
-                "recommendation_id",
-                "quant_id",
-                "market_cap_class",
-                "criterion",
-                "old_threshold",
-                "new_threshold",
-            )
-        }
+        sample = _sample(features, rec)
+        mine = _client_figures(sample, rec)
+        row = {key: rec[key] for key in _KEYS}
         for figure in _FIGURES:
             row[f"{figure}_service"] = rec[figure]
             row[f"{figure}_client"] = mine[figure]
+        row["win_rate_change_service"] = float(rec["after_win_rate"] - rec["before_win_rate"])
+        row["win_rate_change_filter"] = mine["after_win_rate"] - mine["before_win_rate"]
+        row.update(_replayed(sample, rec, playbook))
         rows.append(row)
     out = pd.DataFrame(rows)
+    out.attrs["crosscheck"] = {
+        "applying": "replay",
+        "upper_bound": ["win_rate_change_service", "win_rate_change_filter"],
+        "note": _NOTE,
+    }
     if out.empty:
         return out
     agrees = np.ones(len(out), dtype=bool)
@@ -88,8 +144,9 @@ def crosscheck(recommendations: pd.DataFrame, features: pd.DataFrame) -> pd.Data
             agrees &= np.abs(service - client) <= RATE_TOLERANCE
         else:
             agrees &= service == client
-    out["agrees"] = agrees
+    out.insert(len(_KEYS) + 2 * len(_FIGURES), "agrees", agrees)
     for figure in ("sample_size", "trade_difference"):
         for side in ("service", "client"):
             out[f"{figure}_{side}"] = out[f"{figure}_{side}"].astype("Int64")
+    out["trades_change_replay"] = out["trades_change_replay"].astype("Int64")
     return out

@@ -11,7 +11,10 @@ A wide frame (features, simulated entries, wide details) always has ``evaluation
 ``quant_id``, ``evaluation_type``, ``market_cap_usd``, ``market_cap_class`` and one float64
 column per criterion (named by its key; options criteria hold the option id), and records in
 ``attrs["backtest"]`` the criteria (in playbook order), their operators, and the thresholds
-each (quant, class) was decided under, as the details served them.
+each (quant, class) was decided under, as the details served them. ``trade_features`` also
+keeps the quants' playbooks there (``playbooks``, JSON-safe columns): the what-if functions
+replay them by default, so that ``what_if(features, criterion)`` answers what applying a
+threshold would do without another argument and without I/O of its own.
 """
 
 from __future__ import annotations
@@ -23,8 +26,14 @@ import numpy as np
 import pandas as pd
 
 from quantscope._client import Client
-from quantscope.backtest._rules import market_cap_class
-from quantscope.loaders import load_eval_details
+from quantscope._errors import PermissionDeniedError
+from quantscope.backtest._rules import (
+    PlaybookArg,
+    market_cap_class,
+    playbook_columns,
+    playbooks_from_columns,
+)
+from quantscope.loaders import load_eval_details, load_playbook
 
 #: The evaluation-level columns of a wide details frame, before the criterion columns.
 EVALUATION_COLUMNS = (
@@ -95,6 +104,12 @@ def backtest_attrs(frame: pd.DataFrame) -> dict[str, Any]:
     return dict(found) if isinstance(found, Mapping) else {}
 
 
+def kept_playbooks(frame: pd.DataFrame) -> dict[int, pd.DataFrame] | None:
+    """The playbooks a features frame keeps (``trade_features``), as {quant id: frame}."""
+    found = backtest_attrs(frame).get("playbooks")
+    return playbooks_from_columns(found) if isinstance(found, Mapping) else None
+
+
 def wide_details(details: pd.DataFrame) -> pd.DataFrame:
     """Eval-details rows (``load_eval_details``) pivoted to one row per evaluation.
 
@@ -163,6 +178,7 @@ def trade_features(
     trades: pd.DataFrame,
     *,
     details: pd.DataFrame | None = None,
+    playbook: PlaybookArg | None = None,
     include_open: bool = False,
     client: Client | None = None,
 ) -> pd.DataFrame:
@@ -173,6 +189,12 @@ def trade_features(
             traded, ``trading_status="all"`` adds the shadow outcomes of declined buys).
         details: the buy evaluations' details if already loaded; by default they are loaded
             with ``load_eval_details`` (one request per evaluation not yet in the cache).
+        playbook: the quants' playbooks to keep with the features (``load_playbook``, or
+            {quant_id: frame}): ``what_if`` and the other research functions replay them by
+            default. When this call loads the details it loads the playbooks too (one request
+            per quant; a plan that cannot read playbooks leaves them out and says so in
+            ``attrs["backtest"]["playbooks_missing"]``); with ``details=`` given, nothing is
+            loaded: pass ``playbook=`` to keep one.
         include_open: keep open positions too. By default only closed trades are kept: an
             open position's PnL is a mark, not an outcome, and a threshold judged on marks
             would be judged on noise.
@@ -184,14 +206,18 @@ def trade_features(
         display string is rounded to the cent), falling back to ``pnl_usd > 0`` when
         ``result`` is missing. ``quant_id`` and the market cap come from the details. A trade
         whose evaluation has no details keeps NaN values (counted in
-        ``attrs["backtest"]["trades_without_details"]``).
+        ``attrs["backtest"]["trades_without_details"]``); the playbooks are in
+        ``attrs["backtest"]["playbooks"]`` (``kept_playbooks`` reads them back).
     """
     trades = bare(trades)
     rows = trades if include_open else trades[trades["status"] == "Closed"]
     rows = rows[rows["evaluation_id"].notna()].reset_index(drop=True)
+    missing = None
     if details is None:
         ids = pd.unique(rows["evaluation_id"].to_numpy(dtype=np.int64))
         details = load_eval_details([int(i) for i in ids], client=client)
+        if playbook is None:
+            playbook, missing = _load_playbooks(details, client)
     wide = wide_details(details)
     meta = backtest_attrs(wide)
     joined = rows.merge(
@@ -203,10 +229,27 @@ def trade_features(
     )
     features = _assemble(joined, list(meta.get("criteria", ())))
     meta["trades_without_details"] = int(features["quant_id"].isna().sum())
+    quants = {int(q) for q in features["quant_id"].dropna().unique()}
+    if playbook is not None:
+        meta["playbooks"] = playbook_columns(playbook, quants)
+    elif missing is not None:
+        meta["playbooks_missing"] = missing
     features.attrs["backtest"] = meta
     if "quantscope" in wide.attrs:
         features.attrs["quantscope"] = wide.attrs["quantscope"]
     return features
+
+
+def _load_playbooks(
+    details: pd.DataFrame, client: Client | None
+) -> tuple[dict[int, pd.DataFrame] | None, str | None]:
+    """The playbook of each quant of the details, or None and why (a plan that cannot read
+    playbooks)."""
+    quants = sorted({int(q) for q in details["quant_id"].dropna().unique()})
+    try:
+        return {q: load_playbook(q, client=client) for q in quants}, None
+    except PermissionDeniedError as exc:
+        return None, str(exc)
 
 
 def _assemble(joined: pd.DataFrame, criteria: list[str]) -> pd.DataFrame:

@@ -10,13 +10,15 @@ at a time.
     panel.select(12); panel.apply(); panel.confirm()    # or panel.cancel()
     panel.undo()                            # put the old threshold back (verified, logged)
 
-Beside each recommendation: the service's sample, win rates and trade difference next to the
-client's recomputation from the trades (``crosscheck``; ``agrees`` when they match), and the
-client's what-if of the new threshold against the current one (``backtest.what_if``: win rate
-and PnL change). The selected recommendation shows its reasoning and full before/after table.
+Beside each recommendation, side by side (``backtest.crosscheck``): the service's figures and
+the client's hard-filter recomputation of them (``agrees`` when they match), the win-rate
+change the service claims, the filter's (an UPPER BOUND) and the replayed one, with the
+replayed trades and PnL change: the whole pass rule with the new threshold, which is what
+applying the recommendation will produce. The selected recommendation shows its reasoning and
+the replayed before/after table.
 
 Loading cost: as ``ThresholdPanel`` (one eval-details request per closed trade not yet
-cached); pass ``trades=``/``details=`` to reuse frames already loaded.
+cached, and the playbook); pass ``trades=``/``details=`` to reuse frames already loaded.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from __future__ import annotations
 import html
 
 import ipywidgets as W
-import numpy as np
 import pandas as pd
 
 from quantscope import audit
@@ -49,16 +50,26 @@ from quantscope.widgets._common import (
     undone_threshold,
 )
 
+APPLYING = (
+    "Applying a recommendation produces the replayed effect (the playbook's whole pass rule "
+    "with the new threshold); the service's claim and the filter figure count the criterion "
+    "as a hard filter: an upper bound."
+)
 
-def _what_if(features: pd.DataFrame, rec: pd.Series) -> pd.DataFrame | None:
-    """``what_if`` of the recommendation's new threshold against its old one, on the closed
-    trades of its class (None when the features lack the criterion or the class)."""
+
+def _what_if(features: pd.DataFrame, rec: pd.Series, playbook: pd.DataFrame) -> pd.DataFrame | None:
+    """The replayed ``what_if`` of the recommendation's new threshold against its old one, on
+    the closed trades of its class (None when the features lack the criterion or the class)."""
     criterion = str(rec["criterion"])
     rows = features[(features["market_cap_class"] == rec["market_cap_class"]).to_numpy(bool)]
     if criterion not in rows.columns or rows.empty:
         return None
     return bt.what_if(
-        rows, criterion, [float(rec["new_threshold"])], current=float(rec["old_threshold"])
+        rows,
+        criterion,
+        [float(rec["new_threshold"])],
+        current=float(rec["old_threshold"]),
+        playbook=playbook,
     )
 
 
@@ -83,6 +94,7 @@ class RecommendationsPanel(Panel):
     ) -> None:
         super().__init__(quant_id, client, audit_log)
         self.recommendations: pd.DataFrame | None = None
+        self.playbook: pd.DataFrame | None = None
         self.checks: pd.DataFrame | None = None
         self.research: Research | None = None
         self.pending: pd.Series | None = None
@@ -117,6 +129,7 @@ class RecommendationsPanel(Panel):
             return
         if self._reload() and self.recommendations is not None:
             try:
+                self.playbook = L.load_playbook(self.quant_id, client=self.client)
                 self.research = load_research(
                     self.quant_id, self.client, trades=trades, details=details
                 )
@@ -153,7 +166,11 @@ class RecommendationsPanel(Panel):
         if recs is None:
             return
         features = self.research.features if self.research is not None else None
-        self.checks = bt.crosscheck(recs, features) if features is not None else None
+        if features is None or self.playbook is None:
+            features = None
+            self.checks = None
+        else:
+            self.checks = bt.crosscheck(recs, features, playbook=self.playbook)
         self.table.value = self._table_html(recs, features)
         pending = recs[~recs["applied"].fillna(False).to_numpy(bool)]
         chosen = self.picker.value
@@ -199,16 +216,17 @@ class RecommendationsPanel(Panel):
                     for s, m in zip(c[f"{figure}_service"], c[f"{figure}_client"], strict=True)
                 ]
             shown["agrees"] = c["agrees"].astype(bool).map({True: "yes", False: "NO"}).to_numpy()
-        if features is not None:
-            tables = [_what_if(features, rec) for _, rec in recs.iterrows()]
-            shown["win rate vs now (what-if)"] = [
-                np.nan if t is None else fmt("share", t["d_win_rate"].iloc[0], signed=True)
-                for t in tables
-            ]
-            shown["PnL vs now (what-if)"] = [
-                np.nan if t is None else fmt("usd", t["d_total_pnl_usd"].iloc[0], signed=True)
-                for t in tables
-            ]
+            for header, column, kind in (
+                ("win rate: service claims", "win_rate_change_service", "share"),
+                ("win rate: filter (upper bound)", "win_rate_change_filter", "share"),
+                ("win rate vs now (what-if)", "win_rate_change_replay", "share"),
+                ("trades vs now (what-if)", "trades_change_replay", "count"),
+                ("PnL vs now (what-if)", "total_pnl_usd_change_replay", "usd"),
+            ):
+                shown[header] = [fmt(kind, v, signed=True) for v in c[column]]
+            return note(f"{APPLYING} The what-if columns are the replayed effect.") + table_html(
+                shown, index=False
+            )
         return table_html(shown, index=False)
 
     @property
@@ -227,8 +245,11 @@ class RecommendationsPanel(Panel):
             self.detail.value = ""
             return
         text = f"<p>{html.escape(str(rec['reasoning']))}</p>"
-        table = None if self.research is None else _what_if(self.research.features, rec)
+        table = None
+        if self.research is not None and self.playbook is not None:
+            table = _what_if(self.research.features, rec, self.playbook)
         if table is not None:
+            text += note(f"{APPLYING} The table below is the replayed effect.")
             text += before_after_html(
                 before_after(table),
                 str(table.attrs["what_if"]["operators"][0]),

@@ -11,8 +11,11 @@
 
 The numbers are ``backtest.what_if`` on the quant's closed trades of one market-cap class
 (default: the class with most trades), measured against the playbook's current BUYING
-threshold; the figure is ``plots.criterion_distributions`` with the threshold line moved by
-``plots.set_threshold`` (the histograms are drawn once per criterion, not per slider step).
+threshold, by the whole pass rule replayed with the playbook as the panel holds it (what
+applying the threshold does) unless the rule picker says "hard filter", whose figures the
+table labels an upper bound; the figure is ``plots.criterion_distributions`` with the
+threshold line moved by ``plots.set_threshold`` (the histograms are drawn once per criterion,
+not per slider step).
 
 Loading cost: the trades (one request per 1,000) and one eval-details request per closed
 trade not yet in the cache (details are cached forever), with the loaders' progress bar and
@@ -55,7 +58,10 @@ from quantscope.widgets._common import (
 )
 
 CONFIG_TYPE = "BUYING"  # trades come from TOKEN_BUY evaluations, decided by BUYING thresholds
-RULES = (("hard filter", "filter"), ("whole pass rule", "playbook"))
+RULES = (
+    ("whole pass rule (what applying does)", "replay"),
+    ("hard filter (upper bound)", "filter"),
+)
 
 
 def slider_bounds(values: pd.Series, row: pd.Series) -> tuple[float, float, float]:
@@ -82,6 +88,18 @@ def slider_bounds(values: pd.Series, row: pd.Series) -> tuple[float, float, floa
     return low, high, (high - low) / 200
 
 
+def _rule_caption(what_if: pd.DataFrame) -> str:
+    """The line above the table that says what its figures are."""
+    info = what_if.attrs["what_if"]
+    if info["upper_bound"]:
+        return note(
+            f"{info['label']}: the playbook would still pass some trades that "
+            "fail this threshold, so applying it changes less than shown.",
+            "warn",
+        )
+    return note(f"{info['label']}.")
+
+
 class ThresholdPanel(Panel):
     """One criterion's threshold: what-if table, winning/losing distributions, apply and undo.
 
@@ -90,7 +108,8 @@ class ThresholdPanel(Panel):
         client: the client (default: ``connect()``'s).
         market_cap_class: the playbook class (default: the one with most closed trades).
         criterion: the criterion to start with (default: the class's first).
-        rule: ``"filter"`` or ``"playbook"``, as ``backtest.what_if``'s ``rule``.
+        rule: ``"replay"`` (default: what applying does) or ``"filter"`` (an upper bound),
+            as ``backtest.what_if``'s ``rule``.
         trades, details: frames already loaded (``load_trades``, ``load_eval_details``).
         audit_log: an ``AuditLog`` or path (default: ``<cache dir>/audit.jsonl``).
     """
@@ -102,7 +121,7 @@ class ThresholdPanel(Panel):
         client: Client | None = None,
         market_cap_class: str | None = None,
         criterion: str | None = None,
-        rule: str = "filter",
+        rule: str = "replay",
         trades: pd.DataFrame | None = None,
         details: pd.DataFrame | None = None,
         audit_log: audit.AuditLog | str | None = None,
@@ -304,10 +323,14 @@ class ThresholdPanel(Panel):
             operator=operator,
             current=float(row["threshold"]),
             rule=rule,
-            playbook=self.playbook if rule == "playbook" else None,
+            playbook=self.playbook,
         )
         self.table = before_after(self.what_if)
-        text = before_after_html(self.table, str(operator), float(row["threshold"]), self.threshold)
+        self.table.attrs["rule"] = self.what_if.attrs["what_if"]["label"]
+        text = _rule_caption(self.what_if)
+        text += before_after_html(
+            self.table, str(operator), float(row["threshold"]), self.threshold
+        )
         if self.what_if["admits_unseen"].fillna(False).iloc[0]:
             text += note(
                 "Looser than the current threshold: evaluations that failed at the time would "
