@@ -43,6 +43,20 @@ def segment_starts(codes: np.ndarray) -> np.ndarray:
     return np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
 
 
+def running_equity(pnl: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cumulative PnL and its running peak (never below the flat start, 0) per account.
+
+    ``starts`` are the first rows of the accounts (runs of rows in time order). The sums are
+    pandas' grouped, compensated (Kahan) running sums, so an account's figures are the same
+    bits whichever other accounts are computed beside it: ``drawdown()`` of one quant and
+    ``by("quant_name", freq=...)`` read identical equity.
+    """
+    account = np.repeat(np.arange(starts.size), np.diff(np.append(starts, pnl.size)))
+    cum = pd.Series(pnl).groupby(account, sort=False).cumsum().to_numpy()
+    peak = pd.Series(cum).groupby(account, sort=False).cummax().to_numpy()
+    return cum, np.maximum(peak, 0.0)
+
+
 def grouped_metrics(
     codes: np.ndarray,
     time_ms: np.ndarray,
@@ -178,14 +192,7 @@ def _drawdown(
     acc_starts = segment_starts(account)
     acc_ends = np.append(acc_starts[1:], n)
     acc_counts = acc_ends - acc_starts
-    if acc_starts.size == 1:
-        cum = np.cumsum(pnl)
-        peak = np.maximum.accumulate(cum)
-    else:  # running sums and maxima that restart at every account (sequential, exact)
-        acc = np.repeat(np.arange(acc_starts.size), acc_counts)
-        cum = pd.Series(pnl).groupby(acc, sort=False).cumsum().to_numpy()
-        peak = pd.Series(cum).groupby(acc, sort=False).cummax().to_numpy()
-    peak = np.maximum(peak, 0.0)
+    cum, peak = running_equity(pnl, acc_starts)
     fall = cum - peak  # exactly 0.0 at every peak: peak holds a copy of cum there
     seg_counts = np.diff(np.append(starts, n))
     max_usd = np.minimum.reduceat(fall, starts)

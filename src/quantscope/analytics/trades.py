@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from quantscope.analytics._execution import Basis, Execution, label_result, resolve
-from quantscope.analytics._kernel import DAY_MS, grouped_metrics, sort_order
+from quantscope.analytics._kernel import DAY_MS, grouped_metrics, running_equity, sort_order
 from quantscope.analytics._periods import period_start
 from quantscope.analytics._stats import MIN_RATIO_DAYS, PERIODS_PER_YEAR
 
@@ -469,7 +469,7 @@ def equity_curve(
     sel = sel[sort_order(np.zeros(sel.size, dtype=np.int64), book.time_ms[sel], book.trade_id[sel])]
     cap = _capital(trades, capital)
     pnl = book.pnl[sel]
-    cum = np.cumsum(pnl)
+    cum, _ = running_equity(pnl, np.zeros(min(pnl.size, 1), dtype=np.int64))
     index = pd.DatetimeIndex(
         pd.to_datetime(book.time_ms[sel], unit="ms", utc=True).as_unit("ms"), name="closed_at"
     )
@@ -499,7 +499,7 @@ def drawdown(
     curve = equity_curve(trades, capital=capital, execution=execution)
     cum = curve["cum_pnl_usd"].to_numpy()
     cap = _capital(trades, capital)
-    peak = np.maximum(np.maximum.accumulate(cum), 0.0) if cum.size else cum
+    peak = np.maximum(np.maximum.accumulate(cum), 0.0) if cum.size else cum  # as running_equity
     fall = cum - peak
     out = pd.DataFrame(
         {
