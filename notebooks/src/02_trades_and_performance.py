@@ -160,6 +160,35 @@ drawdown.loc[[drawdown["drawdown_usd"].idxmin()]]
 by_quant[["max_drawdown_usd", "max_drawdown", "max_drawdown_duration", "max_loss_streak"]]
 
 # %% [markdown]
+# A period of `by(freq=...)` is a window on the account, not a fresh start: each week begins
+# with the equity and the peak its quant had reached by then, so a week's `max_drawdown` is
+# the deepest point of the quant's own `drawdown()` within that week (and a week that starts
+# under water reports how deep). Annualised ratios need at least 30 daily values
+# (`qs.analytics.MIN_RATIO_DAYS`); a week has at most seven, so its Sharpe and Sortino are not
+# reported and `few_days` says why. `no_losing_day` marks the periods without a losing day,
+# where a Sortino ratio has no downside to divide by. Atlas's last four weeks:
+
+# %%
+atlas_weeks = trades.quant.by("quant_name", freq="W").xs("Atlas", level="quant_name")
+week_cols = ["trades", "total_pnl_usd", "max_drawdown", "sharpe", "few_days", "no_losing_day"]
+atlas_weeks[week_cols].tail(4)
+
+# %% [markdown]
+# The week of 2026-09-21 against Atlas's `drawdown()` over the same closes:
+
+# %%
+atlas = trades[trades["quant_name"] == "Atlas"]
+fall = atlas.quant.drawdown()["drawdown"]
+monday = pd.Timestamp("2026-09-21", tz="UTC")
+in_week = fall[(fall.index >= monday) & (fall.index < monday + pd.Timedelta(days=7))]
+pd.Series(
+    {
+        "by(freq='W') max_drawdown": atlas_weeks.loc[monday, "max_drawdown"],
+        "min of drawdown() that week": in_week.min(),
+    }
+)
+
+# %% [markdown]
 # Daily figures are kept apart from trade figures: `daily_pnl()` is the realised PnL per UTC
 # day (days without a close are 0), the series behind the Sharpe and Sortino ratios. The
 # share of winning *days* is a different number from the win rate of *trades*:
@@ -230,12 +259,28 @@ decisions = qs.load_trades(trading_status="all")
 pd.crosstab(decisions["quant_name"], decisions["decision"], margins=True)
 
 # %% [markdown]
-# Performance by decision: the executed ones (`APPROVE`, and the `DELAY`s that were entered)
-# made real money; `REJECT` and `RECOMMEND` are what those trades would have made.
+# Those shadow outcomes were never traded, so every figure of the accessor counts the
+# **executed** trades unless asked otherwise, whatever the frame holds: `decisions.quant`
+# gives the same numbers as the executed frame, and says so (a summary is named after its
+# basis; `attrs["execution"]` tells what was left out). `execution="all"` or
+# `"hypothetical"` brings the others in, and every row counts them in `hypothetical_trades`.
+# Counted as realised, the declined trades would more than double Cinder's deepest drawdown:
 
 # %%
-by_decision = decisions.quant.by("decision")
-by_decision[["trades", "win_rate", "total_pnl_usd", "avg_pnl_usd", "profit_factor", "open_trades"]]
+cinder_all = decisions[decisions["quant_name"] == "Cinder"]
+shown = ["trades", "hypothetical_trades", "win_rate", "total_pnl_usd", "max_drawdown"]
+pd.DataFrame(
+    {basis: cinder_all.quant.summary(execution=basis)[shown] for basis in ("executed", "all")}
+)
+
+# %% [markdown]
+# Performance by decision, with `execution="all"`: the executed ones (`APPROVE`, and the
+# `DELAY`s that were entered) made real money; `REJECT` and `RECOMMEND` are what those trades
+# would have made (all of their trades are hypothetical).
+
+# %%
+by_decision = decisions.quant.by("decision", execution="all")
+by_decision[["trades", "hypothetical_trades", "win_rate", "total_pnl_usd", "profit_factor"]]
 
 # %% [markdown]
 # The rejected trades would have lost money overall, and their win rate is well below the

@@ -9,7 +9,8 @@ Which kind of frame it is comes from its columns (``quantscope._kinds.FRAME_KIND
 with the plots, as are the column checks and ``MissingColumnsError``):
 
 * trades (``load_trades``): ``win_rate``, ``roi``, ``summary``, ``by``, ``equity_curve``,
-  ``drawdown``, ``daily_pnl``, ``daily_returns``;
+  ``drawdown``, ``daily_pnl``, ``daily_returns`` (each over the executed trades unless
+  ``execution=`` says otherwise), and ``executed`` (which trades were);
 * evaluations (``load_evaluations``) and criterion results (``load_eval_details``):
   ``pass_rate``, ``pass_rates``; criterion results also ``values_by_outcome(trades)``;
 * signals (``load_signals``): ``stage_counts``.
@@ -29,6 +30,7 @@ from quantscope._errors import MissingColumnsError
 from quantscope._kinds import FRAME_KINDS, frame_kind, require_columns
 from quantscope.analytics import evaluations as _evaluations
 from quantscope.analytics import trades as _trades
+from quantscope.analytics._execution import Execution
 from quantscope.analytics._stats import PERIODS_PER_YEAR
 
 if TYPE_CHECKING:
@@ -80,26 +82,38 @@ class QuantAccessor:
         require_columns(self._obj, method, ["trades"], _trades.TRADE_COLUMNS)
         return self._obj
 
-    def win_rate(self, *, include_open: bool = False) -> float:
-        """Winning trades (pnl > 0) over closed trades (all trades with ``include_open``)."""
-        return _trades.win_rate(self._trades("win_rate"), include_open=include_open)
+    def executed(self) -> pd.Series:
+        """Whether each trade was executed (False: a hypothetical, shadow outcome)."""
+        return _trades.executed(self._trades("executed"))
 
-    def roi(self, *, include_open: bool = False) -> float:
+    def win_rate(self, *, include_open: bool = False, execution: Execution | None = None) -> float:
+        """Winning trades (pnl > 0) over closed trades (all trades with ``include_open``)."""
+        return _trades.win_rate(
+            self._trades("win_rate"), include_open=include_open, execution=execution
+        )
+
+    def roi(self, *, include_open: bool = False, execution: Execution | None = None) -> float:
         """Total PnL over total buy cost of closed trades (fraction)."""
-        return _trades.roi(self._trades("roi"), include_open=include_open)
+        return _trades.roi(self._trades("roi"), include_open=include_open, execution=execution)
 
     def summary(
         self,
         *,
         capital: float | None = None,
         include_open: bool = False,
+        execution: Execution | None = None,
         periods_per_year: int = PERIODS_PER_YEAR,
     ) -> pd.Series:
-        """Every trade-level metric of closed trades; open positions reported apart."""
+        """Every trade-level metric of closed trades; open positions reported apart.
+
+        ``execution``: ``executed``, ``hypothetical`` or ``all``; default the executed trades
+        (a frame of hypothetical trades alone: those), named and described in the result.
+        """
         return _trades.summary(
             self._trades("summary"),
             capital=capital,
             include_open=include_open,
+            execution=execution,
             periods_per_year=periods_per_year,
         )
 
@@ -110,6 +124,7 @@ class QuantAccessor:
         freq: str | None = None,
         capital: float | None = None,
         include_open: bool = False,
+        execution: Execution | None = None,
         periods_per_year: int = PERIODS_PER_YEAR,
     ) -> pd.DataFrame:
         """``summary()`` per chain, quant, token, result, decision... and/or period (``freq``)."""
@@ -121,27 +136,45 @@ class QuantAccessor:
             freq=freq,
             capital=capital,
             include_open=include_open,
+            execution=execution,
             periods_per_year=periods_per_year,
         )
 
-    def equity_curve(self, *, capital: float | None = None) -> pd.DataFrame:
-        """Realised equity after each closed trade, indexed by ``closed_at``."""
-        return _trades.equity_curve(self._trades("equity_curve"), capital=capital)
+    def equity_curve(
+        self, *, capital: float | None = None, execution: Execution | None = None
+    ) -> pd.DataFrame:
+        """Equity after each closed trade (executed ones by default), indexed by ``closed_at``."""
+        return _trades.equity_curve(
+            self._trades("equity_curve"), capital=capital, execution=execution
+        )
 
-    def drawdown(self, *, capital: float | None = None) -> pd.DataFrame:
-        """Realised equity's distance below its running peak after each closed trade."""
-        return _trades.drawdown(self._trades("drawdown"), capital=capital)
+    def drawdown(
+        self, *, capital: float | None = None, execution: Execution | None = None
+    ) -> pd.DataFrame:
+        """Equity's distance below its running peak after each closed trade."""
+        return _trades.drawdown(self._trades("drawdown"), capital=capital, execution=execution)
 
-    def daily_pnl(self, *, include_open: bool = False) -> pd.Series:
-        """Realised PnL per UTC day, zero days included (the Sharpe/Sortino series)."""
-        return _trades.daily_pnl(self._trades("daily_pnl"), include_open=include_open)
+    def daily_pnl(
+        self, *, include_open: bool = False, execution: Execution | None = None
+    ) -> pd.Series:
+        """PnL per UTC day, zero days included (the Sharpe/Sortino series)."""
+        return _trades.daily_pnl(
+            self._trades("daily_pnl"), include_open=include_open, execution=execution
+        )
 
     def daily_returns(
-        self, *, capital: float | None = None, include_open: bool = False
+        self,
+        *,
+        capital: float | None = None,
+        include_open: bool = False,
+        execution: Execution | None = None,
     ) -> pd.Series:
         """Daily PnL over start-of-day equity (compounds back to the equity curve)."""
         return _trades.daily_returns(
-            self._trades("daily_returns"), capital=capital, include_open=include_open
+            self._trades("daily_returns"),
+            capital=capital,
+            include_open=include_open,
+            execution=execution,
         )
 
     # --- evaluations and criterion results --------------------------------------------------

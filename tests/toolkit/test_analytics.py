@@ -175,6 +175,77 @@ def test_by_day_week_and_month_label_periods_by_their_utc_start() -> None:
     assert list(monthly.index) == [at(1)] and monthly["trades"].iloc[0] == 6
 
 
+def test_a_periods_drawdown_reads_the_account_it_starts_under_water() -> None:
+    # Atlas's cum 100 | 50 20 | 20 | 220 260 by close day; the peak of 100 is set on 09-01.
+    daily = A.by(ATLAS, freq="D")
+    assert daily["max_drawdown_usd"].tolist() == [0.0, -80.0, -80.0, 0.0, 0.0]
+    assert daily.loc[at(4), "max_drawdown"] == -80 / 10_100  # a flat day, still under water
+    assert daily.loc[at(4), "max_drawdown_duration"] == at(5, 6) - at(1, 12)  # peak to recovery
+    assert daily.loc[at(6), "trades"] == 0 and daily.loc[at(6), "max_drawdown"] == 0.0
+    fall = A.drawdown(ATLAS)
+    assert daily.loc[at(2), "max_drawdown"] == fall.loc[at(2, 9), "drawdown"].min()
+    # each quant is its own account of 10,000 USD; the frame together one of 20,000 USD
+    weekly = A.by(HAND, "quant_name", freq="W")
+    assert weekly["capital_usd"].tolist() == [10_000.0, 10_000.0]
+    assert weekly.loc[("Borealis", at(0)), "max_drawdown"] == -120 / 10_000
+    assert A.by(HAND, freq="W")["capital_usd"].tolist() == [20_000.0]
+
+
+def test_ratio_flags_and_no_ratio_for_a_short_period() -> None:
+    s = A.summary(ATLAS)  # five days: reported, flagged
+    assert s["few_days"] and not s["no_losing_day"] and math.isfinite(s["sharpe"])
+    weekly = A.by(ATLAS, freq="W")
+    assert weekly["few_days"].tolist() == [True]
+    assert math.isnan(weekly["sharpe"].iloc[0]) and math.isnan(weekly["sortino"].iloc[0])
+    winners = trades_frame(
+        [
+            {"id": 1, "opened": at(1), "closed": at(1, 5), "pnl": 10.0},
+            {"id": 2, "opened": at(2), "closed": at(2, 5), "pnl": 30.0},
+        ]
+    )
+    assert A.summary(winners)["sortino"] == math.inf and A.summary(winners)["no_losing_day"]
+    empty = A.summary(HAND.iloc[:0])
+    assert empty["few_days"] and not empty["no_losing_day"]
+
+
+@pytest.mark.parametrize("freq", ["week", "2W", "min", "H", "d"])
+def test_a_freq_that_is_not_a_calendar_period_is_refused_in_one_line(freq: str) -> None:
+    with pytest.raises(ValueError, match=rf"^freq={freq!r} is not a calendar period; use one of "):
+        A.by(HAND, freq=freq)
+    with pytest.raises(ValueError, match="D \\(day\\), W \\(week\\)"):
+        A.pass_rates(EVALS, freq=freq)
+
+
+def test_hypothetical_trades_are_left_out_unless_asked_for() -> None:
+    frame = HAND.assign(
+        decision=pd.Categorical(
+            [
+                "APPROVE",
+                "REJECT",
+                "APPROVE",
+                "RECOMMEND",
+                "APPROVE",
+                "DELAY",
+                "DELAY",
+                *["APPROVE"] * 2,
+            ]
+        ),
+        wait_until=pd.Series([pd.NaT] * 6 + [at(7), pd.NaT, pd.NaT], dtype="datetime64[ms, UTC]"),
+    )
+    # trade 3 rejected, trade 4 recommended; the open DELAY (7) waits past its mark (09-06 01:00)
+    assert A.executed(frame).tolist() == [True, False, True, False, True, True, False, True, True]
+    assert A.summary(frame)["trades"] == 6 and A.summary(frame)["open_trades"] == 0
+    assert A.summary(frame, execution="all")["hypothetical_trades"] == 2
+    assert A.equity_curve(frame)["trade_id"].tolist() == [1, 2, 8, 9, 5, 6]  # close order
+    only = A.select_execution(frame, "hypothetical")
+    assert only["trade_id"].tolist() == [3, 4, 7]
+    assert only.attrs["execution"]["left_out_rows"] == 6
+    assert A.summary(only).name == "hypothetical"  # nothing executed: summarised as such
+    entered = frame.assign(wait_until=frame["wait_until"].where(frame["trade_id"] != 7, at(5)))
+    assert A.executed(entered).tolist() == [True, False, True, False, True, True, True, True, True]
+    assert A.executed(HAND.drop(columns="decision")).all()
+
+
 def test_by_groups_only_what_occurs_and_keeps_missing_keys() -> None:
     frame = HAND.assign(
         chain=pd.Categorical(

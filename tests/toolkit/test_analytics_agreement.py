@@ -4,7 +4,9 @@ The sandbox computes its trade summary, trade statistics and dashboard in SQL fr
 the list serves PnL rounded to the cent, so sums agree within half a cent per trade and counts
 exactly. Like is compared with like: the service's ``realized`` group with ``summary()`` (closed
 trades), its ``unrealized`` group with the open positions, its totals with
-``summary(include_open=True)``.
+``summary(include_open=True)``. The service's summary of a filter counts every trade the filter
+returns, executed or hypothetical, so the accessor is asked for the same: ``execution="all"``
+(its default is the executed trades).
 
 Where a definition coincides with quantstats (Sharpe, Sortino, max drawdown of a return series)
 the same daily series goes through both (quantstats is a dev dependency).
@@ -53,7 +55,8 @@ def test_summary_equals_the_service_summary(
 ) -> None:
     trades = L.load_trades(quant_id, client=module_client, **filters)
     service = trades.attrs["quantscope"]["summary"]
-    realised, everything = trades.quant.summary(), trades.quant.summary(include_open=True)
+    realised = trades.quant.summary(execution="all")
+    everything = trades.quant.summary(include_open=True, execution="all")
     assert len(trades) == service["totalTrades"] > 0
 
     for ours, theirs in ((realised, service["realized"]), (everything, None)):
@@ -78,7 +81,7 @@ def test_summary_equals_the_service_summary(
         cost = realised["total_pnl_usd"] / realised["roi"]
         tolerance = 100 * CENT * realised["trades"] * 2 / cost
         assert 100 * realised["roi"] == pytest.approx(service["realized"]["roi"], abs=tolerance)
-        assert 100 * trades.quant.roi() == pytest.approx(100 * realised["roi"])
+        assert 100 * trades.quant.roi(execution="all") == pytest.approx(100 * realised["roi"])
 
     unrealised = service["unrealized"]
     assert realised["open_trades"] == unrealised["trades"]
@@ -130,7 +133,7 @@ def test_by_quant_and_by_chain_equal_the_filtered_service_summaries(module_clien
         ("quant_name", {name: {"quant_id": q} for q, name in QUANTS.items()}),
         ("chain", {c: {"chain": c} for c in ("SOLANA", "BASE", "BSC")}),
     ):
-        table = everything.quant.by(key)
+        table = everything.quant.by(key, execution="all")
         assert sorted(map(str, table.index)) == sorted(groups)
         for name, filters in groups.items():
             one = L.load_trades(trading_status="all", client=module_client, **filters)

@@ -707,3 +707,53 @@ def test_real_pass_rate_and_criterion_distributions(real: dict[str, Any]) -> Non
     counts = {label.split(" ")[0]: h.sum() for label, h in bars(hist).items()}
     assert counts == {o: stats["count"].get(o, 0) for o in ("win", "loss")}
     png(hist.figure)
+
+
+@pytest.fixture(scope="module")
+def cinder(sandbox: SandboxServer, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Cinder's trades of every decision, and its rejected ones alone."""
+    cache = tmp_path_factory.mktemp("plots-cinder-cache")
+    with Client(sandbox.url, sandbox.keys["enterprise"], cache_dir=str(cache), progress=False) as c:
+        return {
+            "all": L.load_trades(3, trading_status="all", client=c),
+            "executed": L.load_trades(3, client=c),
+            "rejected": L.load_trades(3, trading_status="rejected", client=c),
+        }
+
+
+def test_equity_draws_the_executed_trades_and_labels_any_other_curve(
+    cinder: dict[str, Any],
+) -> None:
+    everything, executed = cinder["all"], cinder["executed"]
+    top, bottom = everything.quant.plot.equity()
+    realised = line(top, "realised equity")
+    np.testing.assert_array_equal(realised.get_ydata(), executed.quant.equity_curve()["equity_usd"])
+    closed = int((executed["status"] == "Closed").sum())
+    assert top.get_title() == f"Realised equity and drawdown ({closed:,} closed executed trades)"
+    assert line(bottom, "drawdown").get_ydata().min() == pytest.approx(-0.135, abs=5e-4)
+
+    top, bottom = everything.quant.plot.equity(execution="all")
+    mixed = line(top, "equity, hypothetical trades included")
+    assert len(mixed.get_ydata()) == int((everything["status"] == "Closed").sum())
+    assert top.get_title().startswith("Equity and drawdown, hypothetical included (")
+    assert line(bottom, "drawdown").get_ydata().min() == pytest.approx(-0.322, abs=5e-4)
+
+    top, _ = cinder["rejected"].quant.plot.equity()  # nothing executed: hypothetical, said so
+    line(top, "hypothetical equity")
+    assert top.get_title().startswith("Hypothetical equity and drawdown (")
+    assert top.get_title().endswith(" closed hypothetical trades, never executed)")
+    png(top.figure)
+
+
+def test_roi_and_metric_plots_name_the_trades_they_draw(cinder: dict[str, Any]) -> None:
+    everything, executed = cinder["all"], cinder["executed"]
+    ax = everything.quant.plot.roi_distribution()
+    assert sum(h.sum() for h in bars(ax).values()) == int((executed["status"] == "Closed").sum())
+    assert ax.get_title() == "ROI by result (executed trades; closed only)"
+    shadow = everything.quant.plot.roi_distribution(execution="hypothetical")
+    assert shadow.get_title() == "ROI by result (hypothetical trades, never executed; closed only)"
+    by_decision = everything.quant.plot.metric_by("decision", "trades", execution="all")
+    assert by_decision.get_title() == "trades by decision (executed and hypothetical trades)"
+    heights = [p.get_height() for p in by_decision.containers[0].patches]
+    assert heights == everything.quant.by("decision", execution="all")["trades"].tolist()
+    assert everything.quant.plot.metric_by("decision", "trades").get_title() == "trades by decision"

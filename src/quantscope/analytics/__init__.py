@@ -5,12 +5,19 @@ period-level ones (daily Sharpe and Sortino) are kept apart and named apart: a "
 is always the share of winning *trades*, never of winning days. The ``df.quant`` accessor
 (``quantscope.accessor``) checks columns and calls these functions.
 
+Trade metrics are over executed trades unless ``execution=`` asks for the hypothetical ones
+(trades the model validation declined, with their shadow outcome); results say which.
+
 Modules: ``trades`` (trade frames), ``evaluations`` (evaluation, criterion and signal frames),
 ``_kernel`` (the grouped numpy kernel behind ``summary``/``by``), ``_stats`` (one-series
-reference definitions: Sharpe, Sortino, drawdown), ``_periods`` (calendar periods for ``freq``).
+reference definitions: Sharpe, Sortino, drawdown), ``_periods`` (calendar periods for ``freq``),
+``_execution`` (executed versus hypothetical trades).
 """
 
+from quantscope.analytics._execution import EXECUTION_LABELS, Execution
+from quantscope.analytics._periods import FREQS
 from quantscope.analytics._stats import (
+    MIN_RATIO_DAYS,
     PERIODS_PER_YEAR,
     Drawdown,
     max_drawdown,
@@ -36,18 +43,24 @@ from quantscope.analytics.trades import (
     default_capital,
     drawdown,
     equity_curve,
+    executed,
     roi,
+    select_execution,
     summary,
     win_rate,
 )
 
 __all__ = [
     "CAPITAL_PER_QUANT_USD",
+    "EXECUTION_LABELS",
+    "FREQS",
+    "MIN_RATIO_DAYS",
     "OUTCOMES",
     "PERIODS_PER_YEAR",
     "SUMMARY_METRICS",
     "TRADE_COLUMNS",
     "Drawdown",
+    "Execution",
     "by",
     "criterion_values",
     "daily_pnl",
@@ -55,10 +68,12 @@ __all__ = [
     "default_capital",
     "drawdown",
     "equity_curve",
+    "executed",
     "max_drawdown",
     "pass_rate",
     "pass_rates",
     "roi",
+    "select_execution",
     "sharpe_ratio",
     "sortino_ratio",
     "stage_counts",

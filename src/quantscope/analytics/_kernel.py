@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from quantscope.analytics._stats import PERIODS_PER_YEAR, TINY
+from quantscope.analytics._stats import MIN_RATIO_DAYS, PERIODS_PER_YEAR, TINY
 
 DAY_MS = 86_400_000
 _I64_MAX = np.iinfo(np.int64).max
@@ -43,6 +43,20 @@ def segment_starts(codes: np.ndarray) -> np.ndarray:
     return np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
 
 
+def running_equity(pnl: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cumulative PnL and its running peak (never below the flat start, 0) per account.
+
+    ``starts`` are the first rows of the accounts (runs of rows in time order). The sums are
+    pandas' grouped, compensated (Kahan) running sums, so an account's figures are the same
+    bits whichever other accounts are computed beside it: ``drawdown()`` of one quant and
+    ``by("quant_name", freq=...)`` read identical equity.
+    """
+    account = np.repeat(np.arange(starts.size), np.diff(np.append(starts, pnl.size)))
+    cum = pd.Series(pnl).groupby(account, sort=False).cumsum().to_numpy()
+    peak = pd.Series(cum).groupby(account, sort=False).cummax().to_numpy()
+    return cum, np.maximum(peak, 0.0)
+
+
 def grouped_metrics(
     codes: np.ndarray,
     time_ms: np.ndarray,
@@ -51,6 +65,9 @@ def grouped_metrics(
     cost: np.ndarray,
     capital: np.ndarray,
     periods_per_year: int = PERIODS_PER_YEAR,
+    *,
+    accounts: np.ndarray | None = None,
+    min_days: int = 2,
 ) -> dict[str, np.ndarray]:
     """Trade metrics per segment of rows sorted by (code, time, trade id).
 
@@ -59,8 +76,12 @@ def grouped_metrics(
         time_ms: int64 close time (epoch ms, UTC) per row, ascending within a code.
         open_ms: int64 open time per row.
         pnl, cost: float64 PnL and buy cost in USD per row.
-        capital: float64 starting capital per group code (> 0), for the drawdown fraction.
+        capital: float64 starting capital per account code (> 0), for the drawdown fraction.
         periods_per_year: annualisation of the daily Sharpe and Sortino ratios.
+        accounts: int64 account code per row, non-decreasing, each account a run of whole
+            segments (a quant's periods); the drawdown is the account's equity below its own
+            running peak, read over each segment's rows. None: each segment is its own account.
+        min_days: fewer daily values than this and Sharpe and Sortino are NaN (``few_days``).
 
     Returns:
         ``{"code": codes of the segments, metric name: array per segment}``, names as in
@@ -109,8 +130,9 @@ def grouped_metrics(
             "avg_holding_ms": np.add.reduceat(time_ms - open_ms, starts) / counts,
         }
     out.update(_streaks(codes, win, loss, n))
-    out.update(_drawdown(time_ms, open_ms, pnl, capital[codes[starts]], starts, ends, counts, seg))
-    out.update(_daily_ratios(codes, time_ms, pnl, total, starts, ends, periods_per_year))
+    account = codes if accounts is None else accounts
+    out.update(_drawdown(time_ms, open_ms, pnl, capital, account, starts))
+    out.update(_daily_ratios(codes, time_ms, pnl, total, starts, ends, periods_per_year, min_days))
     return out
 
 
@@ -154,45 +176,46 @@ def _drawdown(
     open_ms: np.ndarray,
     pnl: np.ndarray,
     capital: np.ndarray,
+    account: np.ndarray,
     starts: np.ndarray,
-    ends: np.ndarray,
-    counts: np.ndarray,
-    seg: np.ndarray,
 ) -> dict[str, np.ndarray]:
-    """Deepest fall of cumulative PnL below its running peak, per segment, and how long it lasted.
+    """Deepest fall of an account's cumulative PnL below its running peak, per segment.
 
-    Each segment starts flat (a peak at 0 PnL, dated at its first open). The duration runs from
-    the last peak before the deepest trough to the first later time the peak is regained, or
-    to the segment's last close when it never is.
+    The equity is the account's (``account`` codes, a run of whole segments each): it starts
+    flat (a peak at 0 PnL, dated at the account's first open) and runs through every segment
+    of the account, so a segment that is a period sees the equity and the peak it starts with.
+    Each segment reports the deepest fall among its own rows. The duration runs from the last
+    peak before that trough to the first later time the peak is regained, or to the account's
+    last close when it never is; either may lie outside the segment.
     """
     n = pnl.size
-    if starts.size == 1:
-        cum = np.cumsum(pnl)
-        peak = np.maximum.accumulate(cum)
-    else:  # running sums and maxima that restart at every segment (sequential, exact)
-        cum = pd.Series(pnl).groupby(seg, sort=False).cumsum().to_numpy()
-        peak = pd.Series(cum).groupby(seg, sort=False).cummax().to_numpy()
-    peak = np.maximum(peak, 0.0)
+    acc_starts = segment_starts(account)
+    acc_ends = np.append(acc_starts[1:], n)
+    acc_counts = acc_ends - acc_starts
+    cum, peak = running_equity(pnl, acc_starts)
     fall = cum - peak  # exactly 0.0 at every peak: peak holds a copy of cum there
+    seg_counts = np.diff(np.append(starts, n))
     max_usd = np.minimum.reduceat(fall, starts)
-    max_fraction = np.minimum.reduceat(fall / (np.repeat(capital, counts) + peak), starts)
+    max_fraction = np.minimum.reduceat(fall / (capital[account] + peak), starts)
 
     idx = np.arange(n)
-    trough = np.minimum.reduceat(np.where(fall == np.repeat(max_usd, counts), idx, n), starts)
+    trough = np.minimum.reduceat(np.where(fall == np.repeat(max_usd, seg_counts), idx, n), starts)
     at_peak = fall == 0.0
-    # last peak at or before each row; starts-1 stands for the flat start of the segment
-    last_peak = np.maximum.accumulate(np.where(at_peak, idx, np.repeat(starts - 1, counts)))
-    # first peak at or after each row; ends stands for "not regained"
-    next_peak = np.minimum.accumulate(np.where(at_peak, idx, np.repeat(ends, counts))[::-1])[::-1]
+    # last peak at or before each row; the account's start-1 stands for its flat start
+    last_peak = np.maximum.accumulate(np.where(at_peak, idx, np.repeat(acc_starts - 1, acc_counts)))
+    # first peak at or after each row; the account's end stands for "not regained"
+    next_peak = np.minimum.accumulate(
+        np.where(at_peak, idx, np.repeat(acc_ends, acc_counts))[::-1]
+    )[::-1]
+    trough_acc = np.searchsorted(acc_starts, trough, side="right") - 1  # account of each trough
+    first, end = acc_starts[trough_acc], acc_ends[trough_acc]
     peak_at, regained_at = last_peak[trough], next_peak[trough]
     peak_ms = np.where(
-        peak_at >= starts,
+        peak_at >= first,
         time_ms[np.maximum(peak_at, 0)],
-        np.minimum.reduceat(open_ms, starts),
+        np.minimum.reduceat(open_ms, acc_starts)[trough_acc],
     )
-    end_ms = np.where(
-        regained_at < ends, time_ms[np.minimum(regained_at, n - 1)], time_ms[ends - 1]
-    )
+    end_ms = np.where(regained_at < end, time_ms[np.minimum(regained_at, n - 1)], time_ms[end - 1])
     return {
         "max_drawdown_usd": max_usd,
         "max_drawdown": max_fraction,
@@ -208,11 +231,14 @@ def _daily_ratios(
     starts: np.ndarray,
     ends: np.ndarray,
     periods_per_year: int,
+    min_days: int,
 ) -> dict[str, np.ndarray]:
     """Annualised Sharpe and Sortino of PnL per UTC day, zero days included, per segment.
 
     Only the days with a trade are materialised: the zero days between a segment's first and
-    last day enter the variance in closed form (each contributes ``mean**2``).
+    last day enter the variance in closed form (each contributes ``mean**2``). Flags: fewer
+    days than ``min_days`` (both ratios NaN below it) and no losing day (no downside: Sortino
+    is +inf or NaN).
     """
     day = time_ms // DAY_MS
     new_day = np.concatenate(([True], (day[1:] != day[:-1]) | (codes[1:] != codes[:-1])))
@@ -231,11 +257,13 @@ def _daily_ratios(
     )
     scale = np.maximum.reduceat(np.abs(day_pnl), segment_starts(day_seg))
     root = np.sqrt(periods_per_year)
-    several = days >= 2
+    several = days >= max(min_days, 2)
     with np.errstate(divide="ignore", invalid="ignore"):
         sortino = np.where(down > 0, mean / down * root, np.where(mean > 0, np.inf, np.nan))
     return {
         "days": days.astype(np.int64),
         "sharpe": _ratio(mean * root, std, scale, several),
         "sortino": np.where(several, sortino, np.nan),
+        "few_days": days < MIN_RATIO_DAYS,
+        "no_losing_day": down == 0,
     }

@@ -13,6 +13,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 PERIODS_PER_YEAR = 365  # crypto markets trade every day of the year
+# Annualised ratios from fewer daily values than this are flagged (``few_days``), and not
+# reported at all for calendar periods (by(freq=...)): sqrt(365) times a week's mean/std is
+# a guess, not a measurement (docs/metrics.md).
+MIN_RATIO_DAYS = 30
 # A spread below TINY x the largest magnitude is rounding noise (the mean of [0.1, 0.1, 0.1]
 # is not exactly 0.1): the ratio over it is undefined (NaN), not 1e17.
 TINY = 1e-12

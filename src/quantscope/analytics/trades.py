@@ -6,6 +6,12 @@ them (``open_trades``, ``unrealised_pnl_usd``). ``include_open=True`` puts the o
 the metrics too, at their marked PnL and at the time of the mark (``opened_at + duration_s``),
 which is how the service's own summary counts them. Rows without a PnL, or without the times
 that place them, are left out. Every formula is in docs/metrics.md.
+
+Executed and hypothetical stay apart too (``_execution``): every function takes ``execution=``
+and by default counts the executed trades only (a frame of hypothetical trades alone is
+summarised as such); results say which in ``attrs["execution"]``. ``by(freq=...)`` measures each
+period's drawdown on the account's own equity (the group without its period), so a period
+starts with the equity and the peak the account had then.
 """
 
 from __future__ import annotations
@@ -16,9 +22,10 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from quantscope.analytics._kernel import DAY_MS, grouped_metrics, sort_order
+from quantscope.analytics._execution import Basis, Execution, label_result, resolve
+from quantscope.analytics._kernel import DAY_MS, grouped_metrics, running_equity, sort_order
 from quantscope.analytics._periods import period_start
-from quantscope.analytics._stats import PERIODS_PER_YEAR
+from quantscope.analytics._stats import MIN_RATIO_DAYS, PERIODS_PER_YEAR
 
 CAPITAL_PER_QUANT_USD = 10_000.0  # the service's starting capital per quant (accountValue)
 
@@ -56,15 +63,18 @@ SUMMARY_METRICS: dict[str, str] = {
     "max_win_streak": "longest run of consecutive wins in close order",
     "max_loss_streak": "longest run of consecutive losses in close order",
     "avg_holding_time": "mean of closed_at - opened_at (Timedelta)",
-    "max_drawdown_usd": "deepest fall of cumulative PnL below its running peak (<= 0)",
+    "max_drawdown_usd": "deepest fall of the account's cumulative PnL below its peak (<= 0)",
     "max_drawdown": "deepest fall as a fraction of peak equity (<= 0)",
     "max_drawdown_duration": "peak to recovery (or to the last close) of the deepest fall",
     "days": "UTC days from the first to the last close (length of the daily series)",
-    "sharpe": "mean / std of daily PnL, annualised by sqrt(365)",
+    "sharpe": "mean / std of daily PnL, annualised by sqrt(365); NaN for a short period",
     "sortino": "mean / downside deviation of daily PnL, annualised by sqrt(365)",
+    "few_days": "days < MIN_RATIO_DAYS: sharpe and sortino rest on too few days",
+    "no_losing_day": "no day lost: sortino has no downside (+inf or NaN)",
     "capital_usd": "starting capital the drawdown fraction is measured against",
     "open_trades": "open positions (never in the metrics unless include_open)",
     "unrealised_pnl_usd": "sum of the marked pnl_usd of the open positions",
+    "hypothetical_trades": "trades in the metrics never executed (0 unless execution= has them)",
 }
 
 _INT_METRICS = frozenset(
@@ -77,10 +87,12 @@ _INT_METRICS = frozenset(
         "max_loss_streak",
         "days",
         "open_trades",
+        "hypothetical_trades",
     }
 )
+_BOOL_METRICS = frozenset({"few_days", "no_losing_day"})
 # Metrics computed per frame rather than by the kernel.
-_FRAME_LEVEL = ("capital_usd", "open_trades", "unrealised_pnl_usd")
+_FRAME_LEVEL = ("capital_usd", "open_trades", "unrealised_pnl_usd", "hypothetical_trades")
 # Timedelta metrics and the kernel's int64-millisecond outputs they come from.
 _FROM_MS = {"avg_holding_time": "avg_holding_ms", "max_drawdown_duration": "max_drawdown_ms"}
 _KERNEL_METRICS = tuple(_FROM_MS.get(n, n) for n in SUMMARY_METRICS if n not in _FRAME_LEVEL)
@@ -92,6 +104,8 @@ _EMPTY: dict[str, float] = {
     "max_drawdown_usd": 0.0,
     "max_drawdown": 0.0,
     "max_drawdown_ms": 0.0,
+    "few_days": True,
+    "no_losing_day": False,
 }
 
 Keys = str | Sequence[str] | None
@@ -100,6 +114,7 @@ Keys = str | Sequence[str] | None
 class _Book(NamedTuple):
     """A trades frame as arrays: which rows count, and their times in epoch ms (UTC)."""
 
+    basis: Basis  # the execution basis: closed and open hold only the rows it keeps
     closed: np.ndarray  # bool: closed trades with a PnL and both times
     open: np.ndarray  # bool: open positions with a PnL and a mark time
     time_ms: np.ndarray  # close time (closed) or mark time (open)
@@ -115,8 +130,8 @@ def _epoch_ms(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return values.view(np.int64), ~np.isnat(values)
 
 
-def _book(trades: pd.DataFrame) -> _Book:
-    """The frame's columns as arrays, and which rows can be placed (module doc: left out)."""
+def _book(trades: pd.DataFrame, execution: Execution | None) -> _Book:
+    """The frame's columns as arrays, and which rows of the basis can be placed (module doc)."""
     pnl = trades["pnl_usd"].to_numpy(dtype=np.float64, na_value=np.nan)
     status = trades["status"]
     closed = (status == "Closed").to_numpy(dtype=bool, na_value=False)
@@ -127,9 +142,11 @@ def _book(trades: pd.DataFrame) -> _Book:
     marked = np.isfinite(held_s)
     mark_ms = open_ms + np.round(np.where(marked, held_s, 0.0) * 1000.0).astype(np.int64)
     has_pnl = np.isfinite(pnl)
-    closed = closed & has_pnl & has_close & has_open
-    is_open = is_open & has_pnl & has_open & marked
+    basis = resolve(trades, execution)
+    closed = closed & has_pnl & has_close & has_open & basis.keep
+    is_open = is_open & has_pnl & has_open & marked & basis.keep
     return _Book(
+        basis=basis,
         closed=closed,
         open=is_open,
         time_ms=np.where(closed, close_ms, mark_ms),
@@ -188,19 +205,29 @@ def _table(
     capital: float | None,
     include_open: bool,
     periods_per_year: int,
+    accounts: np.ndarray | None = None,
+    min_days: int = 2,
 ) -> pd.DataFrame:
-    """SUMMARY_METRICS per group: ``rows`` (positions in the frame) carry group ``codes``."""
+    """SUMMARY_METRICS per group: ``rows`` (positions in the frame) carry group ``codes``.
+
+    ``accounts`` (per row, or None: each group its own account) groups the groups whose equity
+    is one: a quant's periods. The default capital is 10,000 USD per quant of the account.
+    """
     groups = len(index)
     _check_capital(capital)
-    caps = (
-        np.full(groups, float(capital))
+    account = codes if accounts is None else accounts
+    n_accounts = int(account.max()) + 1 if account.size else groups
+    account_caps = (
+        np.full(n_accounts, float(capital))
         if capital is not None
-        else CAPITAL_PER_QUANT_USD * _quant_counts(trades, rows, codes, groups)
+        else CAPITAL_PER_QUANT_USD * _quant_counts(trades, rows, account, n_accounts)
     )
+    group_account = np.zeros(groups, dtype=np.int64)
+    group_account[codes] = account
     included = _in_metrics(book, include_open)[rows]
-    sel, sel_codes = rows[included], codes[included]
+    sel, sel_codes, sel_accounts = rows[included], codes[included], account[included]
     order = sort_order(sel_codes, book.time_ms[sel], book.trade_id[sel])
-    sel, sel_codes = sel[order], sel_codes[order]
+    sel, sel_codes, sel_accounts = sel[order], sel_codes[order], sel_accounts[order]
     metrics: dict[str, np.ndarray] = {}
     if sel.size:
         metrics = grouped_metrics(
@@ -209,28 +236,33 @@ def _table(
             book.open_ms[sel],
             book.pnl[sel],
             book.cost[sel],
-            caps,
+            account_caps,
             periods_per_year,
+            accounts=sel_accounts,
+            min_days=min_days,
         )
     code = metrics.pop("code", np.zeros(0, dtype=np.int64))
 
     columns: dict[str, np.ndarray] = {}
     for name in _KERNEL_METRICS:
-        is_int = name in _INT_METRICS
-        full = np.full(groups, 0 if is_int else _EMPTY.get(name, np.nan))
-        full = full.astype(np.int64 if is_int else np.float64)
+        dtype = np.int64 if name in _INT_METRICS else bool if name in _BOOL_METRICS else np.float64
+        full = np.full(groups, _EMPTY.get(name, 0 if name in _INT_METRICS else np.nan), dtype)
         if name in metrics:
             full[code] = metrics[name]
         columns[name] = full
     for name, ms_name in _FROM_MS.items():
         columns[name] = pd.to_timedelta(np.round(columns.pop(ms_name)), unit="ms").as_unit("ms")
-    columns["capital_usd"] = caps
+    columns["capital_usd"] = account_caps[group_account]
     opened = book.open[rows]
     columns["open_trades"] = np.bincount(codes[opened], minlength=groups).astype(np.int64)
     columns["unrealised_pnl_usd"] = np.bincount(
         codes[opened], weights=book.pnl[rows][opened], minlength=groups
     )
-    return pd.DataFrame({name: columns[name] for name in SUMMARY_METRICS}, index=index)
+    shadow = included & ~book.basis.executed[rows]
+    columns["hypothetical_trades"] = np.bincount(codes[shadow], minlength=groups).astype(np.int64)
+    table = pd.DataFrame({name: columns[name] for name in SUMMARY_METRICS}, index=index)
+    label_result(table, book.basis)
+    return table
 
 
 def summary(
@@ -238,6 +270,7 @@ def summary(
     *,
     capital: float | None = None,
     include_open: bool = False,
+    execution: Execution | None = None,
     periods_per_year: int = PERIODS_PER_YEAR,
 ) -> pd.Series:
     """Every trade-level metric of a trades frame, as a Series labelled by ``SUMMARY_METRICS``.
@@ -247,9 +280,15 @@ def summary(
         capital: starting capital in USD for the drawdown fraction; default 10,000 USD per
             quant in the frame.
         include_open: also count open positions at their marked PnL (see the module doc).
+        execution: ``executed``, ``hypothetical`` or ``all`` trades; None: the executed ones,
+            or the hypothetical ones of a frame that has no executed trade.
         periods_per_year: annualisation of the daily Sharpe and Sortino.
+
+    Returns:
+        The metrics, named after the basis (``executed``, ``hypothetical`` or ``all``), which
+        ``attrs["execution"]`` describes with what it left out.
     """
-    book = _book(trades)
+    book = _book(trades, execution)
     rows = np.flatnonzero(book.closed | book.open)
     table = _table(
         trades,
@@ -261,8 +300,9 @@ def summary(
         include_open=include_open,
         periods_per_year=periods_per_year,
     )
-    out = table.iloc[0].rename("summary")
+    out = table.iloc[0].rename(book.basis.name)
     out.index.name = "metric"
+    label_result(out, book.basis)
     return out
 
 
@@ -273,6 +313,7 @@ def by(
     freq: str | None = None,
     capital: float | None = None,
     include_open: bool = False,
+    execution: Execution | None = None,
     periods_per_year: int = PERIODS_PER_YEAR,
 ) -> pd.DataFrame:
     """``summary()`` per group, one row each: by column(s), by period of the close, or both.
@@ -282,21 +323,33 @@ def by(
         keys: a column name or list of names (chain, quant_name, token_symbol, result,
             decision, ...). Only combinations that occur get a row (``observed=True``); a
             missing key value is a group of its own.
-        freq: a period alias (``D``, ``W``, ``M``, ``Q``, ``Y``; ``ME``/``MS`` mean ``M``): adds
-            a ``period`` level, the UTC start of the period of each trade's close (weeks start
-            on Monday). Open positions fall in the period of their mark. Only periods with a
-            trade or position get a row.
-        capital, include_open, periods_per_year: as in ``summary()``; the default capital is
-            10,000 USD per quant in each group.
+        freq: a calendar period (``h``, ``D``, ``W``, ``M``, ``Q``, ``Y``; ``ME``/``MS`` mean
+            ``M``, ...: ``FREQS``): adds a ``period`` level, the UTC start of the period of
+            each trade's close (weeks start on Monday). Open positions fall in the period of
+            their mark. Only periods with a trade or position get a row. Each period's
+            drawdown is the account's (the keys' group over all its periods): the deepest point
+            of ``drawdown()`` of that group within the period. Sharpe and Sortino are NaN for
+            periods of fewer than ``MIN_RATIO_DAYS`` days (``few_days``).
+        capital, include_open, execution, periods_per_year: as in ``summary()``; the default
+            capital is 10,000 USD per quant in each group (in each account, with ``freq``).
     """
     names = [keys] if isinstance(keys, str) else list(keys or [])
     if not names and freq is None:
         raise TypeError("by() needs keys or freq; summary() gives the whole frame")
-    book = _book(trades)
+    book = _book(trades, execution)
     rows = np.flatnonzero(book.closed | book.open)
     parts = {name: trades[name].iloc[rows].reset_index(drop=True) for name in names}
+    accounts = None
     if freq is not None:
         parts["period"] = period_start(book.time_ms[rows], freq)
+        accounts = (
+            pd.DataFrame(parts)
+            .groupby(names, observed=True, dropna=False, sort=True)
+            .ngroup()
+            .to_numpy(dtype=np.int64)
+            if names
+            else np.zeros(rows.size, dtype=np.int64)
+        )
     grouped = pd.DataFrame(parts).groupby(list(parts), observed=True, dropna=False, sort=True)
     return _table(
         trades,
@@ -307,74 +360,120 @@ def by(
         capital=capital,
         include_open=include_open,
         periods_per_year=periods_per_year,
+        accounts=accounts,
+        min_days=2 if freq is None else MIN_RATIO_DAYS,
     )
 
 
-def win_rate(trades: pd.DataFrame, *, include_open: bool = False) -> float:
+def executed(trades: pd.DataFrame) -> pd.Series:
+    """Whether each trade was executed (a boolean Series on the frame's index, ``executed``).
+
+    False for the hypothetical trades: ``REJECT`` and ``RECOMMEND`` decisions, and a ``DELAY``
+    still waiting at the service's clock (docs/metrics.md, Executed and hypothetical trades).
+    """
+    return pd.Series(
+        resolve(trades, "all").executed, index=trades.index, name="executed", dtype="boolean"
+    )
+
+
+def select_execution(trades: pd.DataFrame, execution: Execution | None = None) -> pd.DataFrame:
+    """The frame's rows of one basis (as ``summary(execution=...)`` chooses them), labelled.
+
+    Returns:
+        Those rows, every column kept, with the basis in ``attrs["execution"]`` (and the
+        frame's other attrs).
+    """
+    basis = resolve(trades, execution)
+    rows = trades.iloc[np.flatnonzero(basis.keep)]
+    rows.attrs = {**trades.attrs, "execution": basis.note()}
+    return rows
+
+
+def win_rate(
+    trades: pd.DataFrame, *, include_open: bool = False, execution: Execution | None = None
+) -> float:
     """Winning trades (pnl > 0) over all trades in the metrics; NaN when there are none."""
-    book = _book(trades)
+    book = _book(trades, execution)
     pnl = book.pnl[_in_metrics(book, include_open)]
     return float(np.count_nonzero(pnl > 0) / pnl.size) if pnl.size else float("nan")
 
 
-def roi(trades: pd.DataFrame, *, include_open: bool = False) -> float:
+def roi(
+    trades: pd.DataFrame, *, include_open: bool = False, execution: Execution | None = None
+) -> float:
     """Total PnL over total buy cost of the trades in the metrics (a fraction)."""
-    book = _book(trades)
+    book = _book(trades, execution)
     mask = _in_metrics(book, include_open)
     cost = float(np.sum(book.cost[mask]))
     return float(np.sum(book.pnl[mask])) / cost if cost else float("nan")
 
 
-def daily_pnl(trades: pd.DataFrame, *, include_open: bool = False) -> pd.Series:
+def daily_pnl(
+    trades: pd.DataFrame, *, include_open: bool = False, execution: Execution | None = None
+) -> pd.Series:
     """PnL per UTC day of close, every day from the first to the last (zero days included).
 
     The series the Sharpe and Sortino of ``summary()`` are computed on.
     """
-    book = _book(trades)
+    book = _book(trades, execution)
     mask = _in_metrics(book, include_open)
     day = book.time_ms[mask] // DAY_MS
     if day.size == 0:
         index = pd.DatetimeIndex([], dtype="datetime64[ms, UTC]", name="date")
-        return pd.Series([], index=index, dtype=np.float64, name="pnl_usd")
-    first = int(day.min())
-    values = np.bincount(day - first, weights=book.pnl[mask])
-    stamps = (first + np.arange(values.size)) * DAY_MS
-    index = pd.DatetimeIndex(pd.to_datetime(stamps, unit="ms", utc=True).as_unit("ms"), name="date")
-    return pd.Series(values, index=index, name="pnl_usd")
+        out = pd.Series([], index=index, dtype=np.float64, name="pnl_usd")
+    else:
+        first = int(day.min())
+        values = np.bincount(day - first, weights=book.pnl[mask])
+        stamps = (first + np.arange(values.size)) * DAY_MS
+        index = pd.DatetimeIndex(
+            pd.to_datetime(stamps, unit="ms", utc=True).as_unit("ms"), name="date"
+        )
+        out = pd.Series(values, index=index, name="pnl_usd")
+    label_result(out, book.basis)
+    return out
 
 
 def daily_returns(
-    trades: pd.DataFrame, *, capital: float | None = None, include_open: bool = False
+    trades: pd.DataFrame,
+    *,
+    capital: float | None = None,
+    include_open: bool = False,
+    execution: Execution | None = None,
 ) -> pd.Series:
     """Daily PnL over the equity at the start of the day: ``pnl_d / (capital + cum_pnl_{d-1})``.
 
     Compounding these returns rebuilds the equity exactly (``capital * prod(1 + r) == capital +
     cum_pnl``), so return-based tools (quantstats) see the same drawdowns as ``summary()``.
     """
-    pnl = daily_pnl(trades, include_open=include_open)
+    pnl = daily_pnl(trades, include_open=include_open, execution=execution)
     cap = _capital(trades, capital)
     start_equity = cap + np.concatenate(([0.0], np.cumsum(pnl.to_numpy())[:-1]))
-    return pd.Series(pnl.to_numpy() / start_equity, index=pnl.index, name="return")
+    out = pd.Series(pnl.to_numpy() / start_equity, index=pnl.index, name="return")
+    out.attrs["execution"] = pnl.attrs["execution"]
+    return out
 
 
-def equity_curve(trades: pd.DataFrame, *, capital: float | None = None) -> pd.DataFrame:
-    """Realised equity after each closed trade, in close order (ties by trade id).
+def equity_curve(
+    trades: pd.DataFrame, *, capital: float | None = None, execution: Execution | None = None
+) -> pd.DataFrame:
+    """Equity after each closed trade, in close order (ties by trade id).
 
     Returns:
         A frame indexed by ``closed_at``: ``trade_id``, ``pnl_usd``, ``cum_pnl_usd`` and
-        ``equity_usd`` (capital + cumulative realised PnL). Open positions are not in it: their
-        PnL is unrealised (``summary()["unrealised_pnl_usd"]``).
+        ``equity_usd`` (capital + cumulative PnL), over the trades of ``execution`` (as in
+        ``summary()``: by default the executed ones, realised). Open positions are not in it:
+        their PnL is unrealised (``summary()["unrealised_pnl_usd"]``).
     """
-    book = _book(trades)
+    book = _book(trades, execution)
     sel = np.flatnonzero(book.closed)
     sel = sel[sort_order(np.zeros(sel.size, dtype=np.int64), book.time_ms[sel], book.trade_id[sel])]
     cap = _capital(trades, capital)
     pnl = book.pnl[sel]
-    cum = np.cumsum(pnl)
+    cum, _ = running_equity(pnl, np.zeros(min(pnl.size, 1), dtype=np.int64))
     index = pd.DatetimeIndex(
         pd.to_datetime(book.time_ms[sel], unit="ms", utc=True).as_unit("ms"), name="closed_at"
     )
-    return pd.DataFrame(
+    curve = pd.DataFrame(
         {
             "trade_id": pd.array(book.trade_id[sel], dtype="Int64"),
             "pnl_usd": pnl,
@@ -383,22 +482,26 @@ def equity_curve(trades: pd.DataFrame, *, capital: float | None = None) -> pd.Da
         },
         index=index,
     )
+    label_result(curve, book.basis)
+    return curve
 
 
-def drawdown(trades: pd.DataFrame, *, capital: float | None = None) -> pd.DataFrame:
-    """How far realised equity is below its running peak after each closed trade.
+def drawdown(
+    trades: pd.DataFrame, *, capital: float | None = None, execution: Execution | None = None
+) -> pd.DataFrame:
+    """How far equity is below its running peak after each closed trade.
 
     Returns:
         A frame indexed by ``closed_at``: ``trade_id``, ``peak_equity_usd`` (the running peak,
         never below the capital), ``drawdown_usd`` (<= 0) and ``drawdown`` (fraction of the
-        peak equity, <= 0).
+        peak equity, <= 0), over the trades of ``execution`` (as in ``summary()``).
     """
-    curve = equity_curve(trades, capital=capital)
+    curve = equity_curve(trades, capital=capital, execution=execution)
     cum = curve["cum_pnl_usd"].to_numpy()
-    cap = curve["equity_usd"].to_numpy() - cum
-    peak = np.maximum(np.maximum.accumulate(cum), 0.0) if cum.size else cum
+    cap = _capital(trades, capital)
+    peak = np.maximum(np.maximum.accumulate(cum), 0.0) if cum.size else cum  # as running_equity
     fall = cum - peak
-    return pd.DataFrame(
+    out = pd.DataFrame(
         {
             "trade_id": curve["trade_id"],
             "peak_equity_usd": cap + peak,
@@ -407,3 +510,5 @@ def drawdown(trades: pd.DataFrame, *, capital: float | None = None) -> pd.DataFr
         },
         index=curve.index,
     )
+    out.attrs["execution"] = curve.attrs["execution"]
+    return out

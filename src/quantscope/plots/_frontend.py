@@ -76,11 +76,15 @@ class QuantPlots:
     # --- trades ---------------------------------------------------------------------------
 
     def equity(
-        self, *, capital: float | None = None, axes: Sequence[Axes] | None = None
+        self,
+        *,
+        capital: float | None = None,
+        execution: analytics.Execution | None = None,
+        axes: Sequence[Axes] | None = None,
     ) -> tuple[Axes, Axes]:
         """Realised equity with its drawdown underneath (``plots.equity``)."""
         _require(self._obj, "equity", [TRADES], analytics.TRADE_COLUMNS)
-        return _trades.equity(self._obj, capital=capital, axes=axes)
+        return _trades.equity(self._obj, capital=capital, execution=execution, axes=axes)
 
     def roi_distribution(
         self,
@@ -88,12 +92,13 @@ class QuantPlots:
         by: str = "result",
         bins: int | Sequence[float] = 30,
         include_open: bool = False,
+        execution: analytics.Execution | None = None,
         ax: Axes | None = None,
     ) -> Axes:
         """Histogram of trade ROI by result (``plots.roi_distribution``)."""
         _require(self._obj, "roi_distribution", [TRADES], (*_ROI_COLUMNS, by))
         return _trades.roi_distribution(
-            self._obj, by=by, bins=bins, include_open=include_open, ax=ax
+            self._obj, by=by, bins=bins, include_open=include_open, execution=execution, ax=ax
         )
 
     def metric_by(
@@ -104,6 +109,7 @@ class QuantPlots:
         freq: str | None = None,
         capital: float | None = None,
         include_open: bool = False,
+        execution: analytics.Execution | None = None,
         ax: Axes | None = None,
     ) -> Axes:
         """One bar per group of ``by()[metric]`` (``plots.metric_by``)."""
@@ -115,6 +121,7 @@ class QuantPlots:
             freq=freq,
             capital=capital,
             include_open=include_open,
+            execution=execution,
             ax=ax,
         )
 

@@ -16,6 +16,8 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.ticker import Formatter, FuncFormatter, PercentFormatter
 
+from quantscope.analytics import FREQS
+
 # Colour-blind-safe pair (ColorBrewer Dark2) for good/bad, plus a line and a neutral colour.
 WIN = "#1b9e77"
 LOSS = "#d95f02"
@@ -33,21 +35,7 @@ OUTCOME_COLORS = {
 }
 
 # freq aliases of analytics' by()/pass_rates() in words, for titles.
-PERIOD_WORDS = {
-    "h": "hour",
-    "D": "day",
-    "W": "week",
-    "M": "month",
-    "ME": "month",
-    "MS": "month",
-    "Q": "quarter",
-    "QE": "quarter",
-    "QS": "quarter",
-    "Y": "year",
-    "YE": "year",
-    "YS": "year",
-    "A": "year",
-}
+PERIOD_WORDS = {name: period.word for name, period in FREQS.items()}
 
 
 def new_axes(ax: Axes | None, figsize: tuple[float, float] = (9.0, 4.0)) -> Axes:

@@ -2,6 +2,8 @@
 
 Each draws numbers that ``quantscope.analytics`` computed (``equity_curve``, ``drawdown``,
 ``by``) or columns of the trades frame as they are (``roi``); docs/metrics.md defines them.
+Like the analytics, each draws the executed trades unless ``execution=`` asks otherwise, and a
+figure of hypothetical trades (never executed) says so in its title and legend.
 """
 
 from __future__ import annotations
@@ -33,12 +35,19 @@ _METRIC_AXES: dict[str, tuple[str, S.Unit]] = {
     **{name: ("USD", S.USD) for name in analytics.SUMMARY_METRICS if name.endswith("_usd")},
 }
 _HOUR = pd.Timedelta(hours=1)
+# The equity line's legend label and the title's opening words, per execution basis.
+_EQUITY_WORDS = {
+    "executed": ("realised equity", "Realised equity and drawdown"),
+    "hypothetical": ("hypothetical equity", "Hypothetical equity and drawdown"),
+    "all": ("equity, hypothetical trades included", "Equity and drawdown, hypothetical included"),
+}
 
 
 def equity(
     trades: pd.DataFrame,
     *,
     capital: float | None = None,
+    execution: analytics.Execution | None = None,
     axes: Sequence[Axes] | None = None,
 ) -> tuple[Axes, Axes]:
     """Realised equity after each closed trade, with its drawdown underneath.
@@ -46,6 +55,8 @@ def equity(
     Args:
         trades: a trades frame (``load_trades``); open positions are not in the curve.
         capital: starting capital in USD (default 10,000 per quant, as in ``summary()``).
+        execution: which trades, as in ``summary()`` (default the executed ones); any other
+            curve is labelled hypothetical in the legend and title.
         axes: two Axes (equity, drawdown) to draw in; default a new figure, x shared.
 
     Returns:
@@ -53,8 +64,10 @@ def equity(
         line, and ``analytics.drawdown()["drawdown"]`` (fraction of peak equity) as a filled
         step line, both against the close time.
     """
-    curve = analytics.equity_curve(trades, capital=capital)
-    fall = analytics.drawdown(trades, capital=capital)
+    curve = analytics.equity_curve(trades, capital=capital, execution=execution)
+    fall = analytics.drawdown(trades, capital=capital, execution=execution)
+    note = curve.attrs["execution"]
+    line_label, title = _EQUITY_WORDS[note["basis"]]
     start = analytics.default_capital(trades) if capital is None else capital
     if axes is None:
         _, made = plt.subplots(
@@ -71,9 +84,9 @@ def equity(
         curve["equity_usd"].to_numpy(),
         drawstyle="steps-post",
         color=S.LINE,
-        label="realised equity",
+        label=line_label,
     )
-    top.set_title(f"Realised equity and drawdown ({len(curve):,} closed trades)")
+    top.set_title(f"{title} ({len(curve):,} closed {note['label']})")
     top.set_ylabel("equity (USD)")
     top.yaxis.set_major_formatter(S.USD.axis())
     top.grid(alpha=0.3)
@@ -95,20 +108,23 @@ def roi_distribution(
     by: str = "result",
     bins: int | Sequence[float] = 30,
     include_open: bool = False,
+    execution: analytics.Execution | None = None,
     ax: Axes | None = None,
 ) -> Axes:
     """Histogram of the trades' ``roi``, stacked by the value of ``by`` (default ``result``).
 
-    Closed trades only unless ``include_open`` (an open position's ROI is marked, not final).
-    Every group shares the same bins; a missing ``by`` value is a group of its own; trades
-    without a ROI are not counted.
+    Closed trades only unless ``include_open`` (an open position's ROI is marked, not final);
+    executed trades only unless ``execution`` says otherwise (as in ``summary()``; the title
+    names the basis). Every group shares the same bins; a missing ``by`` value is a group of
+    its own; trades without a ROI are not counted.
 
     Returns:
         The Axes: one bar container per group (bar heights are the group's own counts),
         labelled ``"<group> (n=<count>)"``.
     """
-    closed = (trades["status"] == "Closed").to_numpy(dtype=bool, na_value=False)
-    rows = trades if include_open else trades[closed]
+    chosen = analytics.select_execution(trades, execution)
+    closed = (chosen["status"] == "Closed").to_numpy(dtype=bool, na_value=False)
+    rows = chosen if include_open else chosen[closed]
     roi = rows["roi"].to_numpy(dtype=np.float64, na_value=np.nan)
     finite = np.isfinite(roi)
     edges = np.histogram_bin_edges(roi[finite], bins=bins)
@@ -127,8 +143,8 @@ def roi_distribution(
     ax = S.new_axes(ax)
     S.histograms(ax, groups, edges, stacked=True)
     ax.axvline(0.0, color=S.NEUTRAL, linewidth=1)
-    which = "all trades, open ones marked" if include_open else "closed trades"
-    ax.set_title(f"ROI by {by} ({which})")
+    which = "open ones marked" if include_open else "closed only"
+    ax.set_title(f"ROI by {by} ({chosen.attrs['execution']['label']}; {which})")
     ax.set_xlabel("ROI (% of buy cost)")
     ax.set_ylabel("trades")
     ax.xaxis.set_major_formatter(S.PERCENT.axis())
@@ -145,6 +161,7 @@ def metric_by(
     freq: str | None = None,
     capital: float | None = None,
     include_open: bool = False,
+    execution: analytics.Execution | None = None,
     ax: Axes | None = None,
 ) -> Axes:
     """One bar per group of ``analytics.by(trades, by, freq=...)[metric]``.
@@ -153,7 +170,8 @@ def metric_by(
         by: column(s) to group by (chain, quant_name, result, decision...).
         metric: a column of ``by()`` (``analytics.SUMMARY_METRICS``); durations in hours.
         freq: add a period of the close (``D``, ``W``, ``M``...), as in ``by()``.
-        capital, include_open: as in ``by()``.
+        capital, include_open, execution: as in ``by()``; a table of other than executed
+            trades says which in the title.
 
     Returns:
         The Axes: bars in the order of ``by()``'s rows (blue, or orange below zero), each
@@ -162,7 +180,9 @@ def metric_by(
     if metric not in analytics.SUMMARY_METRICS:
         known = ", ".join(analytics.SUMMARY_METRICS)
         raise ValueError(f"unknown metric {metric!r}; by() has {known}")
-    table = analytics.by(trades, by, freq=freq, capital=capital, include_open=include_open)
+    table = analytics.by(
+        trades, by, freq=freq, capital=capital, include_open=include_open, execution=execution
+    )
     values = table[metric]
     if pd.api.types.is_timedelta64_dtype(values.dtype):
         values = values / _HOUR
@@ -186,7 +206,9 @@ def metric_by(
     ax.axhline(0.0, color=S.NEUTRAL, linewidth=0.8)
     name = metric.removesuffix("_usd").replace("_", " ")
     grouping = _grouping(by, freq)
-    ax.set_title(f"{name} by {grouping}")
+    note = table.attrs["execution"]
+    basis = "" if note["basis"] == "executed" else f" ({note['label']})"
+    ax.set_title(f"{name} by {grouping}{basis}")
     ax.set_ylabel(f"{name} ({label})")
     ax.set_xlabel(grouping)
     ax.yaxis.set_major_formatter(unit.axis())
