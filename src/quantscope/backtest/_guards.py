@@ -115,12 +115,14 @@ def _resampled(counts_of: np.random.Generator, k: int, resamples: int) -> list[n
 
 
 def _quantiles(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The 2.5 % and 97.5 % quantiles of each column, ignoring NaN draws (all NaN: NaN)."""
+    """The 2.5 % and 97.5 % quantiles of each column; NaN where more than 2.5 % of the draws
+    are undefined (an ROI over resamples that kept no trade: the bound is unknown)."""
     tail = (1 - CONFIDENCE) / 2
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column gives NaN
         lo, hi = np.nanquantile(draws, [tail, 1 - tail], axis=0)
-    return lo, hi
+    undefined = np.isnan(draws).mean(axis=0) > tail
+    return np.where(undefined, np.nan, lo), np.where(undefined, np.nan, hi)
 
 
 _BOOTSTRAP_COLUMNS = ("d_total_pnl_usd_lo", "d_total_pnl_usd_hi", "d_roi_lo", "d_roi_hi")
@@ -142,7 +144,8 @@ def bootstrap_deltas(
 
     A resample draws as many tokens as there are, with replacement; its change at a cell is
     ``sum(count_t * (pnl_tc - base_pnl_t))`` and its ROI change ``sum(count·pnl)/sum(count·
-    cost) - sum(count·base_pnl)/sum(count·base_cost)`` (NaN when a cost sums to 0).
+    cost) - sum(count·base_pnl)/sum(count·base_cost)`` (undefined when a cost sums to 0;
+    more than 2.5 % undefined draws leave the interval NaN).
     """
     k = pnl.shape[0]
     rng = np.random.default_rng(seed)
