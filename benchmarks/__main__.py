@@ -19,6 +19,7 @@ from benchmarks._common import BenchResult, machine, print_result
 BENCHMARKS: dict[str, str] = {
     "decode": "bench_decode",
     "parse": "bench_parse",
+    "rank": "bench_rank",
     "reload": "bench_reload",
     "summary": "bench_summary",
     "sweep": "bench_sweep",

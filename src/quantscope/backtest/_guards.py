@@ -13,16 +13,19 @@ row of a sweep (``sweep._sweep_frame``) what a researcher needs before acting on
 * ``small_sample``: fewer than ``MIN_TRADES`` trades or ``MIN_TOKENS`` tokens.
 
 The bootstrap sums each token's kept PnL and cost at every threshold once (``_kernel.
-group_sums``: a table of tokens x thresholds) and draws the resamples as multinomial token
-counts, so a resample's sums are one matrix product. It runs when the table is small
+group_sums``: a table of tokens x thresholds) and draws the resamples as token counts (uniform
+draws, counted), so a resample's sums are one matrix product. It runs when the table is small
 (``BOOTSTRAP_MAX_CELLS`` threshold cells, ``BOOTSTRAP_MAX_TABLE`` token x cell entries); a
-bigger sweep leaves the bootstrap columns NaN and says why in ``attrs["what_if"]["guards"]``.
+bigger sweep leaves the bootstrap columns NaN and says why in ``attrs["what_if"]["guards"]``,
+as does a sweep run inside ``no_bootstrap()``.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -48,6 +51,23 @@ BOOTSTRAP_MAX_CELLS = 500
 BOOTSTRAP_MAX_TABLE = 5_000_000
 #: Resamples drawn at a time: bounds the (resamples x tokens) count matrix in memory.
 _CHUNK_ENTRIES = 4_000_000
+#: False inside ``no_bootstrap()``: sweeps whose caller only reads a few of their rows.
+_BOOTSTRAP = ContextVar("quantscope_bootstrap", default=True)
+
+
+@contextmanager
+def no_bootstrap() -> Iterator[None]:
+    """Sweeps run in this block skip the bootstrap (its columns NaN, attrs say so).
+
+    ``rank_criteria`` sweeps ~100 thresholds per criterion and reports one of them: it
+    bootstraps that one afterwards instead of all of them (the bootstrap is the sweep's
+    largest cost: resamples x tokens x thresholds).
+    """
+    token = _BOOTSTRAP.set(False)
+    try:
+        yield
+    finally:
+        _BOOTSTRAP.reset(token)
 
 
 def wilson(wins: np.ndarray, trades: np.ndarray, z: float = Z) -> tuple[np.ndarray, np.ndarray]:
@@ -103,13 +123,16 @@ def _tokens_kept_1d(
     return OPERATORS[op](best[:, None], grid[None, :]).sum(axis=0)
 
 
-def _resampled(counts_of: np.random.Generator, k: int, resamples: int) -> list[np.ndarray]:
-    """Multinomial token counts of ``resamples`` bootstrap draws of ``k`` tokens, in chunks."""
+def _resampled(rng: np.random.Generator, k: int, resamples: int) -> list[np.ndarray]:
+    """Token counts of ``resamples`` bootstrap draws of ``k`` tokens with replacement (each
+    row sums to ``k``), in chunks: ``k`` uniform draws per resample, counted per row."""
     per_chunk = max(1, _CHUNK_ENTRIES // max(k, 1))
     chunks, left = [], resamples
     while left > 0:
         size = min(per_chunk, left)
-        chunks.append(counts_of.multinomial(k, np.full(k, 1.0 / k), size=size).astype(np.float64))
+        drawn = rng.integers(0, k, size=(size, k)) + (np.arange(size) * k)[:, None]
+        counts = np.bincount(drawn.ravel(), minlength=size * k).reshape(size, k)
+        chunks.append(counts.astype(np.float64))
         left -= size
     return chunks
 
@@ -184,7 +207,10 @@ def append(
     n = len(rows.outcomes.pnl)
     codes, k = found if found is not None else (np.arange(n, dtype=np.intp), n)
     table_size = k * cells
-    run = 0 < cells <= BOOTSTRAP_MAX_CELLS and table_size <= BOOTSTRAP_MAX_TABLE and k > 0
+    wanted = _BOOTSTRAP.get()
+    run = (
+        wanted and 0 < cells <= BOOTSTRAP_MAX_CELLS and table_size <= BOOTSTRAP_MAX_TABLE and k > 0
+    )
     sums: list[np.ndarray] = []
     if run or (found is not None and len(grids) > 1 and table_size <= BOOTSTRAP_MAX_TABLE):
         sums = group_sums(
@@ -219,6 +245,8 @@ def append(
             bootstrap_skipped=(
                 f"{cells} threshold cells and {table_size} (unit, cell) entries: the bootstrap "
                 f"runs for at most {BOOTSTRAP_MAX_CELLS} cells and {BOOTSTRAP_MAX_TABLE} entries"
+                if wanted
+                else "skipped by the caller (no_bootstrap)"
             ),
         )
     flags = small_sample(out["trades"].to_numpy(), tokens)

@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from quantscope.backtest import _sample
+from quantscope.backtest._guards import no_bootstrap
 from quantscope.backtest._kernel import permuted_wins
 from quantscope.backtest._rules import MARKET_CAP_CLASSES, PlaybookArg
 from quantscope.backtest.features import backtest_attrs, bare, criteria_of
@@ -91,7 +92,8 @@ def _test_one(
     points: int,
     min_kept_share: float,
 ) -> _Tested | None:
-    table = what_if(frame, criterion, points, **options)
+    with no_bootstrap():
+        table = what_if(frame, criterion, points, **options)
     info = table.attrs["what_if"]
     # The grid's loosest threshold (the smallest or largest value) keeps every trade.
     everyone = table[table["kept_share"] >= 1.0]
@@ -100,7 +102,9 @@ def _test_one(
         return None
     base_rate = float(everyone["win_rate"].iloc[0])
     gains = eligible["win_rate"] - base_rate
-    best = eligible.loc[gains.idxmax()]
+    # The best threshold's row again, bootstrapped this time (one threshold: cheap).
+    best = what_if(frame, criterion, [eligible.loc[gains.idxmax(), "threshold"]], **options)
+    best = best.iloc[0]
     current = info["current"][criterion]
     row: dict[str, Any] = {
         "criterion": criterion,
