@@ -20,6 +20,7 @@ BENCHMARKS: dict[str, str] = {
     "decode": "bench_decode",
     "loadpath": "bench_loadpath",
     "parse": "bench_parse",
+    "rank": "bench_rank",
     "reload": "bench_reload",
     "summary": "bench_summary",
     "sweep": "bench_sweep",

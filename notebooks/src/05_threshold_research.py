@@ -245,35 +245,44 @@ folds[
 ].round(4)
 
 # %% [markdown]
-# `bt.rank_criteria` does this for every criterion: `mean_gain` is the average win-rate gain
-# over the thresholds that keep at least 30 % of the trades (the area under the curve above,
-# per step), `best_gain` the best single threshold, an optimizer's pick and, on 838 trades,
-# partly luck.
+# `bt.rank_criteria` does this for every criterion, within each market-cap class (a class has
+# thresholds of its own, up to 25 times apart): `mean_gain` is the average win-rate gain over
+# the thresholds that keep at least 30 % of the trades (the area under the curve above, per
+# step), `best_gain` the best single threshold, an optimizer's pick. Trying many thresholds
+# of many criteria, some will look good by luck, so the ranking says how many combinations it
+# searched and orders by a `p_value` adjusted for all of them: a permutation test reshuffles
+# the outcomes within each class 200 times (seeded) and asks how often the best of *every*
+# combination beats this criterion's. As hard filters (separating power, an upper bound),
+# Atlas's five strongest in each class:
 
 # %%
-ranking = bt.rank_criteria(features)  # hard filters: separating power, an upper bound
-ranking = ranking.assign(threshold=ranking["threshold"].map("{:.6g}".format))
-ranking[["criterion", "operator", "mean_gain", "best_gain", "threshold", "kept_share"]].round(4)
+ranking = bt.rank_criteria(features, rule="filter")
+info = ranking.attrs["rank_criteria"]
+print({k: info[k] for k in ("combos_searched", "permutations", "rule")})
+columns = ["criterion", "p_value", "mean_gain", "best_gain", "trades", "tokens", "small_sample"]
+ranking.groupby("market_cap_class", observed=True).head(5).set_index("market_cap_class")[
+    columns
+].round(4)
 
 # %% [markdown]
-# The planted truth comes out on top: smart-money buys, the buy/sell ratio and AI conviction,
-# the three criteria the simulator ties to the next day's return (correlations 0.70, 0.50 and
-# 0.45). Below them the order is mostly noise. The social criteria know nothing about the
-# future in the simulator, yet `telegram_members` gains 2.4 points on average and
-# `twitter_followers` has a best threshold worth 6.6 points. Both are static traits of a
-# token (their value barely changes between evaluations), so a threshold on them selects
-# *tokens*, not trades, and Atlas's 838 trades are in only 43 tokens, each with its own
-# drift:
+# Among 3,136 combinations searched, the planted criteria survive the adjustment where Atlas
+# has the trades for it: smart-money buys in DEGEN_CAP (p 0.035) and LOW_CAP (0.040), the
+# buy/sell ratio in LOW_CAP (0.005). AI conviction's weaker signal does not clear it on one
+# quant's trades. In MID_CAP the first row is a social criterion, `telegram_members`
+# (p 0.040), but look at what it rests on: 84 trades in 6 tokens, flagged `small_sample`.
+# Social criteria know nothing about the future in the simulator; they are static traits of
+# a token (their value barely changes between evaluations), so a threshold on them selects
+# *tokens*, not trades, and Atlas's 838 trades are in only 43 tokens:
 
 # %%
 features.groupby("token_id").size().describe()[["count", "min", "50%", "max"]]
 
 # %% [markdown]
-# A trait that happens to pick the better tokens looks like a signal on 838 trades when it is
-# a draw among 43 tokens. That is the scale of what luck can do here: AI conviction's real
-# but weaker signal (3.0 points) barely beats `telegram_members` (2.4), and the ranking alone
-# would not tell them apart. An effect of that size needs more tokens, or another quant's
-# trades, before it is believed.
+# A trait that happens to pick the better tokens looks like a signal on a hundred trades when
+# it is a draw among six tokens. That is why every row says how many tokens it rests on, and
+# why a row under 10 tokens (or 30 trades) is flagged whatever its p-value. The walk-forward
+# above is the other check: a threshold that only fitted its tokens' luck does not hold up on
+# the trades that come after.
 
 # %% [markdown]
 # ## Two thresholds at once

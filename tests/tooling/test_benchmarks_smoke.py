@@ -16,6 +16,7 @@ from benchmarks import (
     bench_decode,
     bench_loadpath,
     bench_parse,
+    bench_rank,
     bench_reload,
     bench_summary,
     bench_sweep,
@@ -140,7 +141,7 @@ def test_cli_rejects_unknown_names(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         bench_main.main(["nope"])
     assert exit_info.value.code == 2
-    assert "decode, loadpath, parse, reload, summary, sweep" in capsys.readouterr().err
+    assert "decode, loadpath, parse, rank, reload, summary, sweep" in capsys.readouterr().err
 
 
 @pytest.mark.slow
@@ -169,3 +170,10 @@ def test_sweep_benchmark_runs() -> None:
     result = bench_sweep.run(20_000, 50, repeat=1)
     assert result.timings and result.ratios
     assert all(r.value > 0 and math.isfinite(r.value) for r in result.ratios)
+
+
+@pytest.mark.slow
+def test_rank_benchmark_runs_and_finds_the_planted_criteria() -> None:
+    result = bench_rank.run(6000, 19, repeat=1)  # the warm-up checks the ranking itself
+    assert_sane(result, {bench_rank.RANK, bench_rank.NO_TEST})
+    assert result.facts["combos searched"] > 0 and len(result.checks) == 1

@@ -251,36 +251,6 @@ def test_grid_equals_what_if_along_each_axis_and_pivots_for_a_heatmap() -> None:
         bt.what_if_grid(frame, ("smart", "smart"), rule="filter")
 
 
-def test_rank_criteria_puts_the_informative_criterion_first() -> None:
-    rng = np.random.default_rng(3)
-    n = 2000
-    signal = rng.normal(size=n)
-    pnl = np.where(signal + rng.normal(size=n) > 0, 10.0, -10.0)
-    frame = pd.DataFrame(
-        {
-            "quant_id": pd.array([1] * n, dtype="Int64"),
-            "evaluation_type": pd.Categorical(["TOKEN_BUY"] * n),
-            "market_cap_class": pd.Categorical(["DEGEN_CAP"] * n),
-            "buy_cost_usd": 100.0,
-            "pnl_usd": pnl,
-            "profitable": pd.array(pnl > 0, dtype="boolean"),
-            "signal": signal,
-            "noise": rng.normal(size=n),
-            "inverse": -signal,
-        }
-    )
-    frame.attrs["backtest"] = {
-        "criteria": ("signal", "noise", "inverse"),
-        "operators": {"signal": "V_GTE_T", "noise": "V_GTE_T", "inverse": "V_LTE_T"},
-    }
-    ranked = bt.rank_criteria(frame)
-    assert set(ranked["criterion"][:2]) == {"signal", "inverse"}
-    assert ranked["criterion"].iloc[-1] == "noise"
-    best = ranked.iloc[0]
-    assert best["kept_share"] >= 0.3
-    assert best["mean_gain"] > 0.1 > ranked["mean_gain"].iloc[-1]
-
-
 def test_threshold_grid_is_unique_observed_values() -> None:
     values = np.array([5.0, 1.0, 1.0, np.nan, 3.0])
     assert bt.threshold_grid(values, 5).tolist() == [1.0, 3.0, 5.0]
@@ -329,57 +299,3 @@ def test_what_if_rows_equal_metrics_of_the_masked_trades(sample: tuple, current:
         looser = (t < current) if op in ("V_GTE_T", "V_GT_T") else (t > current)
         assert got["admits_unseen"] == looser
         assert got["is_current"] == (t == current)
-
-
-def test_rank_criteria_sorts_by_sort_by_and_the_old_by_warns() -> None:
-    rng = np.random.default_rng(5)
-    n = 400
-    signal = rng.normal(size=n)
-    pnl = np.where(signal + rng.normal(size=n) > 0, 10.0, -10.0)
-    frame = pd.DataFrame(
-        {
-            "quant_id": pd.array([1] * n, dtype="Int64"),
-            "evaluation_type": pd.Categorical(["TOKEN_BUY"] * n),
-            "market_cap_class": pd.Categorical(["DEGEN_CAP"] * n),
-            "buy_cost_usd": 100.0,
-            "pnl_usd": pnl,
-            "profitable": pd.array(pnl > 0, dtype="boolean"),
-            "signal": signal,
-            "noise": rng.normal(size=n),
-        }
-    )
-    frame.attrs["backtest"] = {
-        "criteria": ("signal", "noise"),
-        "operators": {"signal": "V_GTE_T", "noise": "V_GTE_T"},
-    }
-    best = bt.rank_criteria(frame, sort_by="best_gain")
-    assert best["best_gain"].is_monotonic_decreasing
-    with pytest.warns(DeprecationWarning, match=r"rank_criteria\(by=\.\.\.\) is deprecated"):
-        old = bt.rank_criteria(frame, by="best_gain")
-    pd.testing.assert_frame_equal(old, best)
-    with pytest.raises(ValueError, match="sort_by must be 'mean_gain' or 'best_gain', got 'x'"):
-        bt.rank_criteria(frame, sort_by="x")
-
-
-def test_replay_is_the_default_and_without_a_playbook_names_both_fixes() -> None:
-    frame = features_frame()
-    with pytest.raises(ValueError) as caught:
-        bt.what_if(frame, "smart", [1.0])
-    message = str(caught.value)
-    assert "playbook=qs.load_playbook(quant_id)" in message
-    assert "bt.trade_features(trades)" in message and 'rule="filter"' in message
-    with pytest.raises(ValueError, match=r"rule must be one of \['filter', 'replay'\]"):
-        bt.what_if(frame, "smart", [1.0], rule="playbook")
-    # Kept with the features, the playbook needs no argument (both criteria are required
-    # here, so the replay equals the filter).
-    frame.attrs["backtest"]["playbooks"] = {
-        "1": {c: playbook()[c].tolist() for c in playbook().columns}
-    }
-    replayed = bt.what_if(frame, "smart", [1.0, 4.0])
-    assert replayed.attrs["what_if"]["rule"] == "replay"
-    assert not replayed.attrs["what_if"]["upper_bound"]
-    assert replayed["trades"].tolist() == [7, 4]
-    upper = bt.what_if(frame, "smart", [1.0, 4.0], rule="filter")
-    assert (
-        upper.attrs["what_if"]["upper_bound"] and "UPPER BOUND" in upper.attrs["what_if"]["label"]
-    )

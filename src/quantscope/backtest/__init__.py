@@ -12,12 +12,13 @@ A research session, end to end::
     bt.replay(qs.load_playbook(1), qs.load_eval_details(ids))  # = the service's verdicts
 
 Modules: ``features`` (trades joined to criterion values, wide), ``replay`` (the contract's
-pass rule applied to evaluations), ``sweep`` (what-if over thresholds, grids, rankings),
+pass rule applied to evaluations), ``sweep`` (what-if over thresholds and grids), ``rank``
+(criteria ranked per market-cap class, adjusted for the search),
 ``simulate`` (simulated entries for evaluations that failed), ``compare`` (two playbooks side
 by side), ``crosscheck`` (the optimizer's recommendations recomputed, and what applying each
 does), ``walk_forward`` (thresholds chosen on the past, reported on the future). The pass
 rule lives in ``_rules``, the sort-and-cumsum sweep in ``_kernel``, the metric formulas in
-``_metrics``.
+``_metrics``, the guard rails of every row (intervals, counts, flags) in ``_guards``.
 """
 
 from quantscope.backtest._metrics import METRICS
@@ -25,12 +26,12 @@ from quantscope.backtest._rules import MARKET_CAP_CLASSES, OPERATORS, market_cap
 from quantscope.backtest.compare import compare_playbooks
 from quantscope.backtest.crosscheck import RATE_TOLERANCE, crosscheck
 from quantscope.backtest.features import trade_features, wide_details
+from quantscope.backtest.rank import rank_criteria
 from quantscope.backtest.replay import replay
 from quantscope.backtest.simulate import ExitRule, Exits, simulate_exits, simulated_entries
 from quantscope.backtest.sweep import (
     RULE_LABELS,
     pivot_grid,
-    rank_criteria,
     threshold_grid,
     what_if,
     what_if_grid,

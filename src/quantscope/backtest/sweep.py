@@ -29,14 +29,14 @@ had this criterion passed (the rule replayed with the criterion forced to pass).
 
 from __future__ import annotations
 
-import warnings
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
 
 import numpy as np
 import pandas as pd
 
-from quantscope.backtest import _sample
+from quantscope.backtest import _guards, _sample
 from quantscope.backtest._kernel import Sums, masked_sums, sweep
 from quantscope.backtest._metrics import DELTAS, METRICS, deltas, metrics
 from quantscope.backtest._rules import (
@@ -46,7 +46,7 @@ from quantscope.backtest._rules import (
     check_operator,
     is_looser,
 )
-from quantscope.backtest.features import backtest_attrs, bare, criteria_of, kept_playbooks
+from quantscope.backtest.features import backtest_attrs, bare, kept_playbooks
 
 ThresholdsArg = Sequence[float] | np.ndarray | int | None
 
@@ -209,7 +209,7 @@ def _sweep_frame(
         "dropped_trades": rows.dropped,
         "note": note + _NOTE + (_NOTE_SIMULATED if simulated is not None else "."),
     }
-    return out
+    return _guards.append(out, rows, grids, ops, currents)
 
 
 def _candidates(rows: _sample.Sample) -> int:
@@ -363,73 +363,12 @@ def pivot_grid(grid: pd.DataFrame, metric: str = "win_rate") -> pd.DataFrame:
     return grid.pivot(index=first, columns=second, values=metric)
 
 
-def rank_criteria(
-    features: pd.DataFrame,
-    criteria: Sequence[str] | None = None,
-    *,
-    min_kept_share: float = 0.3,
-    points: int = 101,
-    sort_by: str = "mean_gain",
-    by: str | None = None,
-) -> pd.DataFrame:
-    """Criteria ranked by their what-if effect on the win rate.
+def __getattr__(name: str) -> object:
+    """``rank_criteria`` moved to ``backtest.rank``: still importable from here.
 
-    Each criterion is swept over ``points`` quantiles of its values (operators as recorded by
-    the details), keeping the thresholds that keep at least ``min_kept_share`` of the trades.
-    Two effects are measured against the win rate of every trade:
-
-    * ``mean_gain``: the mean win-rate gain over the distinct trade sets those thresholds
-      keep (the area under the what-if curve, per step). It averages the curve, so a noise
-      criterion's lucky threshold counts for little: the default ranking.
-    * ``best_gain``: the largest gain at any one of them (what an optimizer would pick; on
-      small samples, the best of many noisy tries).
-
-    ``by=`` is the old spelling of ``sort_by=`` (``by`` names a grouping elsewhere in
-    quantscope): it still works for one release, with a DeprecationWarning.
-
-    Returns one row per criterion, best first by ``sort_by``: ``criterion``, ``operator``,
-    ``mean_gain``, ``best_gain``, the best threshold's ``threshold``, ``trades``,
-    ``kept_share``, ``win_rate`` and ``total_pnl_usd``, and the ``base_win_rate`` and
-    ``base_total_pnl_usd`` of every trade.
+    The package imports ``rank`` (which builds on ``what_if``) before anyone can ask, so it is
+    looked up, not imported: no import circle.
     """
-    if by is not None:
-        warnings.warn(
-            "rank_criteria(by=...) is deprecated and will be removed in the next release: "
-            "use sort_by=...",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        sort_by = by
-    if sort_by not in ("mean_gain", "best_gain"):
-        raise ValueError(f"sort_by must be 'mean_gain' or 'best_gain', got {sort_by!r}")
-    names = list(criteria) if criteria is not None else criteria_of(features)
-    rows = []
-    for criterion in names:
-        table = what_if(features, criterion, points, rule="filter")
-        # The grid's loosest threshold (the smallest or largest value) keeps every trade.
-        everyone = table[table["kept_share"] >= 1.0]
-        eligible = table[table["kept_share"] >= min_kept_share].drop_duplicates("trades")
-        if everyone.empty or eligible.empty:
-            continue
-        base_rate = float(everyone["win_rate"].iloc[0])
-        gains = eligible["win_rate"] - base_rate
-        best = eligible.loc[gains.idxmax()]
-        rows.append(
-            {
-                "criterion": criterion,
-                "operator": table.attrs["what_if"]["operators"][0],
-                "mean_gain": float(gains.mean()),
-                "best_gain": float(gains.max()),
-                "threshold": float(best["threshold"]),
-                "trades": int(best["trades"]),
-                "kept_share": float(best["kept_share"]),
-                "win_rate": float(best["win_rate"]),
-                "total_pnl_usd": float(best["total_pnl_usd"]),
-                "base_win_rate": base_rate,
-                "base_total_pnl_usd": float(everyone["total_pnl_usd"].iloc[0]),
-            }
-        )
-    ranked = pd.DataFrame(rows)
-    if ranked.empty:
-        return ranked
-    return ranked.sort_values(sort_by, ascending=False, kind="stable").reset_index(drop=True)
+    if name == "rank_criteria":
+        return sys.modules["quantscope.backtest.rank"].rank_criteria
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,151 @@
+"""Guard rails on research rows: Wilson intervals, tokens, the bootstrap over tokens, flags.
+
+Each figure is checked against a direct computation on the kept trades (a mask per
+threshold), and the kernels behind them against brute-force loops.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from quantscope import backtest as bt
+from quantscope.backtest import _guards
+from quantscope.backtest._kernel import group_sums, permuted_wins
+from quantscope.backtest._rules import OPERATORS
+
+OPS = sorted(OPERATORS)
+
+
+def test_wilson_interval_known_values() -> None:
+    lo, hi = _guards.wilson(np.array([1, 3, 50, 0, 0]), np.array([1, 3, 100, 10, 0]))
+    # 1 win in 1 trade is no proof: the interval reaches down to 0.21.
+    assert lo[:4].round(4).tolist() == [0.2065, 0.4385, 0.4038, 0.0]
+    assert hi[:4].round(4).tolist() == [1.0, 1.0, 0.5962, 0.2775]
+    assert np.isnan(lo[4]) and np.isnan(hi[4])
+
+
+def test_small_sample_flags_few_trades_or_few_tokens() -> None:
+    flags = _guards.small_sample(np.array([29, 30, 500, 500]), np.array([29, 10, 9, 10]))
+    assert flags.tolist() == [True, False, True, False]
+    assert _guards.small_sample(np.array([29, 30]), None).tolist() == [True, False]
+
+
+def test_group_sums_equal_a_loop_over_groups_and_thresholds() -> None:
+    rng = np.random.default_rng(1)
+    n = 300
+    values = [rng.integers(0, 6, n).astype(float), rng.integers(0, 4, n).astype(float)]
+    grids = [np.array([3.0, 0.5, 5.0]), np.array([1.0, 2.0])]
+    groups = rng.integers(0, 7, n)
+    pnl = rng.normal(size=n)
+    for ops in itertools.product(OPS, repeat=2):
+        counts, sums = group_sums(values, grids, list(ops), groups, 7, [None, pnl])
+        for g, i, j in itertools.product(range(7), range(3), range(2)):
+            kept = (groups == g) & OPERATORS[ops[0]](values[0], grids[0][i])
+            kept &= OPERATORS[ops[1]](values[1], grids[1][j])
+            assert counts[g, i, j] == kept.sum()
+            assert sums[g, i, j] == pytest.approx(pnl[kept].sum(), abs=1e-9)
+
+
+def test_permuted_wins_equal_a_loop_over_rows_of_outcomes() -> None:
+    rng = np.random.default_rng(2)
+    values = rng.integers(0, 9, 200).astype(float)
+    wins = rng.integers(0, 2, (5, 200)).astype(np.int8)
+    grid = np.array([4.0, 0.0, 8.0, 9.5])
+    for op in OPS:
+        got = permuted_wins(values, grid, op, wins)
+        want = [[int(w[OPERATORS[op](values, t)].sum()) for t in grid] for w in wins]
+        assert got.tolist() == want
+
+
+def token_frame(n: int = 400, seed: int = 4) -> pd.DataFrame:
+    """Trades of 25 tokens (some tokens all wins), one criterion, current threshold 2."""
+    rng = np.random.default_rng(seed)
+    token = rng.integers(0, 25, n)
+    x = rng.normal(size=n) + token / 25
+    pnl = np.round(rng.normal(5 * (x - 0.5), 20.0), 2)
+    frame = pd.DataFrame(
+        {
+            "quant_id": pd.array([1] * n, dtype="Int64"),
+            "token_id": pd.array(token + 1000, dtype="Int64"),
+            "evaluation_type": pd.Categorical(["TOKEN_BUY"] * n),
+            "market_cap_class": pd.Categorical(["DEGEN_CAP"] * n),
+            "buy_cost_usd": np.round(rng.uniform(50, 500, n), 2),
+            "pnl_usd": pnl,
+            "profitable": pd.array(pnl > 0, dtype="boolean"),
+            "x": x,
+        }
+    )
+    frame.attrs["backtest"] = {
+        "criteria": ("x",),
+        "operators": {"x": "V_GTE_T"},
+        "decided_thresholds": {(1, "DEGEN_CAP"): {"x": 0.0}},
+    }
+    return frame
+
+
+def test_what_if_rows_carry_tokens_wilson_flags_and_the_token_bootstrap() -> None:
+    frame = token_frame()
+    grid = [-1.0, 0.0, 1.0, 2.2, 2.6]
+    table = bt.what_if(frame, "x", grid, rule="filter")
+    x, token = frame["x"].to_numpy(), frame["token_id"].to_numpy()
+    pnl, cost = frame["pnl_usd"].to_numpy(), frame["buy_cost_usd"].to_numpy()
+    now = x >= 0.0
+    for i, t in enumerate(grid):
+        kept = x >= t
+        assert table["tokens"].iloc[i] == len(set(token[kept]))
+        lo, hi = _guards.wilson(np.array([table["wins"].iloc[i]]), np.array([kept.sum()]))
+        assert (table["win_rate_lo"].iloc[i], table["win_rate_hi"].iloc[i]) == (lo[0], hi[0])
+        assert table["small_sample"].iloc[i] == (kept.sum() < 30 or len(set(token[kept])) < 10)
+    assert table["small_sample"].tolist()[-2:] == [True, True]
+    # The bootstrap, redone trade by trade: the same multinomial token counts, each trade
+    # weighted by its token's count.
+    codes, k = pd.factorize(frame["token_id"])[0], frame["token_id"].nunique()
+    counts = np.concatenate(_guards._resampled(np.random.default_rng(_guards.SEED), k, 1000))
+    weight = counts[:, codes]  # (resamples, trades)
+    for i, t in enumerate(grid):
+        kept = x >= t
+        d_pnl = weight @ (pnl * kept) - weight @ (pnl * now)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            d_roi = (weight @ (pnl * kept)) / (weight @ (cost * kept)) - (weight @ (pnl * now)) / (
+                weight @ (cost * now)
+            )
+        assert table["d_total_pnl_usd_lo"].iloc[i] == pytest.approx(np.quantile(d_pnl, 0.025))
+        assert table["d_total_pnl_usd_hi"].iloc[i] == pytest.approx(np.quantile(d_pnl, 0.975))
+        if np.isnan(d_roi).mean() > 0.025:  # too many resamples kept no trade
+            assert np.isnan(table["d_roi_lo"].iloc[i]) and np.isnan(table["d_roi_hi"].iloc[i])
+            continue
+        assert table["d_roi_lo"].iloc[i] == pytest.approx(np.nanquantile(d_roi, 0.025))
+        assert table["d_roi_hi"].iloc[i] == pytest.approx(np.nanquantile(d_roi, 0.975))
+    current = table[table["is_current"]].iloc[0]
+    assert current["d_total_pnl_usd_lo"] == pytest.approx(0.0, abs=1e-9)
+    assert current["d_total_pnl_usd_hi"] == pytest.approx(0.0, abs=1e-9)
+    info = table.attrs["what_if"]["guards"]
+    assert info["bootstrap_unit"] == "token" and info["bootstrap_resamples"] == 1000
+    assert (info["min_trades"], info["min_tokens"]) == (30, 10)
+    # Seeded: the same call gives the same intervals.
+    pd.testing.assert_frame_equal(bt.what_if(frame, "x", grid, rule="filter"), table)
+
+
+def test_grid_rows_count_tokens_too_and_big_sweeps_skip_the_bootstrap() -> None:
+    frame = token_frame().assign(y=lambda f: np.round(f["pnl_usd"] % 7, 1))
+    frame.attrs["backtest"] = {"operators": {"x": "V_GTE_T", "y": "V_LTE_T"}}
+    grid = bt.what_if_grid(frame, ("x", "y"), ([-1.0, 0.5, 2.0], [1.0, 3.0, 6.0]), rule="filter")
+    for row in grid.itertuples():
+        kept = (frame["x"] >= row.x) & (frame["y"] <= row.y)
+        assert row.tokens == frame.loc[kept, "token_id"].nunique()
+    assert grid["d_total_pnl_usd_lo"].notna().all()
+    big = bt.what_if(frame, "x", np.linspace(-3, 3, 600), rule="filter")
+    assert big["d_roi_lo"].isna().all() and big["win_rate_lo"].notna().all()
+    assert "600 threshold cells" in big.attrs["what_if"]["guards"]["bootstrap_skipped"]
+
+
+def test_without_token_ids_trades_are_the_bootstrap_unit() -> None:
+    frame = token_frame().drop(columns="token_id")
+    table = bt.what_if(frame, "x", [0.0, 1.0], rule="filter")
+    assert table["tokens"].isna().all()
+    assert table.attrs["what_if"]["guards"]["bootstrap_unit"] == "trade"
+    assert table["d_total_pnl_usd_hi"].iloc[1] > table["d_total_pnl_usd_lo"].iloc[1]
