@@ -11,6 +11,7 @@ import pandas as pd
 
 from quantscope import _schemas
 from quantscope._client import Client, FetchedMany, OffsetPaging
+from quantscope._ids import IdArg, many_ids, one_id, optional_id
 from quantscope.loaders._base import (
     Recipe,
     client_or_default,
@@ -31,7 +32,7 @@ TimeArg = datetime | date | str
 
 
 def load_evaluations(
-    quant_id: int | None = None,
+    quant_id: IdArg | None = None,
     *,
     evaluation_type: str | Sequence[str] | None = None,
     passed: bool | None = None,
@@ -47,7 +48,7 @@ def load_evaluations(
 ) -> pd.DataFrame:
     """Every evaluation result matching the filters, newest first (docs/frames.md)."""
     params: dict[str, Any] = {
-        "quantId": quant_id,
+        "quantId": optional_id(quant_id, "quant_id"),
         "evaluationResultType": evaluation_type,
         "passed": passed,
         "chain": chain,
@@ -69,7 +70,7 @@ def load_evaluations(
 
 def _window(
     name: str,
-    quant_id: int | TimeArg | None,
+    quant_id: IdArg | TimeArg | None,
     old: tuple[Any, ...],
     start: TimeArg | None,
     end: TimeArg | None,
@@ -77,7 +78,9 @@ def _window(
 ) -> dict[str, Any]:
     """The window's parameters, from ``name(quant_id, start=..., end=...)`` or, deprecated
     for one release, the old order ``name(start, end[, quant_id])``."""
-    if isinstance(quant_id, str | date | datetime):  # the old order: the window first
+    if isinstance(quant_id, date | datetime) or (
+        isinstance(quant_id, str) and not quant_id.strip().isdigit()
+    ):  # the old order: the window first
         if not 1 <= len(old) <= 2 or start is not None or end is not None:
             raise TypeError(f"{name}(quant_id, *, start, end, ...): got {(quant_id, *old)!r}")
         warnings.warn(
@@ -95,13 +98,13 @@ def _window(
     return {
         "timeFrom": start,
         "timeTo": end,
-        "quantId": quant_id,
+        "quantId": optional_id(quant_id, "quant_id"),
         "returnAllQuants": True if all_quants else None,
     }
 
 
 def load_eval_timeseries(
-    quant_id: int | None = None,
+    quant_id: IdArg | None = None,
     *old: Any,
     start: TimeArg | None = None,
     end: TimeArg | None = None,
@@ -120,7 +123,7 @@ def load_eval_timeseries(
 
 
 def load_eval_count(
-    quant_id: int | None = None,
+    quant_id: IdArg | None = None,
     *old: Any,
     start: TimeArg | None = None,
     end: TimeArg | None = None,
@@ -157,18 +160,15 @@ def _detail_rows(evaluation_id: int, body: Any) -> list[dict[str, Any]]:
 
 
 def load_eval_details(
-    evaluation_ids: int | Iterable[int], *, client: Client | None = None
+    evaluation_ids: IdArg | Iterable[IdArg], *, client: Client | None = None
 ) -> pd.DataFrame:
     """The criterion results of one or many evaluations, one row per criterion result.
 
+    ``evaluation_ids`` is one id or one iterable of ids (``_ids``: a string is one id).
     Details never change, so they are cached forever: a second call spends no quota. Many ids
     are fetched quota-aware with a progress bar (one request each).
     """
-    ids = (
-        [int(evaluation_ids)]
-        if isinstance(evaluation_ids, int)
-        else [int(i) for i in evaluation_ids]
-    )
+    ids = many_ids(evaluation_ids, "evaluation_ids")
     recipe = Recipe(
         DETAILS,
         _schemas.EVAL_DETAILS,
@@ -194,7 +194,7 @@ def _details_frame(recipe: Recipe, many: FetchedMany) -> pd.DataFrame:
 
 
 def load_eval_history(
-    evaluation_id: int,
+    evaluation_id: IdArg,
     *,
     exclude_types: Sequence[str] | None = None,
     page_size: int = 1000,
@@ -208,5 +208,5 @@ def load_eval_history(
         paging=OffsetPaging(page_size=page_size, offset_param="skip", limit_param="take"),
         desc="evaluation history",
     )
-    params = {"evaluationId": evaluation_id, "excludeTypes": exclude_types}
+    params = {"evaluationId": one_id(evaluation_id, "evaluation_id"), "excludeTypes": exclude_types}
     return load(recipe, params, client=client)

@@ -8,6 +8,7 @@ import pandas as pd
 
 from quantscope import _schemas
 from quantscope._client import Client, Fetched
+from quantscope._ids import IdArg, one_id, optional_id
 from quantscope.loaders._base import (
     Recipe,
     client_or_default,
@@ -32,12 +33,14 @@ class Dashboard(NamedTuple):
     weekly: pd.DataFrame
 
 
-def _dashboard(quant_id: int | None, client: Client | None) -> tuple[Fetched, dict[str, Any]]:
-    fetched = client_or_default(client).get(DASHBOARD, {"quantId": quant_id})
+def _dashboard(quant_id: IdArg | None, client: Client | None) -> tuple[Fetched, dict[str, Any]]:
+    fetched = client_or_default(client).get(
+        DASHBOARD, {"quantId": optional_id(quant_id, "quant_id")}
+    )
     return fetched, field(fetched.data, DASHBOARD, "data")
 
 
-def load_dashboard(quant_id: int | None = None, *, client: Client | None = None) -> Dashboard:
+def load_dashboard(quant_id: IdArg | None = None, *, client: Client | None = None) -> Dashboard:
     """Overall performance (win rate a fraction), recent and applied recommendations, and the
     weekly trend of closed trades."""
     fetched, data = _dashboard(quant_id, client)
@@ -64,7 +67,7 @@ def load_dashboard(quant_id: int | None = None, *, client: Client | None = None)
 
 
 def load_recommendations(
-    quant_id: int | None = None, *, applied: bool | None = None, client: Client | None = None
+    quant_id: IdArg | None = None, *, applied: bool | None = None, client: Client | None = None
 ) -> pd.DataFrame:
     """The optimizer's recommendations (unapplied, applied, or both), newest first."""
     lists = {
@@ -73,7 +76,7 @@ def load_recommendations(
         True: ("appliedRecommendations",),
     }[applied]
     recipe = Recipe(DASHBOARD, _schemas.RECOMMENDATIONS, keep=lists, build=_recommendations)
-    return load(recipe, {"quantId": quant_id}, client=client)
+    return load(recipe, {"quantId": optional_id(quant_id, "quant_id")}, client=client)
 
 
 def _recommendations(recipe: Recipe, fetched: Fetched) -> pd.DataFrame:
@@ -85,7 +88,7 @@ def _recommendations(recipe: Recipe, fetched: Fetched) -> pd.DataFrame:
 
 
 def run_analysis(
-    quant_id: int | None = None,
+    quant_id: IdArg | None = None,
     *,
     apply: bool = False,
     min_completed_trades: int | None = None,
@@ -95,7 +98,7 @@ def run_analysis(
     service applies them all at once. Returns trades analysed and recommendations made."""
     body: dict[str, Any] = {"apply": "true" if apply else "false"}
     if quant_id is not None:
-        body["quantId"] = quant_id
+        body["quantId"] = one_id(quant_id, "quant_id")
     if min_completed_trades is not None:
         body["minCompletedTrades"] = min_completed_trades
     fetched = client_or_default(client).post(ANALYZE, body)
@@ -103,9 +106,11 @@ def run_analysis(
     return typed_series(data, _schemas.ANALYSIS, fetched.provenance)
 
 
-def apply_recommendation(recommendation_id: int, *, client: Client | None = None) -> pd.Series:
+def apply_recommendation(recommendation_id: IdArg, *, client: Client | None = None) -> pd.Series:
     """Apply one recommendation: the playbook threshold becomes its new threshold. Returns
     the applied recommendation's fields as served (``_schemas.APPLIED``)."""
-    fetched = client_or_default(client).post(APPLY, params={"id": recommendation_id})
+    fetched = client_or_default(client).post(
+        APPLY, params={"id": one_id(recommendation_id, "recommendation_id")}
+    )
     data = field(fetched.data, APPLY, "data")
     return typed_series(data, _schemas.APPLIED, fetched.provenance)

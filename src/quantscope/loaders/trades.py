@@ -10,6 +10,7 @@ import pandas as pd
 from quantscope import _schemas
 from quantscope._client import Client, FetchedPages, PageNumberPaging
 from quantscope._decode import page_decoder
+from quantscope._ids import IdArg, one_id, optional_id
 from quantscope.loaders._base import (
     Recipe,
     client_or_default,
@@ -33,7 +34,7 @@ TRADES_DECODE = page_decoder(_schemas.TRADES, "trades", TRADES_KEEP)
 
 
 def load_trades(
-    quant_id: int | None = None,
+    quant_id: IdArg | None = None,
     *,
     trading_status: str | None = "executed",
     trading_mode: str | None = None,
@@ -70,7 +71,7 @@ def load_trades(
     The service's own summary of the same filters is in ``df.attrs["quantscope"]["summary"]``.
     """
     params: dict[str, Any] = {
-        "quantId": quant_id,
+        "quantId": optional_id(quant_id, "quant_id"),
         "tradingStatus": trading_status,
         "tradingMode": trading_mode,
         "positionClosed": position_closed,
@@ -107,8 +108,9 @@ class TradeDetail(NamedTuple):
     transactions: pd.DataFrame
 
 
-def load_trade(trade_id: int, *, client: Client | None = None) -> TradeDetail:
+def load_trade(trade_id: IdArg, *, client: Client | None = None) -> TradeDetail:
     """One trade with its detail fields and on-chain transactions."""
+    trade_id = one_id(trade_id, "trade_id")
     fetched = client_or_default(client).get(TRADE, {"id": trade_id})
     trade = field(fetched.data, TRADE, "trade")
     txs = [dict(t, trade_id=trade_id) for t in records(trade.get("transactions", []), TRADE)]
@@ -118,8 +120,9 @@ def load_trade(trade_id: int, *, client: Client | None = None) -> TradeDetail:
     )
 
 
-def load_trade_stats(quant_id: int | None = None, *, client: Client | None = None) -> pd.Series:
+def load_trade_stats(quant_id: IdArg | None = None, *, client: Client | None = None) -> pd.Series:
     """Executed-trade statistics: counts, volume and week-on-week changes (fractions)."""
-    fetched = client_or_default(client).get(STATS, {"quantId": quant_id})
+    params = {"quantId": optional_id(quant_id, "quant_id")}
+    fetched = client_or_default(client).get(STATS, params)
     metrics = field(fetched.data, STATS, "metrics")
     return typed_series(metrics, _schemas.TRADE_STATS, fetched.provenance)
