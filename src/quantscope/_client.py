@@ -246,7 +246,7 @@ class Client:
         path, query = _split_path(endpoint, wire)
         if pricing() is not None:
             held = int(self._holds(path, query))
-            raise Priced(self._estimate(endpoint, requests=1 - held, cached=held))
+            raise Priced(self.estimate_for(endpoint, requests=1 - held, cached=held))
         one = self._fetch_one(endpoint, path, query, decode)
         if one.stale:
             self._warn_stale(endpoint, 1, 1)
@@ -272,7 +272,7 @@ class Client:
         requests_ = [_split_path(endpoint, w) for w in wires]
         if pricing() is not None:
             held = sum(self._holds(p, q) for p, q in requests_)
-            raise Priced(self._estimate(endpoint, requests=len(requests_) - held, cached=held))
+            raise Priced(self.estimate_for(endpoint, requests=len(requests_) - held, cached=held))
         results, refusal = self._fetch_batch(
             endpoint, requests_, desc=desc or endpoint, decode=decode, spend=spend or Spend()
         )
@@ -331,7 +331,7 @@ class Client:
         head = (path, {**query, **paging.params_for(0)})
         mode = pricing()
         if mode is not None and not mode.probe and not self._holds(*head):
-            raise Priced(self._estimate(endpoint, requests=1, cached=0, exact=False))
+            raise Priced(self.estimate_for(endpoint, requests=1, cached=0, exact=False))
         first, refusal = self._fetch_batch(endpoint, [head], desc=label, decode=decode, spend=spend)
         if first[0] is None:
             empty = FetchedPages((), [], None, self._provenance(endpoint, wire, []), (0,))
@@ -344,7 +344,7 @@ class Client:
         if total is None:
             if mode is not None:
                 raise Priced(
-                    self._estimate(endpoint, requests=spent, cached=1 - spent, exact=False)
+                    self.estimate_for(endpoint, requests=0, cached=1, exact=False, probed=spent)
                 )
             return self._pages_until_short(
                 endpoint, path, query, wire, first[0], paging, max_pages, label, decode, spend
@@ -353,10 +353,12 @@ class Client:
         if max_pages is not None:
             count = min(count, max(1, max_pages))
         rest = [(path, {**query, **paging.params_for(i)}) for i in range(1, count)]
-        if mode is not None:
+        if mode is not None:  # with probe=True, the first page is now in the cache
             held = sum(self._holds(p, q) for p, q in rest)
             raise Priced(
-                self._estimate(endpoint, requests=spent + len(rest) - held, cached=held + 1 - spent)
+                self.estimate_for(
+                    endpoint, requests=len(rest) - held, cached=held + 1, probed=spent
+                )
             )
         results, refusal = self._fetch_batch(
             endpoint, rest, desc=label, decode=decode, spend=spend, spent=spent, unit="pages"
@@ -548,8 +550,15 @@ class Client:
             return False
         return self.settings.offline or not cached.is_expired
 
-    def _estimate(
-        self, endpoint: str, *, requests: int, cached: int, exact: bool = True, write: bool = False
+    def estimate_for(
+        self,
+        endpoint: str,
+        *,
+        requests: int,
+        cached: int,
+        exact: bool = True,
+        write: bool = False,
+        probed: int = 0,
     ) -> Estimate:
         """What a load would cost (pricing mode), with the quota as last reported."""
         quota = self._quota
@@ -565,6 +574,7 @@ class Client:
             share=self.settings.quota_share,
             reserve=self.settings.quota_reserve,
             write=write,
+            probed=probed,
         )
 
     def _stale(
@@ -713,7 +723,7 @@ class Client:
         decode: Decode | None,
         spend: Spend,
         spent: int = 0,
-        unit: str = "requests",
+        unit: str = "answers",
     ) -> tuple[list[_One | None], _Refusal | None]:
         """Cached answers first, then what the plan allows (``_plan``) of the rest, in order.
 
@@ -832,9 +842,11 @@ class Client:
                 **fields,
             )
         fits = max(0, remaining - reserve)
+        over_share = spent + fits > share_limit(self.settings.quota_share, remaining + spent)
+        flags = "partial=True, confirm=True" if over_share else "partial=True"
         return QuotaWouldBeExceededError(
             f"{needs}, but {remaining}{of} are left{kept}: sent nothing more{first}. Run the "
-            f"same load after the reset at {format_reset(quota.reset)}, or pass partial=True: "
+            f"same load after the reset at {format_reset(quota.reset)}, or pass {flags}: "
             f"it fetches the {fits} that fit now, and the same load after the reset fetches "
             f"only the other {needed - fits}, from the cache.",
             **fields,
@@ -936,7 +948,7 @@ class Client:
 
     def _write(self, method: str, endpoint: str, json_body: Any, params: Params | None) -> Fetched:
         if pricing() is not None:
-            raise Priced(self._estimate(endpoint, requests=1, cached=0, write=True))
+            raise Priced(self.estimate_for(endpoint, requests=1, cached=0, write=True))
         if self.settings.offline:
             raise ConfigurationError(
                 f"{method} {endpoint} changes the service and needs it: connect without "

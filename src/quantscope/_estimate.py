@@ -31,7 +31,8 @@ class Estimate:
     ``requests`` would be sent (a lower bound when ``exact`` is False: the first page is
     needed to learn how many pages follow), ``cached`` answers come from the cache at no cost;
     ``remaining``/``limit``/``reset`` are the quota as last reported (None before any
-    request), ``share`` the client's rule (``Settings.quota_share``).
+    request), ``share`` the client's rule (``Settings.quota_share``). ``probed`` is the
+    request ``probe=True`` spent on the first page (now in the cache, counted in ``cached``).
     """
 
     endpoint: str
@@ -44,6 +45,7 @@ class Estimate:
     share: float
     reserve: int = 0
     write: bool = False
+    probed: int = 0
 
     @property
     def fits(self) -> bool | None:
@@ -78,6 +80,8 @@ class Estimate:
 
     def _cost(self) -> str:
         cached = f", {self.cached} from the cache" if self.cached else ""
+        if self.probed:
+            cached += f" (the first page among them: probe=True spent {self.probed} on it)"
         if self.exact:
             return f"{self.requests} requests{cached}"
         return (

@@ -19,7 +19,6 @@ from _helpers import DROP, FAST, HANG, KEY, FakeService, Seen, fake_client, ok
 
 from quantscope._client import Client, OffsetPaging, PageNumberPaging
 from quantscope._config import RetryPolicy
-from quantscope._quota import Spend
 from quantscope._errors import (
     APIConnectionError,
     APITimeoutError,
@@ -30,6 +29,7 @@ from quantscope._errors import (
     ServerError,
     StaleDataWarning,
 )
+from quantscope._quota import Spend
 
 
 def trades_pages(total: int) -> Callable[[Seen], Any]:

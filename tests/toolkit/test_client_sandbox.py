@@ -18,7 +18,6 @@ import requests
 
 from quantscope._client import Client, OffsetPaging, PageNumberPaging
 from quantscope._config import RetryPolicy
-from quantscope._quota import Spend
 from quantscope._errors import (
     AuthenticationError,
     ChainNotAllowedError,
@@ -30,6 +29,7 @@ from quantscope._errors import (
     RateLimitError,
     StaleDataWarning,
 )
+from quantscope._quota import Spend
 from quantscope.sandbox.serve import SandboxServer
 
 FAST = RetryPolicy(max_retries=1, backoff_base_s=0.001)

@@ -17,9 +17,12 @@ from quantscope.loaders._base import (
     client_or_default,
     field,
     load,
+    note_plan_chains,
     records,
+    spend_of,
     typed_frame,
     typed_series,
+    warn_incomplete,
 )
 
 RESULTS = "/api/eval-results"
@@ -44,9 +47,18 @@ def load_evaluations(
     end: TimeArg | None = None,
     page_size: int = 1000,
     max_pages: int | None = None,
+    confirm: bool = False,
+    max_requests: int | None = None,
+    partial: bool = False,
     client: Client | None = None,
 ) -> pd.DataFrame:
-    """Every evaluation result matching the filters, newest first (docs/frames.md)."""
+    """Every evaluation result matching the filters, newest first (docs/frames.md).
+
+    Quota (README, "The cache and the quota"): a load that does not fit in the quota left, or
+    needs more than the client's share of it, sends nothing and says what it needs;
+    ``confirm=True`` lifts the share rule, ``max_requests`` sets a ceiling instead, and
+    ``partial=True`` fetches what fits (the frame then says what is missing).
+    """
     params: dict[str, Any] = {
         "quantId": optional_id(quant_id, "quant_id"),
         "evaluationResultType": evaluation_type,
@@ -64,8 +76,10 @@ def load_evaluations(
         items="results",
         paging=OffsetPaging(page_size=page_size),
         desc="evaluations",
+        by_chain=True,
     )
-    return load(recipe, params, client=client, max_pages=max_pages)
+    spend = spend_of(confirm, max_requests, partial)
+    return load(recipe, params, client=client, max_pages=max_pages, spend=spend)
 
 
 def _window(
@@ -118,7 +132,7 @@ def load_eval_timeseries(
     with a DeprecationWarning.
     """
     params = _window("load_eval_timeseries", quant_id, old, start, end, all_quants)
-    recipe = Recipe(TIMESERIES, _schemas.EVAL_TIMESERIES, items="timeseries")
+    recipe = Recipe(TIMESERIES, _schemas.EVAL_TIMESERIES, items="timeseries", by_chain=True)
     return load(recipe, params, client=client)
 
 
@@ -137,8 +151,11 @@ def load_eval_count(
     a DeprecationWarning.
     """
     params = _window("load_eval_count", quant_id, old, start, end, all_quants)
-    fetched = client_or_default(client).get(COUNT, params)
-    return typed_series(fetched.data, _schemas.EVAL_COUNT, fetched.provenance)
+    c = client_or_default(client)
+    fetched = c.get(COUNT, params)
+    count = typed_series(fetched.data, _schemas.EVAL_COUNT, fetched.provenance)
+    note_plan_chains(count, {}, c)
+    return warn_incomplete(count, stacklevel=3)
 
 
 def _detail_rows(evaluation_id: int, body: Any) -> list[dict[str, Any]]:
@@ -160,13 +177,23 @@ def _detail_rows(evaluation_id: int, body: Any) -> list[dict[str, Any]]:
 
 
 def load_eval_details(
-    evaluation_ids: IdArg | Iterable[IdArg], *, client: Client | None = None
+    evaluation_ids: IdArg | Iterable[IdArg],
+    *,
+    confirm: bool = False,
+    max_requests: int | None = None,
+    partial: bool = False,
+    client: Client | None = None,
 ) -> pd.DataFrame:
     """The criterion results of one or many evaluations, one row per criterion result.
 
     ``evaluation_ids`` is one id or one iterable of ids (``_ids``: a string is one id).
     Details never change, so they are cached forever: a second call spends no quota. Many ids
     are fetched quota-aware with a progress bar (one request each).
+
+    Quota (README, "The cache and the quota"): a load that does not fit in the quota left, or
+    needs more than the client's share of it, sends nothing and says what it needs;
+    ``confirm=True`` lifts the share rule, ``max_requests`` sets a ceiling instead, and
+    ``partial=True`` fetches what fits (the frame then says what is missing).
     """
     ids = many_ids(evaluation_ids, "evaluation_ids")
     recipe = Recipe(
@@ -180,7 +207,13 @@ def load_eval_details(
     # One params dict per id would make attrs as big as the ids, and pandas deep-copies attrs
     # on every operation: keep the provenance compact.
     compact = {"evaluationId": f"{len(ids)} ids" if len(ids) > 1 else str(ids[0]) if ids else ""}
-    return load(recipe, many=[{"evaluationId": i} for i in ids], shown=compact, client=client)
+    return load(
+        recipe,
+        many=[{"evaluationId": i} for i in ids],
+        shown=compact,
+        client=client,
+        spend=spend_of(confirm, max_requests, partial),
+    )
 
 
 def _details_frame(recipe: Recipe, many: FetchedMany) -> pd.DataFrame:
@@ -198,9 +231,18 @@ def load_eval_history(
     *,
     exclude_types: Sequence[str] | None = None,
     page_size: int = 1000,
+    confirm: bool = False,
+    max_requests: int | None = None,
+    partial: bool = False,
     client: Client | None = None,
 ) -> pd.DataFrame:
-    """Every evaluation of the same token by the same quant, newest first."""
+    """Every evaluation of the same token by the same quant, newest first.
+
+    Quota (README, "The cache and the quota"): a load that does not fit in the quota left, or
+    needs more than the client's share of it, sends nothing and says what it needs;
+    ``confirm=True`` lifts the share rule, ``max_requests`` sets a ceiling instead, and
+    ``partial=True`` fetches what fits (the frame then says what is missing).
+    """
     recipe = Recipe(
         HISTORY,
         _schemas.EVAL_HISTORY,
@@ -209,4 +251,4 @@ def load_eval_history(
         desc="evaluation history",
     )
     params = {"evaluationId": one_id(evaluation_id, "evaluation_id"), "excludeTypes": exclude_types}
-    return load(recipe, params, client=client)
+    return load(recipe, params, client=client, spend=spend_of(confirm, max_requests, partial))

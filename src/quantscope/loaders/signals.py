@@ -35,7 +35,7 @@ def load_signals(
     client: Client | None = None,
 ) -> pd.DataFrame:
     """One row per alpha signal (stage, price, change, ROI of an open position...)."""
-    recipe = Recipe(SIGNALS, _schemas.SIGNALS, items="signals")
+    recipe = Recipe(SIGNALS, _schemas.SIGNALS, items="signals", by_chain=True)
     return load(recipe, _params(quant_id, chain, search, limit), client=client)
 
 
@@ -52,7 +52,7 @@ def load_signal_stats(
     Same request as ``load_signals`` with the same arguments: after one, the other is a
     cache hit.
     """
-    recipe = Recipe(SIGNALS, _schemas.SIGNAL_STATS, build=_stats_frame)
+    recipe = Recipe(SIGNALS, _schemas.SIGNAL_STATS, build=_stats_frame, by_chain=True)
     return load(recipe, _params(quant_id, chain, search, limit), client=client)
 
 
