@@ -812,6 +812,7 @@ class Client:
             else ""
         )
         needs = f"{endpoint} needed {needed} requests for {unit} not in the cache"
+        sent = "sent nothing more" if spent else "sent nothing"
         fields: dict[str, Any] = {
             "endpoint": endpoint,
             "needed": needed,
@@ -835,8 +836,8 @@ class Client:
                 "the load; qs.estimate(...) tells the cost first"
             )
             return QuotaShareExceededError(
-                f"{needs}; this call would send {cost} in all, {limit_text}: sent nothing "
-                f"more{first}. To load it, "
+                f"{needs}; this call would send {cost} in all, {limit_text}: {sent}{first}. "
+                "To load it, "
                 f"{fix}.",
                 share=share,
                 **fields,
@@ -845,7 +846,7 @@ class Client:
         over_share = spent + fits > share_limit(self.settings.quota_share, remaining + spent)
         flags = "partial=True, confirm=True" if over_share else "partial=True"
         return QuotaWouldBeExceededError(
-            f"{needs}, but {remaining}{of} are left{kept}: sent nothing more{first}. Run the "
+            f"{needs}, but {remaining}{of} are left{kept}: {sent}{first}. Run the "
             f"same load after the reset at {format_reset(quota.reset)}, or pass {flags}: "
             f"it fetches the {fits} that fit now, and the same load after the reset fetches "
             f"only the other {needed - fits}, from the cache.",

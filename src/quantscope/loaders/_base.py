@@ -260,7 +260,8 @@ def warn_incomplete(obj: _Held, *, stacklevel: int = 4) -> _Held:
             f"holds {held} only; attrs['quantscope']['plan_chains']); {_wider(count)}"
         )
     for cap in attrs.get("capped") or ():
-        lines.append(cap["message"])
+        if cap.get("generated") is not None:  # known to be cut short (loaders.optimization)
+            lines.append(cap["message"])
     incomplete = attrs.get("incomplete")
     if incomplete:
         lines.append(

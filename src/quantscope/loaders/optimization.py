@@ -2,9 +2,12 @@
 
 The dashboard lists at most ``LIST_CAP`` (20) recommendations of each kind, the newest
 (docs/service-contract.md, "Strategy optimisation"). A list at the cap may be cut short, and
-nothing in the answer says so: the frame then carries ``attrs["quantscope"]["capped"]`` and
-an ``IncompleteDataWarning``, with how many the last ``run_analysis`` of that quant on the
-same client generated, when this process saw it (``_RUNS``).
+nothing in the answer says so: the frame then carries ``attrs["quantscope"]["capped"]``, with
+how many the last ``run_analysis`` of that quant on the same client generated when this
+process saw it (``_RUNS``). When that run generated more than the cap, the list is known to
+be cut short and an ``IncompleteDataWarning`` says by how many; when the count is not known,
+``generated`` is None and only attrs say the list may be longer (a full list of exactly 20 is
+as likely: a warning on every load of it would teach people to ignore the warning).
 """
 
 from __future__ import annotations
