@@ -14,12 +14,23 @@ and any of them takes ``decode=`` (``_decode.page_decoder``): a function turning
 bytes into its body in place of ``orjson``, passed down explicitly to where bodies are decoded.
 The client reads and writes the HTTP cache only through ``ResponseCache`` (``client.cache``).
 
-Multi-request loads (``get_pages``, ``get_many``) serve cached answers first (no quota),
-count what the rest costs, and when that exceeds the quota left (minus ``quota_reserve``)
-fetch what fits and raise ``QuotaWouldBeExceededError`` with the numbers and the reset time.
-They raise rather than return a partial result, so no one analyses a partial frame by
-accident; what was loaded is on the exception (``.partial``), and the fetched pages are kept
-in the cache until after the reset, so the same call then resumes where it stopped.
+Multi-request loads (``get_pages``, ``get_many``) serve cached answers first (no quota) and
+count what the rest costs before sending any of it (a paged load's first page, which gives
+the total, is sent first: it counts as one request of the load). Then, by the caller's
+``Spend`` (``_quota``):
+
+* the rest does not fit in the quota left (minus ``quota_reserve``): nothing more is sent,
+  ``QuotaWouldBeExceededError`` says how many are needed, how many are left and when the quota
+  resets; ``Spend(partial=True)`` fetches what fits instead and returns an incomplete result
+  (``missing``), whose pages are kept in the cache until after the reset so the same call
+  then fetches only the rest;
+* the load needs more than ``Settings.quota_share`` of the quota left (``_quota.share_limit``):
+  refused with its cost (``QuotaShareExceededError``) unless ``Spend(confirm=True)`` or a
+  ``max_requests`` ceiling that covers it. A single request is never refused by this rule.
+
+A load that starts before any answer reported the quota sends its first request to learn it.
+Both refusals and the service's 429 (``RateLimitError``) are ``QuotaError``. In pricing mode
+(``_estimate``: ``qs.estimate``) every method stops where it would send and reports the cost.
 
 ``get_default_client()`` raises when ``connect()`` was not called, rather than connecting
 lazily: ``connect()`` is where settings are resolved, configuration errors surface and the
@@ -68,6 +79,7 @@ from quantscope._errors import (
     ConfigurationError,
     InvalidResponseError,
     OfflineCacheMissError,
+    QuotaShareExceededError,
     QuotaWouldBeExceededError,
     RateLimitError,
     ServerError,
@@ -75,9 +87,17 @@ from quantscope._errors import (
     error_from_response,
     format_reset,
 )
+from quantscope._estimate import Estimate, Priced, pricing
 from quantscope._framecache import FrameCache
 from quantscope._progress import progress
-from quantscope._quota import Quota, _retry_after_s, parse_reset, quota_from_headers
+from quantscope._quota import (
+    Quota,
+    Spend,
+    _retry_after_s,
+    parse_reset,
+    quota_from_headers,
+    share_limit,
+)
 from quantscope._results import (
     Fetched,
     FetchedMany,
@@ -98,6 +118,7 @@ __all__ = [
     "PageNumberPaging",
     "Provenance",
     "Quota",
+    "Spend",
     "cache_info",
     "connect",
     "get_default_client",
@@ -126,10 +147,7 @@ class _One:
     key: str | None = None  # its cache entry's key, when known
 
 
-@dataclass
-class _Shortfall:
-    needed: int
-    fetched: int
+_Refusal = QuotaWouldBeExceededError | QuotaShareExceededError
 
 
 # --- the client ---------------------------------------------------------------------------
@@ -174,6 +192,7 @@ class Client:
         timeout_s: float = 30.0,
         quota_reserve: int = 0,
         retry: RetryPolicy | None = None,
+        quota_share: float | None = None,
     ) -> None:
         settings = resolve_settings(
             url,
@@ -184,6 +203,7 @@ class Client:
             timeout_s=timeout_s,
             quota_reserve=quota_reserve,
             retry=retry,
+            quota_share=quota_share,
         )
         if settings.url is None:
             settings = start_embedded_sandbox(settings, start_server=not settings.offline)
@@ -224,6 +244,9 @@ class Client:
         """
         wire = wire_params(params)
         path, query = _split_path(endpoint, wire)
+        if pricing() is not None:
+            held = int(self._holds(path, query))
+            raise Priced(self.estimate_for(endpoint, requests=1 - held, cached=held))
         one = self._fetch_one(endpoint, path, query, decode)
         if one.stale:
             self._warn_stale(endpoint, 1, 1)
@@ -239,12 +262,19 @@ class Client:
         *,
         desc: str | None = None,
         decode: Decode | None = None,
+        spend: Spend | None = None,
     ) -> FetchedMany:
-        """GET ``endpoint`` once per parameter set, quota-aware (see the module docstring)."""
+        """GET ``endpoint`` once per parameter set, quota-aware (see the module docstring).
+
+        With ``Spend(partial=True)`` the result may be incomplete: ``missing`` lists the
+        parameter sets not loaded."""
         wires = [wire_params(p) for p in param_sets]
         requests_ = [_split_path(endpoint, w) for w in wires]
-        results, shortfall = self._fetch_batch(
-            endpoint, requests_, desc=desc or endpoint, decode=decode
+        if pricing() is not None:
+            held = sum(self._holds(p, q) for p, q in requests_)
+            raise Priced(self.estimate_for(endpoint, requests=len(requests_) - held, cached=held))
+        results, refusal = self._fetch_batch(
+            endpoint, requests_, desc=desc or endpoint, decode=decode, spend=spend or Spend()
         )
         loaded = [r for r in results if r is not None]
         prov = self._provenance(endpoint, wires, loaded)
@@ -267,8 +297,9 @@ class Client:
         )
         missing = tuple(i for i, r in enumerate(results) if r is None)
         many = FetchedMany(fetched, prov, missing, self._entries_of(loaded))
-        if shortfall is not None:
-            raise self._quota_error(endpoint, shortfall, many, "requests")
+        if refusal is not None:
+            refusal.partial = many
+            raise refusal
         return many
 
     def get_pages(
@@ -280,41 +311,62 @@ class Client:
         max_pages: int | None = None,
         desc: str | None = None,
         decode: Decode | None = None,
+        spend: Spend | None = None,
     ) -> FetchedPages:
         """Every page of a paginated endpoint, quota-aware; cached pages cost nothing.
 
         The first page gives the total; the rest are counted against the quota before any is
-        sent. ``max_pages`` caps the load. Page parameters in ``params`` are overridden.
-        ``decode``, when given, turns each page's bytes into its body in place of ``orjson``
-        (``_decode.page_decoder``: typed items plus the keys paging reads; plain JSON for a
-        page of another shape). The result's ``entries`` are the loaded pages' cache entries
-        in page order (None for a page without one, e.g. an expired copy standing in for a
-        failed request).
+        sent (module docstring). ``max_pages`` caps the load. Page parameters in ``params``
+        are overridden. ``decode``, when given, turns each page's bytes into its body in place
+        of ``orjson`` (``_decode.page_decoder``: typed items plus the keys paging reads; plain
+        JSON for a page of another shape). The result's ``entries`` are the loaded pages'
+        cache entries in page order (None for a page without one, e.g. an expired copy
+        standing in for a failed request). With ``Spend(partial=True)`` it may be incomplete:
+        ``missing`` lists the pages not loaded.
         """
+        spend = spend or Spend()
         wire = paging.without_paging(wire_params(params))
         path, query = _split_path(endpoint, wire)
         label = desc or endpoint
-        first, shortfall = self._fetch_batch(
-            endpoint, [(path, {**query, **paging.params_for(0)})], desc=label, decode=decode
-        )
+        head = (path, {**query, **paging.params_for(0)})
+        mode = pricing()
+        if mode is not None and not mode.probe and not self._holds(*head):
+            raise Priced(self.estimate_for(endpoint, requests=1, cached=0, exact=False))
+        first, refusal = self._fetch_batch(endpoint, [head], desc=label, decode=decode, spend=spend)
         if first[0] is None:
-            assert shortfall is not None
             empty = FetchedPages((), [], None, self._provenance(endpoint, wire, []), (0,))
-            raise self._quota_error(endpoint, shortfall, empty, "pages")
+            if refusal is not None:
+                refusal.partial = empty
+                raise refusal
+            return empty  # partial=True, and not even the first page fitted
+        spent = int(not first[0].from_cache)  # the first page, sent to learn the total
         total = paging.total_of(first[0].body)
         if total is None:
+            if mode is not None:
+                raise Priced(
+                    self.estimate_for(endpoint, requests=0, cached=1, exact=False, probed=spent)
+                )
             return self._pages_until_short(
-                endpoint, path, query, wire, first[0], paging, max_pages, label, decode
+                endpoint, path, query, wire, first[0], paging, max_pages, label, decode, spend
             )
         count = paging.page_count(total)
         if max_pages is not None:
             count = min(count, max(1, max_pages))
         rest = [(path, {**query, **paging.params_for(i)}) for i in range(1, count)]
-        results, shortfall = self._fetch_batch(endpoint, rest, desc=label, decode=decode)
-        pages = [first[0], *results]
-        result = self._pages_result(endpoint, wire, pages, paging, total)
-        if shortfall is not None:
-            raise self._quota_error(endpoint, shortfall, result, "pages")
+        if mode is not None:  # with probe=True, the first page is now in the cache
+            held = sum(self._holds(p, q) for p, q in rest)
+            raise Priced(
+                self.estimate_for(
+                    endpoint, requests=len(rest) - held, cached=held + 1, probed=spent
+                )
+            )
+        results, refusal = self._fetch_batch(
+            endpoint, rest, desc=label, decode=decode, spend=spend, spent=spent, unit="pages"
+        )
+        result = self._pages_result(endpoint, wire, [first[0], *results], paging, total)
+        if refusal is not None:
+            refusal.partial = result
+            raise refusal
         return result
 
     def put(self, endpoint: str, json: Any, params: Params | None = None) -> Fetched:
@@ -491,6 +543,40 @@ class Client:
         """A cached answer usable without the service: fresh (offline: any), else None."""
         return self._cached(path, query, endpoint, decode, expired_ok=self.settings.offline)
 
+    def _holds(self, path: str, query: Mapping[str, str]) -> bool:
+        """Whether the cache can answer GET ``path`` now (fresh; offline: any), no decoding."""
+        cached = self.cache.lookup(self._prepare("GET", path, query))
+        if cached is None or cached.status_code != 200:
+            return False
+        return self.settings.offline or not cached.is_expired
+
+    def estimate_for(
+        self,
+        endpoint: str,
+        *,
+        requests: int,
+        cached: int,
+        exact: bool = True,
+        write: bool = False,
+        probed: int = 0,
+    ) -> Estimate:
+        """What a load would cost (pricing mode), with the quota as last reported."""
+        quota = self._quota
+        known = quota.remaining is not None and self._budget() is not None
+        return Estimate(
+            endpoint=endpoint,
+            requests=requests,
+            cached=cached,
+            exact=exact,
+            remaining=quota.remaining if known else None,
+            limit=quota.limit,
+            reset=quota.reset,
+            share=self.settings.quota_share,
+            reserve=self.settings.quota_reserve,
+            write=write,
+            probed=probed,
+        )
+
     def _stale(
         self, path: str, query: Mapping[str, str], endpoint: str, decode: Decode | None
     ) -> _One | None:
@@ -635,24 +721,35 @@ class Client:
         *,
         desc: str,
         decode: Decode | None,
-    ) -> tuple[list[_One | None], _Shortfall | None]:
+        spend: Spend,
+        spent: int = 0,
+        unit: str = "answers",
+    ) -> tuple[list[_One | None], _Refusal | None]:
+        """Cached answers first, then what the plan allows (``_plan``) of the rest, in order.
+
+        ``spent``: requests this load already sent (the first page). Returns the answers (None
+        where not loaded) and the refusal to raise when the plan sent nothing more."""
         results: list[_One | None] = [self._probe(p, q, endpoint, decode) for p, q in requests_]
         misses = [i for i, r in enumerate(results) if r is None]
         if misses and self.settings.offline:
             raise self._offline_miss(endpoint, [requests_[i][1] for i in misses])
-        shortfall: _Shortfall | None = None
+        refusal: _Refusal | None = None
         extend_to: datetime | None = None
+        allowed: int | None = None  # misses this load may fetch, once the quota is known
         stale = 0
-        with progress(len(misses), desc, enabled=self.settings.progress) as bar:
+        with progress(spent + len(misses), desc, enabled=self.settings.progress, done=spent) as bar:
             for n, i in enumerate(misses):
-                budget = self._budget()
-                if budget is not None and len(misses) - n > budget:
-                    if extend_to is None:
+                if allowed is None and self._budget() is not None:
+                    fits, refusal = self._plan(endpoint, len(misses) - n, spent + n, spend, unit)
+                    if refusal is not None:
+                        break
+                    allowed = n + fits
+                    if allowed < len(misses):  # partial: keep what it fetches for the resume
+                        bar.total = spent + allowed
                         extend_to = self._resume_until()
                         self._extend_fetched(results, misses[:n], requests_, extend_to)
-                    if budget <= 0:
-                        shortfall = _Shortfall(needed=len(misses), fetched=n)
-                        break
+                if allowed is not None and n >= allowed:
+                    break
                 path, query = requests_[i]
                 try:
                     one = self._fetch_one(endpoint, path, query, decode, extend_to)
@@ -665,7 +762,96 @@ class Client:
                 bar.update(1)
         if stale:
             self._warn_stale(endpoint, stale, len(requests_))
-        return results, shortfall
+        return results, refusal
+
+    def _plan(
+        self, endpoint: str, needed: int, spent: int, spend: Spend, unit: str
+    ) -> tuple[int, _Refusal | None]:
+        """How many of ``needed`` requests this load may send (the quota is known), or the
+        refusal (module docstring). ``spent``: requests the load already sent."""
+        quota = self._quota
+        remaining = quota.remaining or 0
+        budget = max(0, remaining - self.settings.quota_reserve)
+        start = remaining + spent  # the quota left when the load began
+        total = spent + needed
+        ceiling = spend.max_requests
+        share = self.settings.quota_share
+        fits = needed
+        if ceiling is not None and total > ceiling:
+            if not spend.partial:
+                return 0, self._refusal(endpoint, needed, spent, unit, cost=total, ceiling=ceiling)
+            fits = max(0, ceiling - spent)
+        if fits > budget:
+            if not spend.partial:
+                return 0, self._refusal(endpoint, needed, spent, unit)
+            fits = budget
+        cost = spent + fits
+        if ceiling is None and not spend.confirm and cost > share_limit(share, start):
+            return 0, self._refusal(endpoint, needed, spent, unit, cost=cost)
+        return fits, None
+
+    def _refusal(
+        self,
+        endpoint: str,
+        needed: int,
+        spent: int,
+        unit: str,
+        *,
+        cost: int | None = None,
+        ceiling: int | None = None,
+    ) -> _Refusal:
+        """The error for a load refused before sending ``needed`` requests (one line each)."""
+        quota = self._quota
+        remaining = quota.remaining or 0
+        reserve = self.settings.quota_reserve
+        of = f" of {quota.limit}" if quota.limit is not None else ""
+        kept = f", reserve {reserve}" if reserve else ""
+        first = (
+            f" (the first page, which gives the total, cost {spent} and stays in the cache)"
+            if spent
+            else ""
+        )
+        needs = f"{endpoint} needed {needed} requests for {unit} not in the cache"
+        sent = "sent nothing more" if spent else "sent nothing"
+        fields: dict[str, Any] = {
+            "endpoint": endpoint,
+            "needed": needed,
+            "fetched": spent,
+            "remaining": remaining,
+            "limit": quota.limit,
+            "reset": quota.reset,
+            "reserve": reserve,
+        }
+        if cost is not None:
+            share = self.settings.quota_share
+            limit_text = (
+                f"more than max_requests={ceiling}"
+                if ceiling is not None
+                else f"more than {share:.0%} of the {remaining + spent}{of} left"
+            )
+            fix = (
+                "raise max_requests, or pass partial=True to fetch what it allows"
+                if ceiling is not None
+                else f"pass confirm=True (or max_requests={cost}) to spend them, or narrow "
+                "the load; qs.estimate(...) tells the cost first"
+            )
+            return QuotaShareExceededError(
+                f"{needs}; this call would send {cost} in all, {limit_text}: {sent}{first}. "
+                "To load it, "
+                f"{fix}.",
+                share=share,
+                **fields,
+            )
+        fits = max(0, remaining - reserve)
+        over_share = spent + fits > share_limit(self.settings.quota_share, remaining + spent)
+        flags = "partial=True, confirm=True" if over_share else "partial=True"
+        return QuotaWouldBeExceededError(
+            f"{needs}, but {remaining}{of} are left{kept}: {sent}{first}. Run the "
+            f"same load after the reset at {format_reset(quota.reset)}, or pass {flags}: "
+            f"it fetches the {fits} that fit now, and the same load after the reset fetches "
+            f"only the other {needed - fits}, from the cache.",
+            **fields,
+        )
 
     def _extend_fetched(
         self,
@@ -692,24 +878,31 @@ class Client:
         max_pages: int | None,
         label: str,
         decode: Decode | None,
+        spend: Spend,
     ) -> FetchedPages:
-        """Paging when the body gives no total: next page until one comes back short."""
+        """Paging when the body gives no total: next page until one comes back short (the
+        quota is planned page by page: the cost is not known in advance)."""
         pages: list[_One | None] = [first]
         index = 0
         while len(paging.items_of(pages[-1].body if pages[-1] else None)) >= paging.page_size:
             index += 1
             if max_pages is not None and index >= max_pages:
                 break
-            got, shortfall = self._fetch_batch(
+            got, refusal = self._fetch_batch(
                 endpoint,
                 [(path, {**query, **paging.params_for(index)})],
                 desc=label,
                 decode=decode,
+                spend=spend,
+                spent=sum(int(not p.from_cache) for p in pages if p is not None),
+                unit="pages",
             )
             if got[0] is None:
-                assert shortfall is not None
-                partial = self._pages_result(endpoint, wire, pages, paging, None)
-                raise self._quota_error(endpoint, shortfall, partial, "pages")
+                partial = self._pages_result(endpoint, wire, [*pages, None], paging, None)
+                if refusal is None:  # partial=True: what fitted
+                    return partial
+                refusal.partial = partial
+                raise refusal
             pages.append(got[0])
         return self._pages_result(endpoint, wire, pages, paging, None)
 
@@ -731,37 +924,6 @@ class Client:
             self._provenance(endpoint, wire, loaded, pages=len(pages)),
             missing,
             self._entries_of(loaded),
-        )
-
-    def _quota_error(
-        self, endpoint: str, shortfall: _Shortfall, partial: Any, unit: str
-    ) -> QuotaWouldBeExceededError:
-        quota = self._quota
-        remaining = quota.remaining if quota.remaining is not None else 0
-        reserve = self.settings.quota_reserve
-        limit = f" of {quota.limit}" if quota.limit is not None else ""
-        done = (
-            f"fetched {shortfall.fetched} (kept in the cache) and stopped"
-            if shortfall.fetched
-            else "fetched nothing and stopped"
-        )
-        message = (
-            f"{endpoint} needed {shortfall.needed} requests for {unit} not in the cache, but the "
-            f"quota had room for {shortfall.fetched} (now {remaining}{limit} left, reserve "
-            f"{reserve}): {done} before the quota ran out. Run the same load again after the "
-            f"reset at {format_reset(quota.reset)}: cached {unit} cost nothing, and it fetches "
-            f"only the other {shortfall.needed - shortfall.fetched}."
-        )
-        return QuotaWouldBeExceededError(
-            message,
-            endpoint=endpoint,
-            needed=shortfall.needed,
-            fetched=shortfall.fetched,
-            remaining=remaining,
-            limit=quota.limit,
-            reset=quota.reset,
-            reserve=reserve,
-            partial=partial,
         )
 
     def _provenance(
@@ -786,6 +948,8 @@ class Client:
     # ----- writes -----
 
     def _write(self, method: str, endpoint: str, json_body: Any, params: Params | None) -> Fetched:
+        if pricing() is not None:
+            raise Priced(self.estimate_for(endpoint, requests=1, cached=0, write=True))
         if self.settings.offline:
             raise ConfigurationError(
                 f"{method} {endpoint} changes the service and needs it: connect without "
@@ -831,6 +995,7 @@ def connect(
     timeout_s: float = 30.0,
     quota_reserve: int = 0,
     retry: RetryPolicy | None = None,
+    quota_share: float | None = None,
 ) -> Client:
     """Connect to the service and make the client the loaders' default.
 
@@ -848,6 +1013,8 @@ def connect(
         timeout_s: seconds to wait for each answer.
         quota_reserve: requests a multi-request load leaves unspent.
         retry: how transient failures are retried (``RetryPolicy``).
+        quota_share: the share of the quota left one load may spend without
+            ``confirm=True`` (``QUANTSCOPE_QUOTA_SHARE``, default 0.25).
     """
     client = Client(
         url,
@@ -858,6 +1025,7 @@ def connect(
         timeout_s=timeout_s,
         quota_reserve=quota_reserve,
         retry=retry,
+        quota_share=quota_share,
     )
     set_default_client(client)
     return client

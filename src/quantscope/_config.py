@@ -26,6 +26,10 @@ ENV_URL = "QUANTSCOPE_URL"
 ENV_API_KEY = "QUANTSCOPE_API_KEY"
 ENV_CACHE_DIR = "QUANTSCOPE_CACHE_DIR"
 ENV_PROGRESS = "QUANTSCOPE_PROGRESS"
+ENV_QUOTA_SHARE = "QUANTSCOPE_QUOTA_SHARE"
+
+#: The share of the quota left that one load may spend without ``confirm=True``.
+DEFAULT_QUOTA_SHARE = 0.25
 
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -85,6 +89,7 @@ class Settings:
     timeout_s: float = 30.0
     quota_reserve: int = 0
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    quota_share: float = DEFAULT_QUOTA_SHARE
     service: str = "configured URL"
     service_id: str = ""
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
@@ -108,7 +113,33 @@ def _normalize_url(url: str, source: str) -> str:
         )
     if parts.query or parts.fragment:
         raise ConfigurationError(f"the service URL from {source} must not carry ?query or #")
+    _api_suffix(url, source)
     return url
+
+
+def _parse_share(value: Any, source: str) -> float:
+    if value is None:
+        return DEFAULT_QUOTA_SHARE
+    try:
+        share = float(value)
+    except ValueError:
+        share = float("nan")
+    if not 0 < share <= 1:
+        raise ConfigurationError(
+            f"quota_share from {source} must be a fraction in (0, 1], got {value!r}"
+        )
+    return share
+
+
+def _api_suffix(url: str, source: str) -> None:
+    """Refuse a base URL ending in ``/api``: every endpoint path starts with ``/api/``."""
+    parts = urlsplit(url)
+    if parts.path.rstrip("/").lower().endswith("/api"):
+        base = url[: len(url) - len(parts.path)] + parts.path.rstrip("/")[: -len("/api")]
+        raise ConfigurationError(
+            f"the service URL from {source} ends in /api, but endpoints already start with "
+            f"/api/: use {base!r} instead"
+        )
 
 
 def _parse_flag(value: str, name: str) -> bool:
@@ -130,6 +161,7 @@ def resolve_settings(
     timeout_s: float = 30.0,
     quota_reserve: int = 0,
     retry: RetryPolicy | None = None,
+    quota_share: float | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Settings:
     """Resolve each setting from the argument, then ``QUANTSCOPE_*``, then the default.
@@ -145,6 +177,8 @@ def resolve_settings(
         timeout_s: per-request timeout in seconds.
         quota_reserve: requests a multi-request load leaves unspent.
         retry: the retry policy; default ``RetryPolicy()``.
+        quota_share: the share (0-1] of the quota left one load may spend unless confirmed;
+            ``QUANTSCOPE_QUOTA_SHARE``, default ``DEFAULT_QUOTA_SHARE`` (0.25).
         env: the environment (default ``os.environ``; tests pass a dict).
     """
     env = os.environ if env is None else env
@@ -165,6 +199,7 @@ def resolve_settings(
     key = pick(api_key, ENV_API_KEY)
     raw_cache_dir = pick(cache_dir, ENV_CACHE_DIR)
     raw_progress = pick(progress, ENV_PROGRESS)
+    raw_share = pick(quota_share, ENV_QUOTA_SHARE)
 
     norm_url = _normalize_url(str(raw_url), sources[ENV_URL]) if raw_url is not None else None
     if norm_url is not None and not key:
@@ -183,6 +218,7 @@ def resolve_settings(
         show_progress = True if raw_progress is None else bool(raw_progress)
     if quota_reserve < 0:
         raise ConfigurationError(f"quota_reserve must be >= 0, got {quota_reserve}")
+    share = _parse_share(raw_share, sources[ENV_QUOTA_SHARE])
     if timeout_s <= 0:
         raise ConfigurationError(f"timeout_s must be > 0, got {timeout_s}")
     resolved_dir = Path(
@@ -197,6 +233,7 @@ def resolve_settings(
         timeout_s=float(timeout_s),
         quota_reserve=int(quota_reserve),
         retry=retry or RetryPolicy(),
+        quota_share=share,
         service="configured URL" if norm_url else "embedded sandbox",
         service_id=norm_url or "",
         sources=sources,

@@ -6,7 +6,10 @@
     ├── ConfigurationError              bad settings: no key for a URL, bad env value, no client
     │   └── SandboxUnavailableError     no URL, and the sandbox extra is missing: pip install ...
     ├── OfflineCacheMissError           offline, and the cache lacks this request (endpoint, params)
-    ├── QuotaWouldBeExceededError       a multi-request load stopped before spending the quota
+    ├── QuotaError                      the daily quota: .endpoint .needed .remaining .limit .reset
+    │   ├── QuotaWouldBeExceededError   a load does not fit in the quota left: nothing was sent
+    │   ├── QuotaShareExceededError     a load would spend more than its share: confirm=True
+    │   └── RateLimitError              429 (also an APIStatusError, below)
     ├── InvalidResponseError            a 2xx answer whose body is not JSON
     ├── MissingColumnsError (KeyError)  df.quant / plot method on a frame without its columns
     ├── UndoRefusedError                audit.undo would not restore what the entry changed
@@ -20,16 +23,22 @@
         ├── NotFoundError               404
         ├── ConflictError               409  applied twice, or the config changed meanwhile
         ├── InvalidParameterError       422 (and 400)  `param` names the value
-        ├── RateLimitError              429  .reset .limit .retry_after
+        ├── RateLimitError              429  .reset .limit .retry_after (also a QuotaError)
         └── ServerError                 5xx  (after the retries)
 
     QuantscopeWarning (UserWarning)
     ├── StaleDataWarning                the service failed; an expired cached copy was used
-    └── DataQualityWarning              values of a loaded frame could not be parsed: now missing
+    ├── DataQualityWarning              values of a loaded frame could not be parsed: now missing
+    ├── IncompleteDataWarning           a frame holds less than the request matched: see attrs
+    │                                   (a capped list, a plan's chains, a partial=True load)
 
 Every class lives here, whichever module raises it (``MissingColumnsError`` from ``_kinds``,
 ``UndoRefusedError`` from ``audit``, ``DataQualityWarning`` from ``_frames``), so one
 ``except QuantscopeError`` catches whatever quantscope raises on purpose.
+
+``QuotaError`` is the one family for "not within the quota": the client's own refusals
+(raised before anything is sent) and the service's 429 share it, so ``except qs.QuotaError``
+catches both.
 
 ``error_from_response`` is the only place that turns a status and a body into an exception. It
 reads the error body tolerantly (the sandbox's ``{"error": {...}}``, flat ``{"code",
@@ -61,6 +70,7 @@ __all__ = [
     "ConfigurationError",
     "ConflictError",
     "DataQualityWarning",
+    "IncompleteDataWarning",
     "InvalidParameterError",
     "InvalidResponseError",
     "MissingColumnsError",
@@ -70,6 +80,8 @@ __all__ = [
     "PlanNotAllowedError",
     "QuantscopeError",
     "QuantscopeWarning",
+    "QuotaError",
+    "QuotaShareExceededError",
     "QuotaWouldBeExceededError",
     "RateLimitError",
     "SandboxUnavailableError",
@@ -122,13 +134,21 @@ class OfflineCacheMissError(QuantscopeError):
         self.params = dict(params)
 
 
-class QuotaWouldBeExceededError(QuantscopeError):
-    """A multi-request load stopped before the daily quota ran out.
+class QuotaError(QuantscopeError):
+    """Base of the quota errors: a load the client refused, or the service's 429.
 
-    The pages fetched before the stop are in the cache, so calling the same load again after
-    ``reset`` serves them without spending quota and fetches only the rest. ``partial`` holds
-    what was loaded so far (not a complete result: it is on the exception, never returned).
+    ``reset`` (UTC) is when the daily quota resets and ``limit`` the plan's daily limit, when
+    known; the client's refusals also say ``needed`` (requests the load would send) and
+    ``remaining`` (requests left).
     """
+
+    endpoint: str
+    reset: datetime | None
+    limit: int | None
+
+
+class _Refusal(QuotaError):
+    """A load the client refused before sending what it needed (the numbers are the fields)."""
 
     def __init__(
         self,
@@ -152,6 +172,28 @@ class QuotaWouldBeExceededError(QuantscopeError):
         self.reset = reset
         self.reserve = reserve
         self.partial = partial
+
+
+class QuotaWouldBeExceededError(_Refusal):
+    """A multi-request load whose requests do not fit in the quota left: nothing more was sent.
+
+    ``needed`` requests were not in the cache, ``remaining`` are left (minus ``reserve``).
+    ``fetched`` counts what the load had already sent (the first page, which gives the total,
+    or, with ``partial=True``, what fitted). ``partial`` holds what the cache already had (not
+    a complete result: it is on the exception, never returned). Pass ``partial=True`` to the
+    loader to fetch what fits; run it again after ``reset`` for the rest, from the cache.
+    """
+
+
+class QuotaShareExceededError(_Refusal):
+    """A load that would spend more than the client's share of the quota left in one call
+    (``Settings.quota_share``), refused with its cost before it was sent. Pass
+    ``confirm=True`` (or ``max_requests=`` at least ``needed``) to spend it.
+    """
+
+    def __init__(self, message: str, *, share: float, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.share = share
 
 
 class InvalidResponseError(QuantscopeError):
@@ -246,7 +288,7 @@ class InvalidParameterError(APIStatusError):
     """422 (or 400): a parameter or body value the service refused; ``param`` names it."""
 
 
-class RateLimitError(APIStatusError):
+class RateLimitError(APIStatusError, QuotaError):
     """429: the daily quota is spent until ``reset`` (UTC)."""
 
     def __init__(
@@ -278,6 +320,13 @@ class StaleDataWarning(QuantscopeWarning):
 
 class DataQualityWarning(QuantscopeWarning):
     """Some values of a loaded frame could not be parsed and are missing."""
+
+
+class IncompleteDataWarning(QuantscopeWarning):
+    """A loaded frame holds less than the request matched: the service capped a list, the
+    plan's chain allowance narrowed it, or a ``partial=True`` load stopped at the quota. The
+    frame's ``attrs["quantscope"]`` says what is missing (``capped``, ``plan_chains``,
+    ``incomplete``)."""
 
 
 # --- mapping an answer onto the tree -------------------------------------------------------
@@ -433,6 +482,26 @@ def _hint(
     return "see the service's message"
 
 
+def _restated(
+    cls: type[APIStatusError],
+    *,
+    method: str,
+    endpoint: str,
+    params: Mapping[str, str],
+    param: str | None,
+) -> bool:
+    """Whether the hint already says all the service's message would (then the message shows
+    the hint alone, once; ``.service_message`` keeps the service's words): the plan an
+    endpoint needs, the chain refused, the unknown id, the spent quota."""
+    if issubclass(cls, ChainNotAllowedError | RateLimitError):
+        return True
+    if issubclass(cls, PermissionDeniedError):
+        return first_plan_for(method, endpoint) is not None
+    if issubclass(cls, NotFoundError):
+        return bool(param and param in params)
+    return False
+
+
 def error_from_response(
     status_code: int,
     body: bytes | str | Any,
@@ -487,7 +556,8 @@ def error_from_response(
     head = f"{status_code} from {method} {endpoint}"
     if code:
         head += f" ({code})"
-    said = f": {service_message.rstrip('.')}" if service_message else ""
+    restated = _restated(cls, method=method, endpoint=endpoint, params=params, param=param)
+    said = f": {service_message.rstrip('.')}" if service_message and not restated else ""
     message = redact(f"{head}{said}. {hint[0].upper()}{hint[1:]}.", secrets)
     fields: dict[str, Any] = {
         "status_code": status_code,

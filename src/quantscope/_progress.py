@@ -18,10 +18,15 @@ __all__ = ["progress"]
 
 
 @contextmanager
-def progress(total: int, desc: str, *, enabled: bool) -> Iterator[Any]:
-    """A bar counting ``total`` requests (``.update(1)`` per request), closed on exit."""
+def progress(total: int, desc: str, *, enabled: bool, done: int = 0) -> Iterator[Any]:
+    """A bar counting ``total`` requests (``.update(1)`` per request), closed on exit.
+
+    ``done`` requests of the load were already sent before the bar (the first page, which
+    gave the total): they count in ``total`` and the bar starts at them, so a load of 49
+    pages shows 49, not 48."""
     bar = tqdm(
         total=total,
+        initial=done,
         desc=desc,
         unit="req",
         leave=False,

@@ -99,3 +99,29 @@ def quota_from_headers(headers: Mapping[str, str], now: datetime | None = None) 
     if limit is None and remaining is None and reset is None:
         return None
     return Quota(limit, remaining, reset, now)
+
+
+@dataclass(frozen=True)
+class Spend:
+    """What one multi-request load may spend, as the caller said (loaders' keywords).
+
+    By default a load whose requests do not fit in the quota left sends nothing more, and a
+    load needing more than the client's share of the quota left (``Settings.quota_share``) is
+    refused with its cost. ``confirm`` lifts the share rule; ``max_requests`` replaces it with
+    an explicit ceiling; ``partial`` fetches what fits (within the ceiling) and returns an
+    incomplete result instead of refusing.
+    """
+
+    confirm: bool = False
+    max_requests: int | None = None
+    partial: bool = False
+
+    def __post_init__(self) -> None:
+        if self.max_requests is not None and self.max_requests < 0:
+            raise ValueError(f"max_requests must be >= 0, got {self.max_requests}")
+
+
+def share_limit(share: float, remaining: int) -> int:
+    """Requests one load may send without ``confirm=True``: ``share`` of the quota left,
+    rounded down, and never less than 1 (a single request is never refused by this rule)."""
+    return max(1, math.floor(share * remaining))

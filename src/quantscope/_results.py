@@ -103,8 +103,9 @@ class Fetched:
 class FetchedPages:
     """Every page of a paginated endpoint: bodies in order, their items joined, the total.
 
-    ``missing`` lists page indices (0-based) not loaded; non-empty only on ``.partial`` of a
-    ``QuotaWouldBeExceededError``. ``entries`` are the loaded pages' cache entries in order.
+    ``missing`` lists page indices (0-based) not loaded; non-empty only for a
+    ``Spend(partial=True)`` load or on ``.partial`` of a ``QuotaError`` refusal. ``entries``
+    are the loaded pages' cache entries in order.
     """
 
     pages: tuple[Any, ...]

@@ -8,7 +8,8 @@ and is imported from this package (``tests/`` is on pytest's ``pythonpath``):
 * ``fake_service``: a scripted loopback service for faults the sandbox cannot produce
   (``FakeService``, ``Seen``, ``ok``, ``fake_client``; the ``serve`` fixture starts them).
 * ``frames``: hand-made frames with the loaders' dtypes (``HAND``, ``EVALS``, ``details_frame``).
-* ``quota``: ``reset_quota(server)``, for module and session fixtures that spend much quota.
+* ``quota``: ``reset_quota(server)``, for module and session fixtures that spend much quota;
+  ``spend_quota`` and ``quota_left`` spend and read a plan's quota server-side.
 * ``widgets``: the widget tests' quant and frames (``QUANT``, ``WidgetData``, ...).
 """
 
@@ -26,7 +27,7 @@ from _helpers.fake_service import (
 )
 from _helpers.frames import DTYPES, EVALS, HAND, at, details_frame, trades_frame
 from _helpers.http import ApiSession, assert_error
-from _helpers.quota import reset_quota
+from _helpers.quota import quota_left, reset_quota, spend_quota
 from _helpers.widgets import QUANT, WidgetData, service_playbook, value_of
 
 __all__ = [
@@ -48,8 +49,10 @@ __all__ = [
     "details_frame",
     "fake_client",
     "ok",
+    "quota_left",
     "reset_quota",
     "service_playbook",
+    "spend_quota",
     "start_fake",
     "trades_frame",
     "value_of",

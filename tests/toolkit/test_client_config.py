@@ -20,15 +20,28 @@ def test_arguments_win_over_environment(tmp_path: Path) -> None:
         "QUANTSCOPE_API_KEY": "env-key",
         "QUANTSCOPE_CACHE_DIR": "/env/cache",
         "QUANTSCOPE_PROGRESS": "0",
+        "QUANTSCOPE_QUOTA_SHARE": "0.9",
     }
-    s = resolve_settings("https://arg.example/", KEY, cache_dir=tmp_path, progress=True, env=env)
-    assert (s.url, s.api_key, s.cache_dir, s.progress) == (
+    s = resolve_settings(
+        "https://arg.example/", KEY, cache_dir=tmp_path, progress=True, quota_share=0.5, env=env
+    )
+    assert (s.url, s.api_key, s.cache_dir, s.progress, s.quota_share) == (
         "https://arg.example",
         KEY,
         tmp_path,
         True,
+        0.5,
     )
     assert set(s.sources.values()) == {"argument"}
+
+
+def test_the_quota_share_comes_from_the_environment_and_must_be_a_fraction() -> None:
+    env = {"QUANTSCOPE_QUOTA_SHARE": "0.1"}
+    assert resolve_settings(env=env).quota_share == 0.1
+    assert resolve_settings(env={}).quota_share == 0.25
+    for bad in ("0", "1.5", "half"):
+        with pytest.raises(ConfigurationError, match="QUANTSCOPE_QUOTA_SHARE must be a fraction"):
+            resolve_settings(env={"QUANTSCOPE_QUOTA_SHARE": bad})
 
 
 def test_environment_wins_over_defaults() -> None:

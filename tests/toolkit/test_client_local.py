@@ -29,6 +29,7 @@ from quantscope._errors import (
     ServerError,
     StaleDataWarning,
 )
+from quantscope._quota import Spend
 
 
 def trades_pages(total: int) -> Callable[[Seen], Any]:
@@ -263,7 +264,7 @@ def test_pages_without_a_total_stop_at_the_first_short_page(
 
 
 @pytest.mark.slow
-def test_a_load_that_does_not_fit_fetches_what_fits_then_stops_and_resumes(
+def test_a_load_that_does_not_fit_sends_nothing_unless_partial_then_resumes(
     serve: Callable[..., FakeService], tmp_path: Path
 ) -> None:
     service = serve(trades_pages(200), remaining=8, reset_at=int(time.time()) + 2)
@@ -271,12 +272,19 @@ def test_a_load_that_does_not_fit_fetches_what_fits_then_stops_and_resumes(
     with pytest.raises(QuotaWouldBeExceededError) as info:
         client.get_pages("/api/trades", paging=PageNumberPaging(10))
     error = info.value
-    # page 1 (7 left) showed 19 more pages needed; 5 fit above the reserve of 2
-    assert (error.needed, error.fetched, error.remaining, error.reserve) == (19, 5, 2, 2)
-    assert service.count() == 6
+    # page 1 (7 left) showed 19 more pages needed; only 5 fit above the reserve of 2: the
+    # load sends none of them by default
+    assert (error.needed, error.fetched, error.remaining, error.reserve) == (19, 1, 7, 2)
+    assert service.count() == 1
     assert "needed 19 requests for pages not in the cache" in str(error)
+    assert "fetches the 5 that fit now" in str(error)
     assert "fetches only the other 14" in str(error)
-    partial = error.partial
+    assert len(error.partial.pages) == 1 and error.partial.missing == tuple(range(1, 20))
+
+    partial = client.get_pages(
+        "/api/trades", paging=PageNumberPaging(10), spend=Spend(partial=True, confirm=True)
+    )
+    assert service.count() == 6  # page 1 from the cache, then the 5 that fit
     assert not partial.complete and len(partial.pages) == 6
     assert partial.missing == tuple(range(6, 20))
 
@@ -296,8 +304,13 @@ def test_a_batch_with_an_unknown_quota_learns_it_from_its_first_answer(
     client = fake_client(service, tmp_path)
     with pytest.raises(QuotaWouldBeExceededError) as info:
         client.get_many("/api/trades/{id}", [{"id": i} for i in range(10)])
-    assert (info.value.needed, info.value.fetched) == (10, 4)
-    many = info.value.partial
+    # the first request told the quota (3 left): the other 9 do not fit, none is sent
+    assert (info.value.needed, info.value.fetched, info.value.remaining) == (9, 1, 3)
+    assert info.value.partial.missing == tuple(range(1, 10))
+    assert service.count() == 1
+    many = client.get_many(
+        "/api/trades/{id}", [{"id": i} for i in range(10)], spend=Spend(partial=True, confirm=True)
+    )
     assert many.missing == tuple(range(4, 10))
     assert [r.data for r in many.results[:4]] == [{"id": f"/api/trades/{i}"} for i in range(4)]
     assert service.count() == 4

@@ -29,6 +29,7 @@ from quantscope._errors import (
     RateLimitError,
     StaleDataWarning,
 )
+from quantscope._quota import Spend
 from quantscope.sandbox.serve import SandboxServer
 
 FAST = RetryPolicy(max_retries=1, backoff_base_s=0.001)
@@ -153,13 +154,21 @@ def test_quota_stop_then_resume_from_the_cache(
     with pytest.raises(QuotaWouldBeExceededError) as info:
         client.get_pages("/api/eval-results", paging=paging)
     stop = info.value
-    # page 1 cost one (18 left); the other 39 pages did not fit: 18 were fetched
-    assert (stop.needed, stop.fetched, stop.remaining, stop.limit) == (39, 18, 0, 100)
+    # page 1 cost one (18 left); the other 39 pages do not fit: none is sent
+    assert (stop.needed, stop.fetched, stop.remaining, stop.limit) == (39, 1, 18, 100)
     assert stop.reset == next_midnight()
     assert f"resets at {next_midnight():%Y-%m-%dT%H:%M:%SZ}" not in str(stop)  # own wording:
     assert f"after the reset at {next_midnight():%Y-%m-%dT%H:%M:%SZ}" in str(stop)
     assert "needed 39 requests" in str(stop) and "only the other 21" in str(stop)
-    assert len(stop.partial.pages) == 19 and len(stop.partial.missing) == 21
+    assert len(stop.partial.pages) == 1 and len(stop.partial.missing) == 39
+    assert client.get("/api/eval-results", {"limit": 1}).provenance.from_cache
+    assert client.quota.remaining == 18  # nothing was sent after page 1
+
+    fitted = client.get_pages(
+        "/api/eval-results", paging=paging, spend=Spend(partial=True, confirm=True)
+    )
+    assert client.quota.remaining == 0  # the 18 that fitted, explicitly
+    assert len(fitted.pages) == 19 and len(fitted.missing) == 21
 
     with pytest.raises(RateLimitError) as limited:  # the quota is spent: a 429, not retried
         client.get("/api/eval-results", {"limit": 2})

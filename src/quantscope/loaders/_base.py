@@ -14,8 +14,18 @@ that one function runs the load, straight down and back:
 3. otherwise the client (``get`` / ``get_pages`` / ``get_many``) with the recipe's typed
    decoder passed explicitly (``_decode.page_decoder``), returning the answers and their cache
    entries;
-4. the typed frame (``_frames.build_frame``, with provenance);
-5. the frame stored beside the entries it came from.
+4. the typed frame (``_frames.build_frame``, with provenance), and what it lacks: for a
+   ``by_chain`` recipe whose request names no chain, the plan's chain allowance
+   (``attrs["quantscope"]["plan_chains"]``: the service leaves out the other chains);
+5. the frame stored beside the entries it came from (never an incomplete one);
+6. an ``IncompleteDataWarning`` for whatever the frame lacks (``warn_incomplete``), on a
+   frame-cache hit as on a fresh load.
+
+What a load may spend is the caller's ``Spend`` (``_quota``): multi-request loaders take
+``confirm``, ``max_requests`` and ``partial`` and pass them on (``spend_of``). A
+``partial=True`` load that stopped at the quota returns its frame with
+``attrs["quantscope"]["incomplete"]`` and the warning. In pricing mode (``qs.estimate``) a
+frame-cache hit is priced as free, and the client prices the rest.
 
 A new loader copies any neighbour. Loaders whose result is not one frame (a Series, a tuple of
 frames, a write's answer) take the answer from ``client.get`` / ``post`` / ``put`` and shape it
@@ -25,9 +35,10 @@ with ``typed_frame`` / ``typed_series``: one cheap answer, nothing worth keeping
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 
@@ -43,9 +54,12 @@ from quantscope._client import (
     get_default_client,
 )
 from quantscope._decode import page_decoder
-from quantscope._errors import InvalidResponseError
+from quantscope._errors import IncompleteDataWarning, InvalidResponseError
+from quantscope._estimate import Priced, pricing
 from quantscope._framecache import frame_key
 from quantscope._frames import FrameSpec, Item, build_frame, series_of
+from quantscope._plans import PLANS, plan_named
+from quantscope._quota import Spend
 from quantscope._results import cached_provenance, with_provenance
 from quantscope._wire import Params, Wire, wire_params
 
@@ -66,6 +80,8 @@ class Recipe:
     into the frame with provenance; the default is the typed frame of the records. ``build``
     must depend on nothing but the answers and the parameters: the frame is kept under the
     spec, ``build``'s name and code, the parameters and the paging, not what a closure holds.
+    ``by_chain``: the answers span chains, and the service narrows them to the plan's chains
+    when the request names no ``chain`` (docs/service-contract.md, "Chains").
     """
 
     endpoint: str
@@ -75,6 +91,7 @@ class Recipe:
     paging: PageNumberPaging | OffsetPaging | None = None
     build: Callable[[Recipe, Any], pd.DataFrame] | None = None
     desc: str | None = None
+    by_chain: bool = False
 
     def decoder(self) -> Callable[[bytes], Any] | None:
         """The typed decoder of this recipe's answers (None: plain JSON)."""
@@ -113,6 +130,7 @@ def load(
     many: Sequence[Params] | None = None,
     shown: dict[str, str] | None = None,
     max_pages: int | None = None,
+    spend: Spend | None = None,
 ) -> pd.DataFrame:
     """Run ``recipe``: through the frame cache, else the client and ``build`` (module docstring).
 
@@ -122,6 +140,7 @@ def load(
         shown: the parameters provenance shows for ``many`` (one dict per request would make
             attrs as large as the requests, and pandas deep-copies attrs on every operation).
         max_pages: stop a paged recipe after this many pages.
+        spend: what a multi-request load may spend (``spend_of``; default ``Spend()``).
     """
     c = client_or_default(client)
     decode = recipe.decoder()
@@ -134,7 +153,12 @@ def load(
         if recipe.paging is not None:
             wire = recipe.paging.without_paging(wire)
         provenance_params = wire
-    shape = {"paging": recipe.paging, "max_pages": max_pages, "many": many is not None}
+    shape = {
+        "paging": recipe.paging,
+        "max_pages": max_pages,
+        "many": many is not None,
+        "by_chain": recipe.by_chain,
+    }
     key = frame_key(
         spec=recipe.spec,
         build=recipe.build or Recipe.frame,
@@ -145,13 +169,15 @@ def load(
     )
     hit = c.frames.get(key, c.cache)
     if hit is not None:
+        if pricing() is not None:
+            raise Priced(c.estimate_for(recipe.endpoint, requests=0, cached=len(hit.entries)))
         prov = cached_provenance(
             recipe.endpoint, provenance_params, hit.entries, c.settings.service
         )
-        return with_provenance(hit.frame, prov)
+        return warn_incomplete(with_provenance(hit.frame, prov))
     loaded: Loaded
     if many is not None:
-        fetched = c.get_many(recipe.endpoint, wires, desc=recipe.desc, decode=decode)
+        fetched = c.get_many(recipe.endpoint, wires, desc=recipe.desc, decode=decode, spend=spend)
         loaded = FetchedMany(
             fetched.results,
             replace(fetched.provenance, params=provenance_params),
@@ -167,16 +193,85 @@ def load(
             max_pages=max_pages,
             desc=recipe.desc,
             decode=decode,
+            spend=spend,
         )
         loaded, entries = pages, pages.entries
     else:
         one = c.get(recipe.endpoint, wire, decode=decode)
         loaded, entries = one, (one.entry,)
     frame = recipe.frame(loaded)
+    if recipe.by_chain:
+        note_plan_chains(frame, wire, c)
+    missing = len(loaded.missing) if isinstance(loaded, FetchedPages | FetchedMany) else 0
     stored = [e for e in entries if e is not None]
-    if stored and len(stored) == len(entries):  # every answer is in the cache as loaded
+    if missing:  # partial=True: what fitted, never kept as the frame of these parameters
+        of = len(loaded.results) if isinstance(loaded, FetchedMany) else loaded.provenance.pages
+        with_provenance(frame, None, incomplete={"missing": missing, "of": of})
+    elif stored and len(stored) == len(entries):  # every answer is in the cache as loaded
         c.frames.put(key, frame, stored)
-    return frame
+    return warn_incomplete(frame)
+
+
+def spend_of(confirm: bool, max_requests: int | None, partial: bool) -> Spend:
+    """The ``Spend`` of a multi-request loader's keywords (``confirm``, ``max_requests``,
+    ``partial``: see ``_quota.Spend``)."""
+    return Spend(confirm=confirm, max_requests=max_requests, partial=partial)
+
+
+def note_plan_chains(obj: pd.DataFrame | pd.Series, wire: Mapping[str, str], c: Client) -> None:
+    """Record in attrs that the plan's chain allowance narrowed ``obj``: the request named no
+    chain and the plan (known from the quota headers) does not cover every chain."""
+    plan = c.quota.plan
+    if wire.get("chain") or plan is None or plan_named(plan).chains is None:
+        return
+    seen = (
+        sorted(str(v) for v in obj["chain"].dropna().unique())
+        if isinstance(obj, pd.DataFrame) and "chain" in obj.columns
+        else None
+    )
+    note = {"plan": plan, "chains_allowed": plan_named(plan).chains, "chains_in_frame": seen}
+    with_provenance(obj, None, plan_chains=note)
+
+
+def _wider(count: int) -> str:
+    """``Growth covers 2 chains, Enterprise all``: the plans covering more than ``count``."""
+    return ", ".join(
+        f"{p.title} covers {p.chains} chains" if p.chains else f"{p.title} all"
+        for p in PLANS
+        if p.chains is None or p.chains > count
+    )
+
+
+_Held = TypeVar("_Held", pd.DataFrame, pd.Series)
+
+
+def warn_incomplete(obj: _Held, *, stacklevel: int = 4) -> _Held:
+    """One ``IncompleteDataWarning`` line per thing ``obj``'s attrs say it lacks; ``obj``."""
+    attrs = obj.attrs.get("quantscope") or {}
+    endpoint = attrs.get("endpoint", "this load")
+    lines: list[str] = []
+    chains = attrs.get("plan_chains")
+    if chains:
+        held = ", ".join(chains["chains_in_frame"] or []) or "its chains"
+        count = chains["chains_allowed"]
+        lines.append(
+            f"{endpoint}: the {chains['plan']} plan covers {count} chain"
+            f"{'s' if count != 1 else ''}, so the service left out the others (this frame "
+            f"holds {held} only; attrs['quantscope']['plan_chains']); {_wider(count)}"
+        )
+    for cap in attrs.get("capped") or ():
+        if cap.get("generated") is not None:  # known to be cut short (loaders.optimization)
+            lines.append(cap["message"])
+    incomplete = attrs.get("incomplete")
+    if incomplete:
+        lines.append(
+            f"{endpoint}: partial load, {incomplete['missing']} of {incomplete['of']} requests "
+            "did not fit in the quota and are missing (attrs['quantscope']['incomplete']); "
+            "the same load after the reset fetches only them"
+        )
+    for line in lines:
+        warnings.warn(f"quantscope: {line}", IncompleteDataWarning, stacklevel=stacklevel)
+    return obj
 
 
 def typed_frame(

@@ -11,14 +11,18 @@ import pandas as pd
 
 from quantscope import _schemas
 from quantscope._client import Client, FetchedMany, OffsetPaging
+from quantscope._ids import IdArg, many_ids, one_id, optional_id
 from quantscope.loaders._base import (
     Recipe,
     client_or_default,
     field,
     load,
+    note_plan_chains,
     records,
+    spend_of,
     typed_frame,
     typed_series,
+    warn_incomplete,
 )
 
 RESULTS = "/api/eval-results"
@@ -31,7 +35,7 @@ TimeArg = datetime | date | str
 
 
 def load_evaluations(
-    quant_id: int | None = None,
+    quant_id: IdArg | None = None,
     *,
     evaluation_type: str | Sequence[str] | None = None,
     passed: bool | None = None,
@@ -43,11 +47,20 @@ def load_evaluations(
     end: TimeArg | None = None,
     page_size: int = 1000,
     max_pages: int | None = None,
+    confirm: bool = False,
+    max_requests: int | None = None,
+    partial: bool = False,
     client: Client | None = None,
 ) -> pd.DataFrame:
-    """Every evaluation result matching the filters, newest first (docs/frames.md)."""
+    """Every evaluation result matching the filters, newest first (docs/frames.md).
+
+    Quota (README, "The cache and the quota"): a load that does not fit in the quota left, or
+    needs more than the client's share of it, sends nothing and says what it needs;
+    ``confirm=True`` lifts the share rule, ``max_requests`` sets a ceiling instead, and
+    ``partial=True`` fetches what fits (the frame then says what is missing).
+    """
     params: dict[str, Any] = {
-        "quantId": quant_id,
+        "quantId": optional_id(quant_id, "quant_id"),
         "evaluationResultType": evaluation_type,
         "passed": passed,
         "chain": chain,
@@ -63,13 +76,15 @@ def load_evaluations(
         items="results",
         paging=OffsetPaging(page_size=page_size),
         desc="evaluations",
+        by_chain=True,
     )
-    return load(recipe, params, client=client, max_pages=max_pages)
+    spend = spend_of(confirm, max_requests, partial)
+    return load(recipe, params, client=client, max_pages=max_pages, spend=spend)
 
 
 def _window(
     name: str,
-    quant_id: int | TimeArg | None,
+    quant_id: IdArg | TimeArg | None,
     old: tuple[Any, ...],
     start: TimeArg | None,
     end: TimeArg | None,
@@ -77,7 +92,9 @@ def _window(
 ) -> dict[str, Any]:
     """The window's parameters, from ``name(quant_id, start=..., end=...)`` or, deprecated
     for one release, the old order ``name(start, end[, quant_id])``."""
-    if isinstance(quant_id, str | date | datetime):  # the old order: the window first
+    if isinstance(quant_id, date | datetime) or (
+        isinstance(quant_id, str) and not quant_id.strip().isdigit()
+    ):  # the old order: the window first
         if not 1 <= len(old) <= 2 or start is not None or end is not None:
             raise TypeError(f"{name}(quant_id, *, start, end, ...): got {(quant_id, *old)!r}")
         warnings.warn(
@@ -95,13 +112,13 @@ def _window(
     return {
         "timeFrom": start,
         "timeTo": end,
-        "quantId": quant_id,
+        "quantId": optional_id(quant_id, "quant_id"),
         "returnAllQuants": True if all_quants else None,
     }
 
 
 def load_eval_timeseries(
-    quant_id: int | None = None,
+    quant_id: IdArg | None = None,
     *old: Any,
     start: TimeArg | None = None,
     end: TimeArg | None = None,
@@ -115,12 +132,12 @@ def load_eval_timeseries(
     with a DeprecationWarning.
     """
     params = _window("load_eval_timeseries", quant_id, old, start, end, all_quants)
-    recipe = Recipe(TIMESERIES, _schemas.EVAL_TIMESERIES, items="timeseries")
+    recipe = Recipe(TIMESERIES, _schemas.EVAL_TIMESERIES, items="timeseries", by_chain=True)
     return load(recipe, params, client=client)
 
 
 def load_eval_count(
-    quant_id: int | None = None,
+    quant_id: IdArg | None = None,
     *old: Any,
     start: TimeArg | None = None,
     end: TimeArg | None = None,
@@ -134,8 +151,11 @@ def load_eval_count(
     a DeprecationWarning.
     """
     params = _window("load_eval_count", quant_id, old, start, end, all_quants)
-    fetched = client_or_default(client).get(COUNT, params)
-    return typed_series(fetched.data, _schemas.EVAL_COUNT, fetched.provenance)
+    c = client_or_default(client)
+    fetched = c.get(COUNT, params)
+    count = typed_series(fetched.data, _schemas.EVAL_COUNT, fetched.provenance)
+    note_plan_chains(count, {}, c)
+    return warn_incomplete(count, stacklevel=3)
 
 
 def _detail_rows(evaluation_id: int, body: Any) -> list[dict[str, Any]]:
@@ -157,18 +177,25 @@ def _detail_rows(evaluation_id: int, body: Any) -> list[dict[str, Any]]:
 
 
 def load_eval_details(
-    evaluation_ids: int | Iterable[int], *, client: Client | None = None
+    evaluation_ids: IdArg | Iterable[IdArg],
+    *,
+    confirm: bool = False,
+    max_requests: int | None = None,
+    partial: bool = False,
+    client: Client | None = None,
 ) -> pd.DataFrame:
     """The criterion results of one or many evaluations, one row per criterion result.
 
+    ``evaluation_ids`` is one id or one iterable of ids (``_ids``: a string is one id).
     Details never change, so they are cached forever: a second call spends no quota. Many ids
     are fetched quota-aware with a progress bar (one request each).
+
+    Quota (README, "The cache and the quota"): a load that does not fit in the quota left, or
+    needs more than the client's share of it, sends nothing and says what it needs;
+    ``confirm=True`` lifts the share rule, ``max_requests`` sets a ceiling instead, and
+    ``partial=True`` fetches what fits (the frame then says what is missing).
     """
-    ids = (
-        [int(evaluation_ids)]
-        if isinstance(evaluation_ids, int)
-        else [int(i) for i in evaluation_ids]
-    )
+    ids = many_ids(evaluation_ids, "evaluation_ids")
     recipe = Recipe(
         DETAILS,
         _schemas.EVAL_DETAILS,
@@ -180,7 +207,13 @@ def load_eval_details(
     # One params dict per id would make attrs as big as the ids, and pandas deep-copies attrs
     # on every operation: keep the provenance compact.
     compact = {"evaluationId": f"{len(ids)} ids" if len(ids) > 1 else str(ids[0]) if ids else ""}
-    return load(recipe, many=[{"evaluationId": i} for i in ids], shown=compact, client=client)
+    return load(
+        recipe,
+        many=[{"evaluationId": i} for i in ids],
+        shown=compact,
+        client=client,
+        spend=spend_of(confirm, max_requests, partial),
+    )
 
 
 def _details_frame(recipe: Recipe, many: FetchedMany) -> pd.DataFrame:
@@ -194,13 +227,22 @@ def _details_frame(recipe: Recipe, many: FetchedMany) -> pd.DataFrame:
 
 
 def load_eval_history(
-    evaluation_id: int,
+    evaluation_id: IdArg,
     *,
     exclude_types: Sequence[str] | None = None,
     page_size: int = 1000,
+    confirm: bool = False,
+    max_requests: int | None = None,
+    partial: bool = False,
     client: Client | None = None,
 ) -> pd.DataFrame:
-    """Every evaluation of the same token by the same quant, newest first."""
+    """Every evaluation of the same token by the same quant, newest first.
+
+    Quota (README, "The cache and the quota"): a load that does not fit in the quota left, or
+    needs more than the client's share of it, sends nothing and says what it needs;
+    ``confirm=True`` lifts the share rule, ``max_requests`` sets a ceiling instead, and
+    ``partial=True`` fetches what fits (the frame then says what is missing).
+    """
     recipe = Recipe(
         HISTORY,
         _schemas.EVAL_HISTORY,
@@ -208,5 +250,5 @@ def load_eval_history(
         paging=OffsetPaging(page_size=page_size, offset_param="skip", limit_param="take"),
         desc="evaluation history",
     )
-    params = {"evaluationId": evaluation_id, "excludeTypes": exclude_types}
-    return load(recipe, params, client=client)
+    params = {"evaluationId": one_id(evaluation_id, "evaluation_id"), "excludeTypes": exclude_types}
+    return load(recipe, params, client=client, spend=spend_of(confirm, max_requests, partial))

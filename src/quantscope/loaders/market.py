@@ -6,13 +6,14 @@ import pandas as pd
 
 from quantscope import _schemas
 from quantscope._client import Client, Fetched
+from quantscope._ids import IdArg, one_id
 from quantscope.loaders._base import Recipe, load, records_of, typed_frame
 
 OHLCV = "/api/eval-ohlcv"
 
 
 def load_ohlcv(
-    token_id: int,
+    token_id: IdArg,
     timeframe: str = "1h",
     *,
     limit: int = 5000,
@@ -25,7 +26,9 @@ def load_ohlcv(
     """
     recipe = Recipe(OHLCV, _schemas.OHLCV, items="ohlcv", build=_candles)
     return load(
-        recipe, {"tokenId": token_id, "timeframe": timeframe, "limit": limit}, client=client
+        recipe,
+        {"tokenId": one_id(token_id, "token_id"), "timeframe": timeframe, "limit": limit},
+        client=client,
     )
 
 

@@ -1,13 +1,25 @@
-"""Strategy optimisation: the dashboard, recommendations, analysis runs and applying one."""
+"""Strategy optimisation: the dashboard, recommendations, analysis runs and applying one.
+
+The dashboard lists at most ``LIST_CAP`` (20) recommendations of each kind, the newest
+(docs/service-contract.md, "Strategy optimisation"). A list at the cap may be cut short, and
+nothing in the answer says so: the frame then carries ``attrs["quantscope"]["capped"]``, with
+how many the last ``run_analysis`` of that quant on the same client generated when this
+process saw it (``_RUNS``). When that run generated more than the cap, the list is known to
+be cut short and an ``IncompleteDataWarning`` says by how many; when the count is not known,
+``generated`` is None and only attrs say the list may be longer (a full list of exactly 20 is
+as likely: a warning on every load of it would teach people to ignore the warning).
+"""
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, NamedTuple
 
 import pandas as pd
 
 from quantscope import _schemas
 from quantscope._client import Client, Fetched
+from quantscope._ids import IdArg, one_id, optional_id
 from quantscope.loaders._base import (
     Recipe,
     client_or_default,
@@ -16,11 +28,52 @@ from quantscope.loaders._base import (
     records,
     typed_frame,
     typed_series,
+    warn_incomplete,
+    with_provenance,
 )
 
 DASHBOARD = "/api/refine-eval/dashboard"
 ANALYZE = "/api/refine-eval/analyze"
 APPLY = "/api/refine-eval/recs/{id}/apply"
+
+#: The most recommendations of each kind the dashboard lists (the newest).
+LIST_CAP = 20
+_LISTS = {"recentRecommendations": "unapplied", "appliedRecommendations": "applied"}
+
+# Per client, per quant (None: all): (recommendations generated, whether they were applied)
+# by the last run_analysis this process made; what a capped list is measured against.
+_RUNS: weakref.WeakKeyDictionary[Client, dict[int | None, tuple[int, bool]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _note_capped(
+    frame: pd.DataFrame, name: str, shown: int, quant_id: int | None, c: Client
+) -> None:
+    """Record in ``frame``'s attrs that it holds the dashboard's list ``name`` (``shown``
+    rows of it) at the cap."""
+    if shown < LIST_CAP:
+        return
+    kind = _LISTS[name]
+    run = _RUNS.get(c, {}).get(quant_id)
+    generated = run[0] if run is not None and run[1] == (kind == "applied") else None
+    if generated is not None and generated <= LIST_CAP:
+        return  # the run made no more than the list holds
+    who = f"quant {quant_id}" if quant_id is not None else "all quants"
+    if generated is None:
+        tail = "there may be more (run_analysis says how many it generates)"
+    else:
+        tail = (
+            f"the last run_analysis({'' if quant_id is None else quant_id}) generated "
+            f"{generated}, so at least {generated - LIST_CAP} are not in this frame"
+        )
+    message = (
+        f"{DASHBOARD}: the service lists only the newest {LIST_CAP} {kind} recommendations "
+        f"of {who}; {tail} (attrs['quantscope']['capped'])"
+    )
+    held = frame.attrs.get("quantscope", {}).get("capped") or []
+    note = {"list": name, "shown": shown, "cap": LIST_CAP, "generated": generated}
+    with_provenance(frame, None, capped=[*held, {**note, "message": message}])
 
 
 class Dashboard(NamedTuple):
@@ -32,39 +85,37 @@ class Dashboard(NamedTuple):
     weekly: pd.DataFrame
 
 
-def _dashboard(quant_id: int | None, client: Client | None) -> tuple[Fetched, dict[str, Any]]:
-    fetched = client_or_default(client).get(DASHBOARD, {"quantId": quant_id})
+def _dashboard(quant_id: int | None, client: Client) -> tuple[Fetched, dict[str, Any]]:
+    fetched = client.get(DASHBOARD, {"quantId": quant_id})
     return fetched, field(fetched.data, DASHBOARD, "data")
 
 
-def load_dashboard(quant_id: int | None = None, *, client: Client | None = None) -> Dashboard:
+def load_dashboard(quant_id: IdArg | None = None, *, client: Client | None = None) -> Dashboard:
     """Overall performance (win rate a fraction), recent and applied recommendations, and the
     weekly trend of closed trades."""
-    fetched, data = _dashboard(quant_id, client)
+    c = client_or_default(client)
+    quant = optional_id(quant_id, "quant_id")
+    fetched, data = _dashboard(quant, c)
     prov = fetched.provenance
     performance = typed_series(data.get("overallPerformance") or {}, _schemas.PERFORMANCE, prov)
     trends = data.get("historicalTrends") or {}
     weekly = typed_frame(
         records(trends.get("weekly") or [], DASHBOARD), _schemas.WEEKLY_TRENDS, prov
     )
+    lists = {
+        name: typed_frame(records(data.get(name) or [], DASHBOARD), _schemas.RECOMMENDATIONS, prov)
+        for name in _LISTS
+    }
+    for name, frame in lists.items():
+        _note_capped(frame, name, len(frame), quant, c)
+        warn_incomplete(frame, stacklevel=3)
     return Dashboard(
-        performance,
-        typed_frame(
-            records(data.get("recentRecommendations") or [], DASHBOARD),
-            _schemas.RECOMMENDATIONS,
-            prov,
-        ),
-        typed_frame(
-            records(data.get("appliedRecommendations") or [], DASHBOARD),
-            _schemas.RECOMMENDATIONS,
-            prov,
-        ),
-        weekly,
+        performance, lists["recentRecommendations"], lists["appliedRecommendations"], weekly
     )
 
 
 def load_recommendations(
-    quant_id: int | None = None, *, applied: bool | None = None, client: Client | None = None
+    quant_id: IdArg | None = None, *, applied: bool | None = None, client: Client | None = None
 ) -> pd.DataFrame:
     """The optimizer's recommendations (unapplied, applied, or both), newest first."""
     lists = {
@@ -73,7 +124,14 @@ def load_recommendations(
         True: ("appliedRecommendations",),
     }[applied]
     recipe = Recipe(DASHBOARD, _schemas.RECOMMENDATIONS, keep=lists, build=_recommendations)
-    return load(recipe, {"quantId": quant_id}, client=client)
+    c = client_or_default(client)
+    quant = optional_id(quant_id, "quant_id")
+    frame = load(recipe, {"quantId": quant}, client=c)
+    applied_rows = int(frame["applied"].fillna(False).to_numpy(bool).sum())
+    for name in lists:
+        shown = applied_rows if _LISTS[name] == "applied" else len(frame) - applied_rows
+        _note_capped(frame, name, shown, quant, c)
+    return warn_incomplete(frame, stacklevel=3)
 
 
 def _recommendations(recipe: Recipe, fetched: Fetched) -> pd.DataFrame:
@@ -85,7 +143,7 @@ def _recommendations(recipe: Recipe, fetched: Fetched) -> pd.DataFrame:
 
 
 def run_analysis(
-    quant_id: int | None = None,
+    quant_id: IdArg | None = None,
     *,
     apply: bool = False,
     min_completed_trades: int | None = None,
@@ -95,17 +153,27 @@ def run_analysis(
     service applies them all at once. Returns trades analysed and recommendations made."""
     body: dict[str, Any] = {"apply": "true" if apply else "false"}
     if quant_id is not None:
-        body["quantId"] = quant_id
+        body["quantId"] = one_id(quant_id, "quant_id")
     if min_completed_trades is not None:
         body["minCompletedTrades"] = min_completed_trades
-    fetched = client_or_default(client).post(ANALYZE, body)
+    c = client_or_default(client)
+    fetched = c.post(ANALYZE, body)
     data = field(fetched.data, ANALYZE, "data")
-    return typed_series(data, _schemas.ANALYSIS, fetched.provenance)
+    result = typed_series(data, _schemas.ANALYSIS, fetched.provenance)
+    generated = result.get("recommendations_generated")
+    if generated is not None and not pd.isna(generated):
+        runs = _RUNS.setdefault(c, {})
+        if quant_id is None:
+            runs.clear()  # a run over every quant supersedes each quant's recommendations
+        runs[body.get("quantId")] = (int(generated), apply)
+    return result
 
 
-def apply_recommendation(recommendation_id: int, *, client: Client | None = None) -> pd.Series:
+def apply_recommendation(recommendation_id: IdArg, *, client: Client | None = None) -> pd.Series:
     """Apply one recommendation: the playbook threshold becomes its new threshold. Returns
     the applied recommendation's fields as served (``_schemas.APPLIED``)."""
-    fetched = client_or_default(client).post(APPLY, params={"id": recommendation_id})
+    fetched = client_or_default(client).post(
+        APPLY, params={"id": one_id(recommendation_id, "recommendation_id")}
+    )
     data = field(fetched.data, APPLY, "data")
     return typed_series(data, _schemas.APPLIED, fetched.provenance)

@@ -10,6 +10,7 @@ import pandas as pd
 from quantscope import _schemas
 from quantscope._client import Client, Fetched
 from quantscope._errors import InvalidResponseError
+from quantscope._ids import IdArg, one_id
 from quantscope.loaders._base import Recipe, client_or_default, field, load, records, typed_frame
 
 CONFIG = "/api/degen/config"
@@ -57,11 +58,11 @@ _MAPS = (
 
 
 def load_playbook(
-    quant_id: int, *, config_group_id: str | None = None, client: Client | None = None
+    quant_id: IdArg, *, config_group_id: str | None = None, client: Client | None = None
 ) -> pd.DataFrame:
     """The quant's playbook, long: one row per market-cap class x category x criterion x
     config type x interval, with threshold, weight, flags, operator, range and config id."""
-    params = {"quantId": quant_id, "configGroupId": config_group_id}
+    params = {"quantId": one_id(quant_id, "quant_id"), "configGroupId": config_group_id}
     recipe = Recipe(CONFIG, _schemas.PLAYBOOK, build=_playbook_frame)
     return load(recipe, params, client=client)
 
@@ -92,7 +93,7 @@ def _change(change: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def update_playbook(
-    quant_id: int,
+    quant_id: IdArg,
     changes: Iterable[Mapping[str, Any]],
     *,
     client: Client | None = None,
@@ -103,7 +104,7 @@ def update_playbook(
     ``configId``/``field``/``newValue`` spelling works too). Returns the updated entries.
     Cached reads of the playbook and the optimizer dashboard are invalidated.
     """
-    body = {"quantId": quant_id, "newConfigs": [_change(c) for c in changes]}
+    body = {"quantId": one_id(quant_id, "quant_id"), "newConfigs": [_change(c) for c in changes]}
     if not body["newConfigs"]:
         raise ValueError("update_playbook needs at least one change")
     fetched = client_or_default(client).put(CONFIG, body)

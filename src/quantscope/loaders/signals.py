@@ -8,6 +8,7 @@ import pandas as pd
 
 from quantscope import _schemas
 from quantscope._client import Client, Fetched
+from quantscope._ids import IdArg, one_id, optional_id
 from quantscope.loaders._base import Recipe, client_or_default, field, load, records, typed_frame
 
 SIGNALS = "/api/alpha-signals"
@@ -15,13 +16,18 @@ SIGNAL = "/api/alpha-signals/{tokenId}"
 
 
 def _params(
-    quant_id: int | None, chain: str | None, search: str | None, limit: int
+    quant_id: IdArg | None, chain: str | None, search: str | None, limit: int
 ) -> dict[str, Any]:
-    return {"quantId": quant_id, "chain": chain, "search": search, "limit": limit}
+    return {
+        "quantId": optional_id(quant_id, "quant_id"),
+        "chain": chain,
+        "search": search,
+        "limit": limit,
+    }
 
 
 def load_signals(
-    quant_id: int | None = None,
+    quant_id: IdArg | None = None,
     *,
     chain: str | None = None,
     search: str | None = None,
@@ -29,12 +35,12 @@ def load_signals(
     client: Client | None = None,
 ) -> pd.DataFrame:
     """One row per alpha signal (stage, price, change, ROI of an open position...)."""
-    recipe = Recipe(SIGNALS, _schemas.SIGNALS, items="signals")
+    recipe = Recipe(SIGNALS, _schemas.SIGNALS, items="signals", by_chain=True)
     return load(recipe, _params(quant_id, chain, search, limit), client=client)
 
 
 def load_signal_stats(
-    quant_id: int | None = None,
+    quant_id: IdArg | None = None,
     *,
     chain: str | None = None,
     search: str | None = None,
@@ -46,7 +52,7 @@ def load_signal_stats(
     Same request as ``load_signals`` with the same arguments: after one, the other is a
     cache hit.
     """
-    recipe = Recipe(SIGNALS, _schemas.SIGNAL_STATS, build=_stats_frame)
+    recipe = Recipe(SIGNALS, _schemas.SIGNAL_STATS, build=_stats_frame, by_chain=True)
     return load(recipe, _params(quant_id, chain, search, limit), client=client)
 
 
@@ -68,10 +74,13 @@ class SignalDetail(NamedTuple):
 
 
 def load_signal(
-    token_id: int, quant_id: int | None = None, *, client: Client | None = None
+    token_id: IdArg, quant_id: IdArg | None = None, *, client: Client | None = None
 ) -> SignalDetail:
     """The alpha signal of one token, with its newest evaluation's criterion results."""
-    fetched = client_or_default(client).get(SIGNAL, {"tokenId": token_id, "quantId": quant_id})
+    fetched = client_or_default(client).get(
+        SIGNAL,
+        {"tokenId": one_id(token_id, "token_id"), "quantId": optional_id(quant_id, "quant_id")},
+    )
     body: Any = fetched.data
     if not isinstance(body, dict):
         body = field({"signal": body}, SIGNAL, "signal")

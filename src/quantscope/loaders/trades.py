@@ -10,15 +10,19 @@ import pandas as pd
 from quantscope import _schemas
 from quantscope._client import Client, FetchedPages, PageNumberPaging
 from quantscope._decode import page_decoder
+from quantscope._ids import IdArg, one_id, optional_id
 from quantscope.loaders._base import (
     Recipe,
     client_or_default,
     field,
     load,
+    note_plan_chains,
     records,
     records_of,
+    spend_of,
     typed_frame,
     typed_series,
+    warn_incomplete,
 )
 
 TRADES = "/api/trades"
@@ -33,7 +37,7 @@ TRADES_DECODE = page_decoder(_schemas.TRADES, "trades", TRADES_KEEP)
 
 
 def load_trades(
-    quant_id: int | None = None,
+    quant_id: IdArg | None = None,
     *,
     trading_status: str | None = "executed",
     trading_mode: str | None = None,
@@ -48,6 +52,9 @@ def load_trades(
     sort_order: str | None = None,
     page_size: int = 1000,
     max_pages: int | None = None,
+    confirm: bool = False,
+    max_requests: int | None = None,
+    partial: bool = False,
     client: Client | None = None,
 ) -> pd.DataFrame:
     """Every trade matching the filters, one row each (columns: docs/frames.md, ``trades``).
@@ -66,11 +73,16 @@ def load_trades(
         sort_by, sort_order: the service's sort (default newest first).
         page_size: trades per request (the quota counts requests, so large pages are cheap).
         max_pages: stop after this many pages.
+        confirm: spend more than the client's share of the quota left (README, "The cache
+            and the quota"); without it such a load is refused with its cost.
+        max_requests: a ceiling on the requests this load may send, instead of the share.
+        partial: fetch what fits in the quota left and return an incomplete frame (attrs
+            ``incomplete``, a warning) instead of refusing.
 
     The service's own summary of the same filters is in ``df.attrs["quantscope"]["summary"]``.
     """
     params: dict[str, Any] = {
-        "quantId": quant_id,
+        "quantId": optional_id(quant_id, "quant_id"),
         "tradingStatus": trading_status,
         "tradingMode": trading_mode,
         "positionClosed": position_closed,
@@ -91,8 +103,10 @@ def load_trades(
         paging=PageNumberPaging(page_size=page_size),
         build=_trades_frame,
         desc="trades",
+        by_chain=True,
     )
-    return load(recipe, params, client=client, max_pages=max_pages)
+    spend = spend_of(confirm, max_requests, partial)
+    return load(recipe, params, client=client, max_pages=max_pages, spend=spend)
 
 
 def _trades_frame(recipe: Recipe, pages: FetchedPages) -> pd.DataFrame:
@@ -107,8 +121,9 @@ class TradeDetail(NamedTuple):
     transactions: pd.DataFrame
 
 
-def load_trade(trade_id: int, *, client: Client | None = None) -> TradeDetail:
+def load_trade(trade_id: IdArg, *, client: Client | None = None) -> TradeDetail:
     """One trade with its detail fields and on-chain transactions."""
+    trade_id = one_id(trade_id, "trade_id")
     fetched = client_or_default(client).get(TRADE, {"id": trade_id})
     trade = field(fetched.data, TRADE, "trade")
     txs = [dict(t, trade_id=trade_id) for t in records(trade.get("transactions", []), TRADE)]
@@ -118,8 +133,11 @@ def load_trade(trade_id: int, *, client: Client | None = None) -> TradeDetail:
     )
 
 
-def load_trade_stats(quant_id: int | None = None, *, client: Client | None = None) -> pd.Series:
+def load_trade_stats(quant_id: IdArg | None = None, *, client: Client | None = None) -> pd.Series:
     """Executed-trade statistics: counts, volume and week-on-week changes (fractions)."""
-    fetched = client_or_default(client).get(STATS, {"quantId": quant_id})
+    c = client_or_default(client)
+    fetched = c.get(STATS, {"quantId": optional_id(quant_id, "quant_id")})
     metrics = field(fetched.data, STATS, "metrics")
-    return typed_series(metrics, _schemas.TRADE_STATS, fetched.provenance)
+    stats = typed_series(metrics, _schemas.TRADE_STATS, fetched.provenance)
+    note_plan_chains(stats, {}, c)
+    return warn_incomplete(stats, stacklevel=3)

@@ -14,6 +14,7 @@ import base64
 import html
 import io
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, TypeVar
 
@@ -31,7 +32,7 @@ from quantscope import loaders as L
 from quantscope import plots
 from quantscope._changes import Change, number, option_ids
 from quantscope._client import Client, get_default_client
-from quantscope._errors import PermissionDeniedError, QuantscopeError
+from quantscope._errors import IncompleteDataWarning, PermissionDeniedError, QuantscopeError
 from quantscope._plans import CAPABILITIES, plan_named
 from quantscope._plans import plan_allows as _plans_allow
 from quantscope.audit import AuditEntry, AuditLog, Written, undo
@@ -201,18 +202,21 @@ def load_research(
     *,
     trades: pd.DataFrame | None = None,
     details: pd.DataFrame | None = None,
+    confirm: bool = False,
 ) -> Research:
     """Load (or take) the trades and buy-evaluation details, and join them.
 
     Cost: one eval-details request per closed trade not yet in the cache (details never
     change, so they are cached forever); quota-aware with a progress bar, as the loaders are.
+    A load over the client's share of the quota left is refused with its cost (a
+    ``QuotaShareExceededError`` the panel shows) unless ``confirm``.
     """
     if trades is None:
-        trades = L.load_trades(quant_id, client=client)
+        trades = L.load_trades(quant_id, client=client, confirm=confirm)
     if details is None:
         closed = trades[(trades["status"] == "Closed").fillna(False).to_numpy(bool)]
         ids = closed["evaluation_id"].dropna().unique()
-        details = L.load_eval_details([int(i) for i in ids], client=client)
+        details = L.load_eval_details(ids, client=client, confirm=confirm)
     features = bt.trade_features(trades, details=details)
     mine = (features["quant_id"] == quant_id).fillna(False).to_numpy(bool)
     return Research(trades, details, features[mine].reset_index(drop=True))
@@ -380,9 +384,21 @@ class Panel:
         on_denied: Callable[[PermissionDeniedError], None] | None = None,
     ) -> T | None:
         """``request()``, or None when it failed: a plan's 403 goes to ``on_denied`` (default:
-        shown as any failure), any other failure's message is shown."""
+        shown as any failure), any other failure's message is shown. What a loaded frame
+        lacks (``IncompleteDataWarning``: a capped list, a plan's chains) is shown as the
+        panel's message, not printed."""
         try:
-            return request()
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always", IncompleteDataWarning)
+                result = request()
+            for warning in seen:
+                if issubclass(warning.category, IncompleteDataWarning):
+                    self.notify(str(warning.message), "warn")
+                else:
+                    warnings.warn_explicit(
+                        warning.message, warning.category, warning.filename, warning.lineno
+                    )
+            return result
         except PermissionDeniedError as exc:
             if on_denied is None:
                 self.failed(exc)
