@@ -28,7 +28,11 @@ def features(sandbox: SandboxServer, module_client: Client) -> pd.DataFrame:
     for q in QUANTS:
         reset_quota(sandbox)
         trades = L.load_trades(q, client=module_client)
-        frames.append(bt.trade_features(trades[trades["status"] == "Closed"], client=module_client))
+        frames.append(
+            bt.trade_features(
+                trades[trades["status"] == "Closed"], confirm=True, client=module_client
+            )
+        )
     joined = pd.concat(frames, ignore_index=True)
     joined.attrs["backtest"] = {
         **frames[0].attrs["backtest"],

@@ -32,7 +32,7 @@ CHANGES = {"d_trades": "trades", "d_win_rate": "win_rate", "d_total_pnl_usd": "t
 def features(sandbox: SandboxServer, module_client: Client) -> pd.DataFrame:
     reset_quota(sandbox)
     trades = pd.concat([L.load_trades(q, client=module_client) for q in QUANTS], ignore_index=True)
-    return bt.trade_features(trades, client=module_client)
+    return bt.trade_features(trades, confirm=True, client=module_client)
 
 
 @pytest.fixture(scope="module")

@@ -19,14 +19,15 @@ threshold would do without another argument and without I/O of its own.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import difflib
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from quantscope._client import Client
-from quantscope._errors import PermissionDeniedError
+from quantscope._errors import MissingColumnsError, PermissionDeniedError
 from quantscope.backtest._rules import (
     PlaybookArg,
     market_cap_class,
@@ -87,6 +88,26 @@ def provenance_summary(frame: pd.DataFrame) -> dict[str, Any]:
     if not isinstance(found, Mapping):
         return {}
     return {k: v for k, v in found.items() if k != "params"}
+
+
+def check_criteria(frame: pd.DataFrame, criteria: Sequence[str], method: str) -> None:
+    """A clear error naming each criterion the frame lacks, with the closest real ones."""
+    missing = [c for c in criteria if c not in frame.columns]
+    if not missing:
+        return
+    known = criteria_of(frame)
+    hints = []
+    for name in missing:
+        close = difflib.get_close_matches(name, known, n=2, cutoff=0.6)
+        hints.append(
+            f"{name!r}" + (f" (did you mean {' or '.join(map(repr, close))}?)" if close else "")
+        )
+    raise MissingColumnsError(
+        f"{method}: no criterion {', '.join(hints)} in these features; their criteria are "
+        f"{', '.join(known) or 'none'}",
+        method=method,
+        missing=missing,
+    )
 
 
 def criteria_of(frame: pd.DataFrame) -> list[str]:
@@ -180,6 +201,7 @@ def trade_features(
     details: pd.DataFrame | None = None,
     playbook: PlaybookArg | None = None,
     include_open: bool = False,
+    confirm: bool = False,
     client: Client | None = None,
 ) -> pd.DataFrame:
     """Each trade with the criterion values of the evaluation that bought it, wide.
@@ -198,6 +220,9 @@ def trade_features(
         include_open: keep open positions too. By default only closed trades are kept: an
             open position's PnL is a mark, not an outcome, and a threshold judged on marks
             would be judged on noise.
+        confirm: spend more than the client's share of the quota left on the details (one
+            request per evaluation not cached; without it such a load is refused with its
+            cost, ``QuotaShareExceededError``, and sends nothing).
         client: the client to load details with (default: the default client).
 
     Returns:
@@ -215,7 +240,7 @@ def trade_features(
     missing = None
     if details is None:
         ids = pd.unique(rows["evaluation_id"].to_numpy(dtype=np.int64))
-        details = load_eval_details([int(i) for i in ids], client=client)
+        details = load_eval_details([int(i) for i in ids], confirm=confirm, client=client)
         if playbook is None:
             playbook, missing = _load_playbooks(details, client)
     wide = wide_details(details)

@@ -130,6 +130,7 @@ def simulated_entries(
     slippage: float = 0.0,
     size_usd: float = 100.0,
     include_open: bool = False,
+    confirm: bool = False,
     client: Client | None = None,
 ) -> pd.DataFrame:
     """Simulated trades for evaluations that failed, with their criterion values, wide.
@@ -147,6 +148,8 @@ def simulated_entries(
             the sandbox's quants pay 0.5 %). Exit levels are relative to the entry price.
         size_usd: the USD spent on each entry.
         include_open: keep positions still open at the last candle (marked to its close).
+        confirm: spend more than the client's share of the quota left on the details (as
+            ``trade_features``).
         client: the client to load with.
 
     Returns:
@@ -165,7 +168,8 @@ def simulated_entries(
     rows = rows[rows["detection_price_usd"].notna() & rows["token_id"].notna()]
     rows = rows.reset_index(drop=True)
     if details is None:
-        details = load_eval_details([int(i) for i in rows["evaluation_id"]], client=client)
+        ids = [int(i) for i in rows["evaluation_id"]]
+        details = load_eval_details(ids, confirm=confirm, client=client)
     wide = wide_details(details)
     exits = _exits(rows, rule, candles, slippage, client)
     entered = exits.dropna(subset=["exit_price_usd"])
