@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quantscope import backtest as bt
+from quantscope._errors import MissingColumnsError
 from quantscope.backtest._kernel import Outcomes, Sums, sweep
 from quantscope.backtest._rules import OPERATORS
 
@@ -299,3 +300,22 @@ def test_what_if_rows_equal_metrics_of_the_masked_trades(sample: tuple, current:
         looser = (t < current) if op in ("V_GTE_T", "V_GT_T") else (t > current)
         assert got["admits_unseen"] == looser
         assert got["is_current"] == (t == current)
+
+
+def test_a_misspelled_criterion_is_named_with_the_closest_real_ones() -> None:
+    frame = pd.DataFrame(
+        {
+            "quant_id": pd.array([1, 1], dtype="Int64"),
+            "evaluation_type": pd.Categorical(["TOKEN_BUY"] * 2),
+            "market_cap_class": pd.Categorical(["DEGEN_CAP"] * 2),
+            "buy_cost_usd": 100.0,
+            "pnl_usd": [5.0, -5.0],
+            "profitable": pd.array([True, False], dtype="boolean"),
+            "smart_money_buys": [1.0, 3.0],
+        }
+    )
+    frame.attrs["backtest"] = {"criteria": ("smart_money_buys",), "operators": {}}
+    with pytest.raises(MissingColumnsError, match=r"did you mean 'smart_money_buys'\?"):
+        bt.what_if(frame, "smart_mony_buys", [1, 2], rule="filter")
+    with pytest.raises(MissingColumnsError, match="no criterion 'whatever'"):
+        bt.walk_forward(frame, "whatever", rule="filter")

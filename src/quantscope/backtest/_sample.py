@@ -25,7 +25,7 @@ from quantscope.backtest._rules import (
     PlaybookArg,
     playbooks_by_quant,
 )
-from quantscope.backtest.features import criteria_of
+from quantscope.backtest.features import check_criteria
 from quantscope.backtest.replay import decide_rows
 
 _KEYS = ("quant_id", "market_cap_class", "evaluation_type")
@@ -127,9 +127,7 @@ def sample(
     Under ``rule="replay"`` the rows whose verdict needs either of two criteria are in
     ``Sample.either`` (a sample of their own, swept with the negated operators).
     """
-    missing = [c for c in criteria if c not in features.columns]
-    if missing:
-        raise KeyError(f"the features have no column {missing} (criteria: {criteria_of(features)})")
+    check_criteria(features, criteria, "what_if")
     real = _rows(features, usable(features, criteria))
     real_total = len(real)
     candidates = None

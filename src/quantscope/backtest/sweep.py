@@ -46,7 +46,7 @@ from quantscope.backtest._rules import (
     check_operator,
     is_looser,
 )
-from quantscope.backtest.features import backtest_attrs, bare, kept_playbooks
+from quantscope.backtest.features import backtest_attrs, bare, check_criteria, kept_playbooks
 
 ThresholdsArg = Sequence[float] | np.ndarray | int | None
 
@@ -153,6 +153,7 @@ def _sweep_frame(
     simulated: pd.DataFrame | None,
     rule: str,
 ) -> pd.DataFrame:
+    check_criteria(features, criteria, "what_if_grid" if len(criteria) > 1 else "what_if")
     playbook = resolve_playbook(features, playbook, rule)
     meta = backtest_attrs(features)
     ops = _operators(meta.get("operators") or {}, criteria, operators, playbook)

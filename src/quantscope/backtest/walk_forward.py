@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from quantscope.backtest._rules import DIRECTION, PlaybookArg
-from quantscope.backtest.features import bare
+from quantscope.backtest.features import bare, check_criteria
 from quantscope.backtest.sweep import RULE_LABELS, resolve_playbook, threshold_grid, what_if
 
 #: The time each trade is ordered by: when the quant decided to buy.
@@ -150,10 +150,9 @@ def walk_forward(
         raise ValueError(f"folds must be at least 1, got {folds}")
     playbook = resolve_playbook(features, playbook, rule)
     kwargs: dict[str, object] = {"rule": rule, "playbook": playbook, "operator": operator}
+    check_criteria(features, [criterion], "walk_forward")
     frame = bare(features)
-    frame = frame[frame[criterion].notna().to_numpy(dtype=bool)] if criterion in frame else frame
-    if criterion not in frame.columns:
-        raise KeyError(f"the features have no column {criterion!r}")
+    frame = frame[frame[criterion].notna().to_numpy(dtype=bool)]
     out, skipped = [], []
     for key, group in frame.groupby(list(_GROUPS), observed=True, sort=True):
         quant, mc_class = int(key[0]), str(key[1])
