@@ -306,7 +306,10 @@ def field(body: Any, endpoint: str, key: str, kind: type = dict) -> Any:
 def records(value: Any, endpoint: str) -> list[Mapping[str, Any]]:
     """A list of JSON objects (or of items a typed decoder built from them), or a clear error
     naming the endpoint."""
-    if not isinstance(value, list) or not all(isinstance(v, (Item, Mapping)) for v in value):
+    # Judged per distinct type (one or two in a list of thousands), not per item.
+    if not isinstance(value, list) or not all(
+        issubclass(kind, (Item, Mapping)) for kind in set(map(type, value))
+    ):
         raise InvalidResponseError(
             f"{endpoint}: expected a list of objects, got {value!r:.200}",
             endpoint=endpoint,
