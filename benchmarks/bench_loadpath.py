@@ -205,7 +205,7 @@ def run(
             server_s_per_load = seconds_after - seconds_before
             server_cpu_per_load = cpu_after - cpu_before
             ids = [int(i) for i in evaluations["evaluation_id"].iloc[:details]]
-            detail_frame = load_eval_details(ids, client=warm)  # fills the details' cache
+            detail_frame = load_eval_details(ids, confirm=True, client=warm)  # fills the cache
             cold_dirs = (tmp / f"cold-cache-{i}" for i in itertools.count())
             warm_prov: list[dict[str, Any]] = []
             warm_server = [0]
