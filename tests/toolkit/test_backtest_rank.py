@@ -41,9 +41,10 @@ def signal_frame(n: int, seed: int, classes: tuple[str, ...] = ("DEGEN_CAP",)) -
     return frame
 
 
-def test_rank_criteria_puts_the_informative_criterion_first() -> None:
-    rng = np.random.default_rng(3)
-    n = 2000
+def one_signal_frame(n: int, seed: int, inverse: bool) -> pd.DataFrame:
+    """One class of ``n`` trades: ``signal`` predicts the outcome, ``noise`` does not
+    (``inverse``, the signal negated under ``V_LTE_T``, when asked)."""
+    rng = np.random.default_rng(seed)
     signal = rng.normal(size=n)
     pnl = np.where(signal + rng.normal(size=n) > 0, 10.0, -10.0)
     frame = pd.DataFrame(
@@ -56,13 +57,18 @@ def test_rank_criteria_puts_the_informative_criterion_first() -> None:
             "profitable": pd.array(pnl > 0, dtype="boolean"),
             "signal": signal,
             "noise": rng.normal(size=n),
-            "inverse": -signal,
         }
     )
-    frame.attrs["backtest"] = {
-        "criteria": ("signal", "noise", "inverse"),
-        "operators": {"signal": "V_GTE_T", "noise": "V_GTE_T", "inverse": "V_LTE_T"},
-    }
+    operators = {"signal": "V_GTE_T", "noise": "V_GTE_T"}
+    if inverse:
+        frame["inverse"] = -signal
+        operators["inverse"] = "V_LTE_T"
+    frame.attrs["backtest"] = {"criteria": tuple(operators), "operators": operators}
+    return frame
+
+
+def test_rank_criteria_puts_the_informative_criterion_first() -> None:
+    frame = one_signal_frame(2000, 3, inverse=True)
     ranked = bt.rank_criteria(frame, rule="filter")
     assert set(ranked["criterion"][:2]) == {"signal", "inverse"}
     assert ranked["criterion"].iloc[-1] == "noise"
@@ -72,26 +78,7 @@ def test_rank_criteria_puts_the_informative_criterion_first() -> None:
 
 
 def test_rank_criteria_sorts_by_sort_by_and_the_old_by_warns() -> None:
-    rng = np.random.default_rng(5)
-    n = 400
-    signal = rng.normal(size=n)
-    pnl = np.where(signal + rng.normal(size=n) > 0, 10.0, -10.0)
-    frame = pd.DataFrame(
-        {
-            "quant_id": pd.array([1] * n, dtype="Int64"),
-            "evaluation_type": pd.Categorical(["TOKEN_BUY"] * n),
-            "market_cap_class": pd.Categorical(["DEGEN_CAP"] * n),
-            "buy_cost_usd": 100.0,
-            "pnl_usd": pnl,
-            "profitable": pd.array(pnl > 0, dtype="boolean"),
-            "signal": signal,
-            "noise": rng.normal(size=n),
-        }
-    )
-    frame.attrs["backtest"] = {
-        "criteria": ("signal", "noise"),
-        "operators": {"signal": "V_GTE_T", "noise": "V_GTE_T"},
-    }
+    frame = one_signal_frame(400, 5, inverse=False)
     best = bt.rank_criteria(frame, sort_by="best_gain", rule="filter")
     assert best["best_gain"].is_monotonic_decreasing
     with pytest.warns(DeprecationWarning, match=r"rank_criteria\(by=\.\.\.\) is deprecated"):
