@@ -22,6 +22,7 @@ BENCHMARKS: dict[str, str] = {
     "parse": "bench_parse",
     "rank": "bench_rank",
     "reload": "bench_reload",
+    "replay": "bench_replay",
     "summary": "bench_summary",
     "sweep": "bench_sweep",
 }

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import pytest
 
 from benchmarks import __main__ as bench_main
@@ -18,6 +19,7 @@ from benchmarks import (
     bench_parse,
     bench_rank,
     bench_reload,
+    bench_replay,
     bench_summary,
     bench_sweep,
 )
@@ -141,7 +143,8 @@ def test_cli_rejects_unknown_names(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         bench_main.main(["nope"])
     assert exit_info.value.code == 2
-    assert "decode, loadpath, parse, rank, reload, summary, sweep" in capsys.readouterr().err
+    known = "decode, loadpath, parse, rank, reload, replay, summary, sweep"
+    assert known in capsys.readouterr().err
 
 
 @pytest.mark.slow
@@ -170,6 +173,36 @@ def test_sweep_benchmark_runs() -> None:
     result = bench_sweep.run(20_000, 50, repeat=1)
     assert result.timings and result.ratios
     assert all(r.value > 0 and math.isfinite(r.value) for r in result.ratios)
+
+
+@pytest.mark.slow
+def test_replay_benchmark_runs_and_matches_a_brute_force_replay() -> None:
+    result = bench_replay.run(20_000, 50, repeat=1)  # the warm-up checks the replayed rows
+    assert_sane(result, {bench_replay.FILTER, bench_replay.REPLAY})
+    assert result.checks and all(result.checks.values()), result.checks
+    kinds = ("always kept", "decided by the criterion", "never kept")
+    counts = [result.facts[f"trades {k}"] for k in kinds]
+    assert sum(counts) == 20_000 and min(counts) > 2_000  # a real mix, every kind present
+
+
+def test_replay_playbook_decides_rows_as_designed() -> None:
+    """The synthetic playbooks' slices keep, decide or drop rows as the module says."""
+    rows = pd.DataFrame(
+        {
+            "quant_id": pd.array([1, 1, 1, 2, 3, 1, 1, 1], dtype="Int64"),
+            "evaluation_type": ["TOKEN_BUY"] * 8,
+            "market_cap_class": ["DEGEN_CAP"] * 5 + ["LOW_CAP", "LOW_CAP", "MID_CAP"],
+            bench_replay.CRITERION: [0.5] * 8,
+            bench_replay.SMART: [3.0, 0.0, 3.0, 3.0, 3.0, 3.0, 0.0, 3.0],
+            bench_replay.AI: [60.0, 60.0, 40.0, 60.0, 60.0, 40.0, 40.0, 60.0],
+        }
+    )
+    rows.attrs = bench_replay.synthetic_features(1).attrs  # the three quants' playbooks
+    counts = bench_replay.mix(rows)
+    # always: DEGEN smart money and AI (quants 1, 2), MID the same; decided: DEGEN AI alone,
+    # quant 3's DEGEN (pass mark 70: all three), LOW smart money alone; never: DEGEN without
+    # the required AI, LOW with neither of the others
+    assert counts == {"always kept": 3, "decided by the criterion": 3, "never kept": 2}
 
 
 @pytest.mark.slow

@@ -1,0 +1,245 @@
+"""The default what-if (the pass rule replayed) against the hard-filter sweep, in one run.
+
+Issue 10's target: ``what_if`` of 1,000 thresholds over 1M trades under the default rule,
+``rule="replay"``, stays within 5x of the same call under ``rule="filter"``.
+
+**Input**: ``bench_sweep``'s 1M synthetic trades (3 quants x 3 market-cap classes,
+``buy_sell_ratio`` the swept criterion) with two more criteria, ``smart_money_buys`` (a count)
+and ``ai_confidence`` (0-100), and the quants' playbooks kept in ``attrs`` as ``trade_features``
+keeps them, so both calls find the playbook and the current thresholds themselves. Every
+BUYING slice holds the three criteria and a disabled one the trades lack; the slices differ
+so that the replay is a real mix of rows, each a hard filter of its own
+(``backtest/_sample.py``):
+
+* DEGEN_CAP: ``ai_confidence`` required, the other two not, pass mark 60: a trade whose AI
+  check fails is never kept, one with enough smart money is kept at every threshold, the
+  rest are decided by ``buy_sell_ratio`` (quant 3's pass mark 70 needs all three);
+* LOW_CAP: ``buy_sell_ratio`` required (every kept trade is decided by it), and one of the
+  other two needed;
+* MID_CAP: ``smart_money_buys`` weighs twice and ``ai_confidence`` is required, pass mark 50.
+
+The current ``buy_sell_ratio`` threshold differs by class (0.9, 1.0, 1.1), so both rules
+find a current threshold per row. The 1,000 thresholds are quantiles of the values.
+
+**Cases**: ``what_if (filter)``, ``what_if(features, "buy_sell_ratio", thresholds,
+rule="filter")``; ``what_if (replay)``, the same call with the default rule: per row the
+verdict with the criterion failed and passed (``decide_rows`` twice), the rows moved to
+always-pass, kept as they are, or dropped, then the same sweep.
+
+**Checked in the warm-up**: the replayed rows equal a brute-force replay (each threshold
+written into a copy of every playbook, the trades decided by ``replay.decide_rows`` and
+counted) on a subsample of 2,000 trades and 20 thresholds, and on the 1M trades at three of
+the thresholds; the filter's trade counts equal ``values >= t``.
+
+Run: ``python -m benchmarks.bench_replay [--trades N] [--thresholds N] [--repeat N]``.
+
+Results (2026-11-24, best of 5, load average ~1.7; benchmarks/README.md, "replay"): filter
+0.126 s, replay 0.904 s, 7.2x: NOT met. ~85 % of the gap is ``replay.decide_rows`` run twice
+by ``_sample._verdicts`` (grouping by text keys, gathering values through ``iloc``, building
+its answer frame), not the rule's arithmetic; a prototype that groups and gathers once gave
+2.9x.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from benchmarks import bench_sweep
+from benchmarks._common import BenchResult, Case, measure, print_result, ratio
+from quantscope import backtest as bt
+from quantscope.backtest._rules import playbook_columns
+from quantscope.backtest.features import kept_playbooks
+from quantscope.backtest.replay import decide_rows
+
+DEFAULT_TRADES = 1_000_000
+DEFAULT_THRESHOLDS = 1_000
+DEFAULT_REPEAT = 5
+TARGET = 5.0  # replay / filter, best wall times
+CHECK_TRADES = 2_000  # the brute-force replay's subsample
+CHECK_THRESHOLDS = 20
+CHECK_FULL = 3  # thresholds also replayed by brute force over every trade
+
+CRITERION = bench_sweep.CRITERION
+SMART = "smart_money_buys"
+AI = "ai_confidence"
+DISABLED = "twitter_followers"  # in every slice, disabled, absent from the trades
+CURRENT = {"DEGEN_CAP": 0.9, "LOW_CAP": 1.0, "MID_CAP": 1.1}
+QUANTS = (1, 2, 3)
+
+FILTER = "what_if (filter)"
+REPLAY = "what_if (replay)"
+
+# class -> criterion -> (weight, required); then the pass mark
+_SLICES: dict[str, tuple[dict[str, tuple[float, bool]], float]] = {
+    "DEGEN_CAP": ({CRITERION: (1.0, False), SMART: (1.0, False), AI: (1.0, True)}, 60.0),
+    "LOW_CAP": ({CRITERION: (1.0, True), SMART: (1.0, False), AI: (1.0, False)}, 60.0),
+    "MID_CAP": ({CRITERION: (1.0, False), SMART: (2.0, False), AI: (1.0, True)}, 50.0),
+}
+_OTHER_THRESHOLDS = {SMART: 2.0, AI: 50.0, DISABLED: 1_000.0}
+
+
+def synthetic_playbook(quant: int) -> pd.DataFrame:
+    """A quant's playbook frame (the columns the pass rule reads, ``noTime`` rows only)."""
+    rows = []
+    for mc_class, (criteria, pass_mark) in _SLICES.items():
+        if quant == 3 and mc_class == "DEGEN_CAP":
+            pass_mark = 70.0
+        for config_type in ("SCANNING", "BUYING"):
+            for criterion, (weight, required) in [*criteria.items(), (DISABLED, (1.0, False))]:
+                rows.append(
+                    {
+                        "market_cap_class": mc_class,
+                        "config_type": config_type,
+                        "criterion": criterion,
+                        "interval": "noTime",
+                        "threshold": CURRENT[mc_class]
+                        if criterion == CRITERION
+                        else _OTHER_THRESHOLDS[criterion],
+                        "weight": weight,
+                        "required": required,
+                        "disabled": criterion == DISABLED,
+                        "operator": "V_GTE_T",
+                        "pass_mark": pass_mark,
+                    }
+                )
+    frame = pd.DataFrame(rows)
+    frame.attrs["quantscope"] = {"quant_id": quant}
+    return frame
+
+
+def synthetic_features(n: int, seed: int = 7) -> pd.DataFrame:
+    """``bench_sweep``'s trades with two more criteria and the quants' playbooks in attrs."""
+    frame = bench_sweep.synthetic_features(n, seed)
+    rng = np.random.default_rng(seed + 1)
+    frame[SMART] = rng.poisson(1.8, n).astype(np.float64)
+    frame[AI] = np.round(rng.uniform(35.0, 98.0, n), 1)
+    frame.attrs["backtest"] = {
+        "criteria": (CRITERION, SMART, AI),
+        "operators": dict.fromkeys((CRITERION, SMART, AI), "V_GTE_T"),
+        "decided_thresholds": {
+            (q, c): {CRITERION: CURRENT[c], SMART: 2.0, AI: 50.0} for q in QUANTS for c in CURRENT
+        },
+        "playbooks": playbook_columns({q: synthetic_playbook(q) for q in QUANTS}, QUANTS),
+    }
+    return frame
+
+
+def moved(playbooks: Mapping[int, pd.DataFrame], threshold: float) -> dict[int, pd.DataFrame]:
+    """Copies of the playbooks with ``CRITERION``'s threshold ``threshold`` in every slice."""
+    out = {}
+    for q, frame in playbooks.items():
+        changed = frame.copy()
+        changed.loc[changed["criterion"] == CRITERION, "threshold"] = threshold
+        out[q] = changed
+    return out
+
+
+def brute_force(
+    features: pd.DataFrame, thresholds: Sequence[float]
+) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """Trades kept, wins and PnL at each threshold by deciding every trade with the changed
+    playbooks (and at the current thresholds: the unchanged playbooks)."""
+    playbooks = kept_playbooks(features)
+    assert playbooks is not None
+    win = features["profitable"].to_numpy(dtype=bool)
+    pnl = features["pnl_usd"].to_numpy()
+
+    def sums(books: Mapping[int, pd.DataFrame]) -> tuple[int, int, float]:
+        kept = decide_rows(books, features)["passed"].to_numpy(dtype=bool)
+        return int(kept.sum()), int((kept & win).sum()), float(pnl[kept].sum())
+
+    found = [sums(moved(playbooks, t)) for t in thresholds]
+    base = sums(playbooks)
+    columns = ("trades", "wins", "total_pnl_usd")
+    table = {name: np.array([f[i] for f in found]) for i, name in enumerate(columns)}
+    return table, dict(zip(columns, base, strict=True))
+
+
+def assert_replayed(table: pd.DataFrame, features: pd.DataFrame, rows: Sequence[int]) -> None:
+    """The rows ``rows`` of a replayed what-if equal the brute-force replay, changes too."""
+    thresholds = table["threshold"].to_numpy()[list(rows)]
+    expected, base = brute_force(features, thresholds)
+    got = table.iloc[list(rows)]
+    assert got["trades"].tolist() == expected["trades"].tolist()
+    assert got["wins"].tolist() == expected["wins"].tolist()
+    np.testing.assert_allclose(got["total_pnl_usd"], expected["total_pnl_usd"], atol=1e-6)
+    assert got["d_trades"].tolist() == (expected["trades"] - base["trades"]).tolist()
+    np.testing.assert_allclose(
+        got["d_total_pnl_usd"], expected["total_pnl_usd"] - base["total_pnl_usd"], atol=1e-6
+    )
+
+
+def mix(features: pd.DataFrame) -> dict[str, int]:
+    """How the playbooks decide the trades as ``CRITERION`` moves: kept at every threshold,
+    decided by it, or never kept."""
+    playbooks = kept_playbooks(features)
+    assert playbooks is not None
+    anyway = decide_rows(playbooks, features, failing=[CRITERION])["passed"]
+    if_passed = decide_rows(playbooks, features, forced=[CRITERION])["passed"]
+    anyway_, if_passed_ = anyway.to_numpy(dtype=bool), if_passed.to_numpy(dtype=bool)
+    return {
+        "always kept": int(anyway_.sum()),
+        "decided by the criterion": int((if_passed_ & ~anyway_).sum()),
+        "never kept": int((~if_passed_).sum()),
+    }
+
+
+def _check(results: Mapping[str, object], features: pd.DataFrame, seed: int) -> None:
+    replayed, filtered = results[REPLAY], results[FILTER]
+    assert isinstance(replayed, pd.DataFrame) and isinstance(filtered, pd.DataFrame)
+    assert replayed.attrs["what_if"]["rule"] == "replay"
+    assert filtered.attrs["what_if"]["upper_bound"]
+    values = features[CRITERION].to_numpy()
+    thresholds = filtered["threshold"].to_numpy()
+    assert filtered["trades"].tolist() == [int((values >= t).sum()) for t in thresholds]
+    picks = np.random.default_rng(seed).choice(len(replayed), CHECK_FULL, replace=False)
+    assert_replayed(replayed, features, sorted(picks.tolist()))
+    sub = features.iloc[: min(CHECK_TRADES, len(features))]
+    grid = np.quantile(sub[CRITERION].to_numpy(), np.linspace(0.0, 1.0, CHECK_THRESHOLDS))
+    assert_replayed(bt.what_if(sub, CRITERION, grid), sub, range(CHECK_THRESHOLDS))
+
+
+def run(
+    n_trades: int = DEFAULT_TRADES,
+    n_thresholds: int = DEFAULT_THRESHOLDS,
+    repeat: int = DEFAULT_REPEAT,
+    *,
+    seed: int = 7,
+) -> BenchResult:
+    """Time both rules on ``n_trades`` trades and ``n_thresholds`` thresholds."""
+    features = synthetic_features(n_trades, seed)
+    thresholds = np.quantile(features[CRITERION].to_numpy(), np.linspace(0.0, 1.0, n_thresholds))
+    cases: list[Case[None]] = [
+        Case(FILTER, lambda _: bt.what_if(features, CRITERION, thresholds, rule="filter")),
+        Case(REPLAY, lambda _: bt.what_if(features, CRITERION, thresholds)),
+    ]
+    timings = measure(cases, repeat, check=lambda r: _check(r, features, seed))
+    counts = mix(features)
+    facts: dict[str, object] = {f"trades {k}": v for k, v in counts.items()}
+    facts["brute-force replay checked"] = (
+        f"{min(CHECK_TRADES, n_trades)} trades x {CHECK_THRESHOLDS} thresholds, "
+        f"{n_trades} trades x {CHECK_FULL} thresholds"
+    )
+    checks = {"every kind of row present (always, decided, never)": min(counts.values()) > 0}
+    params = {"trades": n_trades, "thresholds": n_thresholds, "repeat": repeat}
+    ratios = [ratio(timings, REPLAY, FILTER, TARGET, at_least=False)]
+    return BenchResult("replay", params, timings, ratios, facts, checks)
+
+
+def main(argv: Sequence[str] | None = None) -> BenchResult:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_replay")
+    parser.add_argument("--trades", type=int, default=DEFAULT_TRADES)
+    parser.add_argument("--thresholds", type=int, default=DEFAULT_THRESHOLDS)
+    parser.add_argument("--repeat", type=int, default=DEFAULT_REPEAT)
+    args = parser.parse_args(argv)
+    result = run(args.trades, args.thresholds, args.repeat)
+    print_result(result)
+    return result
+
+
+if __name__ == "__main__":
+    main()
