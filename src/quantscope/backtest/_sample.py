@@ -26,7 +26,7 @@ from quantscope.backtest._rules import (
     playbooks_by_quant,
 )
 from quantscope.backtest.features import check_criteria
-from quantscope.backtest.replay import decide_rows
+from quantscope.backtest.replay import decide_rows, passed_variants
 
 _KEYS = ("quant_id", "market_cap_class", "evaluation_type")
 Current = float | np.ndarray | None  # one threshold for all rows, one per row, or unknown
@@ -71,13 +71,14 @@ def _verdicts(frame: pd.DataFrame, criteria: Sequence[str], playbook: PlaybookAr
     their values say). Weights are never negative, so each row's verdict can only go from
     fail to pass as more of ``criteria`` pass.
     """
-    out = np.empty((len(frame), 1 << len(criteria)), dtype=bool)
-    for j in range(out.shape[1]):
-        forced = [c for i, c in enumerate(criteria) if j >> i & 1]
-        failing = [c for i, c in enumerate(criteria) if not j >> i & 1]
-        verdict = decide_rows(playbook, frame, forced=forced, failing=failing)["passed"]
-        out[:, j] = verdict.fillna(False).to_numpy(dtype=bool)
-    return out
+    variants = [
+        (
+            [c for i, c in enumerate(criteria) if j >> i & 1],
+            [c for i, c in enumerate(criteria) if not j >> i & 1],
+        )
+        for j in range(1 << len(criteria))
+    ]
+    return passed_variants(playbook, frame, variants)
 
 
 def _always(op: str) -> float:
