@@ -141,6 +141,15 @@ def test_grid_rows_count_tokens_too_and_big_sweeps_skip_the_bootstrap() -> None:
     big = bt.what_if(frame, "x", np.linspace(-3, 3, 600), rule="filter")
     assert big["d_roi_lo"].isna().all() and big["win_rate_lo"].notna().all()
     assert "600 threshold cells" in big.attrs["what_if"]["guards"]["bootstrap_skipped"]
+    # A caller that reads few of many rows skips it explicitly; the rest is the same.
+    grid_values = [-1.0, 0.0, 1.0]
+    full = bt.what_if(frame, "x", grid_values, rule="filter")
+    lean = bt.what_if(frame, "x", grid_values, rule="filter", bootstrap=False)
+    assert lean["d_total_pnl_usd_lo"].isna().all() and full["d_total_pnl_usd_lo"].notna().all()
+    assert lean.attrs["what_if"]["guards"]["bootstrap_skipped"].endswith("(bootstrap=False)")
+    same = [c for c in full.columns if c not in ("d_total_pnl_usd_lo", "d_total_pnl_usd_hi")]
+    same = [c for c in same if c not in ("d_roi_lo", "d_roi_hi")]
+    pd.testing.assert_frame_equal(lean[same], full[same])
 
 
 def test_without_token_ids_trades_are_the_bootstrap_unit() -> None:

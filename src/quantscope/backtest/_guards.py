@@ -17,15 +17,13 @@ group_sums``: a table of tokens x thresholds) and draws the resamples as token c
 draws, counted), so a resample's sums are one matrix product. It runs when the table is small
 (``BOOTSTRAP_MAX_CELLS`` threshold cells, ``BOOTSTRAP_MAX_TABLE`` token x cell entries); a
 bigger sweep leaves the bootstrap columns NaN and says why in ``attrs["what_if"]["guards"]``,
-as does a sweep run inside ``no_bootstrap()``.
+as does a sweep called with ``bootstrap=False``.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -51,23 +49,6 @@ BOOTSTRAP_MAX_CELLS = 500
 BOOTSTRAP_MAX_TABLE = 5_000_000
 #: Resamples drawn at a time: bounds the (resamples x tokens) count matrix in memory.
 _CHUNK_ENTRIES = 4_000_000
-#: False inside ``no_bootstrap()``: sweeps whose caller only reads a few of their rows.
-_BOOTSTRAP = ContextVar("quantscope_bootstrap", default=True)
-
-
-@contextmanager
-def no_bootstrap() -> Iterator[None]:
-    """Sweeps run in this block skip the bootstrap (its columns NaN, attrs say so).
-
-    ``rank_criteria`` sweeps ~100 thresholds per criterion and reports one of them: it
-    bootstraps that one afterwards instead of all of them (the bootstrap is the sweep's
-    largest cost: resamples x tokens x thresholds).
-    """
-    token = _BOOTSTRAP.set(False)
-    try:
-        yield
-    finally:
-        _BOOTSTRAP.reset(token)
 
 
 def wilson(wins: np.ndarray, trades: np.ndarray, z: float = Z) -> tuple[np.ndarray, np.ndarray]:
@@ -192,6 +173,8 @@ def append(
     grids: Sequence[np.ndarray],
     ops: Sequence[str],
     currents: Sequence[_sample.Current],
+    *,
+    bootstrap: bool = True,
 ) -> pd.DataFrame:
     """``out`` (a sweep's rows, cells in ``meshgrid(*grids, indexing="ij")`` order) with the
     guard columns appended, and ``attrs["what_if"]["guards"]`` saying how."""
@@ -210,7 +193,7 @@ def append(
     n = len(rows.outcomes.pnl)
     codes, k = found if found is not None else (np.arange(n, dtype=np.intp), n)
     table_size = k * cells
-    wanted = _BOOTSTRAP.get()
+    wanted = bootstrap
     run = (
         rows.either is None
         and wanted
@@ -256,7 +239,7 @@ def append(
                 else "not computed for a replayed two-criterion grid (rows kept when either "
                 "criterion passes); tokens neither"
                 if rows.either is not None
-                else "skipped by the caller (no_bootstrap)"
+                else "skipped by the caller (bootstrap=False)"
             ),
         )
     flags = small_sample(out["trades"].to_numpy(), tokens)

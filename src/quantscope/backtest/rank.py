@@ -35,7 +35,6 @@ import numpy as np
 import pandas as pd
 
 from quantscope.backtest import _sample
-from quantscope.backtest._guards import no_bootstrap
 from quantscope.backtest._kernel import permuted_wins
 from quantscope.backtest._rules import MARKET_CAP_CLASSES, PlaybookArg
 from quantscope.backtest.features import backtest_attrs, bare, criteria_of
@@ -92,8 +91,7 @@ def _test_one(
     points: int,
     min_kept_share: float,
 ) -> _Tested | None:
-    with no_bootstrap():
-        table = what_if(frame, criterion, points, **options)
+    table = what_if(frame, criterion, points, bootstrap=False, **options)
     info = table.attrs["what_if"]
     # The grid's loosest threshold (the smallest or largest value) keeps every trade.
     everyone = table[table["kept_share"] >= 1.0]

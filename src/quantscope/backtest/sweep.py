@@ -152,6 +152,7 @@ def _sweep_frame(
     playbook: PlaybookArg | None,
     simulated: pd.DataFrame | None,
     rule: str,
+    bootstrap: bool,
 ) -> pd.DataFrame:
     check_criteria(features, criteria, "what_if_grid" if len(criteria) > 1 else "what_if")
     playbook = resolve_playbook(features, playbook, rule)
@@ -210,7 +211,7 @@ def _sweep_frame(
         "dropped_trades": rows.dropped,
         "note": note + _NOTE + (_NOTE_SIMULATED if simulated is not None else "."),
     }
-    return _guards.append(out, rows, grids, ops, currents)
+    return _guards.append(out, rows, grids, ops, currents, bootstrap=bootstrap)
 
 
 def _candidates(rows: _sample.Sample) -> int:
@@ -283,6 +284,7 @@ def what_if(
     playbook: PlaybookArg | None = None,
     simulated: pd.DataFrame | None = None,
     rule: str = "replay",
+    bootstrap: bool = True,
 ) -> pd.DataFrame:
     """The trades kept and their results at each candidate threshold of one criterion.
 
@@ -310,6 +312,9 @@ def what_if(
             applying does (``attrs["what_if"]["upper_bound"]`` is True and its ``label``
             says so). Give ``features`` of one market-cap class to move one playbook entry:
             the threshold moves in every slice the rows are decided by.
+        bootstrap: compute the bootstrap intervals of the changes (``_guards``; False:
+            those columns NaN and ``attrs["what_if"]["guards"]`` says so, for a caller that
+            reads few of many rows).
 
     Returns:
         One row per threshold: ``threshold``, the metrics of ``_metrics.METRICS``,
@@ -321,7 +326,15 @@ def what_if(
         metrics, the counts and a note on what the rows mean.
     """
     return _sweep_frame(
-        features, [criterion], [thresholds], [operator], [current], playbook, simulated, rule
+        features,
+        [criterion],
+        [thresholds],
+        [operator],
+        [current],
+        playbook,
+        simulated,
+        rule,
+        bootstrap,
     )
 
 
@@ -335,13 +348,15 @@ def what_if_grid(
     playbook: PlaybookArg | None = None,
     simulated: pd.DataFrame | None = None,
     rule: str = "replay",
+    bootstrap: bool = True,
 ) -> pd.DataFrame:
     """``what_if`` over every pair of thresholds of two criteria, both moved at once.
 
     ``rule`` as in ``what_if``: ``"replay"`` (default) replays the whole pass rule with both
     thresholds moved (a trade may need both criteria, one, or either); ``"filter"`` keeps the
-    trades that pass both, an upper bound. Returns one row per pair: a column per criterion
-    holding its threshold, then the same metrics, flags and changes as ``what_if``.
+    trades that pass both, an upper bound; ``bootstrap`` as in ``what_if``. Returns one row
+    per pair: a column per criterion holding its threshold, then the same metrics, flags and
+    changes as ``what_if``.
     ``pivot_grid`` turns one metric into a heatmap-ready table. Thresholds default to 21
     quantiles each.
     """
@@ -349,7 +364,15 @@ def what_if_grid(
         raise ValueError(f"what_if_grid needs two different criteria, got {criteria!r}")
     grids = [21 if t is None else t for t in thresholds]
     return _sweep_frame(
-        features, list(criteria), grids, list(operators), list(current), playbook, simulated, rule
+        features,
+        list(criteria),
+        grids,
+        list(operators),
+        list(current),
+        playbook,
+        simulated,
+        rule,
+        bootstrap,
     )
 
 
