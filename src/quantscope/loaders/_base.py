@@ -42,7 +42,7 @@ from typing import Any, TypeVar
 
 import pandas as pd
 
-from quantscope._cache import key_scope
+from quantscope._cache import CacheEntry, key_scope
 from quantscope._client import (
     Client,
     Fetched,
@@ -199,7 +199,11 @@ def load(
     else:
         one = c.get(recipe.endpoint, wire, decode=decode)
         loaded, entries = one, (one.entry,)
-    frame = recipe.frame(loaded)
+    try:
+        frame = recipe.frame(loaded)
+    except InvalidResponseError:
+        c.cache.forget([e.key for e in at_fault(recipe, loaded, entries) if e is not None])
+        raise
     if recipe.by_chain:
         note_plan_chains(frame, wire, c)
     missing = len(loaded.missing) if isinstance(loaded, FetchedPages | FetchedMany) else 0
@@ -210,6 +214,36 @@ def load(
     elif stored and len(stored) == len(entries):  # every answer is in the cache as loaded
         c.frames.put(key, frame, stored)
     return warn_incomplete(frame)
+
+
+def at_fault(
+    recipe: Recipe, loaded: Loaded, entries: Sequence[CacheEntry | None]
+) -> list[CacheEntry | None]:
+    """The cache entries of the answers ``recipe`` could not make a frame of, so that none of
+    them is served again: the one answer; of many, each answer that fails alone (the error
+    path only: one small build per answer); of pages, each page whose items are not objects."""
+    if isinstance(loaded, Fetched):
+        return list(entries)
+    if isinstance(loaded, FetchedPages):
+        bad = []
+        for body, entry in zip(loaded.pages, entries, strict=False):
+            try:
+                records(body.get(recipe.paging.items if recipe.paging else ""), recipe.endpoint)
+            except (InvalidResponseError, AttributeError):
+                bad.append(entry)
+        return bad
+    bad = []
+    stored = iter(entries)
+    for result in loaded.results:
+        if result is None:
+            continue
+        entry = next(stored, None)
+        alone = FetchedMany((result,), loaded.provenance, (), (entry,))
+        try:
+            recipe.frame(alone)
+        except InvalidResponseError:
+            bad.append(entry)
+    return bad
 
 
 def spend_of(confirm: bool, max_requests: int | None, partial: bool) -> Spend:
