@@ -342,10 +342,11 @@ class Client:
                 raise refusal
             return empty  # partial=True, and not even the first page fitted
         spent = int(not first[0].from_cache)  # the first page, sent to learn the total
-        short = self._short_page(paging, endpoint)
+        is_empty = self._page_check(paging, endpoint, at_most=0)
+        first_empty = is_empty(first[0])  # also checks the page's shape
         total = paging.total_of(first[0].body)
-        if total is not None and short(first[0]) and total > len(paging.items_of(first[0].body)):
-            self._warn_total(endpoint, total, [first[0]], paging)
+        if total and first_empty:
+            self._warn_total(endpoint, total, [], paging)
             return self._pages_result(endpoint, wire, first, paging, total)
         if total is None:
             if mode is not None:
@@ -374,14 +375,15 @@ class Client:
             spend=spend,
             spent=spent,
             unit="pages",
-            stop=short,
+            stop=is_empty,
         )
         pages = [first[0], *results]
-        # The total is the service's word; the pages are its data. A page that comes back
-        # short before the last one ends the load there, whatever the total said.
-        end = next((i for i, p in enumerate(pages[:-1]) if p is not None and short(p)), None)
+        # The total is the service's word; the pages are its data. An empty page before the
+        # last one ends the load there, whatever the total said. (A short page that is not
+        # empty does not: a service may cap the page size below the one asked for.)
+        end = next((i for i, p in enumerate(pages[:-1]) if p is not None and is_empty(p)), None)
         if end is not None:
-            pages = pages[: end + 1]
+            pages = pages[:end]
             self._warn_total(endpoint, total, pages, paging)
             refusal = None  # what the load needed is all here
         result = self._pages_result(endpoint, wire, pages, paging, total)
@@ -764,7 +766,7 @@ class Client:
         """Cached answers first, then what the plan allows (``_plan``) of the rest, in order.
 
         ``spent``: requests this load already sent (the first page). ``stop``: sends nothing
-        more after an answer it holds true of (a short page). Returns the answers (None where
+        more after an answer it holds true of (an empty page). Returns the answers (None where
         not loaded) and the refusal to raise when the plan sent nothing more."""
         results: list[_One | None] = [self._probe(p, q, endpoint, decode) for p, q in requests_]
         misses = [i for i, r in enumerate(results) if r is None]
@@ -924,7 +926,7 @@ class Client:
         quota is planned page by page: the cost is not known in advance)."""
         pages: list[_One | None] = [first]
         index = 0
-        short = self._short_page(paging, endpoint)
+        short = self._page_check(paging, endpoint, at_most=paging.page_size - 1)
         while not short(pages[-1]):
             index += 1
             if max_pages is not None and index >= max_pages:
@@ -947,11 +949,12 @@ class Client:
             pages.append(got[0])
         return self._pages_result(endpoint, wire, pages, paging, None)
 
-    def _short_page(
-        self, paging: PageNumberPaging | OffsetPaging, endpoint: str
+    def _page_check(
+        self, paging: PageNumberPaging | OffsetPaging, endpoint: str, at_most: int
     ) -> Callable[[_One | None], bool]:
-        """Whether a loaded page holds fewer items than a page can (the last one); a page of
-        another shape is an ``InvalidResponseError``, and its cached copy is dropped."""
+        """Whether a loaded page holds ``at_most`` items or fewer (0: empty; page size - 1:
+        short, the last one); a page of another shape is an ``InvalidResponseError``, and its
+        cached copy is dropped."""
 
         def short(one: _One | None) -> bool:
             if one is None:
@@ -961,7 +964,7 @@ class Client:
             except InvalidResponseError:
                 self.cache.forget([one.key] if one.key else [])
                 raise
-            return len(paging.items_of(one.body)) < paging.page_size
+            return len(paging.items_of(one.body)) <= at_most
 
         return short
 
@@ -974,8 +977,8 @@ class Client:
     ) -> None:
         got = sum(len(paging.items_of(p.body)) for p in pages if p is not None)
         warnings.warn(
-            f"quantscope: {endpoint} said {total} items in all, but page {len(pages)} came "
-            f"back short with {got} items so far: the load stopped there (the pages are the "
+            f"quantscope: {endpoint} said {total} items in all, but page {len(pages) + 1} "
+            f"came back empty after {got}: the load stopped there (the pages are the "
             "service's data; its total was not trusted further)",
             InconsistentAnswerWarning,
             stacklevel=4,

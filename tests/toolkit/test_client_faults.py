@@ -66,6 +66,7 @@ def test_a_wrong_shaped_answer_is_one_clear_error_and_is_not_cached(
         {"trades": "x", "pagination": {"total": 1}},  # was a silent empty frame
         {"unexpected": 1},  # no 'trades' at all: was a silent empty frame
         {"trades": [1, 2], "pagination": {"total": 2}},  # items that are not objects
+        {"trades": [{"foo": 1}], "pagination": {"total": 1}},  # was a silent row of NaN
     ],
 )
 def test_a_wrong_shaped_page_names_the_endpoint_never_a_silent_empty_frame(
@@ -117,7 +118,7 @@ def test_only_the_bad_answer_of_many_is_asked_again(
 # --- a server-sent total is not trusted beyond what the pages show ---------------------------
 
 
-def test_a_bogus_total_stops_at_the_first_short_page(
+def test_a_bogus_total_stops_at_the_first_empty_page(
     serve: Callable[..., FakeService], tmp_path: Path
 ) -> None:
     def handler(seen: Seen) -> Any:
@@ -127,14 +128,16 @@ def test_a_bogus_total_stops_at_the_first_short_page(
 
     service = serve(handler, limit=100, remaining=100)
     client = fake_client(service, tmp_path)
-    with pytest.warns(Warning, match=r"said 1000000 .* 24"):
+    with pytest.warns(
+        Warning, match=r"said 1000000 items in all, but page 4 came back empty after 24"
+    ):
         loaded = client.get_pages(
             "/api/trades",
             paging=PageNumberPaging(10),
             spend=Spend(confirm=True, partial=True),
         )
     assert len(loaded.items) == 24
-    assert service.count() == 3  # not 100: the third page came back short
+    assert service.count() == 4  # not 100: the fourth page came back empty
     assert loaded.missing == ()
 
 
