@@ -65,9 +65,9 @@ from quantscope._cache import (
     CacheInfo,
     Lifetime,
     ResponseCache,
-    build_session,
     key_scope,
     lifetime_for,
+    open_session,
     rule_for,
 )
 from quantscope._config import RetryPolicy, Settings, resolve_settings
@@ -77,6 +77,7 @@ from quantscope._errors import (
     APIStatusError,
     APITimeoutError,
     ConfigurationError,
+    InconsistentAnswerWarning,
     InvalidResponseError,
     OfflineCacheMissError,
     QuotaShareExceededError,
@@ -86,6 +87,7 @@ from quantscope._errors import (
     StaleDataWarning,
     error_from_response,
     format_reset,
+    redact,
 )
 from quantscope._estimate import Estimate, Priced, pricing
 from quantscope._framecache import FrameCache
@@ -211,7 +213,7 @@ class Client:
         self.base_url: str = str(settings.url)
         scope = key_scope(settings.service_id, settings.api_key)
         try:
-            self._session = build_session(settings.cache_path, scope, self.base_url)
+            self._session = open_session(settings.cache_path, scope, self.base_url)
         except (OSError, sqlite3.Error) as exc:
             raise ConfigurationError(
                 f"cannot use the cache at {settings.cache_path} ({exc}); set "
@@ -340,7 +342,12 @@ class Client:
                 raise refusal
             return empty  # partial=True, and not even the first page fitted
         spent = int(not first[0].from_cache)  # the first page, sent to learn the total
+        is_empty = self._page_check(paging, endpoint, at_most=0)
+        first_empty = is_empty(first[0])  # also checks the page's shape
         total = paging.total_of(first[0].body)
+        if total and first_empty:
+            self._warn_total(endpoint, total, [], paging)
+            return self._pages_result(endpoint, wire, first, paging, total)
         if total is None:
             if mode is not None:
                 raise Priced(
@@ -361,9 +368,25 @@ class Client:
                 )
             )
         results, refusal = self._fetch_batch(
-            endpoint, rest, desc=label, decode=decode, spend=spend, spent=spent, unit="pages"
+            endpoint,
+            rest,
+            desc=label,
+            decode=decode,
+            spend=spend,
+            spent=spent,
+            unit="pages",
+            stop=is_empty,
         )
-        result = self._pages_result(endpoint, wire, [first[0], *results], paging, total)
+        pages = [first[0], *results]
+        # The total is the service's word; the pages are its data. An empty page before the
+        # last one ends the load there, whatever the total said. (A short page that is not
+        # empty does not: a service may cap the page size below the one asked for.)
+        end = next((i for i, p in enumerate(pages[:-1]) if p is not None and is_empty(p)), None)
+        if end is not None:
+            pages = pages[:end]
+            self._warn_total(endpoint, total, pages, paging)
+            refusal = None  # what the load needed is all here
+        result = self._pages_result(endpoint, wire, pages, paging, total)
         if refusal is not None:
             refusal.partial = result
             raise refusal
@@ -527,9 +550,14 @@ class Client:
             return None
         if cached.is_expired and not expired_ok:
             return None
+        try:
+            body = self._decode(cached, endpoint, decode)
+        except InvalidResponseError:
+            self._forget(cached)  # stored before quantscope checked bodies: ask again
+            return None
         self.cache.count_hit()
         return _One(
-            self._decode(cached, endpoint, decode),
+            body,
             from_cache=True,
             fetched_at=cached.created_at or datetime.now(UTC),
             spent=0,
@@ -613,7 +641,11 @@ class Client:
             if stale is None:
                 raise error
             return stale
-        body = self._decode(response, endpoint, decode)
+        try:
+            body = self._decode(response, endpoint, decode)
+        except InvalidResponseError:
+            self._forget(response)
+            raise
         from_cache = bool(getattr(response, "from_cache", False))
         if not from_cache:
             self._apply_lifetime(response, path, query, body, extend_to)
@@ -664,12 +696,17 @@ class Client:
         try:
             return orjson.loads(content) if decode is None else decode(content)
         except orjson.JSONDecodeError:
+            shown = redact(repr(content[:60]), [self.settings.api_key or ""])
             raise InvalidResponseError(
                 f"{endpoint}: the service answered {response.status_code} with a body that is "
-                f"not JSON ({content[:60]!r}...); is QUANTSCOPE_URL the API's base address?",
+                f"not JSON ({shown}...); is QUANTSCOPE_URL the API's base address?",
                 endpoint=endpoint,
                 status_code=response.status_code,
             ) from None
+
+    def _forget(self, *responses: Any) -> None:
+        """Drop the cached copies of answers that could not be used (``ResponseCache.forget``)."""
+        self.cache.forget([k for r in responses if (k := getattr(r, "cache_key", None))])
 
     def _warn_stale(self, endpoint: str, stale: int, total: int) -> None:
         part = (
@@ -724,11 +761,13 @@ class Client:
         spend: Spend,
         spent: int = 0,
         unit: str = "answers",
+        stop: Callable[[_One], bool] | None = None,
     ) -> tuple[list[_One | None], _Refusal | None]:
         """Cached answers first, then what the plan allows (``_plan``) of the rest, in order.
 
-        ``spent``: requests this load already sent (the first page). Returns the answers (None
-        where not loaded) and the refusal to raise when the plan sent nothing more."""
+        ``spent``: requests this load already sent (the first page). ``stop``: sends nothing
+        more after an answer it holds true of (an empty page). Returns the answers (None where
+        not loaded) and the refusal to raise when the plan sent nothing more."""
         results: list[_One | None] = [self._probe(p, q, endpoint, decode) for p, q in requests_]
         misses = [i for i, r in enumerate(results) if r is None]
         if misses and self.settings.offline:
@@ -760,6 +799,9 @@ class Client:
                 results[i] = one
                 stale += one.stale
                 bar.update(1)
+                if stop is not None and stop(one):
+                    bar.total = bar.n
+                    break
         if stale:
             self._warn_stale(endpoint, stale, len(requests_))
         return results, refusal
@@ -884,7 +926,8 @@ class Client:
         quota is planned page by page: the cost is not known in advance)."""
         pages: list[_One | None] = [first]
         index = 0
-        while len(paging.items_of(pages[-1].body if pages[-1] else None)) >= paging.page_size:
+        short = self._page_check(paging, endpoint, at_most=paging.page_size - 1)
+        while not short(pages[-1]):
             index += 1
             if max_pages is not None and index >= max_pages:
                 break
@@ -905,6 +948,41 @@ class Client:
                 raise refusal
             pages.append(got[0])
         return self._pages_result(endpoint, wire, pages, paging, None)
+
+    def _page_check(
+        self, paging: PageNumberPaging | OffsetPaging, endpoint: str, at_most: int
+    ) -> Callable[[_One | None], bool]:
+        """Whether a loaded page holds ``at_most`` items or fewer (0: empty; page size - 1:
+        short, the last one); a page of another shape is an ``InvalidResponseError``, and its
+        cached copy is dropped."""
+
+        def short(one: _One | None) -> bool:
+            if one is None:
+                return True
+            try:
+                paging.check(one.body, endpoint)
+            except InvalidResponseError:
+                self.cache.forget([one.key] if one.key else [])
+                raise
+            return len(paging.items_of(one.body)) <= at_most
+
+        return short
+
+    def _warn_total(
+        self,
+        endpoint: str,
+        total: int,
+        pages: Sequence[_One | None],
+        paging: PageNumberPaging | OffsetPaging,
+    ) -> None:
+        got = sum(len(paging.items_of(p.body)) for p in pages if p is not None)
+        warnings.warn(
+            f"quantscope: {endpoint} said {total} items in all, but page {len(pages) + 1} "
+            f"came back empty after {got}: the load stopped there (the pages are the "
+            "service's data; its total was not trusted further)",
+            InconsistentAnswerWarning,
+            stacklevel=4,
+        )
 
     def _pages_result(
         self,

@@ -10,7 +10,7 @@
     │   ├── QuotaWouldBeExceededError   a load does not fit in the quota left: nothing was sent
     │   ├── QuotaShareExceededError     a load would spend more than its share: confirm=True
     │   └── RateLimitError              429 (also an APIStatusError, below)
-    ├── InvalidResponseError            a 2xx answer whose body is not JSON
+    ├── InvalidResponseError            a 2xx answer that is not JSON, or not the documented shape
     ├── MissingColumnsError (KeyError)  df.quant / plot method on a frame without its columns
     ├── UndoRefusedError                audit.undo would not restore what the entry changed
     ├── APIConnectionError              no answer: refused, reset, DNS (after the retries)
@@ -31,6 +31,8 @@
     ├── DataQualityWarning              values of a loaded frame could not be parsed: now missing
     ├── IncompleteDataWarning           a frame holds less than the request matched: see attrs
     │                                   (a capped list, a plan's chains, a partial=True load)
+    ├── InconsistentAnswerWarning       a total the pages did not reach: the load went by the pages
+    └── CacheRecoveredWarning           a corrupt cache file was set aside; a new cache started
 
 Every class lives here, whichever module raises it (``MissingColumnsError`` from ``_kinds``,
 ``UndoRefusedError`` from ``audit``, ``DataQualityWarning`` from ``_frames``), so one
@@ -66,11 +68,13 @@ __all__ = [
     "APIStatusError",
     "APITimeoutError",
     "AuthenticationError",
+    "CacheRecoveredWarning",
     "ChainNotAllowedError",
     "ConfigurationError",
     "ConflictError",
     "DataQualityWarning",
     "IncompleteDataWarning",
+    "InconsistentAnswerWarning",
     "InvalidParameterError",
     "InvalidResponseError",
     "MissingColumnsError",
@@ -320,6 +324,16 @@ class StaleDataWarning(QuantscopeWarning):
 
 class DataQualityWarning(QuantscopeWarning):
     """Some values of a loaded frame could not be parsed and are missing."""
+
+
+class InconsistentAnswerWarning(QuantscopeWarning):
+    """The service's answers disagree with each other (a total that the pages did not reach):
+    quantscope went by the data and stopped, instead of trusting the count further."""
+
+
+class CacheRecoveredWarning(QuantscopeWarning):
+    """The cache file could not be opened as a database (corrupt, truncated, not SQLite): it
+    was set aside under a ``.corrupt-<time>`` name and a new, empty cache started."""
 
 
 class IncompleteDataWarning(QuantscopeWarning):

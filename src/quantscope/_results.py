@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 import pandas as pd
 
 from quantscope._cache import CacheEntry
+from quantscope._errors import InvalidResponseError
 from quantscope._wire import Wire
 
 
@@ -157,11 +158,25 @@ class _Paging:
         value = body
         for key in self.total_path:
             value = value.get(key) if isinstance(value, Mapping) else None
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
+        # A count or nothing: a negative, fractional or textual total is not trusted (the
+        # client then pages until a short page, as for an answer without a total).
+        is_count = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+        return value if is_count else None
 
     def items_of(self, body: Any) -> list[Any]:
         items = body.get(self.items) if isinstance(body, Mapping) else None
         return list(items) if isinstance(items, list) else []
+
+    def check(self, body: Any, endpoint: str) -> None:
+        """Raise ``InvalidResponseError`` naming ``endpoint`` unless ``body`` is a page: an
+        object whose ``items`` is a list (a missing list is an error, never an empty page)."""
+        items = body.get(self.items) if isinstance(body, Mapping) else None
+        if not isinstance(items, list):
+            raise InvalidResponseError(
+                f"{endpoint}: expected '{self.items}' (a list) in each page, got {body!r:.200}",
+                endpoint=endpoint,
+                status_code=200,
+            )
 
     def page_count(self, total: int) -> int:
         return max(1, math.ceil(total / self.page_size))

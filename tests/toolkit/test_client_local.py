@@ -176,8 +176,8 @@ def test_stale_copy_is_used_with_one_warning_when_the_service_fails(
     healthy = {"up": True}
     service = serve(lambda s: ok({"v": 1}) if healthy["up"] else (503, {}, {}))
     client = fake_client(service, tmp_path)
-    pages = client.get_pages("/api/trades", paging=PageNumberPaging(10))
-    assert pages.items == []  # no "trades" key: tolerated, one page
+    with pytest.raises(InvalidResponseError, match="expected 'trades' \\(a list\\)"):
+        client.get_pages("/api/trades", paging=PageNumberPaging(10))  # a page without its list
     first = client.get("/api/eval-results", {"limit": 5})
     client._session.cache.reset_expiration(timedelta(seconds=-1))  # all expired now
     healthy["up"] = False

@@ -42,7 +42,7 @@ from typing import Any, TypeVar
 
 import pandas as pd
 
-from quantscope._cache import key_scope
+from quantscope._cache import CacheEntry, key_scope
 from quantscope._client import (
     Client,
     Fetched,
@@ -54,7 +54,7 @@ from quantscope._client import (
     get_default_client,
 )
 from quantscope._decode import page_decoder
-from quantscope._errors import IncompleteDataWarning, InvalidResponseError
+from quantscope._errors import DataQualityWarning, IncompleteDataWarning, InvalidResponseError
 from quantscope._estimate import Priced, pricing
 from quantscope._framecache import frame_key
 from quantscope._frames import FrameSpec, Item, build_frame, series_of
@@ -199,7 +199,11 @@ def load(
     else:
         one = c.get(recipe.endpoint, wire, decode=decode)
         loaded, entries = one, (one.entry,)
-    frame = recipe.frame(loaded)
+    try:
+        frame = recipe.frame(loaded)
+    except InvalidResponseError:
+        c.cache.forget([e.key for e in at_fault(recipe, loaded, entries) if e is not None])
+        raise
     if recipe.by_chain:
         note_plan_chains(frame, wire, c)
     missing = len(loaded.missing) if isinstance(loaded, FetchedPages | FetchedMany) else 0
@@ -210,6 +214,36 @@ def load(
     elif stored and len(stored) == len(entries):  # every answer is in the cache as loaded
         c.frames.put(key, frame, stored)
     return warn_incomplete(frame)
+
+
+def at_fault(
+    recipe: Recipe, loaded: Loaded, entries: Sequence[CacheEntry | None]
+) -> list[CacheEntry | None]:
+    """The cache entries of the answers ``recipe`` could not make a frame of, so that none of
+    them is served again: the one answer; of pages or many answers, each one that fails alone
+    (the error path only: one small build per answer)."""
+    if isinstance(loaded, Fetched):
+        return list(entries)
+    alone: list[tuple[Loaded, CacheEntry | None]]
+    if isinstance(loaded, FetchedPages):
+        items = recipe.paging.items_of if recipe.paging is not None else (lambda b: [])
+        alone = [
+            (FetchedPages((body,), items(body), loaded.total, loaded.provenance, (), (e,)), e)
+            for body, e in zip(loaded.pages, entries, strict=False)
+        ]
+    else:
+        answers = [r for r in loaded.results if r is not None]
+        alone = [
+            (FetchedMany((r,), loaded.provenance, (), (e,)), e)
+            for r, e in zip(answers, entries, strict=False)
+        ]
+    bad = []
+    for one, entry in alone:
+        try:
+            recipe.frame(one)
+        except InvalidResponseError:
+            bad.append(entry)
+    return bad
 
 
 def spend_of(confirm: bool, max_requests: int | None, partial: bool) -> Spend:
@@ -282,8 +316,29 @@ def typed_frame(
 ) -> pd.DataFrame:
     """``build_frame`` plus ``df.attrs["quantscope"]`` (provenance and loader extras).
 
-    The records may be items decoded by ``_decode.page_decoder(spec, ...)`` (the same frame)."""
-    return with_provenance(build_frame(records, spec), provenance, **extra)
+    The records may be items decoded by ``_decode.page_decoder(spec, ...)`` (the same frame).
+    Records holding none of the spec's fields are never silent rows of missing values: when
+    every record is such (another resource, error objects inside a 200) it is an
+    ``InvalidResponseError``; when some are, they are counted in a ``DataQualityWarning``."""
+    frame = build_frame(records, spec)
+    if len(frame) and len(frame.columns):
+        blank = int(frame.isna().all(axis=1).sum())
+        endpoint = provenance.endpoint if provenance is not None else spec.name
+        if blank == len(frame):
+            raise InvalidResponseError(
+                f"{endpoint}: none of the {blank} records holds a field of {spec.name} "
+                f"(first: {records[0]!r:.120}); is this the documented answer?",
+                endpoint=endpoint,
+                status_code=200,
+            )
+        if blank:
+            warnings.warn(
+                f"{spec.name}: {blank} of {len(frame)} records hold none of its fields; their "
+                "rows are all missing values",
+                DataQualityWarning,
+                stacklevel=4,
+            )
+    return with_provenance(frame, provenance, **extra)
 
 
 def typed_series(record: Mapping[str, Any], spec: FrameSpec, provenance: Provenance) -> pd.Series:
