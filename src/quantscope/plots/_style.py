@@ -144,6 +144,7 @@ def legend(ax: Axes, **kwargs: Any) -> None:
 OPERATOR_SYMBOLS = {"V_GTE_T": "≥", "V_GT_T": ">", "V_LTE_T": "≤", "V_LT_T": "<"}
 # Marks every threshold figure shares: the current threshold and small-sample rows.
 CURRENT = "black"
+CURRENT_CELL = "#e7298a"  # the current cell's outline: visible on any colour map used here
 SMALL_SAMPLE = "small sample (< {trades} trades or < {tokens} tokens)"
 
 
@@ -186,7 +187,12 @@ def heatmap_cells(
     """``values`` (rows x columns) as an image with one centred text per cell (``texts``,
     "" for none), rows upwards; returns the image (for a colour bar)."""
     image = ax.imshow(values, cmap=cmap, norm=norm, origin="lower", aspect="auto")
+    rgba = image.cmap(image.norm(np.where(np.isfinite(values), values, 0.0)))
+    dark = rgba[..., :3] @ np.array([0.299, 0.587, 0.114]) < 0.5  # text readable on the cell
     for (i, j), text in np.ndenumerate(texts):
         if text:
-            ax.text(j, i, text, ha="center", va="center", fontsize="x-small", gid="cell")
+            color = "white" if dark[i, j] else "black"
+            ax.text(
+                j, i, text, ha="center", va="center", fontsize="x-small", color=color, gid="cell"
+            )
     return image

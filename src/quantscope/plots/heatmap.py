@@ -91,7 +91,7 @@ def threshold_heatmap(
     ax.set_yticks(range(len(table.index)), [_tick(v) for v in table.index])
     _hatch_small(ax, grid, table)
     _outline_current(ax, grid, table)
-    S.legend(ax, loc="upper left", bbox_to_anchor=(1.25, 1.0))
+    S.legend(ax, loc="upper left", bbox_to_anchor=(0.0, -0.12), ncols=2)
     return ax
 
 
@@ -142,8 +142,8 @@ def _outline_current(ax: Axes, grid: pd.DataFrame, table: pd.DataFrame) -> None:
                 1,
                 1,
                 fill=False,
-                edgecolor=S.CURRENT,
-                linewidth=2.5,
+                edgecolor=S.CURRENT_CELL,
+                linewidth=3,
                 label=f"{CURRENT_CELL} ({a:g}, {b:g})",
                 gid=CURRENT_CELL,
             )
