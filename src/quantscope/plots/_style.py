@@ -187,7 +187,7 @@ def heatmap_cells(
     """``values`` (rows x columns) as an image with one centred text per cell (``texts``,
     "" for none), rows upwards; returns the image (for a colour bar)."""
     image = ax.imshow(values, cmap=cmap, norm=norm, origin="lower", aspect="auto")
-    rgba = image.cmap(image.norm(np.where(np.isfinite(values), values, 0.0)))
+    rgba = np.asarray(image.cmap(image.norm(np.where(np.isfinite(values), values, 0.0))))
     dark = rgba[..., :3] @ np.array([0.299, 0.587, 0.114]) < 0.5  # text readable on the cell
     for (i, j), text in np.ndenumerate(texts):
         if text:
