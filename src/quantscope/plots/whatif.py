@@ -78,7 +78,7 @@ def what_if_curve(
     """
     if axes is None:
         _, made = plt.subplots(
-            3, 1, sharex=True, figsize=(9.0, 7.0), height_ratios=[3, 2, 2], layout="constrained"
+            3, 1, sharex=True, figsize=(11.0, 7.0), height_ratios=[3, 2, 2], layout="constrained"
         )
         panels = (made[0], made[1], made[2])
     else:
@@ -191,6 +191,6 @@ def _decorate(panels: tuple[Axes, Axes, Axes], table: pd.DataFrame, info: dict[s
         ax.grid(alpha=0.3)
     panels[1].axhline(0.0, color=S.NEUTRAL, linewidth=0.8)
     panels[2].set_xlabel(f"{criteria[0]} threshold (trade kept when value {symbol} threshold)")
-    S.legend(panels[0], loc="best")
+    S.legend(panels[0], loc="upper left", bbox_to_anchor=(1.01, 1.0))
     if table.empty:
         S.empty_note(panels[0], "no threshold to draw")
