@@ -243,3 +243,10 @@ def test_empty_research_frames_draw_empty_labelled_figures(features: pd.DataFram
         assert bare.get_title()  # a frame with no attrs at all still draws, labelled
         png(bare.figure)
     assert P.walk_forward_folds(pd.DataFrame()).get_ylabel().startswith("win-rate change")
+
+
+def test_a_grid_without_the_current_pair_says_so(features: pd.DataFrame) -> None:
+    grid = bt.what_if_grid(features, (CRITERION, SECOND), ([3, 4], [1.2, 1.6]), rule="filter")
+    ax = P.threshold_heatmap(grid)
+    assert not [p for p in ax.patches if p.get_gid() == "current thresholds"]
+    assert ax.get_title().endswith("\ncurrent thresholds (2, 0.9) not on this grid")

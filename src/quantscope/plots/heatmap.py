@@ -131,6 +131,11 @@ def _outline_current(ax: Axes, grid: pd.DataFrame, table: pd.DataFrame) -> None:
     first, second = grid.attrs["what_if"]["criteria"]
     current = grid[S.flags(grid, "is_current")]
     if current.empty:
+        known = grid.attrs["what_if"].get("current") or {}
+        values = [known.get(first), known.get(second)]
+        if all(v is not None and len(v) == 1 for v in values):
+            a, b = (float(v[0]) for v in values if v is not None)
+            ax.set_title(f"{ax.get_title()}\ncurrent thresholds ({a:g}, {b:g}) not on this grid")
         return
     a, b = float(current[first].iloc[0]), float(current[second].iloc[0])
     found = _cell(table, a, b)
