@@ -9,7 +9,8 @@ Which kind of frame it is comes from its columns (``quantscope._kinds.FRAME_KIND
 with the plots, as are the column checks and ``MissingColumnsError``):
 
 * trades (``load_trades``): ``win_rate``, ``roi``, ``summary``, ``by``, ``equity_curve``,
-  ``drawdown``, ``daily_pnl``, ``daily_returns`` (each over the executed trades unless
+  ``drawdown``, ``daily_pnl``, ``daily_returns``, ``rolling``, ``worst_drawdowns``,
+  ``pnl_calendar`` (each over the executed trades unless
   ``execution=`` says otherwise), and ``executed`` (which trades were);
 * evaluations (``load_evaluations``) and criterion results (``load_eval_details``):
   ``pass_rate``, ``pass_rates``; criterion results also ``values_by_outcome(trades)``;
@@ -28,8 +29,11 @@ import pandas as pd
 
 from quantscope._errors import MissingColumnsError
 from quantscope._kinds import FRAME_KINDS, frame_kind, require_columns
+from quantscope.analytics import calendar as _calendar
+from quantscope.analytics import drawdowns as _drawdowns
 from quantscope.analytics import evaluations as _evaluations
 from quantscope.analytics import trades as _trades
+from quantscope.analytics import windows as _windows
 from quantscope.analytics._execution import Execution
 from quantscope.analytics._stats import PERIODS_PER_YEAR
 
@@ -172,6 +176,48 @@ class QuantAccessor:
         """Daily PnL over start-of-day equity (compounds back to the equity curve)."""
         return _trades.daily_returns(
             self._trades("daily_returns"),
+            capital=capital,
+            include_open=include_open,
+            execution=execution,
+        )
+
+    def rolling(
+        self,
+        window: int | str = 50,
+        *,
+        execution: Execution | None = None,
+        periods_per_year: int = PERIODS_PER_YEAR,
+    ) -> pd.DataFrame:
+        """Win rate, PnL and Sharpe over the last ``window`` trades (int) or days (``"30D"``)."""
+        return _windows.rolling(
+            self._trades("rolling"),
+            window,
+            execution=execution,
+            periods_per_year=periods_per_year,
+        )
+
+    def worst_drawdowns(
+        self, n: int = 5, *, capital: float | None = None, execution: Execution | None = None
+    ) -> pd.DataFrame:
+        """The ``n`` deepest drawdown episodes: start, trough, recovery, depth, length."""
+        return _drawdowns.worst_drawdowns(
+            self._trades("worst_drawdowns"), n, capital=capital, execution=execution
+        )
+
+    def pnl_calendar(
+        self,
+        freq: str = "M",
+        metric: str = "total_pnl_usd",
+        *,
+        capital: float | None = None,
+        include_open: bool = False,
+        execution: Execution | None = None,
+    ) -> pd.DataFrame:
+        """``by(freq=...)[metric]`` as years x months (``"M"``) or x ISO weeks (``"W"``)."""
+        return _calendar.pnl_calendar(
+            self._trades("pnl_calendar"),
+            freq,
+            metric,
             capital=capital,
             include_open=include_open,
             execution=execution,

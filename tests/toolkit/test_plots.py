@@ -247,7 +247,6 @@ def test_roi_distribution_with_open_positions_and_another_grouping() -> None:
         ("quant_name", None, "win_rate"),
         ("quant_name", None, "total_pnl_usd"),
         (None, "D", "total_pnl_usd"),
-        (["quant_name", "chain"], "W", "max_drawdown"),
         ("decision", None, "trades"),
     ],
 )
@@ -524,9 +523,14 @@ def test_each_plot_function_is_a_method_of_df_quant_plot() -> None:
         "metric_by",
         "pass_rate",  # the deprecated old name of pass_rate_over_time, one release
         "pass_rate_over_time",
+        "pnl_calendar",
         "roi_distribution",
+        "rolling",
+        "drawdowns",
     }
-    assert functions | {"QuantPlots", "THRESHOLD", "set_threshold"} == set(P.__all__)
+    # Figures of backtest frames (what_if, what_if_grid, walk_forward): functions only.
+    research = {"threshold_heatmap", "walk_forward_folds", "what_if_curve"}
+    assert functions | research | {"QuantPlots", "THRESHOLD", "set_threshold"} == set(P.__all__)
     for name in functions:
         assert callable(getattr(P.QuantPlots, name)), name
 

@@ -11,7 +11,9 @@ Trade metrics are over executed trades unless ``execution=`` asks for the hypoth
 Modules: ``trades`` (trade frames), ``evaluations`` (evaluation, criterion and signal frames),
 ``_kernel`` (the grouped numpy kernel behind ``summary``/``by``), ``_stats`` (one-series
 reference definitions: Sharpe, Sortino, drawdown), ``_periods`` (calendar periods for ``freq``),
-``_execution`` (executed versus hypothetical trades).
+``_execution`` (executed versus hypothetical trades), ``windows`` (rolling win rate, PnL and
+Sharpe over the last N trades or days), ``drawdowns`` (the worst drawdown episodes),
+``calendar`` (a metric per month or week, years x periods).
 """
 
 from quantscope.analytics._execution import EXECUTION_LABELS, Execution
@@ -24,6 +26,8 @@ from quantscope.analytics._stats import (
     sharpe_ratio,
     sortino_ratio,
 )
+from quantscope.analytics.calendar import pnl_calendar
+from quantscope.analytics.drawdowns import DRAWDOWN_COLUMNS, worst_drawdowns
 from quantscope.analytics.evaluations import (
     OUTCOMES,
     criterion_values,
@@ -49,14 +53,17 @@ from quantscope.analytics.trades import (
     summary,
     win_rate,
 )
+from quantscope.analytics.windows import ROLLING_COLUMNS, rolling
 
 __all__ = [
     "CAPITAL_PER_QUANT_USD",
+    "DRAWDOWN_COLUMNS",
     "EXECUTION_LABELS",
     "FREQS",
     "MIN_RATIO_DAYS",
     "OUTCOMES",
     "PERIODS_PER_YEAR",
+    "ROLLING_COLUMNS",
     "SUMMARY_METRICS",
     "TRADE_COLUMNS",
     "Drawdown",
@@ -72,7 +79,9 @@ __all__ = [
     "max_drawdown",
     "pass_rate",
     "pass_rates",
+    "pnl_calendar",
     "roi",
+    "rolling",
     "select_execution",
     "sharpe_ratio",
     "sortino_ratio",
@@ -81,4 +90,5 @@ __all__ = [
     "trade_outcomes",
     "values_by_outcome",
     "win_rate",
+    "worst_drawdowns",
 ]

@@ -15,9 +15,12 @@ from matplotlib.axes import Axes
 
 from quantscope import analytics
 from quantscope._kinds import FRAME_KINDS, FrameKind, require_columns
+from quantscope.plots import calendar as _calendar
 from quantscope.plots import evaluations as _evaluations
 from quantscope.plots import market as _market
 from quantscope.plots import trades as _trades
+from quantscope.plots import windows as _windows
+from quantscope.plots import worst_drawdowns as _worst
 
 Keys = str | Sequence[str] | None
 
@@ -119,6 +122,54 @@ class QuantPlots:
             by,
             metric,
             freq=freq,
+            capital=capital,
+            include_open=include_open,
+            execution=execution,
+            ax=ax,
+        )
+
+    def rolling(
+        self,
+        window: int | str = 50,
+        *,
+        execution: analytics.Execution | None = None,
+        periods_per_year: int = analytics.PERIODS_PER_YEAR,
+        axes: Sequence[Axes] | None = None,
+    ) -> tuple[Axes, Axes, Axes]:
+        """Win rate, PnL and Sharpe over the last N trades or days (``plots.rolling``)."""
+        _require(self._obj, "rolling", [TRADES], analytics.TRADE_COLUMNS)
+        return _windows.rolling(
+            self._obj, window, execution=execution, periods_per_year=periods_per_year, axes=axes
+        )
+
+    def drawdowns(
+        self,
+        n: int = 5,
+        *,
+        capital: float | None = None,
+        execution: analytics.Execution | None = None,
+        ax: Axes | None = None,
+    ) -> Axes:
+        """The equity curve with its worst drawdowns shaded (``plots.drawdowns``)."""
+        _require(self._obj, "drawdowns", [TRADES], analytics.TRADE_COLUMNS)
+        return _worst.drawdowns(self._obj, n, capital=capital, execution=execution, ax=ax)
+
+    def pnl_calendar(
+        self,
+        freq: str = "M",
+        metric: str = "total_pnl_usd",
+        *,
+        capital: float | None = None,
+        include_open: bool = False,
+        execution: analytics.Execution | None = None,
+        ax: Axes | None = None,
+    ) -> Axes:
+        """A metric per month or ISO week, years x periods (``plots.pnl_calendar``)."""
+        _require(self._obj, "pnl_calendar", [TRADES], analytics.TRADE_COLUMNS)
+        return _calendar.pnl_calendar(
+            self._obj,
+            freq,
+            metric,
             capital=capital,
             include_open=include_open,
             execution=execution,

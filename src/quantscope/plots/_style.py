@@ -138,3 +138,61 @@ def legend(ax: Axes, **kwargs: Any) -> None:
     handles, _ = ax.get_legend_handles_labels()
     if handles:
         ax.legend(**{"fontsize": "small", "frameon": False, **kwargs})
+
+
+# The operators of a playbook (``backtest.OPERATORS``) as the symbol an axis label reads.
+OPERATOR_SYMBOLS = {"V_GTE_T": "≥", "V_GT_T": ">", "V_LTE_T": "≤", "V_LT_T": "<"}
+# Marks every threshold figure shares: the current threshold and small-sample rows.
+CURRENT = "black"
+CURRENT_CELL = "#e7298a"  # the current cell's outline: visible on any colour map used here
+SMALL_SAMPLE = "small sample (< {trades} trades or < {tokens} tokens)"
+
+
+def column(frame: pd.DataFrame, name: str) -> np.ndarray:
+    """A column as float64 (NA as NaN); an empty array when an empty frame lacks it."""
+    if name not in frame.columns and frame.empty:
+        return np.zeros(0, dtype=np.float64)
+    return frame[name].to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def flags(frame: pd.DataFrame, name: str) -> np.ndarray:
+    """A boolean column as numpy bool (NA as False); all False when the frame lacks it."""
+    if name not in frame.columns:
+        return np.zeros(len(frame), dtype=bool)
+    return frame[name].to_numpy(dtype=bool, na_value=False)
+
+
+def empty_note(ax: Axes, text: str = "no data") -> None:
+    """Say in the middle of an empty Axes why nothing is drawn."""
+    ax.text(
+        0.5,
+        0.5,
+        text,
+        transform=ax.transAxes,
+        ha="center",
+        va="center",
+        color=NEUTRAL,
+        gid="empty",
+    )
+
+
+def heatmap_cells(
+    ax: Axes,
+    values: np.ndarray,
+    texts: np.ndarray,
+    *,
+    cmap: str,
+    norm: Any = None,
+) -> Any:
+    """``values`` (rows x columns) as an image with one centred text per cell (``texts``,
+    "" for none), rows upwards; returns the image (for a colour bar)."""
+    image = ax.imshow(values, cmap=cmap, norm=norm, origin="lower", aspect="auto")
+    rgba = np.asarray(image.cmap(image.norm(np.where(np.isfinite(values), values, 0.0))))
+    dark = rgba[..., :3] @ np.array([0.299, 0.587, 0.114]) < 0.5  # text readable on the cell
+    for (i, j), text in np.ndenumerate(texts):
+        if text:
+            color = "white" if dark[i, j] else "black"
+            ax.text(
+                j, i, text, ha="center", va="center", fontsize="x-small", color=color, gid="cell"
+            )
+    return image

@@ -1,6 +1,7 @@
 """Market figures: OHLCV candlesticks with the quant's evaluations and trades marked on them.
 
-Drawn with plain matplotlib (a wick line and a body bar per candle), so no charting dependency.
+Drawn with plain matplotlib (a wick line and a body bar per candle, in greys: the trade marks
+carry the outcome colours), so no charting dependency.
 Every marker is a value of a frame, looked up, never estimated:
 
 * an evaluation at (``created_at``, ``detection_price_usd``), passed and failed apart;
@@ -22,6 +23,11 @@ from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
 
 from quantscope.plots import _style as S
+
+# Candles in greys (rising light, falling dark), so that the trade lines and markers, coloured
+# by outcome (``S.WIN``/``S.LOSS``), never share a colour with the candles they are drawn on.
+CANDLE_UP = "#bdbdbd"
+CANDLE_DOWN = "#737373"
 
 
 def candles(
@@ -70,7 +76,7 @@ def candles(
         ohlcv[k].to_numpy(dtype=np.float64, na_value=np.nan)
         for k in ("open", "high", "low", "close")
     )
-    colors = [S.WIN if up else S.LOSS for up in c >= o]
+    colors = [CANDLE_UP if up else CANDLE_DOWN for up in c >= o]
     ax.vlines(x, lo, h, colors=colors, linewidth=0.8, gid="wicks")
     ax.bar(
         x,

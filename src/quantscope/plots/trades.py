@@ -1,4 +1,4 @@
-"""Trade figures: equity with drawdown, ROI distribution by result, a metric by group.
+"""Trade figures: equity with drawdown, ROI distribution by result, a metric by group (and period).
 
 Each draws numbers that ``quantscope.analytics`` computed (``equity_curve``, ``drawdown``,
 ``by``) or columns of the trades frame as they are (``roi``); docs/metrics.md defines them.
@@ -174,8 +174,11 @@ def metric_by(
             trades says which in the title.
 
     Returns:
-        The Axes: bars in the order of ``by()``'s rows (blue, or orange below zero), each
-        labelled with its value when there are few.
+        The Axes. With ``by`` and ``freq``: grouped bars, one group per period (x ticks, in
+        time order) and one bar per group key (a bar container per key, labelled with it;
+        NaN where the key has no trade in that period). Otherwise one bar per row of
+        ``by()`` in its order (blue, or orange below zero), each labelled with its value
+        when there are few.
     """
     if metric not in analytics.SUMMARY_METRICS:
         known = ", ".join(analytics.SUMMARY_METRICS)
@@ -187,22 +190,13 @@ def metric_by(
     if pd.api.types.is_timedelta64_dtype(values.dtype):
         values = values / _HOUR
     heights = values.to_numpy(dtype=np.float64, na_value=np.nan)
-    label, unit = _METRIC_AXES.get(metric, ("ratio", S.PLAIN))
-
+    label, unit = metric_unit(metric)
     ax = S.new_axes(ax)
-    labels = [S.group_label(key) for key in table.index]
-    colors = [S.LOSS if h < 0 else S.LINE for h in heights]
-    positions = np.arange(len(labels))
-    bars = ax.bar(positions, heights, color=colors, tick_label=labels)
-    if len(labels) <= 12:
-        texts = [unit.text(h) if np.isfinite(h) else "" for h in heights]
-        ax.bar_label(bars, labels=texts, fontsize="small", padding=2)
-    for x in positions[~np.isfinite(heights)]:  # an undefined metric says so, not a zero bar
-        ax.annotate("n/a", (x, 0.0), ha="center", va="bottom", fontsize="small", color=S.NEUTRAL)
-    if len(labels) > 6 or max((len(s) for s in labels), default=0) > 10:
-        ax.tick_params(axis="x", labelrotation=45)
-        for text in ax.get_xticklabels():
-            text.set_horizontalalignment("right")
+    names = [by] if isinstance(by, str) else list(by or [])
+    if freq is not None and names and len(table):
+        _grouped_bars(ax, table, heights)
+    else:
+        _flat_bars(ax, table, heights, unit)
     ax.axhline(0.0, color=S.NEUTRAL, linewidth=0.8)
     name = metric.removesuffix("_usd").replace("_", " ")
     grouping = _grouping(by, freq)
@@ -214,6 +208,59 @@ def metric_by(
     ax.yaxis.set_major_formatter(unit.axis())
     ax.grid(axis="y", alpha=0.3)
     return ax
+
+
+def metric_unit(metric: str) -> tuple[str, S.Unit]:
+    """The unit words of a ``by()`` metric in an axis label, and how its values are shown."""
+    return _METRIC_AXES.get(metric, ("ratio", S.PLAIN))
+
+
+def _flat_bars(ax: Axes, table: pd.DataFrame, heights: np.ndarray, unit: S.Unit) -> None:
+    """One bar per row of ``table`` (blue, or orange below zero), labelled when few."""
+    labels = [S.group_label(key) for key in table.index]
+    colors = [S.LOSS if h < 0 else S.LINE for h in heights]
+    positions = np.arange(len(labels))
+    bars = ax.bar(positions, heights, color=colors, tick_label=labels)
+    if len(labels) <= 12:
+        texts = [unit.text(h) if np.isfinite(h) else "" for h in heights]
+        ax.bar_label(bars, labels=texts, fontsize="small", padding=2)
+    for x in positions[~np.isfinite(heights)]:  # an undefined metric says so, not a zero bar
+        ax.annotate("n/a", (x, 0.0), ha="center", va="bottom", fontsize="small", color=S.NEUTRAL)
+    _rotate(ax, labels)
+
+
+def _grouped_bars(ax: Axes, table: pd.DataFrame, heights: np.ndarray) -> None:
+    """One group per period, one bar per key (a BarContainer per key, labelled with it, its
+    heights the key's rows of ``table`` by period; NaN where the key has no trade then)."""
+    periods = pd.DatetimeIndex(table.index.get_level_values("period"))
+    order = periods.unique().sort_values()
+    key_codes, groups = pd.factorize(
+        table.index.droplevel("period").to_flat_index(), use_na_sentinel=False
+    )
+    matrix = np.full((len(groups), len(order)), np.nan)
+    matrix[key_codes, order.get_indexer(periods)] = heights
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    width = 0.8 / len(groups)
+    positions = np.arange(len(order))
+    for i, key in enumerate(groups):
+        ax.bar(
+            positions + (i - (len(groups) - 1) / 2) * width,
+            matrix[i],
+            width,
+            color=cycle[i % len(cycle)],
+            label=S.group_label(key),
+        )
+    labels = [S.group_label(p) for p in order]
+    ax.set_xticks(positions, labels)
+    _rotate(ax, labels)
+    S.legend(ax, title=" / ".join(map(str, table.index.names[:-1])), ncols=min(len(groups), 4))
+
+
+def _rotate(ax: Axes, labels: list[str]) -> None:
+    if len(labels) > 6 or max((len(s) for s in labels), default=0) > 10:
+        ax.tick_params(axis="x", labelrotation=45)
+        for text in ax.get_xticklabels():
+            text.set_horizontalalignment("right")
 
 
 def _grouping(by: Keys, freq: str | None) -> str:

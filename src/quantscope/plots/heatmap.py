@@ -1,0 +1,155 @@
+"""The two-threshold heatmap: one metric of ``backtest.what_if_grid`` over both thresholds.
+
+The cells are ``backtest.pivot_grid(grid, metric)`` as it is (rows the first criterion's
+thresholds, upwards; columns the second's), each annotated with its value and the trades it
+keeps; cells flagged ``small_sample`` are hatched, and the current pair of thresholds (the
+row flagged ``is_current``) is outlined. A hard-filter grid says "upper bound" in its title.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.colors import TwoSlopeNorm
+from matplotlib.patches import Rectangle
+
+from quantscope.backtest import pivot_grid
+from quantscope.plots import _style as S
+
+CURRENT_CELL = "current thresholds"
+SMALL_CELL = "small sample"  # the gid of a hatched cell
+# How each metric of a sweep is shown; others are plain numbers.
+_UNITS: dict[str, S.Unit] = {
+    "win_rate": S.PERCENT,
+    "kept_share": S.PERCENT,
+    "roi": S.PERCENT,
+    "d_win_rate": S.PERCENT,
+    "d_roi": S.PERCENT,
+    "total_pnl_usd": S.USD,
+    "d_total_pnl_usd": S.USD,
+    "gross_profit_usd": S.USD,
+    "gross_loss_usd": S.USD,
+}
+
+
+def _tick(value: float) -> str:
+    return f"{value:g}"
+
+
+def threshold_heatmap(
+    grid: pd.DataFrame,
+    metric: str = "win_rate",
+    *,
+    annotate: bool = True,
+    ax: Axes | None = None,
+) -> Axes:
+    """``pivot_grid(grid, metric)`` as a heatmap over the two criteria's thresholds.
+
+    Args:
+        grid: ``backtest.what_if_grid(features, (first, second), ...)``.
+        metric: a metric or change column of the grid (``win_rate``, ``total_pnl_usd``,
+            ``d_win_rate``...); changes (``d_...``) are coloured around zero.
+        annotate: write each cell's value and kept trades in it.
+
+    Returns:
+        The Axes: an image whose array is the pivot table, texts (gid ``cell``) of the
+        values, hatched Rectangles labelled ``"small sample"`` and a Rectangle labelled
+        ``"current thresholds"`` around the current cell (when it is on the grid).
+    """
+    ax = S.new_axes(ax, figsize=(8.0, 5.5))
+    info: dict[str, Any] = dict(grid.attrs.get("what_if", {}))
+    criteria = info.get("criteria") or ("first criterion", "second criterion")
+    ops = info.get("operators") or ("", "")
+    table = pivot_grid(grid, metric) if info and not grid.empty else pd.DataFrame()
+    unit = _UNITS.get(metric, S.PLAIN)
+    rule = "upper bound: hard filter" if info.get("upper_bound") else "replayed rule"
+    ax.set_title(f"{metric} over two thresholds ({rule})")
+    ax.set_ylabel(f"{criteria[0]} threshold ({S.OPERATOR_SYMBOLS.get(ops[0], '')})")
+    ax.set_xlabel(f"{criteria[1]} threshold ({S.OPERATOR_SYMBOLS.get(ops[1], '')})")
+    if table.empty:
+        S.empty_note(ax, "no threshold pair to draw")
+        return ax
+    values = table.to_numpy(dtype=np.float64, na_value=np.nan)
+    kept = pivot_grid(grid, "trades").to_numpy(dtype=np.float64, na_value=np.nan)
+    texts = np.full(values.shape, "", dtype=object)
+    if annotate:
+        for (i, j), value in np.ndenumerate(values):
+            shown = unit.text(value) if np.isfinite(value) else "n/a"
+            texts[i, j] = f"{shown}\nn={kept[i, j]:,.0f}" if np.isfinite(kept[i, j]) else shown
+    finite = values[np.isfinite(values)]
+    norm = None
+    if metric.startswith("d_") and finite.size and finite.min() < 0 < finite.max():
+        norm = TwoSlopeNorm(vcenter=0.0, vmin=float(finite.min()), vmax=float(finite.max()))
+    image = S.heatmap_cells(
+        ax, values, texts, cmap="RdBu" if norm is not None else "viridis", norm=norm
+    )
+    ax.figure.colorbar(image, ax=ax, format=unit.axis(), label=metric)
+    ax.set_xticks(range(len(table.columns)), [_tick(v) for v in table.columns])
+    ax.set_yticks(range(len(table.index)), [_tick(v) for v in table.index])
+    _hatch_small(ax, grid, table)
+    _outline_current(ax, grid, table)
+    S.legend(ax, loc="upper left", bbox_to_anchor=(0.0, -0.12), ncols=2)
+    return ax
+
+
+def _cell(table: pd.DataFrame, first: float, second: float) -> tuple[int, int] | None:
+    rows, cols = np.flatnonzero(table.index == first), np.flatnonzero(table.columns == second)
+    return (int(rows[0]), int(cols[0])) if rows.size and cols.size else None
+
+
+def _hatch_small(ax: Axes, grid: pd.DataFrame, table: pd.DataFrame) -> None:
+    info = grid.attrs["what_if"]
+    first, second = info["criteria"]
+    guards = info.get("guards", {})
+    label = S.SMALL_SAMPLE.format(
+        trades=guards.get("min_trades", 30), tokens=guards.get("min_tokens", 10)
+    )
+    small = grid[S.flags(grid, "small_sample")]
+    for n, (a, b) in enumerate(zip(small[first], small[second], strict=True)):
+        found = _cell(table, a, b)
+        if found is not None:
+            i, j = found
+            ax.add_patch(
+                Rectangle(
+                    (j - 0.5, i - 0.5),
+                    1,
+                    1,
+                    fill=False,
+                    hatch="//",
+                    edgecolor=S.NEUTRAL,
+                    linewidth=0,
+                    label=label if n == 0 else None,
+                    gid=SMALL_CELL,
+                )
+            )
+
+
+def _outline_current(ax: Axes, grid: pd.DataFrame, table: pd.DataFrame) -> None:
+    first, second = grid.attrs["what_if"]["criteria"]
+    current = grid[S.flags(grid, "is_current")]
+    if current.empty:
+        known = grid.attrs["what_if"].get("current") or {}
+        values = [known.get(first), known.get(second)]
+        if all(v is not None and len(v) == 1 for v in values):
+            a, b = (float(v[0]) for v in values if v is not None)
+            ax.set_title(f"{ax.get_title()}\ncurrent thresholds ({a:g}, {b:g}) not on this grid")
+        return
+    a, b = float(current[first].iloc[0]), float(current[second].iloc[0])
+    found = _cell(table, a, b)
+    if found is not None:
+        i, j = found
+        ax.add_patch(
+            Rectangle(
+                (j - 0.5, i - 0.5),
+                1,
+                1,
+                fill=False,
+                edgecolor=S.CURRENT_CELL,
+                linewidth=3,
+                label=f"{CURRENT_CELL} ({a:g}, {b:g})",
+                gid=CURRENT_CELL,
+            )
+        )
