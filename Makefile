@@ -15,10 +15,12 @@ $(STAMP): pyproject.toml constraints.txt
 install: $(STAMP)
 
 # The main job: the text tour, then every notebook executed on a fresh embedded sandbox,
-# written as HTML (and key figures as PNG) under build/.
+# written as HTML (and key figures as PNG) under build/, and one study report per quant
+# under build/reports/.
 demo: $(STAMP)
 	$(BIN)/python -m quantscope.tour
 	$(BIN)/python tools/notebooks.py demo --out build
+	$(BIN)/quantscope report --all-quants --confirm -o build/reports
 
 # Regenerate notebooks/*.ipynb from notebooks/src/*.py and store fresh outputs (nbval compares
 # against them): run after editing a notebook source.

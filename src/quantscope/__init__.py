@@ -12,7 +12,8 @@ Everything users need is exported here, in ``__all__`` (a test keeps it sorted a
 the loaders, the client and the value objects of its signatures (``Settings``, ``RetryPolicy``,
 ``Quota``, ``CacheInfo``, ``Provenance``, ``Fetched``...), the whole error tree, the ``df.quant``
 accessor, and the ``analytics`` and ``backtest`` modules. Figures are in ``quantscope.plots``,
-panels in ``quantscope.widgets``, safe playbook writes in ``quantscope.audit``.
+panels in ``quantscope.widgets``, safe playbook writes in ``quantscope.audit``, and
+``report(quant_id, path)`` writes a self-contained HTML study report (``quantscope.report``).
 """
 
 __version__ = "0.1.0"  # first: submodules read it while the package initialises
@@ -93,6 +94,7 @@ from quantscope.loaders import (
     run_analysis,
     update_playbook,
 )
+from quantscope.report import report  # the function; its modules import matplotlib lazily
 
 __all__ = [
     "APIConnectionError",
@@ -165,6 +167,7 @@ __all__ = [
     "load_trade",
     "load_trade_stats",
     "load_trades",
+    "report",
     "run_analysis",
     "set_default_client",
     "update_playbook",

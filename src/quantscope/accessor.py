@@ -10,8 +10,9 @@ with the plots, as are the column checks and ``MissingColumnsError``):
 
 * trades (``load_trades``): ``win_rate``, ``roi``, ``summary``, ``by``, ``equity_curve``,
   ``drawdown``, ``daily_pnl``, ``daily_returns``, ``rolling``, ``worst_drawdowns``,
-  ``pnl_calendar`` (each over the executed trades unless
-  ``execution=`` says otherwise), and ``executed`` (which trades were);
+  ``pnl_calendar`` (each over the executed trades unless ``execution=`` says otherwise),
+  ``executed`` (which trades were), and ``report(path)`` (the study report,
+  ``quantscope.reporting``, imported on first use like the plots);
 * evaluations (``load_evaluations``) and criterion results (``load_eval_details``):
   ``pass_rate``, ``pass_rates``; criterion results also ``values_by_outcome(trades)``;
 * signals (``load_signals``): ``stage_counts``.
@@ -23,10 +24,12 @@ returns ``quantscope.plots.QuantPlots(df)``, whose methods draw (``df.quant.plot
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from quantscope._client import Client
 from quantscope._errors import MissingColumnsError
 from quantscope._kinds import FRAME_KINDS, frame_kind, require_columns
 from quantscope.analytics import calendar as _calendar
@@ -221,6 +224,23 @@ class QuantAccessor:
             capital=capital,
             include_open=include_open,
             execution=execution,
+        )
+
+    def report(
+        self,
+        path: str | Path,
+        *,
+        criteria: Sequence[str] = (),
+        client: Client | None = None,
+        confirm: bool = False,
+        load: bool = True,
+    ) -> Path:
+        """Write the study report of these trades to ``path`` (``quantscope.report``)."""
+        from quantscope.report import report_trades  # matplotlib only once a report is asked
+
+        frame = self._trades("report")
+        return report_trades(
+            frame, path, criteria=criteria, client=client, confirm=confirm, load=load
         )
 
     # --- evaluations and criterion results --------------------------------------------------

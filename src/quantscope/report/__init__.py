@@ -1,0 +1,90 @@
+"""One self-contained HTML study report of a quant: ``qs.report(quant_id, path)``.
+
+::
+
+    import quantscope as qsc
+    qsc.report(1, "atlas.html", criteria=["smart_money_buys"])   # loads what it needs
+    trades.quant.report("atlas.html")                              # from a frame you have
+
+The page holds, in order (``sections.SECTIONS``): an overview (what was loaded and what it
+cost in requests), the headline metrics with their definitions and sample sizes, equity and
+drawdowns, breakdowns by chain / decision / token / week, the hypothetical trades apart, the
+playbook, the optimizer's recommendations with their replayed effect (the filter figure and
+the service's claim labelled UPPER BOUND), a what-if section for the criteria named, two
+trades on the chart, and the definitions. Figures are PNG inside the file; nothing is fetched
+when it is opened; the same data gives the same bytes (docs/report.md).
+
+Modules: ``build`` (gathering the data through the loaders, quota-aware), ``sections`` (the
+registry of sections), ``_trading`` and ``_research`` (their builders), ``plugs`` (named
+places where new figures plug in), ``blocks`` (what sections are made of), ``cells`` (number
+formats), ``png`` (reproducible figures), ``html`` (the page), ``render`` (all of it to a
+file), ``cli`` (``quantscope report``). Importing this package does not import matplotlib.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from quantscope._client import Client
+
+__all__ = ["report", "report_trades"]
+
+
+def report(
+    quant_id: Any,
+    path: str | Path,
+    *,
+    criteria: Sequence[str] = (),
+    client: Client | None = None,
+    confirm: bool = False,
+    generated_at: datetime | None = None,
+) -> Path:
+    """Write the study report of quant ``quant_id`` to ``path`` (an ``.html`` file).
+
+    Args:
+        quant_id: the quant (an int, a numpy integer or an int-valued string).
+        path: where to write the page (parent folders are created).
+        criteria: criterion keys for the threshold section (what-if per market-cap class,
+            walk-forward, distributions); none: that section says how to ask.
+        client: the client to load with (default: the default client).
+        confirm: spend more than the client's share of the quota left (``quota_share``).
+            The report prices its loads first and, over the share, is refused with the cost
+            (``QuotaShareExceededError``), having sent only the trades' pages.
+        generated_at: a time to print as the writing time; default none (the page is dated
+            by its data, so the same data gives the same bytes).
+
+    Returns:
+        The path written.
+    """
+    from quantscope.report import build, render  # matplotlib only once a report is asked for
+
+    data = build.gather(quant_id, criteria=criteria, client=client, confirm=confirm)
+    return render.write(data, path, generated_at=generated_at)
+
+
+def report_trades(
+    trades: pd.DataFrame,
+    path: str | Path,
+    *,
+    criteria: Sequence[str] = (),
+    client: Client | None = None,
+    confirm: bool = False,
+    load: bool = True,
+    generated_at: datetime | None = None,
+) -> Path:
+    """``report`` from a trades frame already loaded (``df.quant.report``).
+
+    With ``load`` (default) the report loads what the frame lacks: the buy evaluations'
+    details and two tokens' candles, and for a frame of one quant its evaluations, playbook
+    and recommendations (priced and refused over the quota share as ``report``). With
+    ``load=False`` nothing is sent: the research sections say their data is missing.
+    """
+    from quantscope.report import build, render
+
+    data = build.from_trades(trades, criteria=criteria, client=client, confirm=confirm, load=load)
+    return render.write(data, path, generated_at=generated_at)

@@ -1,0 +1,43 @@
+"""A report from its data: every section built, rendered into one page, written to a file.
+
+``write(data, path)`` builds each section of ``sections.SECTIONS`` (in order) under the
+report style and writes the page (``html.page``) as UTF-8. The page is dated by the data
+(``ReportData.as_of``) unless ``generated_at`` is given: never by the wall clock.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from quantscope import __version__
+from quantscope.report import cells as C
+from quantscope.report.build import ReportData
+from quantscope.report.html import page
+from quantscope.report.sections import SECTIONS
+
+
+def render(data: ReportData, *, generated_at: datetime | None = None) -> str:
+    """The report's HTML page."""
+    built = [(s.key, s.title, s.blocks(data)) for s in SECTIONS]
+    quant = f" (quant {data.quant_id})" if data.quant_id is not None else ""
+    dated = f"; written {C.when(generated_at)}" if generated_at is not None else ""
+    subtitle = (
+        f"Data as of {C.when(data.as_of)}{dated}. Executed trades unless a section says "
+        "otherwise; research answers replay the whole pass rule."
+    )
+    footer = (
+        f"Written by quantscope {__version__}. Self-contained: figures are embedded, nothing "
+        "is fetched. The same data gives the same file."
+    )
+    return page(f"quantscope report: {data.title}{quant}", subtitle, built, footer)
+
+
+def write(data: ReportData, path: str | Path, *, generated_at: datetime | None = None) -> Path:
+    """Render the report and write it to ``path`` (parents created); returns the path."""
+    target = Path(path)
+    if target.suffix.lower() not in (".html", ".htm"):
+        raise ValueError(f"a report is an HTML file: give a path ending in .html, got {path!s}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(render(data, generated_at=generated_at), encoding="utf-8")
+    return target

@@ -1,0 +1,236 @@
+"""The study report (``qs.report``, ``df.quant.report``, ``quantscope report``) on the sandbox.
+
+Two reports of quant 1 are written once for the module, each with a fresh cache of its own
+(the same inputs): they must be the same bytes, hold every section, show the analytics'
+values, refer to nothing outside the file, and load in Chromium without any request but the
+file itself. Quota: a report over the client's share is refused, having sent only the
+trades' pages.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from _helpers import quota_left
+from _helpers.chromium import open_page
+
+import quantscope as qs
+from quantscope import analytics
+from quantscope._client import Client
+from quantscope._errors import QuotaShareExceededError
+from quantscope.cli import main
+from quantscope.report import cells as C
+from quantscope.report.sections import SECTIONS
+from quantscope.sandbox.serve import SandboxServer
+
+# Two cold reports (about 40 s each here: 860 requests and the figures) for the module.
+pytestmark = pytest.mark.slow
+
+QUANT = 1
+CRITERIA = ["smart_money_buys"]
+
+
+def _client(server: SandboxServer, cache: Path, **kwargs: object) -> Client:
+    return Client(
+        server.url, server.keys["enterprise"], cache_dir=str(cache), progress=False, **kwargs
+    )
+
+
+@pytest.fixture(scope="module")
+def written(
+    own_sandbox: SandboxServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Path, Path, Path]]:
+    """Two reports of the same world, each from a cold cache of its own; and run 1's cache."""
+    out = tmp_path_factory.mktemp("reports")
+    paths = []
+    for run in (1, 2):
+        cache = tmp_path_factory.mktemp(f"cache{run}")
+        with _client(own_sandbox, cache) as client:
+            paths.append(qs.report(QUANT, out / f"run{run}.html", criteria=CRITERIA, client=client))
+        if run == 1:
+            first_cache = cache
+    yield paths[0], paths[1], first_cache
+
+
+def _rows(page: str, table: str) -> dict[str, list[str]]:
+    """A table of the page by its ``data-table`` name: row label -> cell texts (unescaped)."""
+    found = re.search(rf'<table data-table="{re.escape(table)}">(.*?)</table>', page, re.S)
+    assert found, f"no table {table}"
+    rows = {}
+    for row in re.findall(r"<tr>(.*?)</tr>", found.group(1), re.S):
+        label = re.search(r'<th scope="row">(.*?)</th>', row, re.S)
+        if label:
+            cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+            rows[_unescape(label.group(1))] = [_unescape(c) for c in cells]
+    return rows
+
+
+def _unescape(text: str) -> str:
+    return html.unescape(text)
+
+
+def test_same_world_same_bytes(written: tuple[Path, Path, Path]) -> None:
+    first, second, _ = written
+    assert first.read_bytes() == second.read_bytes()
+    assert len(first.read_bytes()) > 100_000  # figures are inside it
+
+
+def test_every_section_is_there_in_order(written: tuple[Path, Path, Path]) -> None:
+    page = written[0].read_text()
+    places = [
+        page.index(f'<section id="{s.key}"><h2>{html.escape(s.title)}</h2>') for s in SECTIONS
+    ]
+    assert places == sorted(places)
+    for figure in ("equity.equity", "breakdowns.roi_distribution", "playbook.pass_rate"):
+        assert f'data-figure="{figure}"' in page
+    assert 'data-table="thresholds.what_if_smart_money_buys_DEGEN_CAP"' in page
+    assert 'data-table="thresholds.walk_forward_smart_money_buys"' in page
+    assert "UPPER BOUND" in page
+
+
+def test_headline_values_are_the_analytics_values(
+    written: tuple[Path, Path, Path], own_sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    with _client(own_sandbox, tmp_path) as client:
+        trades = qs.load_trades(QUANT, client=client)  # executed trades: the report's basis
+    metrics = analytics.summary(trades)
+    rows = _rows(written[0].read_text(), "headline.metrics")
+    assert rows["trades"][0] == C.count(metrics["trades"]) == "838"
+    assert rows["win_rate"][0].startswith(C.share(analytics.win_rate(trades)) + " [")
+    assert rows["total_pnl_usd"][0] == C.usd(metrics["total_pnl_usd"])
+    assert rows["max_drawdown"][0] == C.share(metrics["max_drawdown"])
+    chains = _rows(written[0].read_text(), "breakdowns.chain")
+    by_chain = analytics.by(trades, "chain")
+    assert {k: v[0] for k, v in chains.items()} == {
+        str(k): C.count(v) for k, v in by_chain["trades"].items()
+    }
+
+
+def test_recommendations_show_the_replayed_effect_beside_the_upper_bounds(
+    written: tuple[Path, Path, Path], own_sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    from quantscope import backtest as bt
+
+    with _client(own_sandbox, written[2]) as client:
+        recs = qs.load_recommendations(QUANT, client=client)
+        features = bt.trade_features(qs.load_trades(QUANT, client=client), client=client)
+    checks = bt.crosscheck(recs, features).set_index("recommendation_id")
+    rows = _rows(written[0].read_text(), "recommendations.table")
+    assert len(rows) == len(recs) == 14
+    header = re.search(
+        r'data-table="recommendations.table">.*?<thead>(.*?)</thead>', written[0].read_text()
+    )
+    assert header
+    columns = [_unescape(c) for c in re.findall(r"<th[^>]*>(.*?)</th>", header.group(1))][1:]
+    for rec_id, check in checks.iterrows():
+        row = dict(zip(columns, rows[f"#{rec_id}"], strict=True))
+        assert row["replayed: trades"] == C.signed_count(check["trades_change_replay"])
+        assert row["replayed: win rate"] == C.points(check["win_rate_change_replay"])
+        assert row["service claim (UPPER BOUND)"] == C.points(check["win_rate_change_service"])
+        assert row["filter (UPPER BOUND)"] == C.points(check["win_rate_change_filter"])
+
+
+def test_nothing_outside_the_file_is_referred_to(written: tuple[Path, Path, Path]) -> None:
+    page = written[0].read_text()
+    assert not re.search(r"https?://", page)
+    references = re.findall(r'(?:src|href)="([^"]*)"', page)
+    assert references
+    assert all(r.startswith(("data:image/png;base64,", "#")) for r in references), references
+    assert "<script" not in page and "<link" not in page and "@import" not in page
+
+
+def test_it_loads_in_chromium_without_a_request(written: tuple[Path, Path, Path]) -> None:
+    url = written[0].resolve().as_uri()
+    with open_page(url) as visit:
+        images = visit.page.eval_on_selector_all(
+            "img", "els => els.map(e => e.complete && e.naturalWidth > 0)"
+        )
+        sections = visit.page.eval_on_selector_all("section", "els => els.map(e => e.id)")
+    assert visit.requests == [url]  # the file itself, nothing else (data: images send none)
+    assert visit.failed == []
+    assert visit.console_errors == []
+    assert images and all(images)
+    assert sections == [s.key for s in SECTIONS]
+
+
+def test_a_warm_run_differs_only_in_what_it_cost(
+    written: tuple[Path, Path, Path], own_sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    first, _, cache = written
+    with _client(own_sandbox, cache) as client:
+        again = qs.report(QUANT, tmp_path / "warm.html", criteria=CRITERIA, client=client)
+    old, new = first.read_text(), again.read_text()
+    cost = re.compile(r'<table data-table="overview\.(facts|cost)">.*?</table>', re.S)
+    assert old != new
+    assert cost.sub("", old) == cost.sub("", new)
+    assert _rows(new, "overview.facts")["requests sent for this report"] == ["0"]
+
+
+def test_over_the_quota_share_it_is_refused_with_the_cost(
+    own_sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    before = quota_left(own_sandbox, "enterprise")
+    with _client(own_sandbox, tmp_path, quota_share=0.05) as client:
+        with pytest.raises(QuotaShareExceededError, match="confirm=True") as refused:
+            qs.report(QUANT, tmp_path / "r.html", client=client)
+        trades = qs.load_trades(QUANT, trading_status="all", client=client)
+    pages = trades.attrs["quantscope"]["pages"]
+    # The trades' pages, and the first page of the evaluations (priced with probe=True: it
+    # tells how many pages follow): nothing else was sent.
+    assert before - quota_left(own_sandbox, "enterprise") == pages + 1
+    assert refused.value.needed > 800 and refused.value.endpoint == "report"
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_the_accessor_writes_the_same_report_from_a_frame(
+    written: tuple[Path, Path, Path], own_sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    first, _, cache = written
+    with _client(own_sandbox, cache) as client:
+        trades = qs.load_trades(QUANT, trading_status="all", client=client)
+        path = trades.quant.report(tmp_path / "frame.html", criteria=CRITERIA, client=client)
+        bare = trades.quant.report(tmp_path / "bare.html", load=False)
+    page = path.read_text()
+    assert "quantscope report: Atlas (quant 1)" in page
+    for table in ("headline.metrics", "breakdowns.token", "recommendations.table"):
+        assert _rows(page, table) == _rows(first.read_text(), table), table
+    sparse = bare.read_text()
+    assert _rows(sparse, "headline.metrics") == _rows(first.read_text(), "headline.metrics")
+    assert "No playbook in this report" in sparse
+
+
+def test_the_command_line_writes_a_report(
+    written: tuple[Path, Path, Path],
+    own_sandbox: SandboxServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("QUANTSCOPE_URL", own_sandbox.url)
+    monkeypatch.setenv("QUANTSCOPE_API_KEY", own_sandbox.keys["enterprise"])
+    monkeypatch.setenv("QUANTSCOPE_CACHE_DIR", str(written[2]))
+    target = tmp_path / "cli.html"
+    assert (
+        main(["report", "--quant", "1", "--criteria", "smart_money_buys", "-o", str(target)]) == 0
+    )
+    assert capsys.readouterr().out.strip() == str(target)
+    assert _rows(target.read_text(), "headline.metrics") == _rows(
+        written[0].read_text(), "headline.metrics"
+    )
+    assert main(["report", "--quant", "1", "-o", str(tmp_path / "x.txt")]) == 1
+    assert "give a path ending in .html" in capsys.readouterr().err
+
+
+def test_a_bad_criterion_is_one_clear_line(
+    written: tuple[Path, Path, Path], own_sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    with (
+        _client(own_sandbox, written[2]) as client,
+        pytest.raises(Exception, match="smart_money_buys") as bad,
+    ):
+        qs.report(QUANT, tmp_path / "bad.html", criteria=["smart_money_buy"], client=client)
+    assert "\n" not in str(bad.value)
