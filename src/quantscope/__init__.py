@@ -13,7 +13,7 @@ the loaders, the client and the value objects of its signatures (``Settings``, `
 ``Quota``, ``CacheInfo``, ``Provenance``, ``Fetched``...), the whole error tree, the ``df.quant``
 accessor, and the ``analytics`` and ``backtest`` modules. Figures are in ``quantscope.plots``,
 panels in ``quantscope.widgets``, safe playbook writes in ``quantscope.audit``, and
-``report(quant_id, path)`` writes a self-contained HTML study report (``quantscope.report``).
+``report(quant_id, path)`` writes a self-contained HTML study report (``quantscope.reporting``).
 """
 
 __version__ = "0.1.0"  # first: submodules read it while the package initialises
@@ -94,7 +94,7 @@ from quantscope.loaders import (
     run_analysis,
     update_playbook,
 )
-from quantscope.report import report  # the function; its modules import matplotlib lazily
+from quantscope.reporting import report  # the function; its modules import matplotlib lazily
 
 __all__ = [
     "APIConnectionError",

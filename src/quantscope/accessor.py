@@ -235,8 +235,8 @@ class QuantAccessor:
         confirm: bool = False,
         load: bool = True,
     ) -> Path:
-        """Write the study report of these trades to ``path`` (``quantscope.report``)."""
-        from quantscope.report import report_trades  # matplotlib only once a report is asked
+        """Write the study report of these trades to ``path`` (``quantscope.reporting``)."""
+        from quantscope.reporting import report_trades  # matplotlib only once a report is asked
 
         frame = self._trades("report")
         return report_trades(

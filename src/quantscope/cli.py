@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from quantscope.report.cli import add_report_commands
+from quantscope.reporting.cli import add_report_commands
 
 Subparsers = Any  # argparse's _SubParsersAction, which is private
 

@@ -23,8 +23,8 @@ from quantscope import analytics
 from quantscope._client import Client
 from quantscope._errors import QuotaShareExceededError
 from quantscope.cli import main
-from quantscope.report import cells as C
-from quantscope.report.sections import SECTIONS
+from quantscope.reporting import cells as C
+from quantscope.reporting.sections import SECTIONS
 from quantscope.sandbox.serve import SandboxServer
 
 # Two cold reports (about 40 s each here: 860 requests and the figures) for the module.

@@ -19,11 +19,11 @@ from quantscope import backtest as bt
 from quantscope import plots
 from quantscope.backtest._guards import MIN_TOKENS, MIN_TRADES
 from quantscope.backtest.features import check_criteria
-from quantscope.report import cells as C
-from quantscope.report._trading import _one_axes, figure
-from quantscope.report.blocks import Block, Heading, Note, Table, Text
-from quantscope.report.build import ReportData
-from quantscope.report.plugs import THRESHOLD_PLUGS
+from quantscope.reporting import cells as C
+from quantscope.reporting._trading import _one_axes, figure
+from quantscope.reporting.blocks import Block, Heading, Note, Table, Text
+from quantscope.reporting.build import ReportData
+from quantscope.reporting.plugs import THRESHOLD_PLUGS
 
 #: Thresholds per market-cap class in a named criterion's what-if table (quantiles).
 WHAT_IF_POINTS = 7

@@ -16,10 +16,10 @@ from matplotlib.figure import Figure as MplFigure
 
 from quantscope import analytics, plots
 from quantscope.backtest._guards import CONFIDENCE, wilson
-from quantscope.report import cells as C
-from quantscope.report.blocks import Block, Definitions, Figure, Heading, Note, Table, Text
-from quantscope.report.build import ReportData
-from quantscope.report.png import draw
+from quantscope.reporting import cells as C
+from quantscope.reporting.blocks import Block, Definitions, Figure, Heading, Note, Table, Text
+from quantscope.reporting.build import ReportData
+from quantscope.reporting.png import draw
 
 #: Tokens listed in the token breakdown (the most traded; the rest are counted under it).
 TOP_TOKENS = 20

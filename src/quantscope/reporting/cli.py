@@ -40,7 +40,7 @@ def _quants(client: Any) -> list[int]:
 def _run(args: argparse.Namespace) -> int:
     from quantscope._client import connect
     from quantscope._errors import QuantscopeError
-    from quantscope.report import report
+    from quantscope.reporting import report
 
     client = connect(progress=False)
     try:

@@ -11,10 +11,10 @@ from datetime import datetime
 from pathlib import Path
 
 from quantscope import __version__
-from quantscope.report import cells as C
-from quantscope.report.build import ReportData
-from quantscope.report.html import page
-from quantscope.report.sections import SECTIONS
+from quantscope.reporting import cells as C
+from quantscope.reporting.build import ReportData
+from quantscope.reporting.html import page
+from quantscope.reporting.sections import SECTIONS
 
 
 def render(data: ReportData, *, generated_at: datetime | None = None) -> str:

@@ -61,7 +61,7 @@ def report(
     Returns:
         The path written.
     """
-    from quantscope.report import build, render  # matplotlib only once a report is asked for
+    from quantscope.reporting import build, render  # matplotlib only once a report is asked for
 
     data = build.gather(quant_id, criteria=criteria, client=client, confirm=confirm)
     return render.write(data, path, generated_at=generated_at)
@@ -84,7 +84,7 @@ def report_trades(
     and recommendations (priced and refused over the quota share as ``report``). With
     ``load=False`` nothing is sent: the research sections say their data is missing.
     """
-    from quantscope.report import build, render
+    from quantscope.reporting import build, render
 
     data = build.from_trades(trades, criteria=criteria, client=client, confirm=confirm, load=load)
     return render.write(data, path, generated_at=generated_at)

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from quantscope.report import _research, _trading
-from quantscope.report.blocks import Block
-from quantscope.report.build import ReportData
-from quantscope.report.plugs import PLUGS
+from quantscope.reporting import _research, _trading
+from quantscope.reporting.blocks import Block
+from quantscope.reporting.build import ReportData
+from quantscope.reporting.plugs import PLUGS
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import base64
 import html
 from collections.abc import Sequence
 
-from quantscope.report.blocks import Block, Definitions, Figure, Heading, Note, Table, Text
+from quantscope.reporting.blocks import Block, Definitions, Figure, Heading, Note, Table, Text
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 75em; color: #222;
