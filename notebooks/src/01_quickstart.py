@@ -22,7 +22,7 @@
 # %matplotlib inline
 import pandas as pd
 
-import quantscope as qs
+import quantscope as qsc
 
 pd.set_option("display.width", 120)
 pd.set_option("display.max_columns", 12)
@@ -31,16 +31,16 @@ pd.set_option("display.max_colwidth", 40)
 # %% [markdown]
 # ## Connect
 #
-# `qs.connect()` with no arguments and no configuration starts the embedded sandbox and says
+# `qsc.connect()` with no arguments and no configuration starts the embedded sandbox and says
 # so in one line. It returns the client and makes it the default that every loader uses.
 
 # %%
-client = qs.connect()
+client = qsc.connect()
 client.settings.service
 
 # %% [markdown]
 # To work against the real service instead, set two environment variables before starting
-# Jupyter (or pass `qs.connect(url, api_key)`); the notebooks then run unchanged:
+# Jupyter (or pass `qsc.connect(url, api_key)`); the notebooks then run unchanged:
 #
 # ```bash
 # export QUANTSCOPE_URL=https://...        # the service's base address
@@ -53,12 +53,12 @@ client.settings.service
 # %% [markdown]
 # ## Load trades
 #
-# `qs.load_trades()` fetches every page of `/api/trades` (1,000 trades per request) and
+# `qsc.load_trades()` fetches every page of `/api/trades` (1,000 trades per request) and
 # returns one row per trade. By default these are the **executed** trades of all quants, as
 # the service defines them; notebook 2 shows the filters.
 
 # %%
-trades = qs.load_trades()
+trades = qsc.load_trades()
 len(trades)
 
 # %% [markdown]
@@ -148,7 +148,7 @@ trades.quant.by("quant_name")[["trades", "win_rate", "total_pnl_usd", "max_drawd
 # Loading the same trades again is served from disk: no request, no quota spent.
 
 # %%
-again = qs.load_trades()
+again = qsc.load_trades()
 again_provenance = again.attrs["quantscope"]
 {
     "same frame": again.equals(trades),

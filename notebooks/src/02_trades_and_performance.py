@@ -20,18 +20,18 @@
 # %matplotlib inline
 import pandas as pd
 
-import quantscope as qs
+import quantscope as qsc
 
 pd.set_option("display.width", 120)
 pd.set_option("display.max_columns", 12)
 pd.set_option("display.max_colwidth", 40)
 
-client = qs.connect()
+client = qsc.connect()
 
 # %% [markdown]
 # ## Choosing the trades
 #
-# `qs.load_trades()` passes its filters to the service, which does the filtering, so a
+# `qsc.load_trades()` passes its filters to the service, which does the filtering, so a
 # narrow question costs few requests. The main ones:
 #
 # | argument | values |
@@ -59,7 +59,7 @@ filters = {
     "losses": {"status": "Loss"},
     "all decisions": {"trading_status": "all"},
 }
-pd.Series({name: len(qs.load_trades(**kw)) for name, kw in filters.items()}, name="trades")
+pd.Series({name: len(qsc.load_trades(**kw)) for name, kw in filters.items()}, name="trades")
 
 # %% [markdown]
 # `end` is inclusive to the second, so "September" ends at `2026-09-30T23:59:59`:
@@ -69,14 +69,14 @@ pd.Series({name: len(qs.load_trades(**kw)) for name, kw in filters.items()}, nam
 # opened since September 1:
 
 # %%
-cinder = qs.load_trades(3, trading_mode="paper", chain="SOLANA", start="2026-09-01")
+cinder = qsc.load_trades(3, trading_mode="paper", chain="SOLANA", start="2026-09-01")
 cinder["quant_name"].value_counts()
 
 # %% [markdown]
 # The rest of this notebook works on the executed trades of all quants.
 
 # %%
-trades = qs.load_trades()
+trades = qsc.load_trades()
 
 # %% [markdown]
 # ## Realised and unrealised
@@ -164,7 +164,7 @@ by_quant[["max_drawdown_usd", "max_drawdown", "max_drawdown_duration", "max_loss
 # with the equity and the peak its quant had reached by then, so a week's `max_drawdown` is
 # the deepest point of the quant's own `drawdown()` within that week (and a week that starts
 # under water reports how deep). Annualised ratios need at least 30 daily values
-# (`qs.analytics.MIN_RATIO_DAYS`); a week has at most seven, so its Sharpe and Sortino are not
+# (`qsc.analytics.MIN_RATIO_DAYS`); a week has at most seven, so its Sharpe and Sortino are not
 # reported and `few_days` says why. `no_losing_day` marks the periods without a losing day,
 # where a Sortino ratio has no downside to divide by. Atlas's last four weeks:
 
@@ -214,13 +214,13 @@ _ = trades.quant.plot.roi_distribution()
 # %% [markdown]
 # ## One trade, in detail
 #
-# `qs.load_trade(trade_id)` returns the trade with the service's exact (`_raw`) numbers and
+# `qsc.load_trade(trade_id)` returns the trade with the service's exact (`_raw`) numbers and
 # its on-chain transactions. The best closed trade of the period:
 
 # %%
 closed = trades[trades["status"] == "Closed"]
 best_id = int(closed.sort_values(["pnl_usd", "trade_id"], ascending=False)["trade_id"].iloc[0])
-trade, transactions = qs.load_trade(best_id)
+trade, transactions = qsc.load_trade(best_id)
 detail = ["trade_id", "quant_name", "token_symbol", "chain", "opened_at", "closed_at"]
 detail += ["buy_cost_usd", "sell_revenue_usd", "pnl_usd", "roi", "decision", "evaluation_id"]
 trade[detail].T
@@ -255,7 +255,7 @@ pd.Series(
 # *shadow* PnL. `trading_status="all"` loads every decision.
 
 # %%
-decisions = qs.load_trades(trading_status="all")
+decisions = qsc.load_trades(trading_status="all")
 pd.crosstab(decisions["quant_name"], decisions["decision"], margins=True)
 
 # %% [markdown]

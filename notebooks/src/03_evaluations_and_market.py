@@ -20,13 +20,13 @@
 # %matplotlib inline
 import pandas as pd
 
-import quantscope as qs
+import quantscope as qsc
 
 pd.set_option("display.width", 120)
 pd.set_option("display.max_columns", 12)
 pd.set_option("display.max_colwidth", 40)
 
-client = qs.connect()
+client = qsc.connect()
 
 # %% [markdown]
 # ## Evaluation results
@@ -47,7 +47,7 @@ client = qs.connect()
 
 # %%
 START, END = "2026-09-24", "2026-09-30T23:59:59"
-evaluations = qs.load_evaluations(1, start=START, end=END)
+evaluations = qsc.load_evaluations(1, start=START, end=END)
 columns = ["evaluation_id", "token_symbol", "chain", "evaluation_type", "created_at", "passed"]
 columns += ["internal_score", "ai_score", "market_cap_usd"]
 evaluations[columns].head()
@@ -70,7 +70,7 @@ _ = evaluations.quant.plot.pass_rate_over_time("D", by="evaluation_type")
 # (`load_eval_count`). They agree with counting the loaded frame per day:
 
 # %%
-series = qs.load_eval_timeseries(1, start=START, end=END)
+series = qsc.load_eval_timeseries(1, start=START, end=END)
 counted = evaluations.quant.pass_rates(freq="D")
 pd.concat(
     {
@@ -83,13 +83,13 @@ pd.concat(
 ).round(4)
 
 # %%
-qs.load_eval_count(1, start=START, end=END)
+qsc.load_eval_count(1, start=START, end=END)
 
 # %% [markdown]
 # ## One evaluation, criterion by criterion
 #
 # Take Atlas's newest passed buy check and load its criterion results with
-# `qs.load_eval_details` (one row per criterion; details never change, so they are cached
+# `qsc.load_eval_details` (one row per criterion; details never change, so they are cached
 # for good):
 
 # %%
@@ -99,7 +99,7 @@ evaluation = passed_buys.iloc[0]
 evaluation[["evaluation_id", "token_id", "token_symbol", "created_at", "internal_score"]]
 
 # %%
-details = qs.load_eval_details(int(evaluation["evaluation_id"]))
+details = qsc.load_eval_details(int(evaluation["evaluation_id"]))
 shown = ["category", "criterion", "operator", "value", "threshold", "weight", "passed", "score"]
 details[shown]
 
@@ -123,7 +123,7 @@ score = 100 * enabled["score"].sum() / enabled["weight"].sum()
 # %%
 market_cap = float(details["market_cap_usd"].iloc[0])
 cap_class = "DEGEN_CAP" if market_cap < 1e6 else "LOW_CAP" if market_cap < 1e7 else "MID_CAP"
-playbook = qs.load_playbook(1)
+playbook = qsc.load_playbook(1)
 rules = playbook[
     (playbook["market_cap_class"] == cap_class) & (playbook["config_type"] == "BUYING")
 ].set_index("criterion")
@@ -145,7 +145,7 @@ verdicts = details.set_index("criterion")["passed"]
 
 # %%
 newest = buys.sort_values("evaluation_id", ascending=False).head(60)
-criteria = qs.load_eval_details(newest["evaluation_id"].astype(int))
+criteria = qsc.load_eval_details(newest["evaluation_id"].astype(int))
 rates = criteria.quant.pass_rates(["criterion", "evaluation_passed"])["pass_rate"].unstack()
 rates = rates.rename(columns={False: "in failed checks", True: "in passed checks"})
 rates.sort_values("in failed checks").head(8).round(3)
@@ -166,12 +166,12 @@ lp["extra_info"].iloc[0]["options"]
 # %% [markdown]
 # ## The token's history
 #
-# `qs.load_eval_history(evaluation_id)` lists every evaluation of the same token by the same
+# `qsc.load_eval_history(evaluation_id)` lists every evaluation of the same token by the same
 # quant, newest first: the scans every 12 hours, the buy checks after passed scans, and the
 # re-checks after each exit.
 
 # %%
-history = qs.load_eval_history(int(evaluation["evaluation_id"]))
+history = qsc.load_eval_history(int(evaluation["evaluation_id"]))
 history[["evaluation_id", "created_at", "evaluation_type", "passed", "internal_score", "price_usd"]].head(8)
 
 # %%
@@ -180,16 +180,16 @@ history.groupby(["evaluation_type", "passed"], observed=True).size().unstack()
 # %% [markdown]
 # ## Candles with evaluations and trades
 #
-# `qs.load_ohlcv(token_id, timeframe)` returns candles on a UTC index (`1h` to `1w`; the world
+# `qsc.load_ohlcv(token_id, timeframe)` returns candles on a UTC index (`1h` to `1w`; the world
 # has 70 days of hourly history). Here the token Atlas traded most often this week, drawn with
 # `df.quant.plot.candles`: evaluations at their detection price (passed: circles, failed:
 # crosses) and each trade from entry (▲) to exit (▼), green when it made money.
 
 # %%
-atlas = qs.load_trades(1, start=START)
+atlas = qsc.load_trades(1, start=START)
 counts = atlas.groupby("token_id").size()
 token_id = int(counts[counts == counts.max()].index.min())
-candles = qs.load_ohlcv(token_id, "1h").loc[START:]
+candles = qsc.load_ohlcv(token_id, "1h").loc[START:]
 atlas.loc[atlas["token_id"] == token_id, ["trade_id", "opened_at", "closed_at", "pnl_usd", "roi"]]
 
 # %% tags=["figure-candles"]

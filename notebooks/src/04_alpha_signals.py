@@ -29,22 +29,22 @@
 import matplotlib.pyplot as plt
 import pandas as pd
 
-import quantscope as qs
+import quantscope as qsc
 
 pd.set_option("display.width", 120)
 pd.set_option("display.max_columns", 12)
 pd.set_option("display.max_colwidth", 40)
 
-client = qs.connect()
+client = qsc.connect()
 
 # %% [markdown]
 # ## Stages by chain
 #
-# `qs.load_signal_stats()` returns the service's own counts, one row per chain group
+# `qsc.load_signal_stats()` returns the service's own counts, one row per chain group
 # (`all`, then each chain):
 
 # %%
-stats = qs.load_signal_stats()
+stats = qsc.load_signal_stats()
 stats
 
 # %% [markdown]
@@ -53,7 +53,7 @@ stats
 # (fractions); `entry_price_usd` and `roi` are only set for `BUY` and `SELL`:
 
 # %%
-signals = qs.load_signals()
+signals = qsc.load_signals()
 columns = ["token_id", "symbol", "chain", "stage", "price_usd", "change_24h"]
 columns += ["entry_price_usd", "roi", "updated_at"]
 signals[columns].head(8)
@@ -77,18 +77,18 @@ bool((aligned.to_numpy() == stats.to_numpy()).all())
 
 # %%
 quants = {1: "Atlas", 2: "Borealis", 3: "Cinder"}
-pd.DataFrame({name: qs.load_signals(q)["stage"].value_counts() for q, name in quants.items()})
+pd.DataFrame({name: qsc.load_signals(q)["stage"].value_counts() for q, name in quants.items()})
 
 # %% [markdown]
 # ## One signal
 #
-# `qs.load_signal(token_id)` returns the signal and the criterion results of the evaluation
+# `qsc.load_signal(token_id)` returns the signal and the criterion results of the evaluation
 # behind it. The first `SCREENING` signal: a token whose newest scan passed but which no
 # quant holds yet.
 
 # %%
 token_id = int(signals.loc[signals["stage"] == "SCREENING", "token_id"].iloc[0])
-signal, criteria = qs.load_signal(token_id)
+signal, criteria = qsc.load_signal(token_id)
 signal[["token_id", "symbol", "chain", "stage", "evaluation_type", "passed", "price_usd"]].T
 
 # %%
@@ -102,7 +102,7 @@ criteria[["criterion", "operator", "value", "threshold", "weight", "passed"]]
 # `evaluation_id` gives the full rows (the same values):
 
 # %%
-full = qs.load_eval_details(int(signal["evaluation_id"].iloc[0]))
+full = qsc.load_eval_details(int(signal["evaluation_id"].iloc[0]))
 full[["quant_id", "evaluation_type", "evaluation_passed", "internal_score"]].drop_duplicates()
 
 # %% [markdown]
@@ -140,7 +140,7 @@ signals.groupby("stage", observed=True)["change_24h"].describe()[
 # 29th so that every 24-hour window is complete:
 
 # %%
-scans = qs.load_evaluations(
+scans = qsc.load_evaluations(
     1, evaluation_type="TOKEN_STATUS", start="2026-09-01", end="2026-09-29T23:59:59"
 )
 forward = scans.groupby("passed")["roi_24h"].agg(
@@ -186,7 +186,7 @@ _ = ax.grid(axis="y", alpha=0.3)
 # checks, passed against failed:
 
 # %%
-buy_checks = qs.load_evaluations(
+buy_checks = qsc.load_evaluations(
     1, evaluation_type="TOKEN_BUY", start="2026-09-01", end="2026-09-29T23:59:59"
 )
 buy_checks.groupby("passed")["roi_24h"].agg(

@@ -26,7 +26,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-import quantscope as qs
+import quantscope as qsc
 from quantscope import backtest as bt
 from quantscope.widgets import ThresholdPanel
 
@@ -34,7 +34,7 @@ pd.set_option("display.width", 120)
 pd.set_option("display.max_columns", 12)
 pd.set_option("display.max_colwidth", 40)
 
-client = qs.connect()
+client = qsc.connect()
 
 # %% [markdown]
 # ## The values that bought each trade
@@ -50,10 +50,10 @@ client = qs.connect()
 # position's PnL is a mark, not a result:
 
 # %%
-trades = qs.load_trades(1)
+trades = qsc.load_trades(1)
 closed = trades[trades["status"] == "Closed"]
 buy_ids = [int(i) for i in closed["evaluation_id"].unique()]
-details = qs.load_eval_details(buy_ids)
+details = qsc.load_eval_details(buy_ids)
 {"closed trades": len(closed), "buy evaluations": len(buy_ids), "criterion rows": len(details)}
 
 # %% [markdown]
@@ -65,7 +65,7 @@ def cost(frame):
     return {k: frame.attrs["quantscope"][k] for k in ("pages", "requests", "from_cache")}
 
 
-again = qs.load_eval_details(buy_ids)
+again = qsc.load_eval_details(buy_ids)
 pd.DataFrame({"first load": cost(details), "second load": cost(again)})
 
 # %% [markdown]
@@ -75,7 +75,7 @@ pd.DataFrame({"first load": cost(details), "second load": cost(again)})
 # Without `details=` it loads the details and the playbook itself, at the same cost.
 
 # %%
-playbook = qs.load_playbook(1)
+playbook = qsc.load_playbook(1)
 features = bt.trade_features(trades, details=details, playbook=playbook)
 shown = ["trade_id", "market_cap_class", "pnl_usd", "profitable"]
 shown += ["smart_money_buys", "buy_sell_ratio", "ai_confidence", "twitter_followers"]
@@ -109,10 +109,10 @@ replayed[["evaluation_id", "market_cap_class", "internal_score", "passed"]].join
 # serve again for the simulated entries below).
 
 # %%
-failed = qs.load_evaluations(
+failed = qsc.load_evaluations(
     1, evaluation_type="TOKEN_BUY", passed=False, start="2026-09-01", end="2026-09-30T23:59:59"
 )
-failed_details = qs.load_eval_details([int(i) for i in failed["evaluation_id"]])
+failed_details = qsc.load_eval_details([int(i) for i in failed["evaluation_id"]])
 replayed_failed = bt.replay(playbook, failed_details)
 {"evaluations": len(replayed_failed), "agreements": int(replayed_failed["agrees"].sum())}
 
@@ -454,7 +454,7 @@ def smart_money_entries(playbook):
     return playbook[rows].set_index("market_cap_class")
 
 
-before = qs.load_playbook(1)
+before = qsc.load_playbook(1)
 smart_money_entries(before)[["criterion", "config_type", "threshold", "weight", "required"]]
 
 # %% [markdown]
@@ -470,7 +470,7 @@ pd.Series({**vars(change), "confirmation shown": panel.confirmation.visible}, na
 
 # %%
 written = panel.confirm()
-after = qs.load_playbook(1)
+after = qsc.load_playbook(1)
 now = float(smart_money_entries(after).loc["DEGEN_CAP", "threshold"])
 {"verified": written.verified, "DEGEN_CAP threshold now": now}
 
@@ -479,7 +479,7 @@ now = float(smart_money_entries(after).loc["DEGEN_CAP", "threshold"])
 
 # %%
 undone = panel.undo()
-after_undo = qs.load_playbook(1)
+after_undo = qsc.load_playbook(1)
 pd.DataFrame(
     {
         "before": smart_money_entries(before)["threshold"],

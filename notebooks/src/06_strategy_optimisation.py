@@ -26,7 +26,7 @@
 import matplotlib.pyplot as plt
 import pandas as pd
 
-import quantscope as qs
+import quantscope as qsc
 from quantscope import backtest as bt
 from quantscope.widgets import RecommendationsPanel
 
@@ -34,18 +34,18 @@ pd.set_option("display.width", 120)
 pd.set_option("display.max_columns", 12)
 pd.set_option("display.max_colwidth", 40)
 
-client = qs.connect()
+client = qsc.connect()
 
 # %% [markdown]
 # ## The dashboard
 #
-# `qs.load_dashboard(quant_id)` returns four things: the overall performance of the quant's
+# `qsc.load_dashboard(quant_id)` returns four things: the overall performance of the quant's
 # executed trades (win rate as a fraction of closed trades, realised PnL), the newest
 # unapplied recommendations, the newest applied ones, and a weekly trend of closed trades.
 # For Atlas (quant 1):
 
 # %%
-dashboard = qs.load_dashboard(1)
+dashboard = qsc.load_dashboard(1)
 dashboard.performance.round(4)
 
 # %% [markdown]
@@ -86,7 +86,7 @@ dashboard.recent[columns].head()
 # %% [markdown]
 # ## An analysis run
 #
-# `qs.run_analysis(quant_id)` asks the optimizer for a new analysis. For each market-cap class
+# `qsc.run_analysis(quant_id)` asks the optimizer for a new analysis. For each market-cap class
 # with at least 20 closed trades, and each numeric, enabled `BUYING` criterion, it tries the
 # 5th to 95th percentiles of the trades' values as thresholds (only those stricter than the
 # current one), keeps the one with the best F1 score for "kept ⇒ profitable" among those
@@ -95,15 +95,15 @@ dashboard.recent[columns].head()
 # default) only recommends; `apply=True` would apply every recommendation at once.
 
 # %%
-analysis = qs.run_analysis(1)
+analysis = qsc.run_analysis(1)
 analysis
 
 # %% [markdown]
 # A new analysis replaces the quant's unapplied recommendations: the old ids are gone, and
-# the new ones follow. `qs.load_recommendations(1)` lists them, most confident first:
+# the new ones follow. `qsc.load_recommendations(1)` lists them, most confident first:
 
 # %%
-recommendations = qs.load_recommendations(1)
+recommendations = qsc.load_recommendations(1)
 old_ids = set(dashboard.recent["recommendation_id"])
 {"still listed from before": len(old_ids & set(recommendations["recommendation_id"]))}
 
@@ -131,10 +131,10 @@ print(recommendations["reasoning"].iloc[0])
 # and one request per trade otherwise):
 
 # %%
-trades = qs.load_trades(1)
+trades = qsc.load_trades(1)
 closed = trades[trades["status"] == "Closed"]
-details = qs.load_eval_details([int(i) for i in closed["evaluation_id"].unique()])
-playbook = qs.load_playbook(1)
+details = qsc.load_eval_details([int(i) for i in closed["evaluation_id"].unique()])
+playbook = qsc.load_playbook(1)
 features = bt.trade_features(trades, details=details, playbook=playbook)
 {"trades": len(features), "details requests": details.attrs["quantscope"]["requests"]}
 
@@ -293,7 +293,7 @@ pd.concat(
 # %% [markdown]
 # ## Applying one
 #
-# `qs.apply_recommendation(id)` sets the playbook entry's threshold to the recommended one.
+# `qsc.apply_recommendation(id)` sets the playbook entry's threshold to the recommended one.
 # The most confident recommendation, as the service holds its entry before:
 
 # %%
@@ -302,14 +302,14 @@ before = playbook.loc[entry, ["market_cap_class", "criterion", "config_type", "t
 before
 
 # %%
-applied = qs.apply_recommendation(int(top["recommendation_id"]))
+applied = qsc.apply_recommendation(int(top["recommendation_id"]))
 applied
 
 # %% [markdown]
 # Read back (the apply invalidated the cached playbook), only that entry moved:
 
 # %%
-after = qs.load_playbook(1)
+after = qsc.load_playbook(1)
 both = playbook[["config_id", "market_cap_class", "criterion", "config_type", "threshold"]].merge(
     after[["config_id", "threshold"]], on="config_id", suffixes=(" before", " after")
 )
@@ -320,16 +320,16 @@ both[both["threshold before"] != both["threshold after"]]
 # clock), and the rest stay open:
 
 # %%
-applied_list = qs.load_recommendations(1, applied=True)
+applied_list = qsc.load_recommendations(1, applied=True)
 applied_list[["recommendation_id", "criterion", "market_cap_class", "new_threshold", "applied_at"]]
 
 # %%
-{"unapplied": len(qs.load_recommendations(1, applied=False))}
+{"unapplied": len(qsc.load_recommendations(1, applied=False))}
 
 # %% [markdown]
-# `qs.apply_recommendation` is the plain API call. The panel below applies through an audit
+# `qsc.apply_recommendation` is the plain API call. The panel below applies through an audit
 # log instead (as notebook 5's threshold panel does), so its *Undo* can put the old threshold
-# back; without it, `qs.update_playbook(1, [{"config_id": ..., "value": 2}])` does.
+# back; without it, `qsc.update_playbook(1, [{"config_id": ..., "value": 2}])` does.
 
 # %% [markdown]
 # ## The recommendations panel

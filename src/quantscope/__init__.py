@@ -2,9 +2,9 @@
 
 Three lines to a typed frame::
 
-    import quantscope as qs
-    qs.connect()                      # QUANTSCOPE_URL/_API_KEY, else the embedded sandbox
-    trades = qs.load_trades(quant_id=1)
+    import quantscope as qsc
+    qsc.connect()                      # QUANTSCOPE_URL/_API_KEY, else the embedded sandbox
+    trades = qsc.load_trades(quant_id=1)
 
 Frames and their columns: docs/frames.md. The service's decisions: docs/service-contract.md.
 

@@ -1,6 +1,6 @@
 """A short tour of what the service serves, on the embedded sandbox: ``python -m quantscope.tour``.
 
-``make demo`` runs it. It connects the way a researcher does (``qs.connect()`` with no URL
+``make demo`` runs it. It connects the way a researcher does (``qsc.connect()`` with no URL
 starts the sandbox), loads every kind of frame once and prints what is there. Output is
 deterministic (fixed seed, frozen world clock) apart from the cache's hit counts.
 """
@@ -12,7 +12,7 @@ import tempfile
 
 import pandas as pd
 
-import quantscope as qs
+import quantscope as qsc
 
 
 def _section(title: str) -> None:
@@ -25,11 +25,11 @@ def _money(x: float) -> str:
 
 def run(cache_dir: str | None = None) -> None:
     """Print the tour (``cache_dir``: where the HTTP cache lives; default the user cache)."""
-    client = qs.connect(cache_dir=cache_dir, progress=False)
+    client = qsc.connect(cache_dir=cache_dir, progress=False)
 
     _section("Trades by quant (executed, all pages)")
-    trades = qs.load_trades(trading_status="all")
-    executed = qs.load_trades()
+    trades = qsc.load_trades(trading_status="all")
+    executed = qsc.load_trades()
     closed = executed[executed["status"] == "Closed"]
     table = closed.groupby("quant_name", observed=True).agg(
         trades=("trade_id", "size"),
@@ -50,7 +50,7 @@ def run(cache_dir: str | None = None) -> None:
     print(trades["decision"].value_counts().to_string())
 
     _section("One trade, with its transactions")
-    trade, txs = qs.load_trade(int(closed["trade_id"].iloc[0]))
+    trade, txs = qsc.load_trade(int(closed["trade_id"].iloc[0]))
     row = trade.iloc[0]
     print(
         f"#{row['trade_id']} {row['token_symbol']} on {row['chain']} by {row['quant_name']}: "
@@ -62,9 +62,9 @@ def run(cache_dir: str | None = None) -> None:
 
     _section("Evaluations over the last week of the world")
     start, end = "2026-09-24T00:00:00Z", "2026-10-01T00:00:00Z"
-    count = qs.load_eval_count(start=start, end=end)
+    count = qsc.load_eval_count(start=start, end=end)
     print(f"{int(count['total']):,} evaluations, {count['pass_rate']:.1%} passed")
-    series = qs.load_eval_timeseries(start=start, end=end)
+    series = qsc.load_eval_timeseries(start=start, end=end)
     print(
         series[["evaluations", "passed", "pass_rate"]].to_string(
             formatters={"pass_rate": "{:.1%}".format}
@@ -72,7 +72,7 @@ def run(cache_dir: str | None = None) -> None:
     )
 
     _section("Why an evaluation passed: its criteria")
-    details = qs.load_eval_details(int(closed["evaluation_id"].iloc[0]))
+    details = qsc.load_eval_details(int(closed["evaluation_id"].iloc[0]))
     print(
         details[["category", "criterion", "value", "threshold", "operator", "passed"]].to_string(
             index=False
@@ -80,14 +80,14 @@ def run(cache_dir: str | None = None) -> None:
     )
 
     _section("Candles of that token (daily)")
-    candles = qs.load_ohlcv(int(row["token_id"]), "1d")
+    candles = qsc.load_ohlcv(int(row["token_id"]), "1d")
     print(candles.tail(5).to_string(float_format=lambda x: f"{x:.6g}"))
 
     _section("Alpha signals by stage and chain")
-    print(qs.load_signal_stats().to_string())
+    print(qsc.load_signal_stats().to_string())
 
     _section("Playbook of quant 1 (BUYING, DEGEN_CAP)")
-    playbook = qs.load_playbook(1)
+    playbook = qsc.load_playbook(1)
     buying = playbook[
         (playbook["config_type"] == "BUYING") & (playbook["market_cap_class"] == "DEGEN_CAP")
     ]
@@ -98,7 +98,7 @@ def run(cache_dir: str | None = None) -> None:
     )
 
     _section("The optimizer's most confident recommendations")
-    recs = qs.load_recommendations().sort_values(
+    recs = qsc.load_recommendations().sort_values(
         ["confidence", "recommendation_id"], ascending=[False, True]
     )
     cols = [

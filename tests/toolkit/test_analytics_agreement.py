@@ -231,3 +231,16 @@ def test_sortino_without_a_losing_day_is_inf_where_quantstats_gives_nan() -> Non
     daily = pd.Series([5.0, 0.0, 12.0], index=pd.date_range("2026-09-01", periods=3, tz="UTC"))
     assert A.sortino_ratio(daily) == math.inf
     assert math.isnan(qs.stats.sortino(daily / 10_000, periods=365))
+
+
+def test_quantscope_as_qsc_sits_beside_quantstats_as_qs(module_client: Client) -> None:
+    """The docs' alias: researchers already write ``import quantstats as qs``."""
+    import quantscope as qsc
+
+    assert qs.__name__ == "quantstats" and qsc.__name__ == "quantscope"
+    trades = qsc.load_trades(2, client=module_client)
+    returns = trades.quant.daily_pnl() / trades.quant.summary()["capital_usd"]
+    assert qs.stats.sharpe(returns, periods=365) == pytest.approx(
+        trades.quant.summary()["sharpe"], rel=1e-9
+    )
+    assert len(qs.stats.to_drawdown_series(trades.quant.daily_returns())) == len(returns)
