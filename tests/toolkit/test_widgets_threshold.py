@@ -84,7 +84,7 @@ def test_table_shows_what_if_numbers_and_slider_moves_the_line(
     assert panel.plot is not None
     bars = list(panel.plot.ax.patches)
     before = panel.figure.outputs[0]["data"]["image/png"]
-    panel.slider.value = float(entry["threshold"]) + 2
+    panel.slider.value = panel.control.index(float(entry["threshold"]) + 2)  # its position
     line = next(ln for ln in panel.plot.ax.lines if ln.get_label() == "threshold")
     assert list(line.get_xdata()) == [entry["threshold"] + 2] * 2
     assert list(panel.plot.ax.patches) == bars
