@@ -20,6 +20,7 @@ from _helpers import QUANT, WidgetData, service_playbook, value_of
 from quantscope._client import Client
 from quantscope.sandbox.serve import SandboxServer
 from quantscope.widgets import ThresholdPanel
+from quantscope.widgets._controls import ThresholdControl
 
 BOUNDS = ("min", "max", "step", "value")
 
@@ -99,8 +100,7 @@ def test_no_phantom_change_on_any_class_and_criterion(
     assert len(pairs) == 54  # 3 classes x 18 criteria
     browser.settle()
     phantoms = []
-    # forwards, then backwards: every switch between neighbours in both directions
-    for market_cap_class, criterion in pairs + pairs[::-1]:
+    for market_cap_class, criterion in pairs:  # both directions of a switch: the next test
         panel.select(criterion, market_cap_class)
         browser.settle()
         entry = panel.entry
@@ -249,3 +249,33 @@ def test_a_changed_playbook_resets_the_control_without_a_phantom(
     assert panel.apply() is None
     assert browser.synced_back == []
     pd.testing.assert_frame_equal(panel.playbook, changed)
+
+
+def test_switching_value_lists_either_way_never_clamps_in_the_browser(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Short and long lists, the held value first, last or inside: every switch arrives as
+    one consistent state, so the browser never moves the handle (headless, no service)."""
+    moved: list[float] = []
+    control = ThresholdControl(moved.append, lambda _: None, moved.append)
+    browser = Browser(control.slider, monkeypatch)
+    lists = [
+        ((0.0, 1.0, 2.0, 3.0), 2.0),
+        (tuple(float(v) for v in range(51)), 2.0),
+        (tuple(float(v) for v in range(51)), 50.0),
+        ((0.0, 1.0), 1.0),
+        ((-100.0, -8.00746, -8.0, 0.0, 500.0), -8.0),
+        (tuple(v / 100 for v in range(1001)), 9.99),
+        ((45.0,), 45.0),
+        (tuple(float(v) for v in range(51)), 0.0),
+    ]
+    for values, value in lists + lists[::-1]:
+        control.reset(values, value)
+        browser.settle()
+        assert control.value == value
+        assert values[browser.state["value"]] == value  # what the page shows is the value
+    assert browser.synced_back == [] and moved == []  # nothing moved, nothing proposed
+    control.set(0.123)  # a value off the list joins it, exactly
+    browser.settle()
+    assert control.value == 0.123 and control.text.value == "0.123"
+    assert browser.synced_back == []
