@@ -88,9 +88,7 @@ def test_stops_hold_the_threshold_exactly() -> None:
 def test_the_control_moves_by_index_and_refuses_typed_values_it_is_told_to() -> None:
     moved: list[float] = []
     errors: list[str] = []
-    control = ThresholdControl(
-        moved.append, lambda v: "too big" if v > 10 else None, errors.append
-    )
+    control = ThresholdControl(moved.append, lambda v: "too big" if v > 10 else None, errors.append)
     control.reset((0.0, 0.5, 1.0), 0.5)
     assert (control.slider.min, control.slider.max, control.slider.step) == (0, 2, 1)
     assert control.slider.value == 1 and control.text.value == "0.5" and moved == []

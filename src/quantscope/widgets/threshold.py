@@ -31,6 +31,7 @@ shows its cost and an Open button that spends it.
 from __future__ import annotations
 
 import html
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -42,7 +43,12 @@ from quantscope import backtest as bt
 from quantscope import loaders as L
 from quantscope._changes import check_change, number
 from quantscope._client import Client
-from quantscope._errors import PermissionDeniedError, QuantscopeError, QuotaShareExceededError
+from quantscope._errors import (
+    IncompleteDataWarning,
+    PermissionDeniedError,
+    QuantscopeError,
+    QuotaShareExceededError,
+)
 from quantscope.widgets._common import (
     PLAYBOOK_PLANS,
     Confirmation,
@@ -197,10 +203,12 @@ class ThresholdPanel(Panel):
         self, trades: pd.DataFrame | None, details: pd.DataFrame | None, confirm: bool = False
     ) -> bool:
         try:
-            self.playbook = L.load_playbook(self.quant_id, client=self.client)
-            self.research = load_research(
-                self.quant_id, self.client, trades=trades, details=details, confirm=confirm
-            )
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always", IncompleteDataWarning)
+                self.playbook = L.load_playbook(self.quant_id, client=self.client)
+                self.research = load_research(
+                    self.quant_id, self.client, trades=trades, details=details, confirm=confirm
+                )
         except PermissionDeniedError as exc:
             self.denied(exc, PLAYBOOK_PLANS)
             return False
@@ -210,6 +218,13 @@ class ThresholdPanel(Panel):
         except QuantscopeError as exc:
             self.failed(exc)
             return False
+        for warning in seen:  # what the frames lack (a plan's chains) is said in the panel
+            if issubclass(warning.category, IncompleteDataWarning):
+                self.message.value += note(str(warning.message), "warn")
+            else:
+                warnings.warn_explicit(
+                    warning.message, warning.category, warning.filename, warning.lineno
+                )
         if self.research.features.empty:
             self.notify(f"Quant {self.quant_id} has no closed trades to study.", "warn")
             return False
@@ -401,9 +416,7 @@ class ThresholdPanel(Panel):
             return "no criterion is selected"
         error = check_change(row, "threshold", value)
         if error is None and self.whole and not float(value).is_integer():
-            error = (
-                f"{row['criterion']} takes whole numbers (it counts), got {exact_text(value)}"
-            )
+            error = f"{row['criterion']} takes whole numbers (it counts), got {exact_text(value)}"
         return error
 
     # ----- the shared playbook -----
