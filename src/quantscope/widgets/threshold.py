@@ -264,8 +264,8 @@ class ThresholdPanel(Panel):
         self._enable(True)
         self.writable = plan_allows(self.client, "write_playbook")
         self.apply_button.disabled = self.writable is False
-        if self.writable is False:
-            self.notify(
+        if self.writable is False:  # added to what the load said (a plan's chains)
+            self.message.value += note(
                 f"Your plan ({plan_name(self.client)}) can read and analyse the playbook but "
                 f"not change it. {PLAYBOOK_PLANS}",
                 "warn",
@@ -521,5 +521,4 @@ class ThresholdPanel(Panel):
         return self._undo_last("Nothing to undo from this panel.", undone_threshold)
 
     def _show_written(self, written: audit.Written) -> None:
-        self.playbook = written.playbook
-        self._show_criterion()
+        self._playbook_changed(written.playbook)
