@@ -133,7 +133,9 @@ class ThresholdPanel(Panel):
         self.criterion_picker = W.Dropdown(
             description="criterion", style=wide, layout=W.Layout(width="auto", min_width="34em")
         )
-        self.rule_picker = W.ToggleButtons(options=RULES, value=rule, description="rule")
+        self.rule_picker = W.ToggleButtons(
+            options=RULES, value=rule, description="rule", style={"button_width": "auto"}
+        )
         self.control = ThresholdControl(
             lambda _: self._quietly(self._update),
             self._refusal,
@@ -141,8 +143,9 @@ class ThresholdPanel(Panel):
         )
         self.slider, self.text = self.control.slider, self.control.text
         self.entry_html = W.HTML()
-        self.table_html = W.HTML(layout=W.Layout(min_width="30em"))
-        self.figure = W.Output()
+        # wide enough for the table on one line a row, narrow enough to leave the figure beside
+        self.table_html = W.HTML(layout=W.Layout(min_width="30em", max_width="36em"))
+        self.figure = W.Output(layout=W.Layout(max_width="600px"))  # the figure is 560 px wide
         self.apply_button = W.Button(description="Apply…", icon="upload", disabled=True)
         self.undo_button = W.Button(description="Undo", icon="undo", disabled=True)
         self.reload_button = W.Button(description="Reload", icon="refresh", disabled=True)
