@@ -279,3 +279,40 @@ def test_switching_value_lists_either_way_never_clamps_in_the_browser(
     browser.settle()
     assert control.value == 0.123 and control.text.value == "0.123"
     assert browser.synced_back == []
+
+
+def test_a_fraction_already_in_a_whole_number_entry_is_held_and_left_alone(
+    sandbox: SandboxServer,
+    widget_data: WidgetData,
+    client_for: Callable[..., Client],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """3.09 was written to smart_money_buys by the old slider: shown exactly, proposing
+    nothing, and one key press away from the whole numbers either side."""
+    panel = ThresholdPanel(
+        QUANT,
+        client=client_for(sandbox),
+        market_cap_class="DEGEN_CAP",
+        criterion="smart_money_buys",
+        trades=widget_data.trades,
+        details=widget_data.details,
+    )
+    browser = Browser(panel.slider, monkeypatch)
+    assert panel.playbook is not None
+    written = panel.playbook.copy()
+    where = (
+        (written["market_cap_class"] == "DEGEN_CAP")
+        & (written["config_type"] == "BUYING")
+        & (written["criterion"] == "smart_money_buys")
+    )
+    written.loc[where, "threshold"] = 3.09
+    panel._playbook_changed(written)
+    browser.settle()
+    assert panel.threshold == 3.09 and panel.text.value == "3.09"
+    assert panel.apply() is None and "nothing to change" in panel.message.value
+    browser.press("ArrowRight")
+    assert panel.threshold == 4
+    browser.press("ArrowLeft")
+    browser.press("ArrowLeft")
+    assert panel.threshold == 3
+    assert browser.synced_back == []

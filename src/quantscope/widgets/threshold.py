@@ -481,12 +481,12 @@ class ThresholdPanel(Panel):
         if self.writable is False:
             self.notify(f"Your plan ({plan_name(self.client)}) cannot change it. {PLAYBOOK_PLANS}")
             return None
+        if self.threshold == float(row["threshold"]):
+            self.notify(f"The threshold is already {number(self.threshold)}: nothing to change.")
+            return None
         error = self._refusal(self.threshold)
         if error:
             self.notify(error, "error")
-            return None
-        if self.threshold == float(row["threshold"]):
-            self.notify(f"The threshold is already {number(self.threshold)}: nothing to change.")
             return None
         change = audit.Change.of(row, "threshold", self.threshold)
         question = (
