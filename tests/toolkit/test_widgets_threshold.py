@@ -84,7 +84,7 @@ def test_table_shows_what_if_numbers_and_slider_moves_the_line(
     assert panel.plot is not None
     bars = list(panel.plot.ax.patches)
     before = panel.figure.outputs[0]["data"]["image/png"]
-    panel.slider.value = float(entry["threshold"]) + 2
+    panel.slider.value = panel.control.index(float(entry["threshold"]) + 2)  # its position
     line = next(ln for ln in panel.plot.ax.lines if ln.get_label() == "threshold")
     assert list(line.get_xdata()) == [entry["threshold"] + 2] * 2
     assert list(panel.plot.ax.patches) == bars
@@ -308,3 +308,102 @@ def test_panel_displays_its_widget(
     panel = ThresholdPanel(QUANT, client=client_for(sandbox, "basic"))
     panel._ipython_display_()
     assert shown == [panel.widget]
+
+
+def _classes(widget: Any) -> set[str]:
+    return set(widget._dom_classes)
+
+
+def test_widgets_carry_the_dom_contract_and_widths(
+    sandbox: SandboxServer, widget_data: WidgetData, client_for: Callable[..., Client]
+) -> None:
+    panel = ThresholdPanel(
+        QUANT, client=client_for(sandbox), trades=widget_data.trades, details=widget_data.details
+    )
+    assert {"qs-panel", "qs-threshold-panel"} <= _classes(panel.widget)
+    for widget, name in (
+        (panel.message, "qs-status"),
+        (panel.class_picker, "qs-class-picker"),
+        (panel.criterion_picker, "qs-criterion-picker"),
+        (panel.slider, "qs-threshold-slider"),
+        (panel.text, "qs-threshold-text"),
+        (panel.table_html, "qs-whatif"),
+        (panel.apply_button, "qs-apply"),
+        (panel.undo_button, "qs-undo"),
+        (panel.reload_button, "qs-reload"),
+        (panel.open_button, "qs-open"),
+        (panel.confirmation.box, "qs-confirmation"),
+        (panel.confirmation.confirm_button, "qs-confirm"),
+        (panel.confirmation.cancel_button, "qs-cancel"),
+    ):
+        assert name in _classes(widget), name
+    # layout nits: the criterion dropdown is wide enough for its labels, metric names one line
+    assert panel.criterion_picker.layout.min_width == "34em"
+    assert panel.criterion_picker.style.description_width == "initial"
+    assert '<div style="white-space:nowrap"><table' in panel.table_html.value
+    assert panel.table_html.layout.min_width == "30em"
+
+
+def test_opening_never_spends_more_than_the_quota_share_without_a_click(
+    sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    with Client(
+        sandbox.url,
+        sandbox.keys["enterprise"],
+        cache_dir=str(tmp_path / "cold"),
+        progress=False,
+        quota_share=0.05,  # 5% of 5,000: less than one request per closed trade
+    ) as client:
+        panel = ThresholdPanel(QUANT, client=client)
+        assert panel.research is None and panel.slider.disabled
+        spent = 5000 - (client.quota.remaining or 0)
+        assert spent <= 0.05 * 5000  # the playbook and the trades' page only
+        text = panel.message.value
+        assert "requests for data not in the cache" in text and "5%" in text
+        assert panel.open_button.layout.display == "flex"
+        needed = int(panel.open_button.description.split()[2].replace(",", ""))
+        assert needed > 0.05 * 5000 and f"{needed:,} requests" in text
+        panel.open_button.click()
+        assert panel.research is not None and not panel.slider.disabled
+        assert panel.open_button.layout.display == "none" and panel.entry is not None
+        assert panel.threshold == panel.entry["threshold"]
+        assert 5000 - (client.quota.remaining or 0) >= spent + needed  # spent on the click
+
+
+def test_growth_is_told_the_cost_instead_of_spending_its_quota(
+    sandbox: SandboxServer, client_for: Callable[..., Client]
+) -> None:
+    client = client_for(sandbox, "growth")
+    panel = ThresholdPanel(QUANT, client=client)
+    assert (client.quota.remaining or 0) >= 500 - 2  # the playbook and one page of trades
+    assert panel.research is None and panel.open_button.layout.display == "flex"
+    assert "Open: spend" in panel.open_button.description and "25%" in panel.message.value
+
+
+def test_reload_reads_the_service_and_resets_the_control(
+    fresh_sandbox: Callable[..., SandboxServer],
+    widget_data: WidgetData,
+    client_for: Callable[..., Client],
+    tmp_path: Path,
+) -> None:
+    server = fresh_sandbox()
+    client = client_for(server)
+    panel = ThresholdPanel(
+        QUANT,
+        client=client,
+        market_cap_class="DEGEN_CAP",
+        criterion="smart_money_buys",
+        trades=widget_data.trades,
+        details=widget_data.details,
+    )
+    entry = panel.entry
+    assert entry is not None and panel.threshold == 2
+    # someone else changes the entry (another client: this one's cache still holds 2)
+    with Client(
+        server.url, server.keys["enterprise"], cache_dir=tmp_path / "other", progress=False
+    ) as other:
+        L.update_playbook(QUANT, [{"config_id": entry["config_id"], "value": 4}], client=other)
+    panel.set_threshold(5)
+    panel.reload_button.click()
+    assert "Reloaded" in panel.message.value
+    assert panel.threshold == 4 and panel.text.value == "4" and panel.apply() is None

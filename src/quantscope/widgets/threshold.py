@@ -9,6 +9,10 @@
     panel.apply(); panel.confirm()            # PUT, read back, audit log; or panel.cancel()
     panel.undo()                              # restore the old value (verified, logged)
 
+The threshold is held exactly by ``_controls.ThresholdControl`` (a slider over a list of
+values that holds the playbook's threshold, and a text box that shows and takes the exact
+value): opening a criterion proposes nothing, whole-number criteria move in whole steps.
+
 The numbers are ``backtest.what_if`` on the quant's closed trades of one market-cap class
 (default: the class with most trades), measured against the playbook's current BUYING
 threshold, by the whole pass rule replayed with the playbook as the panel holds it (what
@@ -19,25 +23,32 @@ not per slider step).
 
 Loading cost: the trades (one request per 1,000) and one eval-details request per closed
 trade not yet in the cache (details are cached forever), with the loaders' progress bar and
-quota check. Pass ``trades=``/``details=`` to reuse frames already loaded.
+quota check. Pass ``trades=``/``details=`` to reuse frames already loaded. A load over the
+client's share of the quota left (``Settings.quota_share``) is not spent on opening: the panel
+shows its cost and an Open button that spends it.
 """
 
 from __future__ import annotations
 
 import html
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import ipywidgets as W
-import numpy as np
 import pandas as pd
 
 from quantscope import audit, plots
 from quantscope import backtest as bt
 from quantscope import loaders as L
-from quantscope._changes import check_change, option_ids
+from quantscope._changes import check_change, number
 from quantscope._client import Client
-from quantscope._errors import PermissionDeniedError, QuantscopeError
+from quantscope._errors import (
+    IncompleteDataWarning,
+    PermissionDeniedError,
+    QuantscopeError,
+    QuotaShareExceededError,
+)
 from quantscope.widgets._common import (
     PLAYBOOK_PLANS,
     Confirmation,
@@ -50,42 +61,18 @@ from quantscope.widgets._common import (
     load_research,
     new_figure,
     note,
-    number,
     plan_allows,
     plan_name,
     rule_text,
     undone_threshold,
 )
+from quantscope.widgets._controls import ThresholdControl, exact_text, is_whole, stops
 
 CONFIG_TYPE = "BUYING"  # trades come from TOKEN_BUY evaluations, decided by BUYING thresholds
 RULES = (
     ("whole pass rule (what applying does)", "replay"),
     ("hard filter (upper bound)", "filter"),
 )
-
-
-def slider_bounds(values: pd.Series, row: pd.Series) -> tuple[float, float, float]:
-    """Slider (min, max, step): the option ids of an options criterion; else the values' range
-    (their quantiles) with the current threshold, inside the criterion's range when it has one,
-    or that range when there are no values."""
-    ids = option_ids(row)
-    if ids:
-        return float(min(ids)), float(max(ids)), 1.0
-    current = float(row["threshold"])
-    grid = bt.threshold_grid(values.to_numpy(dtype=np.float64, na_value=np.nan), 101)
-    ranged = pd.notna(row.get("range_min")) and pd.notna(row.get("range_max"))
-    if grid.size:
-        low, high = float(grid[0]), float(grid[-1])
-    elif ranged:
-        low, high = float(row["range_min"]), float(row["range_max"])
-    else:
-        low, high = current, current
-    low, high = min(low, current), max(high, current)
-    if ranged:
-        low, high = max(low, float(row["range_min"])), min(high, float(row["range_max"]))
-    if high <= low:
-        high = low + 1.0
-    return low, high, (high - low) / 200
 
 
 def _rule_caption(what_if: pd.DataFrame) -> str:
@@ -135,58 +122,140 @@ class ThresholdPanel(Panel):
         self.last_written: list[audit.AuditEntry] = []
         self.writable: bool | None = None
         self.plot: ThresholdFigure | None = None
+        self.whole = False
         self._quiet_depth = 0
-        self.class_picker = W.Dropdown(description="market cap")
-        self.criterion_picker = W.Dropdown(description="criterion")
-        self.rule_picker = W.ToggleButtons(options=RULES, value=rule, description="rule")
-        self.slider = W.FloatSlider(
-            description="threshold",
-            readout_format=".4g",
-            continuous_update=True,
-            layout=W.Layout(width="60%"),
+        self._given = (trades, details)
+        self._wanted = (market_cap_class, criterion)
+        wide = {"description_width": "initial"}
+        self.class_picker = W.Dropdown(
+            description="market cap", style=wide, layout=W.Layout(width="auto", min_width="18em")
         )
+        self.criterion_picker = W.Dropdown(
+            description="criterion", style=wide, layout=W.Layout(width="auto", min_width="34em")
+        )
+        self.rule_picker = W.ToggleButtons(
+            options=RULES, value=rule, description="rule", style={"button_width": "auto"}
+        )
+        self.control = ThresholdControl(
+            lambda _: self._quietly(self._update),
+            self._refusal,
+            lambda message: self.notify(message, "error"),
+        )
+        self.slider, self.text = self.control.slider, self.control.text
         self.entry_html = W.HTML()
-        self.table_html = W.HTML()
-        self.figure = W.Output()
+        # wide enough for the table on one line a row, narrow enough to leave the figure beside
+        self.table_html = W.HTML(layout=W.Layout(min_width="30em", max_width="36em"))
+        self.figure = W.Output(layout=W.Layout(max_width="600px"))  # the figure is 560 px wide
         self.apply_button = W.Button(description="Apply…", icon="upload", disabled=True)
         self.undo_button = W.Button(description="Undo", icon="undo", disabled=True)
+        self.reload_button = W.Button(description="Reload", icon="refresh", disabled=True)
+        self.open_button = W.Button(
+            description="Open", icon="download", layout=W.Layout(display="none", width="auto")
+        )
         self.confirmation = Confirmation(self.confirm, self.cancel)
         self.apply_button.on_click(lambda _: self.apply())
         self.undo_button.on_click(lambda _: self.undo())
+        self.reload_button.on_click(lambda _: self.reload())
+        self.open_button.on_click(lambda _: self.open())
         self.widget.children = [
             W.HTML(f"<h4>Threshold what-if: quant {self.quant_id}</h4>"),
             self.message,
-            W.HBox([self.class_picker, self.criterion_picker]),
+            self.open_button,
+            W.HBox([self.class_picker, self.criterion_picker], layout=W.Layout(flex_flow="wrap")),
             self.rule_picker,
             self.entry_html,
-            self.slider,
-            W.HBox([self.table_html, self.figure]),
-            W.HBox([self.apply_button, self.undo_button]),
+            self.control.box,
+            W.HBox([self.table_html, self.figure], layout=W.Layout(flex_flow="wrap")),
+            W.HBox([self.apply_button, self.undo_button, self.reload_button]),
             self.confirmation.box,
         ]
-        self._controls = (self.class_picker, self.criterion_picker, self.rule_picker, self.slider)
-        for picker in self._controls:
-            picker.disabled = True
+        self._mark()
+        self._controls = (self.class_picker, self.criterion_picker, self.rule_picker)
+        self._enable(False)
         if self._load(trades, details):
             self._start(market_cap_class, criterion)
 
+    def _mark(self) -> None:
+        """The CSS classes browser tests find the widgets by (docs: the panels' DOM contract)."""
+        for widget, name in (
+            (self.widget, "qs-panel"),
+            (self.widget, "qs-threshold-panel"),
+            (self.message, "qs-status"),
+            (self.class_picker, "qs-class-picker"),
+            (self.criterion_picker, "qs-criterion-picker"),
+            (self.table_html, "qs-whatif"),
+            (self.apply_button, "qs-apply"),
+            (self.undo_button, "qs-undo"),
+            (self.reload_button, "qs-reload"),
+            (self.open_button, "qs-open"),
+            (self.confirmation.box, "qs-confirmation"),
+            (self.confirmation.confirm_button, "qs-confirm"),
+            (self.confirmation.cancel_button, "qs-cancel"),
+        ):
+            widget.add_class(name)
+
+    def _enable(self, enabled: bool) -> None:
+        for picker in self._controls:
+            picker.disabled = not enabled
+        self.control.disabled = not enabled
+        self.reload_button.disabled = not enabled
+
     # ----- loading -----
 
-    def _load(self, trades: pd.DataFrame | None, details: pd.DataFrame | None) -> bool:
+    def _load(
+        self, trades: pd.DataFrame | None, details: pd.DataFrame | None, confirm: bool = False
+    ) -> bool:
         try:
-            self.playbook = L.load_playbook(self.quant_id, client=self.client)
-            self.research = load_research(
-                self.quant_id, self.client, trades=trades, details=details
-            )
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always", IncompleteDataWarning)
+                self.playbook = L.load_playbook(self.quant_id, client=self.client)
+                self.research = load_research(
+                    self.quant_id, self.client, trades=trades, details=details, confirm=confirm
+                )
         except PermissionDeniedError as exc:
             self.denied(exc, PLAYBOOK_PLANS)
+            return False
+        except QuotaShareExceededError as exc:
+            self._offer_open(exc)
             return False
         except QuantscopeError as exc:
             self.failed(exc)
             return False
+        for warning in seen:  # what the frames lack (a plan's chains) is said in the panel
+            if issubclass(warning.category, IncompleteDataWarning):
+                self.message.value += note(str(warning.message), "warn")
+            else:
+                warnings.warn_explicit(
+                    warning.message, warning.category, warning.filename, warning.lineno
+                )
         if self.research.features.empty:
             self.notify(f"Quant {self.quant_id} has no closed trades to study.", "warn")
             return False
+        return True
+
+    def _offer_open(self, exc: QuotaShareExceededError) -> None:
+        """Opening would spend more than the client's share of the quota: say what it costs
+        and let a click spend it (``open``)."""
+        left = exc.remaining + exc.fetched
+        self.notify(
+            f"Opening this panel needs {exc.needed:,} requests for data not in the cache, more "
+            f"than the {exc.share:.0%} of the {left:,} left that a load spends without asking; "
+            "nothing was spent on them. Press Open to load them (they stay in the cache).",
+            "warn",
+        )
+        self.open_button.description = f"Open: spend {exc.needed:,} requests"
+        self.open_button.layout.display = "flex"
+
+    def open(self) -> bool:
+        """Load what the panel needs even beyond the quota share (the Open button) and show
+        it; whether the panel is open."""
+        if self.research is not None:
+            return True
+        self.open_button.layout.display = "none"
+        self.message.value = ""
+        if not self._load(*self._given, confirm=True):
+            return False
+        self._start(*self._wanted)
         return True
 
     def _start(self, market_cap_class: str | None, criterion: str | None) -> None:
@@ -195,19 +264,17 @@ class ThresholdPanel(Panel):
         counts = counts[counts > 0]
         self.class_picker.options = [(f"{c} ({n:,} trades)", str(c)) for c, n in counts.items()]
         self.class_picker.value = market_cap_class or str(counts.index[0])
-        for picker in self._controls:
-            picker.disabled = False
+        self._enable(True)
         self.writable = plan_allows(self.client, "write_playbook")
         self.apply_button.disabled = self.writable is False
-        if self.writable is False:
-            self.notify(
+        if self.writable is False:  # added to what the load said (a plan's chains)
+            self.message.value += note(
                 f"Your plan ({plan_name(self.client)}) can read and analyse the playbook but "
                 f"not change it. {PLAYBOOK_PLANS}",
                 "warn",
             )
         self.class_picker.observe(lambda _: self._quietly(self._show_class), "value")
         self.criterion_picker.observe(lambda _: self._quietly(self._show_criterion), "value")
-        self.slider.observe(lambda _: self._quietly(self._update), "value")
         self.rule_picker.observe(lambda _: self._quietly(self._update), "value")
         self._show_class(criterion)
 
@@ -248,9 +315,9 @@ class ThresholdPanel(Panel):
 
     @property
     def threshold(self) -> float:
-        """The slider's threshold, to 6 significant digits (a browser's slider steps add
-        float noise: 0.30000000000000004 is sent as 0.3)."""
-        return float(f"{self.slider.value:.6g}")
+        """The threshold the panel would write: the control's value, exactly (the playbook's
+        own until the slider moves or a value is typed)."""
+        return self.control.value
 
     def _show_class(self, criterion: str | None = None) -> None:
         assert self.playbook is not None and self.research is not None
@@ -276,17 +343,17 @@ class ThresholdPanel(Panel):
 
     def _show_criterion(self) -> None:
         row = self.entry
-        if row is None:
+        if row is None or self.research is None:
             return
         self._cancel_pending()
         criterion = str(row["criterion"])
-        low, high, step = slider_bounds(self.features[criterion], row)
-        with self._quiet(), self.slider.hold_trait_notifications():
-            self.slider.min, self.slider.max, self.slider.step = low, high, step
-            self.slider.value = float(row["threshold"])
+        # whole numbers or not: decided on all of the quant's values of the criterion
+        self.whole = is_whole(self.research.features[criterion], row)
+        values = stops(self.features[criterion], row, whole=self.whole)
+        self.control.reset(values, float(row["threshold"]))
         self.entry_html.value = self._describe(row)
         ax = plots.criterion_distributions(
-            self.research.details if self.research else pd.DataFrame(),
+            self.research.details,
             self.features,
             criterion,
             ax=new_figure().subplots(),
@@ -299,38 +366,41 @@ class ThresholdPanel(Panel):
 
     def _describe(self, row: pd.Series) -> str:
         flags = [f for f in ("required", "disabled") if flag(row, f)]
+        whole = "; whole numbers" if self.whole else ""
         return (
             f"<b>{html.escape(str(row['criterion_name']))}</b> "
             f"({html.escape(str(row['criterion']))}), "
             f"{html.escape(str(row['market_cap_class']))} {CONFIG_TYPE}: "
-            f"passes when {rule_text(row)}; now <b>{number(row['threshold'])}</b>; weight "
-            f"{number(row['weight'])}{''.join(', ' + f for f in flags)}. "
+            f"passes when {rule_text(row)}{whole}; now <b>{number(row['threshold'])}</b>; "
+            f"weight {number(row['weight'])}{''.join(', ' + f for f in flags)}. "
             f"<small>config id {html.escape(str(row['config_id']))}</small>"
         )
 
     def _update(self) -> None:
-        """Recompute the what-if at the slider's threshold; move the figure's line."""
+        """Recompute the what-if at the control's threshold; move the figure's line."""
         row = self.entry
         if row is None:
             return
         self._cancel_pending()
         operator = None if pd.isna(row["operator"]) else str(row["operator"])
         rule = self.rule_picker.value
+        current, proposed = float(row["threshold"]), self.threshold
         self.what_if = bt.what_if(
             self.features,
             str(row["criterion"]),
-            [self.threshold],
+            [proposed],
             operator=operator,
-            current=float(row["threshold"]),
+            current=current,
             rule=rule,
             playbook=self.playbook,
         )
         self.table = before_after(self.what_if)
         self.table.attrs["rule"] = self.what_if.attrs["what_if"]["label"]
         text = _rule_caption(self.what_if)
-        text += before_after_html(
-            self.table, str(operator), float(row["threshold"]), self.threshold
-        )
+        if proposed == current:
+            text += note(f"Proposed = now = {number(current)}: no change.")
+        table = before_after_html(self.table, str(operator), current, proposed)
+        text += f'<div style="white-space:nowrap">{table}</div>'  # metric names on one line
         if self.what_if["admits_unseen"].fillna(False).iloc[0]:
             text += note(
                 "Looser than the current threshold: evaluations that failed at the time would "
@@ -339,7 +409,45 @@ class ThresholdPanel(Panel):
             )
         self.table_html.value = text
         if self.plot is not None:
-            self.plot.move(self.threshold)
+            self.plot.move(proposed)
+
+    def _refusal(self, value: float) -> str | None:
+        """Why the selected entry cannot take ``value`` (the service's rules, whole numbers
+        for a whole-number criterion), or None."""
+        row = self.entry
+        if row is None:
+            return "no criterion is selected"
+        error = check_change(row, "threshold", value)
+        if error is None and self.whole and not float(value).is_integer():
+            error = f"{row['criterion']} takes whole numbers (it counts), got {exact_text(value)}"
+        return error
+
+    # ----- the shared playbook -----
+
+    def _playbook_changed(self, playbook: pd.DataFrame) -> None:
+        """Another panel (or a Reload) changed the playbook: show the selected entry's
+        threshold from ``playbook``, exactly. A change awaiting confirmation was asked from
+        the old value, so it is dropped."""
+        self.playbook = playbook
+        if self.research is None:
+            return
+        pending = self.pending is not None
+        self._show_criterion()
+        if pending:
+            self.notify(
+                "The playbook changed while a change awaited confirmation: it was dropped. "
+                "Press Apply again.",
+                "warn",
+            )
+
+    def reload(self) -> pd.DataFrame | None:
+        """Read the playbook again from the service (not the cache) and show it."""
+        self.client.cache.clear("/api/degen/config")
+        playbook = self._call(lambda: L.load_playbook(self.quant_id, client=self.client))
+        if playbook is not None:
+            self._playbook_changed(playbook)
+            self.notify("Reloaded the playbook from the service.")
+        return playbook
 
     # ----- the public controls -----
 
@@ -355,19 +463,14 @@ class ThresholdPanel(Panel):
             raise ValueError(f"no criterion {criterion!r} for {self.class_picker.value}")
 
     def set_threshold(self, value: float) -> None:
-        """Move the slider to ``value`` (widening it if needed); ValueError if the service
-        would refuse the value (outside the range, not an option)."""
-        row = self.entry
-        if row is None:
-            raise ValueError("no criterion is selected")
-        error = check_change(row, "threshold", value)
+        """Hold ``value`` exactly (the slider gains it if it lacks it); ValueError if the
+        service would refuse it (outside the range, not an option) or a whole-number
+        criterion would get a fraction."""
+        error = self._refusal(value)
         if error:
             self.notify(error, "error")
             raise ValueError(error)
-        with self._quiet(), self.slider.hold_trait_notifications():
-            self.slider.min = min(self.slider.min, float(value))
-            self.slider.max = max(self.slider.max, float(value))
-            self.slider.value = float(value)
+        self.control.set(float(value))
         self._update()
 
     def apply(self) -> audit.Change | None:
@@ -378,15 +481,19 @@ class ThresholdPanel(Panel):
         if self.writable is False:
             self.notify(f"Your plan ({plan_name(self.client)}) cannot change it. {PLAYBOOK_PLANS}")
             return None
-        error = check_change(row, "threshold", self.threshold)
-        if error:
-            self.notify(error, "error")
-            return None
         if self.threshold == float(row["threshold"]):
             self.notify(f"The threshold is already {number(self.threshold)}: nothing to change.")
             return None
+        error = self._refusal(self.threshold)
+        if error:
+            self.notify(error, "error")
+            return None
         change = audit.Change.of(row, "threshold", self.threshold)
-        self._ask(change, f"Change quant {self.quant_id}'s playbook", [change], "One PUT")
+        question = (
+            f"Change quant {self.quant_id}'s playbook: {html.escape(str(change.criterion))} "
+            f"threshold {number(change.old_value)} → {number(change.new_value)}"
+        )
+        self._ask(change, question, [change], "One PUT")
         return change
 
     def cancel(self) -> None:
@@ -417,5 +524,4 @@ class ThresholdPanel(Panel):
         return self._undo_last("Nothing to undo from this panel.", undone_threshold)
 
     def _show_written(self, written: audit.Written) -> None:
-        self.playbook = written.playbook
-        self._show_criterion()
+        self._playbook_changed(written.playbook)

@@ -1,0 +1,318 @@
+"""ThresholdPanel's slider as a browser sees it: no phantom change, whole steps, exact values.
+
+A headless kernel cannot see what a browser does with a slider's state (NOTES.md, turn 2): it
+applies each update message whole, snaps the value onto ``min + k*step`` inside
+``[min, max]`` and syncs a snapped value back to the kernel as if the user had moved it.
+``Browser`` replays that rule on the messages the panel's slider really sends (its comm), so
+these tests fail wherever a real browser would show a change nobody made. The real-browser
+suite (Voila + Chromium) checks the same facts end to end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+import pytest
+from _helpers import QUANT, WidgetData, service_playbook, value_of
+
+from quantscope._client import Client
+from quantscope.sandbox.serve import SandboxServer
+from quantscope.widgets import ThresholdPanel
+from quantscope.widgets._controls import ThresholdControl
+
+BOUNDS = ("min", "max", "step", "value")
+
+
+def snap(state: dict[str, Any]) -> float:
+    """The browser slider's rule (noUiSlider): the nearest ``min + k*step`` within bounds."""
+    low, high, step, value = (state[k] for k in BOUNDS)
+    value = min(max(value, low), high)
+    k = round((value - low) / step)
+    return min(max(low + k * step, low), high)
+
+
+class Browser:
+    """The front end of one slider: the state it holds, and what it syncs back."""
+
+    def __init__(self, slider: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.slider = slider
+        self.inbox: list[dict[str, Any]] = []
+        self.synced_back: list[float] = []
+        full = slider.get_state()  # what the page gets when it renders the widget
+        self.state = {k: full[k] for k in BOUNDS}
+        monkeypatch.setattr(
+            slider.comm, "send", lambda data=None, buffers=None, **_: self.inbox.append(data)
+        )
+
+    def settle(self) -> None:
+        """Apply the updates sent so far, one message at a time, as the page does."""
+        for _ in range(100):
+            if not self.inbox:
+                return
+            message = self.inbox.pop(0)
+            if message.get("method") != "update":
+                continue
+            self.state.update({k: v for k, v in message["state"].items() if k in BOUNDS})
+            self._show()
+        raise AssertionError("the kernel and the browser keep correcting each other")
+
+    def _show(self) -> None:
+        shown = snap(self.state)
+        if abs(shown - self.state["value"]) > 1e-12 * max(1.0, abs(shown)):
+            self.state["value"] = shown
+            self.synced_back.append(shown)
+            self.slider.set_state({"value": shown})  # the front end's update message
+
+    def press(self, key: str) -> None:
+        """An arrow key on the focused slider handle: one step, snapped, synced."""
+        self.settle()
+        sign = {"ArrowRight": 1, "ArrowUp": 1, "ArrowLeft": -1, "ArrowDown": -1}[key]
+        moved = snap({**self.state, "value": self.state["value"] + sign * self.state["step"]})
+        self.state["value"] = moved
+        self.slider.set_state({"value": moved})
+        self.settle()
+
+
+def _selections(panel: ThresholdPanel) -> list[tuple[str, str]]:
+    """Every (class, criterion) the panel offers, in its pickers' order."""
+    pairs = []
+    for _, market_cap_class in panel.class_picker.options:
+        panel.select(panel.criterion_picker.value, market_cap_class)
+        pairs += [(market_cap_class, c) for _, c in panel.criterion_picker.options]
+    return pairs
+
+
+def test_no_phantom_change_on_any_class_and_criterion(
+    sandbox: SandboxServer,
+    widget_data: WidgetData,
+    client_for: Callable[..., Client],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    panel = ThresholdPanel(
+        QUANT, client=client_for(sandbox), trades=widget_data.trades, details=widget_data.details
+    )
+    browser = Browser(panel.slider, monkeypatch)
+    browser.settle()
+    assert panel.entry is not None and panel.threshold == panel.entry["threshold"]
+    pairs = _selections(panel)
+    assert len(pairs) == 54  # 3 classes x 18 criteria
+    browser.settle()
+    phantoms = []
+    for market_cap_class, criterion in pairs:  # both directions of a switch: the next test
+        panel.select(criterion, market_cap_class)
+        browser.settle()
+        entry = panel.entry
+        assert entry is not None
+        if panel.threshold != entry["threshold"]:
+            phantoms.append((market_cap_class, criterion, entry["threshold"], panel.threshold))
+            continue
+        assert "no change" in panel.table_html.value, (market_cap_class, criterion)
+        assert panel.apply() is None and not panel.confirmation.visible
+        assert "nothing to change" in panel.message.value
+    assert phantoms == []
+    assert browser.synced_back == []  # the browser never had to move the handle itself
+
+
+def test_integer_criteria_move_in_whole_steps_and_write_them(
+    fresh_sandbox: Callable[..., SandboxServer],
+    widget_data: WidgetData,
+    client_for: Callable[..., Client],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    server = fresh_sandbox()
+    panel = ThresholdPanel(
+        QUANT,
+        client=client_for(server),
+        market_cap_class="DEGEN_CAP",
+        criterion="smart_money_buys",
+        trades=widget_data.trades,
+        details=widget_data.details,
+    )
+    browser = Browser(panel.slider, monkeypatch)
+    entry = panel.entry
+    assert entry is not None and entry["threshold"] == 2
+    config_id = str(entry["config_id"])
+    browser.press("ArrowRight")
+    assert panel.threshold == 3
+    assert panel.text.value == "3"
+    browser.press("ArrowRight")
+    browser.press("ArrowLeft")
+    assert panel.threshold == 3
+    assert "with ≥ 3" in panel.table_html.value and "no change" not in panel.table_html.value
+    change = panel.apply()
+    assert change is not None and (change.old_value, change.new_value) == (2, 3)
+    assert "2 → 3" in panel.confirmation.text.value
+    written = panel.confirm()
+    assert written is not None and written.verified
+    assert value_of(service_playbook(server), config_id) == 3
+    browser.settle()
+    assert panel.threshold == 3 and panel.apply() is None  # the panel moved on, no phantom
+
+    panel.undo()
+    assert value_of(service_playbook(server), config_id) == 2
+    browser.settle()
+    assert panel.threshold == 2 and panel.apply() is None  # after Undo: no phantom either
+    assert browser.synced_back == []
+
+    # every integer criterion of every class steps by one whole unit
+    for market_cap_class in ("DEGEN_CAP", "LOW_CAP", "MID_CAP"):
+        for criterion in ("smart_money_buys", "lp_locked", "mint_authority"):
+            panel.select(criterion, market_cap_class)
+            browser.settle()
+            start = panel.threshold
+            browser.press("ArrowLeft")
+            assert panel.threshold in (start - 1, start), (market_cap_class, criterion)
+            browser.press("ArrowRight")
+            browser.press("ArrowRight")
+            assert panel.threshold in (start + 1, start), (market_cap_class, criterion)
+            assert float(panel.threshold).is_integer()
+
+
+def test_a_typed_value_is_used_exactly_never_snapped(
+    fresh_sandbox: Callable[..., SandboxServer],
+    widget_data: WidgetData,
+    client_for: Callable[..., Client],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    server = fresh_sandbox()
+    panel = ThresholdPanel(
+        QUANT,
+        client=client_for(server),
+        market_cap_class="LOW_CAP",
+        criterion="buy_sell_ratio",
+        trades=widget_data.trades,
+        details=widget_data.details,
+    )
+    browser = Browser(panel.slider, monkeypatch)
+    entry = panel.entry
+    assert entry is not None
+    panel.text.value = "1.23457"  # typed, then Enter (the text box syncs on Enter or blur)
+    browser.settle()
+    assert panel.threshold == 1.23457 and panel.text.value == "1.23457"
+    assert "with ≥ 1.23457" in panel.table_html.value
+    assert browser.synced_back == []
+    change = panel.apply()
+    assert change is not None and change.new_value == 1.23457
+    assert panel.confirm() is not None
+    assert value_of(service_playbook(server), str(entry["config_id"])) == 1.23457
+
+    # a neighbour of the typed value is a step away on the slider, and back is exact again
+    browser.press("ArrowRight")
+    assert panel.threshold > 1.23457
+    browser.press("ArrowLeft")
+    assert panel.threshold == 1.23457
+
+    # bad input: one clear line, the exact value stays
+    panel.text.value = "abc"
+    assert "not a number" in panel.message.value and panel.threshold == 1.23457
+    assert panel.text.value == "1.23457"
+    panel.text.value = "11"
+    assert "range [0, 10]" in panel.message.value and panel.threshold == 1.23457
+    panel.select("smart_money_buys")
+    panel.text.value = "2.5"
+    assert "whole number" in panel.message.value and panel.threshold == 2
+
+
+def test_a_changed_playbook_resets_the_control_without_a_phantom(
+    sandbox: SandboxServer,
+    widget_data: WidgetData,
+    client_for: Callable[..., Client],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    panel = ThresholdPanel(
+        QUANT,
+        client=client_for(sandbox),
+        market_cap_class="DEGEN_CAP",
+        criterion="smart_money_buys",
+        trades=widget_data.trades,
+        details=widget_data.details,
+    )
+    browser = Browser(panel.slider, monkeypatch)
+    panel.set_threshold(5)
+    assert panel.apply() is not None and panel.confirmation.visible
+    assert panel.playbook is not None
+    changed = panel.playbook.copy()
+    where = (
+        (changed["market_cap_class"] == "DEGEN_CAP")
+        & (changed["config_type"] == "BUYING")
+        & (changed["criterion"] == "smart_money_buys")
+    )
+    changed.loc[where, "threshold"] = 4.0  # another panel wrote 2 -> 4
+    panel._playbook_changed(changed)
+    browser.settle()
+    assert panel.threshold == 4 and panel.text.value == "4"
+    assert not panel.confirmation.visible  # the change asked for was from 2: dropped
+    assert "now <b>4</b>" in panel.entry_html.value
+    assert "no change" in panel.table_html.value and "now (≥ 4)" in panel.table_html.value
+    assert panel.apply() is None
+    assert browser.synced_back == []
+    pd.testing.assert_frame_equal(panel.playbook, changed)
+
+
+def test_switching_value_lists_either_way_never_clamps_in_the_browser(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Short and long lists, the held value first, last or inside: every switch arrives as
+    one consistent state, so the browser never moves the handle (headless, no service)."""
+    moved: list[float] = []
+    control = ThresholdControl(moved.append, lambda _: None, moved.append)
+    browser = Browser(control.slider, monkeypatch)
+    lists = [
+        ((0.0, 1.0, 2.0, 3.0), 2.0),
+        (tuple(float(v) for v in range(51)), 2.0),
+        (tuple(float(v) for v in range(51)), 50.0),
+        ((0.0, 1.0), 1.0),
+        ((-100.0, -8.00746, -8.0, 0.0, 500.0), -8.0),
+        (tuple(v / 100 for v in range(1001)), 9.99),
+        ((45.0,), 45.0),
+        (tuple(float(v) for v in range(51)), 0.0),
+    ]
+    for values, value in lists + lists[::-1]:
+        control.reset(values, value)
+        browser.settle()
+        assert control.value == value
+        assert values[browser.state["value"]] == value  # what the page shows is the value
+    assert browser.synced_back == [] and moved == []  # nothing moved, nothing proposed
+    control.set(0.123)  # a value off the list joins it, exactly
+    browser.settle()
+    assert control.value == 0.123 and control.text.value == "0.123"
+    assert browser.synced_back == []
+
+
+def test_a_fraction_already_in_a_whole_number_entry_is_held_and_left_alone(
+    sandbox: SandboxServer,
+    widget_data: WidgetData,
+    client_for: Callable[..., Client],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """3.09 was written to smart_money_buys by the old slider: shown exactly, proposing
+    nothing, and one key press away from the whole numbers either side."""
+    panel = ThresholdPanel(
+        QUANT,
+        client=client_for(sandbox),
+        market_cap_class="DEGEN_CAP",
+        criterion="smart_money_buys",
+        trades=widget_data.trades,
+        details=widget_data.details,
+    )
+    browser = Browser(panel.slider, monkeypatch)
+    assert panel.playbook is not None
+    written = panel.playbook.copy()
+    where = (
+        (written["market_cap_class"] == "DEGEN_CAP")
+        & (written["config_type"] == "BUYING")
+        & (written["criterion"] == "smart_money_buys")
+    )
+    written.loc[where, "threshold"] = 3.09
+    panel._playbook_changed(written)
+    browser.settle()
+    assert panel.threshold == 3.09 and panel.text.value == "3.09"
+    assert panel.apply() is None and "nothing to change" in panel.message.value
+    browser.press("ArrowRight")
+    assert panel.threshold == 4
+    browser.press("ArrowLeft")
+    browser.press("ArrowLeft")
+    assert panel.threshold == 3
+    assert browser.synced_back == []
