@@ -222,20 +222,22 @@ def load_research(
     trades: pd.DataFrame | None = None,
     details: pd.DataFrame | None = None,
     confirm: bool = False,
+    spent: int = 0,
 ) -> Research:
     """Load (or take) the trades and buy-evaluation details, and join them.
 
     Cost: the trades (one request per 1,000) and one eval-details request per closed trade not
     yet in the cache (details never change, so they are cached forever); quota-aware with a
     progress bar, as the loaders are. Without ``confirm``, the whole of it (trades and
-    details together) may spend at most the client's share of the quota left
-    (``Settings.quota_share``): more is refused with its cost before the details are sent
-    (a ``QuotaShareExceededError``; a panel shows it with an Open button, ``_open_lazily``).
+    details together, and the ``spent`` requests the caller already sent for the same
+    purpose, such as a panel's other loads on opening) may spend at most the client's share of
+    the quota left when it began (``Settings.quota_share``): more is refused with its cost
+    before the details are sent (a ``QuotaShareExceededError``; a panel shows it with an Open
+    button, ``Panel._open_lazily``).
     """
-    spent = 0
     if trades is None:
         trades = L.load_trades(quant_id, client=client, confirm=confirm)
-        spent = int(trades.attrs.get("quantscope", {}).get("requests") or 0)
+        spent += requests_of(trades)
     if details is None:
         closed = trades[(trades["status"] == "Closed").fillna(False).to_numpy(bool)]
         ids = closed["evaluation_id"].dropna().unique()
@@ -247,9 +249,14 @@ def load_research(
     return Research(trades, details, features[mine].reset_index(drop=True))
 
 
+def requests_of(frame: pd.DataFrame | pd.Series) -> int:
+    """The requests a loaded frame cost (its provenance; 0 when served from the cache)."""
+    return int(frame.attrs.get("quantscope", {}).get("requests") or 0)
+
+
 def _within_share(cost: Estimate, spent: int) -> None:
-    """Refuse the details when they and the ``spent`` trade pages exceed the share of the
-    quota left when the research load began (unknown quota: the loader's own rule applies)."""
+    """Refuse the details when they and the ``spent`` requests before them exceed the share of
+    the quota left when the load began (unknown quota: the loader's own rule applies)."""
     if cost.remaining is None or not cost.requests:
         return
     start = cost.remaining + spent
@@ -258,7 +265,7 @@ def _within_share(cost: Estimate, spent: int) -> None:
     of = f" of {cost.limit}" if cost.limit is not None else ""
     raise QuotaShareExceededError(
         f"{cost.endpoint}: the research load needs {cost.requests} requests for evaluation "
-        f"details not in the cache ({cost.cached} cached) after {spent} for the trades: more "
+        f"details not in the cache ({cost.cached} cached) after {spent} already sent: more "
         f"than {cost.share:.0%} of the {start}{of} left: sent nothing more. Pass confirm=True "
         "to spend them (a panel's Open button does), or pass details= already loaded.",
         share=cost.share,

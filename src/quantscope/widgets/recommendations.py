@@ -55,6 +55,7 @@ from quantscope.widgets._common import (
     opening_cost,
     plan_allows,
     plan_name,
+    requests_of,
     table_html,
     undone_threshold,
 )
@@ -152,7 +153,8 @@ class RecommendationsPanel(Panel):
         if self._reload() and self.recommendations is not None:
             try:
                 self.playbook = self.view.get()
-                self._research(trades, details, confirm=False)
+                spent = requests_of(self.recommendations) + requests_of(self.playbook)
+                self._research(trades, details, confirm=False, spent=spent)
             except QuotaShareExceededError as exc:
                 self._open_lazily(
                     opening_cost(exc, "the trades behind the what-if columns"),
@@ -165,12 +167,22 @@ class RecommendationsPanel(Panel):
     # ----- loading and showing -----
 
     def _research(
-        self, trades: pd.DataFrame | None, details: pd.DataFrame | None, *, confirm: bool
+        self,
+        trades: pd.DataFrame | None,
+        details: pd.DataFrame | None,
+        *,
+        confirm: bool,
+        spent: int = 0,
     ) -> None:
-        """Load the trades and details the what-if needs (``confirm``: beyond the share), and
-        show them."""
+        """Load the trades and details the what-if needs (``confirm``: beyond the share;
+        ``spent``: what opening already cost), and show them."""
         self.research = load_research(
-            self.quant_id, self.client, trades=trades, details=details, confirm=confirm
+            self.quant_id,
+            self.client,
+            trades=trades,
+            details=details,
+            confirm=confirm,
+            spent=spent,
         )
         self._show()
 
