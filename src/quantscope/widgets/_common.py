@@ -264,10 +264,10 @@ def _within_share(cost: Estimate, spent: int) -> None:
         return
     of = f" of {cost.limit}" if cost.limit is not None else ""
     raise QuotaShareExceededError(
-        f"{cost.endpoint}: the research load needs {cost.requests} requests for evaluation "
-        f"details not in the cache ({cost.cached} cached) after {spent} already sent: more "
-        f"than {cost.share:.0%} of the {start}{of} left: sent nothing more. Pass confirm=True "
-        "to spend them (a panel's Open button does), or pass details= already loaded.",
+        f"{cost.endpoint} needed {cost.requests} requests for evaluation details not in the "
+        f"cache ({cost.cached} cached); with the {spent} this load already sent, more than "
+        f"{cost.share:.0%} of the {start}{of} left: sent nothing more. To load it, pass "
+        "confirm=True (a panel's Open button does), or details= already loaded.",
         share=cost.share,
         endpoint=cost.endpoint,
         needed=cost.requests,
