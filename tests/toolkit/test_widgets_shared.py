@@ -102,6 +102,7 @@ def test_a_stale_panel_is_refused_until_reloaded(
     assert editor.confirm() is None
     text = editor.message.value
     assert "stale write refused" in text and f"is now {old + 1:g}, you saw {old:g}" in text
+    assert "Press Reload" in text
     assert float(value_of(service_playbook(server), config_id)) == old + 1
     assert not (tmp_path / "audit.jsonl").exists()  # nothing written, nothing logged
     assert editor.edits  # the edit stays staged

@@ -45,6 +45,7 @@ from quantscope._errors import (
     PermissionDeniedError,
     QuantscopeError,
     QuotaShareExceededError,
+    WriteRefusedError,
 )
 from quantscope._estimate import Estimate, estimate
 from quantscope._plans import CAPABILITIES, plan_named
@@ -449,8 +450,15 @@ class Panel:
         ) + note(str(exc), "info")
 
     def failed(self, exc: QuantscopeError) -> None:
-        """A request failed: show the error's message (it says what to do)."""
+        """A request failed: show the error's message (it says what to do); a write refused
+        because the playbook moved also says how to see it as it is now."""
         self.notify(str(exc), "error")
+        if isinstance(exc, WriteRefusedError) and exc.stale:
+            self.message.value += note(
+                "Press Reload to see the playbook as the service holds it now (every panel of "
+                "this quant redraws), then decide again.",
+                "info",
+            )
 
     def close(self) -> None:
         """Close every widget of the panel and leave the playbook view (nothing keeps the
