@@ -35,8 +35,8 @@
     │                                   (a capped list, a plan's chains, a partial=True load)
 
 Every class lives here, whichever module raises it (``MissingColumnsError`` from ``_kinds``,
-``UndoRefusedError`` from ``audit``, ``StaleWriteError`` from ``loaders.playbook`` and ``audit``,
-``DataQualityWarning`` from ``_frames``), so one
+``UndoRefusedError`` from ``audit``, ``StaleWriteError`` from ``loaders.playbook``,
+``loaders.optimization`` and ``audit``, ``DataQualityWarning`` from ``_frames``), so one
 ``except QuantscopeError`` catches whatever quantscope raises on purpose.
 
 ``QuotaError`` is the one family for "not within the quota": the client's own refusals
