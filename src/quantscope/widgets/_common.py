@@ -537,7 +537,8 @@ class Panel:
         return True
 
     # ----- writes: confirm, send, read back, log; undo -----
-    # A writing panel sets these in its __init__ and implements ``_show_written``.
+    # A writing panel sets these in its __init__; it shows the read-back in
+    # ``_playbook_changed`` (and refreshes anything else in ``_show_written``).
 
     pending: Any
     confirmation: Confirmation
@@ -639,7 +640,7 @@ class Panel:
             self._writing = False
         changed, self._deferred = self._deferred, None
         if written is None:
-            if changed is not None:  # reached the service, but failed after (the read-back)
+            if changed is not None:  # the view heard of the write, then it failed
                 self._playbook_changed(changed)
             return None
         self.last_written = written.entries if undoable else []
