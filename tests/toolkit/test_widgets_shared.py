@@ -200,3 +200,30 @@ def test_the_dom_classes_of_the_browser_contract(
     assert {"qs-cell", "qs-field-threshold", "qs-criterion-smart_money_buys"} <= classes(cell)
     assert "qs-recommendation-picker" in classes(panel.picker)
     assert "qs-recommendations-table" in classes(panel.table)
+
+
+def test_the_recommendations_panel_sees_an_editor_move_its_entry(
+    fresh_sandbox: Callable[..., SandboxServer],
+    widget_data: WidgetData,
+    client_for: Callable[..., Client],
+) -> None:
+    server = fresh_sandbox()
+    client = client_for(server)
+    panel = RecommendationsPanel(
+        QUANT, client=client, trades=widget_data.trades, details=widget_data.details
+    )
+    rec = panel.selected
+    assert rec is not None and "would be refused" not in panel.detail.value
+    old = float(rec["old_threshold"])
+    editor = PlaybookEditor(QUANT, client=client, market_cap_class=str(rec["market_cap_class"]))
+    editor.edit(str(rec["criterion"]), "threshold", old + 0.5)
+    editor.apply()
+    assert editor.confirm() is not None
+
+    # redrawn from the shared view: the entry no longer holds what the recommendation was for
+    assert f"now holds {old + 0.5:g} for this entry" in panel.detail.value
+    spent = quota_left(server, "enterprise")
+    assert panel.apply() is None and not panel.confirmation.visible
+    assert "nothing was sent" in panel.message.value
+    assert quota_left(server, "enterprise") == spent
+    assert float(value_of(service_playbook(server), str(rec["config_id"]))) == old + 0.5
