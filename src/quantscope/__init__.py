@@ -20,6 +20,7 @@ __version__ = "0.1.0"  # first: submodules read it while the package initialises
 
 from quantscope import analytics, backtest
 from quantscope._cache import CacheEntry, CacheInfo
+from quantscope._changes import Change
 from quantscope._client import (
     Client,
     Quota,
@@ -57,7 +58,9 @@ from quantscope._errors import (
     SandboxUnavailableError,
     ServerError,
     StaleDataWarning,
+    StaleWriteError,
     UndoRefusedError,
+    WriteRefusedError,
 )
 from quantscope._estimate import Estimate, estimate
 from quantscope._quota import Spend
@@ -105,6 +108,7 @@ __all__ = [
     "CacheInfo",
     "CacheRecoveredWarning",
     "ChainNotAllowedError",
+    "Change",
     "Client",
     "ConfigurationError",
     "ConflictError",
@@ -142,8 +146,10 @@ __all__ = [
     "SignalDetail",
     "Spend",
     "StaleDataWarning",
+    "StaleWriteError",
     "TradeDetail",
     "UndoRefusedError",
+    "WriteRefusedError",
     "__version__",
     "analytics",
     "apply_recommendation",

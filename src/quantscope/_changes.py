@@ -3,19 +3,35 @@
 A ``Change`` is one field of one playbook entry, from its old value to a new one, in the form
 ``update_playbook`` takes. ``check_change`` says why the service would refuse it (the
 contract's PUT rules, docs/service-contract.md "Playbook"), so a panel can refuse it first.
-No client and no I/O here: ``audit`` sends, verifies and logs changes, ``widgets`` edits them.
+``stale_changes`` is the compare half of compare-and-swap: which changes' entries no longer
+hold the ``old_value`` the caller saw in a playbook read just before the write, and
+``stale_write_error`` the refusal that names them. No client and no I/O here:
+``loaders.update_playbook`` and ``audit`` read and send, ``widgets`` edits.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["FIELD_COLUMNS", "Change", "check_change", "number", "option_ids", "plain"]
+from quantscope._errors import StaleWriteError
+
+__all__ = [
+    "FIELD_COLUMNS",
+    "Change",
+    "check_change",
+    "number",
+    "option_ids",
+    "plain",
+    "same_value",
+    "stale_changes",
+    "stale_write_error",
+]
 
 #: The playbook frame column that holds each writable field.
 FIELD_COLUMNS: dict[str, str] = {
@@ -76,6 +92,26 @@ class Change:
             config_type=plain(row.get("config_type")),
         )
 
+    @classmethod
+    def of_recommendation(cls, recommendation: pd.Series) -> Change:
+        """The threshold change an optimizer recommendation (``load_recommendations`` row)
+        makes: its ``old_threshold`` (what the user saw) to its ``new_threshold``."""
+        return cls(
+            config_id=str(recommendation["config_id"]),
+            field="threshold",
+            old_value=plain(recommendation["old_threshold"]),
+            new_value=plain(recommendation["new_threshold"]),
+            criterion=plain(recommendation.get("criterion")),
+            market_cap_class=plain(recommendation.get("market_cap_class")),
+            config_type="BUYING",
+        )
+
+    @property
+    def where(self) -> str:
+        """The entry and field, as messages name them: ``rsi_14 (MID_CAP BUYING) weight``."""
+        name = self.criterion or f"config {self.config_id}"
+        return f"{name} ({self.market_cap_class} {self.config_type}) {self.field}"
+
     def request(self) -> dict[str, Any]:
         """The change as ``update_playbook`` takes it."""
         return {"config_id": self.config_id, "field": self.field, "value": self.new_value}
@@ -126,3 +162,53 @@ def check_change(row: pd.Series, field: str, value: Any) -> str | None:
     if pd.notna(low) and pd.notna(high) and not float(low) <= v <= float(high):
         return f"{name} must lie in its range [{number(low)}, {number(high)}], got {number(v)}"
     return None
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Whether two field values are the same: numbers by value (2 == 2.0), flags as flags,
+    missing as missing."""
+    a, b = plain(a), plain(b)
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool | int) and isinstance(b, bool | int) and bool(a) == bool(b)
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return float(a) == float(b)
+    return bool(a == b)
+
+
+def stale_changes(playbook: pd.DataFrame, changes: Sequence[Change]) -> list[tuple[Change, Any]]:
+    """The changes whose entry in ``playbook`` (read just now) no longer holds the change's
+    ``old_value``, each with the value it holds (the change named as the playbook names its
+    entry). An entry missing from the playbook is left to the service (404)."""
+    by_id = playbook.drop_duplicates("config_id").set_index("config_id")
+    found = []
+    for change in changes:
+        if change.config_id not in by_id.index:
+            continue
+        row = by_id.loc[change.config_id]
+        current = plain(row[FIELD_COLUMNS[change.field]])
+        if not same_value(current, change.old_value):
+            named = replace(
+                change,
+                criterion=change.criterion or plain(row.get("criterion")),
+                market_cap_class=change.market_cap_class or plain(row.get("market_cap_class")),
+                config_type=change.config_type or plain(row.get("config_type")),
+            )
+            found.append((named, current))
+    return found
+
+
+def stale_write_error(
+    stale: Sequence[tuple[Change, Any]], playbook: pd.DataFrame | None = None
+) -> StaleWriteError:
+    """The refusal of a write whose entries moved: each entry, its value now and the one seen."""
+    moved = "; ".join(
+        f"{c.where} is now {number(now)}, you saw {number(c.old_value)}" for c, now in stale
+    )
+    return StaleWriteError(
+        f"stale write refused, nothing was written: {moved}. Reload before writing, or pass "
+        "force=True to overwrite.",
+        stale=stale,
+        playbook=playbook,
+    )

@@ -12,7 +12,9 @@
     │   └── RateLimitError              429 (also an APIStatusError, below)
     ├── InvalidResponseError            a 2xx answer that is not JSON, or not the documented shape
     ├── MissingColumnsError (KeyError)  df.quant / plot method on a frame without its columns
-    ├── UndoRefusedError                audit.undo would not restore what the entry changed
+    ├── WriteRefusedError               a write refused before anything was sent: nothing written
+    │   ├── StaleWriteError             an entry no longer holds the value the caller saw: .stale
+    │   └── UndoRefusedError            audit.undo would not restore what the entry changed
     ├── APIConnectionError              no answer: refused, reset, DNS (after the retries)
     │   └── APITimeoutError             no answer in time
     └── APIStatusError                  a non-2xx answer: .status_code .body .code .param .endpoint
@@ -35,7 +37,8 @@
     └── CacheRecoveredWarning           a corrupt cache file was set aside; a new cache started
 
 Every class lives here, whichever module raises it (``MissingColumnsError`` from ``_kinds``,
-``UndoRefusedError`` from ``audit``, ``DataQualityWarning`` from ``_frames``), so one
+``UndoRefusedError`` from ``audit``, ``StaleWriteError`` from ``loaders.playbook``,
+``loaders.optimization`` and ``audit``, ``DataQualityWarning`` from ``_frames``), so one
 ``except QuantscopeError`` catches whatever quantscope raises on purpose.
 
 ``QuotaError`` is the one family for "not within the quota": the client's own refusals
@@ -91,7 +94,9 @@ __all__ = [
     "SandboxUnavailableError",
     "ServerError",
     "StaleDataWarning",
+    "StaleWriteError",
     "UndoRefusedError",
+    "WriteRefusedError",
     "error_from_response",
     "format_reset",
     "redact",
@@ -224,8 +229,30 @@ class MissingColumnsError(QuantscopeError, KeyError):
         self.missing = tuple(missing)
 
 
-class UndoRefusedError(QuantscopeError):
-    """An undo that would not restore what the entry changed (undone before, or changed since)."""
+class WriteRefusedError(QuantscopeError):
+    """A playbook write quantscope refused before sending it: nothing was written.
+
+    ``stale`` holds ``(change, current value)`` for each entry that no longer holds the value
+    the caller saw (empty when that was not the reason), ``playbook`` the playbook as the
+    check read it (None when no check read it): what a panel shows after a refusal.
+    """
+
+    def __init__(
+        self, message: str, *, stale: Sequence[tuple[Any, Any]] = (), playbook: Any = None
+    ) -> None:
+        super().__init__(message)
+        self.stale = tuple(stale)
+        self.playbook = playbook
+
+
+class StaleWriteError(WriteRefusedError):
+    """A write whose entries no longer hold the values the caller saw (someone or something
+    changed them since): reload and look again, or pass ``force=True`` to overwrite."""
+
+
+class UndoRefusedError(WriteRefusedError):
+    """An undo that would not restore what the entry changed (undone before, or changed since:
+    then ``stale`` names the entries and the values they hold now)."""
 
 
 class APIConnectionError(QuantscopeError):

@@ -12,10 +12,21 @@ Every change a panel makes goes through this module (it has no UI; ``widgets`` d
 functions here wrap them with the read-back and the log. What a change is, and the service's
 rules for it (``check_change``), live in ``_changes``, which needs no client.
 
-A write is one PUT (the service applies all of its changes or none), then one read of the
-playbook to check that every field now holds the value sent. Only then are the entries
-appended to the audit log, all lines of one write in a single ``write()``; a PUT that fails
-logs nothing, and a read-back that disagrees (or fails) is logged with ``verified: false``.
+A write is compare-and-swap: first one read of the playbook from the service (never the
+cache), and a ``StaleWriteError`` (nothing sent, nothing logged) when an entry no longer holds
+the value the change was made from (``Change.old_value``: what the user saw; a
+recommendation's ``old_threshold``); ``force=True`` writes anyway and logs the value it
+replaced. Then one PUT (the service applies all of its changes or none), then one read of the
+playbook to check that every field now holds the value sent: three requests. Only then are the
+entries appended to the audit log, all lines of one write in a single ``write()``; a PUT that
+fails logs nothing, and a read-back that disagrees (or fails) is logged with
+``verified: false``. ``undo`` is a write of the old values whose check is that the entries
+still hold what the undone write set (``UndoRefusedError`` otherwise): it never restores over a
+change it did not make.
+
+After every write that reached the service, the functions registered with ``on_write`` are
+called with the client, the quant and the playbook as read back (``widgets`` keeps its shared
+view of the playbook up to date this way, without this module knowing about panels).
 
 The log is JSON lines at ``<cache dir>/audit.jsonl`` (``AuditLog.for_client``): wall-clock
 time, the service (``client.settings.service`` and the URL without credentials, never the
@@ -27,8 +38,8 @@ from __future__ import annotations
 import json
 import os
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -37,9 +48,21 @@ from urllib.parse import urlsplit, urlunsplit
 import pandas as pd
 
 from quantscope import loaders as L
-from quantscope._changes import FIELD_COLUMNS, Change, plain
+from quantscope._changes import (
+    FIELD_COLUMNS,
+    Change,
+    number,
+    plain,
+    stale_changes,
+    stale_write_error,
+)
 from quantscope._client import Client, get_default_client
-from quantscope._errors import APIConnectionError, QuantscopeError, UndoRefusedError
+from quantscope._errors import (
+    APIConnectionError,
+    QuantscopeError,
+    StaleWriteError,
+    UndoRefusedError,
+)
 
 __all__ = [
     "AuditEntry",
@@ -47,9 +70,27 @@ __all__ = [
     "Change",
     "Written",
     "apply_recommendation_verified",
+    "on_write",
     "undo",
     "write_changes",
 ]
+
+#: Called after every write that reached the service: (client, quant id, playbook read back).
+WriteListener = Callable[[Client, int, "pd.DataFrame | None"], None]
+_LISTENERS: list[WriteListener] = []
+
+
+def on_write(listener: WriteListener) -> None:
+    """Call ``listener(client, quant_id, playbook)`` after every write made here that reached
+    the service (``playbook``: as read back, None when the read-back failed). Registering
+    the same function twice registers it once."""
+    if listener not in _LISTENERS:
+        _LISTENERS.append(listener)
+
+
+def _written(client: Client, quant_id: int, playbook: pd.DataFrame | None) -> None:
+    for listener in list(_LISTENERS):
+        listener(client, int(quant_id), playbook)
 
 
 @dataclass(frozen=True)
@@ -236,27 +277,48 @@ def _log(
     return entries
 
 
+def _checked(quant_id: int, changes: Sequence[Change], client: Client, force: bool) -> list[Change]:
+    """Compare: read the playbook from the service; refuse (``StaleWriteError``) when an entry
+    no longer holds the change's ``old_value``, unless ``force``. Returns the changes with
+    ``old_value`` as the service holds it now (what a forced write replaces, and logs)."""
+    now = L.load_playbook(quant_id, fresh=True, client=client)
+    stale = stale_changes(now, changes)
+    if stale and not force:
+        raise stale_write_error(stale, now)
+    current = {(c.config_id, c.field): value for c, value in stale}
+    return [
+        replace(c, old_value=current[(c.config_id, c.field)])
+        if (c.config_id, c.field) in current
+        else c
+        for c in changes
+    ]
+
+
 def write_changes(
     quant_id: int,
     changes: Sequence[Change],
     *,
+    force: bool = False,
     client: Client | None = None,
     log: AuditLog | None = None,
     action: str = "change",
     undoes: Sequence[str | None] | None = None,
 ) -> Written:
-    """Send the changes in one PUT, read the playbook back, log each change with ``verified``.
+    """Check, send the changes in one PUT, read the playbook back, log each with ``verified``.
 
-    A PUT the service refused raises and logs nothing (the service wrote nothing). A PUT that
-    got no answer may have been applied: the playbook is read back, and when it holds every
-    new value the write is logged (with a note) and returned, else the error is raised and
-    nothing is logged. A read-back that fails after an answered PUT is logged with
+    The check (module docstring) refuses with a ``StaleWriteError`` when an entry no longer
+    holds the change's ``old_value``; ``force=True`` writes anyway (the log holds the value
+    replaced). A PUT the service refused raises and logs nothing (the service wrote nothing).
+    A PUT that got no answer may have been applied: the playbook is read back, and when it
+    holds every new value the write is logged (with a note) and returned, else the error is
+    raised and nothing is logged. A read-back that fails after an answered PUT is logged with
     ``verified`` false and re-raised after logging.
     """
     if not changes:
         raise ValueError("write_changes needs at least one change")
     client = client if client is not None else get_default_client()
     log = log if log is not None else AuditLog.for_client(client)
+    changes = _checked(quant_id, changes, client, force)
     try:
         L.update_playbook(quant_id, [c.request() for c in changes], client=client)
     except APIConnectionError:
@@ -267,6 +329,7 @@ def write_changes(
     else:
         playbook, checks, failure = _read_back(quant_id, changes, client)
     entries = _log(quant_id, changes, checks, client=client, log=log, action=action, undoes=undoes)
+    _written(client, quant_id, playbook)
     if failure is not None:
         raise failure
     return Written(entries, playbook)
@@ -276,25 +339,22 @@ def apply_recommendation_verified(
     quant_id: int,
     recommendation: pd.Series,
     *,
+    force: bool = False,
     client: Client | None = None,
     log: AuditLog | None = None,
 ) -> Written:
     """Apply one optimizer recommendation (a ``load_recommendations`` row), verify, log it.
 
-    The service's apply sets the entry's threshold to ``new_threshold``; the read-back checks
-    it, and the entry logs ``old_threshold`` -> ``new_threshold`` so that ``undo`` can revert.
+    Checked first: a ``StaleWriteError`` when the entry no longer holds the recommendation's
+    ``old_threshold`` (the threshold it was made for, which the user saw); ``force=True``
+    skips that check, but the service itself refuses a recommendation whose entry moved
+    (409 ``stale_recommendation``). The service's apply sets the entry's threshold to
+    ``new_threshold``; the read-back checks it, and the entry logs old -> new so that
+    ``undo`` can revert.
     """
     client = client if client is not None else get_default_client()
     log = log if log is not None else AuditLog.for_client(client)
-    change = Change(
-        config_id=str(recommendation["config_id"]),
-        field="threshold",
-        old_value=plain(recommendation["old_threshold"]),
-        new_value=plain(recommendation["new_threshold"]),
-        criterion=plain(recommendation.get("criterion")),
-        market_cap_class=plain(recommendation.get("market_cap_class")),
-        config_type="BUYING",
-    )
+    (change,) = _checked(quant_id, [Change.of_recommendation(recommendation)], client, force)
     rec_id = int(recommendation["recommendation_id"])
     L.apply_recommendation(rec_id, client=client)
     playbook, checks, failure = _read_back(quant_id, [change], client)
@@ -307,6 +367,7 @@ def apply_recommendation_verified(
         action="recommendation",
         recommendation_id=rec_id,
     )
+    _written(client, quant_id, playbook)
     if failure is not None:
         raise failure
     return Written(entries, playbook)
@@ -322,8 +383,9 @@ def undo(
     """Restore the old values of logged changes (of one quant) in one PUT; verify; log it.
 
     Refused (``UndoRefusedError``, nothing sent) when an entry was undone before, or when the
-    playbook no longer holds the entry's new value (someone changed it since; the check reads
-    the playbook, from the cache when fresh). ``force=True`` skips the second check.
+    playbook no longer holds the entry's new value (someone changed it since: the check reads
+    the playbook from the service, and the error names both values). ``force=True`` skips the
+    second check (the log then holds the value the undo replaced).
     """
     chosen = [entries] if isinstance(entries, AuditEntry) else list(entries)
     if not chosen:
@@ -337,20 +399,24 @@ def undo(
     done = log.undone() & {e.id for e in chosen}
     if done:
         raise UndoRefusedError(f"already undone: audit entries {sorted(done)}")
-    if not force:
-        current = L.load_playbook(quant_id, client=client)
-        moved = [e for e in chosen if not _holds(current, e.change)[0]]
-        if moved:
-            names = ", ".join(f"{e.criterion or e.config_id} {e.field}" for e in moved)
-            raise UndoRefusedError(
-                f"the playbook no longer holds the logged new value of {names}: it changed "
-                "since; reload and change it directly (or undo(..., force=True))"
-            )
-    return write_changes(
-        quant_id,
-        [e.change.reverted() for e in chosen],
-        client=client,
-        log=log,
-        action="undo",
-        undoes=[e.id for e in chosen],
-    )
+    try:
+        return write_changes(
+            quant_id,
+            [e.change.reverted() for e in chosen],
+            force=force,
+            client=client,
+            log=log,
+            action="undo",
+            undoes=[e.id for e in chosen],
+        )
+    except StaleWriteError as exc:
+        moved = "; ".join(
+            f"{c.where} is now {number(now)}, not the {number(c.old_value)} the undone change set"
+            for c, now in exc.stale
+        )
+        raise UndoRefusedError(
+            f"undo refused, nothing was written: {moved}: it changed since. Reload and change "
+            "it directly, or pass force=True to restore anyway.",
+            stale=exc.stale,
+            playbook=exc.playbook,
+        ) from None

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from quantscope import _schemas
+from quantscope._changes import Change, stale_changes, stale_write_error
 from quantscope._client import Client, Fetched
 from quantscope._ids import IdArg, one_id, optional_id
 from quantscope.loaders._base import (
@@ -31,6 +32,7 @@ from quantscope.loaders._base import (
     warn_incomplete,
     with_provenance,
 )
+from quantscope.loaders.playbook import load_playbook
 
 DASHBOARD = "/api/refine-eval/dashboard"
 ANALYZE = "/api/refine-eval/analyze"
@@ -169,11 +171,37 @@ def run_analysis(
     return result
 
 
-def apply_recommendation(recommendation_id: IdArg, *, client: Client | None = None) -> pd.Series:
+def check_recommendation(recommendation: pd.Series, *, client: Client | None = None) -> None:
+    """Refuse (``StaleWriteError``, nothing sent) a recommendation whose entry no longer holds
+    the threshold it was made for (``old_threshold``, what the user saw), read from the service
+    now (one request)."""
+    change = Change.of_recommendation(recommendation)
+    quant = one_id(recommendation["quant_id"], "quant_id")
+    now = load_playbook(quant, fresh=True, client=client)
+    stale = stale_changes(now, [change])
+    if stale:
+        raise stale_write_error(stale, now)
+
+
+def apply_recommendation(
+    recommendation: IdArg | pd.Series, *, force: bool = False, client: Client | None = None
+) -> pd.Series:
     """Apply one recommendation: the playbook threshold becomes its new threshold. Returns
-    the applied recommendation's fields as served (``_schemas.APPLIED``)."""
-    fetched = client_or_default(client).post(
-        APPLY, params={"id": one_id(recommendation_id, "recommendation_id")}
-    )
+    the applied recommendation's fields as served (``_schemas.APPLIED``).
+
+    Given a ``load_recommendations`` row, the entry is read from the service first (one more
+    request) and a ``StaleWriteError`` says when it no longer holds the row's
+    ``old_threshold`` (nothing is sent; ``force=True`` skips the check). Given an id, the
+    service's own check applies: it refuses (409 ``stale_recommendation``) a recommendation
+    whose entry changed since it was made, and so it does after ``force=True``.
+    """
+    c = client_or_default(client)
+    if isinstance(recommendation, pd.Series):
+        if not force:
+            check_recommendation(recommendation, client=c)
+        recommendation_id = recommendation["recommendation_id"]
+    else:
+        recommendation_id = recommendation
+    fetched = c.post(APPLY, params={"id": one_id(recommendation_id, "recommendation_id")})
     data = field(fetched.data, APPLY, "data")
     return typed_series(data, _schemas.APPLIED, fetched.provenance)

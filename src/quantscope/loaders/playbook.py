@@ -1,4 +1,10 @@
-"""The trading playbook: read it as a long frame, and change it (all changes or none)."""
+"""The trading playbook: read it as a long frame, and change it (all changes or none).
+
+Changes are compare-and-swap when they say what the caller saw (an ``audit.Change``, whose
+``old_value`` is the value it was made from, or a dict with ``old_value``): the entries are
+read again from the service (one request, never the cache) and the write is refused with a
+``StaleWriteError`` naming each entry that moved, before anything is sent.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from quantscope import _schemas
+from quantscope._changes import Change, stale_changes, stale_write_error
 from quantscope._client import Client, Fetched
 from quantscope._errors import InvalidResponseError
 from quantscope._ids import IdArg, one_id
@@ -58,13 +65,24 @@ _MAPS = (
 
 
 def load_playbook(
-    quant_id: IdArg, *, config_group_id: str | None = None, client: Client | None = None
+    quant_id: IdArg,
+    *,
+    config_group_id: str | None = None,
+    fresh: bool = False,
+    client: Client | None = None,
 ) -> pd.DataFrame:
     """The quant's playbook, long: one row per market-cap class x category x criterion x
-    config type x interval, with threshold, weight, flags, operator, range and config id."""
+    config type x interval, with threshold, weight, flags, operator, range and config id.
+
+    ``fresh=True`` reads it from the service (one request) even when the cache holds a copy
+    young enough: what a write compares against (someone else may have changed it).
+    """
     params = {"quantId": one_id(quant_id, "quant_id"), "configGroupId": config_group_id}
+    c = client_or_default(client)
+    if fresh:
+        c.cache.invalidate("GET", CONFIG)  # only the playbook's answers: the next read is new
     recipe = Recipe(CONFIG, _schemas.PLAYBOOK, build=_playbook_frame)
-    return load(recipe, params, client=client)
+    return load(recipe, params, client=c)
 
 
 def _playbook_frame(recipe: Recipe, fetched: Fetched) -> pd.DataFrame:
@@ -80,33 +98,55 @@ def _playbook_frame(recipe: Recipe, fetched: Fetched) -> pd.DataFrame:
     return typed_frame(rows, recipe.spec, fetched.provenance, quant_id=quant_id)
 
 
-def _change(change: Mapping[str, Any]) -> dict[str, Any]:
+def _change(change: Change | Mapping[str, Any]) -> tuple[dict[str, Any], Change | None]:
+    """The change as the service takes it, and what the caller saw (None: not said)."""
+    if isinstance(change, Change):
+        wire = {"configId": change.config_id, "field": change.field, "newValue": change.new_value}
+        return wire, change
     config_id = change.get("configId", change.get("config_id"))
     value = change.get("newValue", change.get("value"))
     name = change.get("field", "threshold")
     if config_id is None or value is None:
         raise ValueError(
-            f"a playbook change needs a config id and a value (and optionally a field), got "
-            f"{dict(change)!r}"
+            f"a playbook change needs a config id and a value (and optionally a field and the "
+            f"old_value seen), got {dict(change)!r}"
         )
-    return {"configId": str(config_id), "field": str(name), "newValue": value}
+    wire = {"configId": str(config_id), "field": str(name), "newValue": value}
+    if "old_value" not in change:
+        return wire, None
+    return wire, Change(str(config_id), str(name), change["old_value"], value)
 
 
 def update_playbook(
     quant_id: IdArg,
-    changes: Iterable[Mapping[str, Any]],
+    changes: Iterable[Change | Mapping[str, Any]],
     *,
+    force: bool = False,
     client: Client | None = None,
 ) -> pd.DataFrame:
     """Change playbook entries in one request; the service applies all of them or none.
 
-    Each change is ``{"config_id": ..., "field": "threshold", "value": 0.7}`` (the spec's
-    ``configId``/``field``/``newValue`` spelling works too). Returns the updated entries.
-    Cached reads of the playbook and the optimizer dashboard are invalidated.
+    Each change is an ``audit.Change`` or ``{"config_id": ..., "field": "threshold", "value":
+    0.7, "old_value": 0.5}`` (the spec's ``configId``/``field``/``newValue`` spelling works
+    too). When changes say what the caller saw (a ``Change``'s ``old_value``, a dict's
+    ``old_value``), the playbook is read from the service first (one more request) and a
+    ``StaleWriteError`` names every entry that no longer holds it: nothing is sent.
+    ``force=True`` skips that check; a dict without ``old_value`` sets the value it gives,
+    whatever the entry holds. Returns the updated entries. Cached reads of the playbook and
+    the optimizer dashboard are invalidated.
     """
-    body = {"quantId": one_id(quant_id, "quant_id"), "newConfigs": [_change(c) for c in changes]}
-    if not body["newConfigs"]:
+    parsed = [_change(c) for c in changes]
+    if not parsed:
         raise ValueError("update_playbook needs at least one change")
-    fetched = client_or_default(client).put(CONFIG, body)
+    c = client_or_default(client)
+    quant = one_id(quant_id, "quant_id")
+    seen = [change for _, change in parsed if change is not None]
+    if seen and not force:
+        now = load_playbook(quant, fresh=True, client=c)
+        stale = stale_changes(now, seen)
+        if stale:
+            raise stale_write_error(stale, now)
+    body = {"quantId": quant, "newConfigs": [wire for wire, _ in parsed]}
+    fetched = c.put(CONFIG, body)
     updated = records(field(fetched.data, CONFIG, "updatedConfigs", list), CONFIG)
     return typed_frame(updated, _schemas.PLAYBOOK_UPDATE, fetched.provenance)

@@ -19,13 +19,21 @@ re-exported here), from which ``undo`` restores the old values. A plan without p
 optimizer access gets a message in the panel, and its buttons are disabled, instead of a failing
 call.
 
+Panels on one page share one view of the playbook per (client, quant) (``PlaybookView``): a
+write through one panel redraws the others, and each has a Reload button. Every write is
+compare-and-swap: refused (``StaleWriteError``, nothing sent) when an entry no longer holds the
+value the panel showed; an Undo is refused (``UndoRefusedError``) over a change it did not
+make. A panel whose opening would spend more than the client's quota share shows the cost and
+an Open button instead.
+
 Each panel exposes small methods that the buttons call (``select``, ``set_threshold``,
 ``edit``, ``apply``, ``confirm``, ``cancel``, ``undo``...), so notebooks and tests can drive
 it without a browser; ``panel.widget`` is the VBox to place in a bigger layout.
 """
 
-from quantscope._errors import UndoRefusedError
+from quantscope._errors import StaleWriteError, UndoRefusedError
 from quantscope.audit import AuditEntry, AuditLog, Change, Written, undo, write_changes
+from quantscope.widgets._view import PlaybookView
 from quantscope.widgets.editor import PlaybookEditor
 from quantscope.widgets.recommendations import RecommendationsPanel
 from quantscope.widgets.threshold import ThresholdPanel
@@ -35,7 +43,9 @@ __all__ = [
     "AuditLog",
     "Change",
     "PlaybookEditor",
+    "PlaybookView",
     "RecommendationsPanel",
+    "StaleWriteError",
     "ThresholdPanel",
     "UndoRefusedError",
     "Written",

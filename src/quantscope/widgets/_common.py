@@ -6,6 +6,14 @@ from ``quantscope._changes`` (``check_change``). This module only lays things ou
 line, a confirmation box, HTML tables that headless tests can read (``.value``), and a figure
 rendered into an ``Output`` by setting its outputs (no ``with out:``: NOTES.md) whose threshold
 line moves by blitting.
+
+``Panel`` gives every panel the shared plumbing: its quant's ``PlaybookView`` (``self.view``,
+one per client and quant, ``widgets._view``) with a Reload button and the hook
+``_playbook_changed``; the write path (confirm, send, show, undo); and lazy opening
+(``_open_lazily``: state a load's cost and load on a click, for loads over the client's quota
+share). The CSS classes of the DOM contract (``qs-panel``, ``qs-status``, ``qs-reload``,
+``qs-open``, ``qs-confirmation``, ``qs-confirm``, ``qs-cancel``) are set here; the panels set
+their own (``qs-apply``, ``qs-undo``, pickers, cells).
 """
 
 from __future__ import annotations
@@ -32,10 +40,19 @@ from quantscope import loaders as L
 from quantscope import plots
 from quantscope._changes import Change, number, option_ids
 from quantscope._client import Client, get_default_client
-from quantscope._errors import IncompleteDataWarning, PermissionDeniedError, QuantscopeError
+from quantscope._errors import (
+    IncompleteDataWarning,
+    PermissionDeniedError,
+    QuantscopeError,
+    QuotaShareExceededError,
+    WriteRefusedError,
+)
+from quantscope._estimate import Estimate, estimate
 from quantscope._plans import CAPABILITIES, plan_named
 from quantscope._plans import plan_allows as _plans_allow
+from quantscope._quota import share_limit
 from quantscope.audit import AuditEntry, AuditLog, Written, undo
+from quantscope.widgets._view import PlaybookView
 
 T = TypeVar("T")
 
@@ -95,8 +112,10 @@ def fmt(kind: str, value: Any, *, signed: bool = False) -> str:
 
 
 def table_html(frame: pd.DataFrame, *, index: bool = True) -> str:
-    """A compact HTML table of already formatted cells (escaped by pandas)."""
-    return frame.to_html(index=index, border=0, classes="quantscope", na_rep="–")
+    """A compact HTML table of already formatted cells (escaped by pandas); cells never wrap
+    (a metric name on one line), and a table wider than its box scrolls sideways."""
+    table = frame.to_html(index=index, border=0, classes="quantscope", na_rep="–")
+    return f'<div style="overflow-x:auto;white-space:nowrap;max-width:100%">{table}</div>'
 
 
 # --- the before/after table ----------------------------------------------------------------
@@ -166,7 +185,7 @@ def rule_text(row: pd.Series) -> str:
 
 
 def diff_html(changes: Sequence[Change]) -> str:
-    """The changes as a table: where, which field, old -> new, config id."""
+    """The changes as a table: where, which field, old, new, ``old → new``, config id."""
     frame = pd.DataFrame(
         [
             {
@@ -176,6 +195,7 @@ def diff_html(changes: Sequence[Change]) -> str:
                 "field": c.field,
                 "old": number(c.old_value),
                 "new": number(c.new_value),
+                "change": f"{number(c.old_value)} → {number(c.new_value)}",
                 "config id": c.config_id,
             }
             for c in changes
@@ -203,23 +223,71 @@ def load_research(
     trades: pd.DataFrame | None = None,
     details: pd.DataFrame | None = None,
     confirm: bool = False,
+    spent: int = 0,
 ) -> Research:
     """Load (or take) the trades and buy-evaluation details, and join them.
 
-    Cost: one eval-details request per closed trade not yet in the cache (details never
-    change, so they are cached forever); quota-aware with a progress bar, as the loaders are.
-    A load over the client's share of the quota left is refused with its cost (a
-    ``QuotaShareExceededError`` the panel shows) unless ``confirm``.
+    Cost: the trades (one request per 1,000) and one eval-details request per closed trade not
+    yet in the cache (details never change, so they are cached forever); quota-aware with a
+    progress bar, as the loaders are. Without ``confirm``, the whole of it (trades and
+    details together, and the ``spent`` requests the caller already sent for the same
+    purpose, such as a panel's other loads on opening) may spend at most the client's share of
+    the quota left when it began (``Settings.quota_share``): more is refused with its cost
+    before the details are sent (a ``QuotaShareExceededError``; a panel shows it with an Open
+    button, ``Panel._open_lazily``).
     """
     if trades is None:
         trades = L.load_trades(quant_id, client=client, confirm=confirm)
+        spent += requests_of(trades)
     if details is None:
         closed = trades[(trades["status"] == "Closed").fillna(False).to_numpy(bool)]
         ids = closed["evaluation_id"].dropna().unique()
+        if not confirm and len(ids):
+            _within_share(estimate(L.load_eval_details, ids, client=client), spent)
         details = L.load_eval_details(ids, client=client, confirm=confirm)
     features = bt.trade_features(trades, details=details)
     mine = (features["quant_id"] == quant_id).fillna(False).to_numpy(bool)
     return Research(trades, details, features[mine].reset_index(drop=True))
+
+
+def requests_of(frame: pd.DataFrame | pd.Series) -> int:
+    """The requests a loaded frame cost (its provenance; 0 when served from the cache)."""
+    return int(frame.attrs.get("quantscope", {}).get("requests") or 0)
+
+
+def _within_share(cost: Estimate, spent: int) -> None:
+    """Refuse the details when they and the ``spent`` requests before them exceed the share of
+    the quota left when the load began (unknown quota: the loader's own rule applies)."""
+    if cost.remaining is None or not cost.requests:
+        return
+    start = cost.remaining + spent
+    if spent + cost.requests <= share_limit(cost.share, start):
+        return
+    of = f" of {cost.limit}" if cost.limit is not None else ""
+    raise QuotaShareExceededError(
+        f"{cost.endpoint} needed {cost.requests} requests for evaluation details not in the "
+        f"cache ({cost.cached} cached); with the {spent} this load already sent, more than "
+        f"{cost.share:.0%} of the {start}{of} left: sent nothing more. To load it, pass "
+        "confirm=True (a panel's Open button does), or details= already loaded.",
+        share=cost.share,
+        endpoint=cost.endpoint,
+        needed=cost.requests,
+        fetched=spent,
+        remaining=cost.remaining,
+        limit=cost.limit,
+        reset=cost.reset,
+        reserve=cost.reserve,
+    )
+
+
+def opening_cost(exc: QuotaShareExceededError, what: str) -> str:
+    """What a lazily opened panel says before spending: the cost and the quota left."""
+    of = f" of {exc.limit}" if exc.limit is not None else ""
+    return (
+        f"Loading {what} needs {exc.needed} more requests ({exc.endpoint}, not in the cache): "
+        f"more than the {exc.share:.0%} share of the {exc.remaining}{of} left that a panel "
+        f"spends without asking. Press Open to spend them."
+    )
 
 
 # --- figures ---------------------------------------------------------------------------------
@@ -296,6 +364,9 @@ class Confirmation:
             [self.text, W.HBox([self.confirm_button, self.cancel_button])],
             layout=W.Layout(display="none", border="1px solid #b71c1c", padding="4px"),
         )
+        self.box.add_class("qs-confirmation")
+        self.confirm_button.add_class("qs-confirm")
+        self.cancel_button.add_class("qs-cancel")
 
     def show(self, text_html: str) -> None:
         self.text.value = text_html
@@ -311,10 +382,14 @@ class Confirmation:
 
 
 class Panel:
-    """Base of the panels: quant, client, audit log, a message line and the widget.
+    """Base of the panels: quant, client, audit log, the shared playbook view, a message line
+    (``qs-status``), a Reload button, lazy opening and the widget (``qs-panel``).
 
     ``panel.widget`` is the VBox to place in a layout; a panel left as a cell's last value
-    displays itself (``_ipython_display_``).
+    displays itself (``_ipython_display_``). ``panel.view`` is the ``PlaybookView`` of its
+    (client, quant), shared with every other panel of that pair: a write through one panel
+    (or through ``quantscope.audit`` with the same client) and a Reload redraw them all
+    (``_playbook_changed``). ``close()`` closes the widgets and leaves the view.
     """
 
     def __init__(
@@ -330,7 +405,34 @@ class Panel:
             else AuditLog(audit_log)
         )
         self.message = W.HTML()
+        self.message.add_class("qs-status")
         self.widget = W.VBox()
+        self.widget.add_class("qs-panel")
+        self.reload_button = W.Button(
+            description="Reload",
+            icon="refresh",
+            tooltip="Read the playbook from the service again (every panel of this quant redraws)",
+        )
+        self.reload_button.add_class("qs-reload")
+        self.reload_button.on_click(lambda _: self.reload())
+        self.open_button = W.Button(
+            description="Open", icon="play", button_style="warning", layout=W.Layout(display="none")
+        )
+        self.open_button.add_class("qs-open")
+        self.open_button.on_click(lambda _: self.open())
+        self._opening: Callable[[], Any] | None = None
+        self._writing = False
+        self._deferred: pd.DataFrame | None = None
+        self.view = PlaybookView.of(self.client, self.quant_id)
+        self.view.subscribe(self)
+
+    def _title(self, text: str) -> W.HBox:
+        """The panel's first line: its title, the Reload button, the Open button (hidden until
+        ``_open_lazily``)."""
+        return W.HBox(
+            [W.HTML(f"<h4>{html.escape(text)}</h4>"), self.reload_button, self.open_button],
+            layout=W.Layout(align_items="center", grid_gap="8px"),
+        )
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
@@ -348,11 +450,95 @@ class Panel:
         ) + note(str(exc), "info")
 
     def failed(self, exc: QuantscopeError) -> None:
-        """A request failed: show the error's message (it says what to do)."""
+        """A request failed: show the error's message (it says what to do); a write refused
+        because the playbook moved also says how to see it as it is now."""
         self.notify(str(exc), "error")
+        if isinstance(exc, WriteRefusedError) and exc.stale:
+            self.message.value += note(
+                "Press Reload to see the playbook as the service holds it now (every panel of "
+                "this quant redraws), then decide again.",
+                "info",
+            )
+
+    def close(self) -> None:
+        """Close every widget of the panel and leave the playbook view (nothing keeps the
+        panel alive afterwards)."""
+        self.view.unsubscribe(self)
+        seen: set[int] = set()
+        todo: list[W.Widget] = [self.widget, self.open_button, self.reload_button]
+        while todo:
+            widget = todo.pop()
+            if id(widget) in seen:
+                continue
+            seen.add(id(widget))
+            todo += list(getattr(widget, "children", ()))
+            for part in ("layout", "style"):
+                if isinstance(getattr(widget, part, None), W.Widget):
+                    todo.append(getattr(widget, part))
+            widget.close()
+
+    # ----- the shared playbook view -----
+
+    def reload(self) -> pd.DataFrame | None:
+        """Read the playbook from the service again; every panel of this quant and client
+        redraws (``_playbook_changed``). None (with the message) when the read failed."""
+        playbook = self._call(self.view.reload)
+        if playbook is not None:
+            self.notify("Reloaded: the playbook as the service holds it now.", "ok")
+        return playbook
+
+    def _view_changed(self, playbook: pd.DataFrame) -> None:
+        """The view's call: ``_playbook_changed`` now, or after this panel's write finished."""
+        if self._writing:
+            self._deferred = playbook
+        else:
+            self._playbook_changed(playbook)
+
+    def _playbook_changed(self, playbook: pd.DataFrame) -> None:
+        """The playbook changed (a write through any panel or ``audit`` with this client, or a
+        Reload): show ``playbook``. Base: nothing."""
+
+    # ----- lazy opening -----
+
+    def _open_lazily(self, cost_text: str, load: Callable[[], Any]) -> None:
+        """Do not load now: say ``cost_text`` (what loading costs) and show the Open button
+        (``qs-open``), whose click runs ``load()`` (which loads with ``confirm=True`` and
+        shows the result). For a load over the client's quota share, typically caught as::
+
+            try:
+                self._show(load_research(..., confirm=False))
+            except QuotaShareExceededError as exc:
+                self._open_lazily(opening_cost(exc, "the trades"), lambda: self._show(
+                    load_research(..., confirm=True)))
+        """
+        self._opening = load
+        self.open_button.layout.display = ""
+        self.notify(cost_text, "warn")
+
+    def open(self) -> bool:
+        """Run the load ``_open_lazily`` deferred (the Open button); whether it ran through.
+        A failure shows its message and keeps the button for another try."""
+        load = self._opening
+        if load is None:
+            self.notify("Nothing waits to be opened.")
+            return False
+        self.notify("Loading…")
+
+        def run() -> bool:
+            load()
+            return True
+
+        if self._call(run) is None:
+            return False
+        self._opening = None
+        self.open_button.layout.display = "none"
+        if "Loading…" in self.message.value:
+            self.message.value = ""
+        return True
 
     # ----- writes: confirm, send, read back, log; undo -----
-    # A writing panel sets these in its __init__ and implements ``_show_written``.
+    # A writing panel sets these in its __init__; it shows the read-back in
+    # ``_playbook_changed`` (and refreshes anything else in ``_show_written``).
 
     pending: Any
     confirmation: Confirmation
@@ -360,8 +546,8 @@ class Panel:
     last_written: list[AuditEntry]
 
     def _show_written(self, written: Written) -> None:
-        """Show the panel again after a write (``written.playbook`` is the read-back)."""
-        raise NotImplementedError
+        """After this panel's write, before ``_playbook_changed`` shows the read-back (when
+        there is one): what else the panel refreshes. Base: nothing."""
 
     def _cancel_pending(self) -> bool:
         """Hide the confirmation and drop what awaited it; whether anything did."""
@@ -440,17 +626,28 @@ class Panel:
         """Send one write (``audit.write_changes``, ``audit.apply_recommendation_verified``,
         ``audit.undo``: each reads the playbook back and logs) and show the outcome.
 
-        A refused or failed request shows its message (``on_denied`` handles a plan's 403)
-        and gives None. Otherwise its entries become what Undo restores (nothing after an
-        undo, ``undoable=False``), the panel shows the read-back, and the message line says
-        ``done`` and whether the read-back verified.
+        A refused or failed request shows its message (``on_denied`` handles a plan's 403;
+        a ``StaleWriteError`` says what changed and to reload) and gives None. Otherwise its
+        entries become what Undo restores (nothing after an undo, ``undoable=False``), the
+        panel shows the read-back (``_show_written``, then ``_playbook_changed``: the view
+        tells every other panel of the quant at once, this one when the write is done), and
+        the message line says ``done`` and whether the read-back verified.
         """
-        written = self._call(send, on_denied)
+        self._writing, self._deferred = True, None
+        try:
+            written = self._call(send, on_denied)
+        finally:
+            self._writing = False
+        changed, self._deferred = self._deferred, None
         if written is None:
+            if changed is not None:  # the view heard of the write, then it failed
+                self._playbook_changed(changed)
             return None
         self.last_written = written.entries if undoable else []
         self.undo_button.disabled = not undoable
         self._show_written(written)
+        if changed is not None:
+            self._playbook_changed(changed)
         text = done if isinstance(done, str) else done(written)
         if written.verified:
             self.notify(f"{text}; verified, logged to {self.audit_log.path}.", "ok")

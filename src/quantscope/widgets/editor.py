@@ -13,6 +13,12 @@ Each edit is checked at once against the criterion's range and options (the cont
 rules, ``quantscope._changes.check_change``); an invalid one is marked and blocks Apply, so
 nothing is sent until every staged edit is valid. Edits survive switching class or config type
 and are sent together; the service applies all of them or none.
+
+The table shows the quant's shared ``PlaybookView``: a write through another panel (or a
+Reload) redraws it, staged edits kept, each diffed against the value now shown, so the confirm
+box and the audit log name the value the service holds. A write is compare-and-swap
+(``audit.write_changes``): when an entry changed elsewhere since it was shown, it is refused
+(nothing sent, the edits stay staged) and the message says to reload.
 """
 
 from __future__ import annotations
@@ -26,8 +32,7 @@ import pandas as pd
 from traitlets import TraitError
 
 from quantscope import audit
-from quantscope import loaders as L
-from quantscope._changes import check_change
+from quantscope._changes import check_change, same_value
 from quantscope._client import Client
 from quantscope._errors import PermissionDeniedError, QuantscopeError
 from quantscope.widgets._common import (
@@ -57,7 +62,7 @@ def _same(a: Any, b: Any) -> bool:
     try:
         return float(a) == float(b)
     except (TypeError, ValueError):
-        return bool(a == b)
+        return bool(same_value(a, b))
 
 
 class PlaybookEditor(Panel):
@@ -89,7 +94,11 @@ class PlaybookEditor(Panel):
         self.writable: bool | None = None
         self.cells: dict[Key, W.ValueWidget] = {}
         self._showing_errors = False
-        self.class_picker = W.Dropdown(description="market cap")
+        self.class_picker = W.Dropdown(
+            description="market cap",
+            style={"description_width": "initial"},
+            layout=W.Layout(width="auto", min_width="16em"),
+        )
         self.type_picker = W.ToggleButtons(options=CONFIG_TYPES, value=config_type)
         self.grid = W.GridBox(layout=W.Layout(grid_template_columns=_COLUMNS))
         self.diff = W.HTML()
@@ -100,8 +109,18 @@ class PlaybookEditor(Panel):
         self.apply_button.on_click(lambda _: self.apply())
         self.discard_button.on_click(lambda _: self.discard())
         self.undo_button.on_click(lambda _: self.undo())
+        for widget, name in (
+            (self.widget, "qs-playbook-editor"),
+            (self.class_picker, "qs-class-picker"),
+            (self.type_picker, "qs-config-type-picker"),
+            (self.apply_button, "qs-apply"),
+            (self.discard_button, "qs-discard"),
+            (self.undo_button, "qs-undo"),
+            (self.diff, "qs-diff"),
+        ):
+            widget.add_class(name)
         self.widget.children = [
-            W.HTML(f"<h4>Playbook editor: quant {self.quant_id}</h4>"),
+            self._title(f"Playbook editor: quant {self.quant_id}"),
             self.message,
             W.HBox([self.class_picker, self.type_picker]),
             self.grid,
@@ -110,7 +129,7 @@ class PlaybookEditor(Panel):
             self.confirmation.box,
         ]
         try:
-            self.playbook = L.load_playbook(self.quant_id, client=self.client)
+            self.playbook = self.view.get()
         except PermissionDeniedError as exc:
             self.denied(exc, PLAYBOOK_PLANS)
             self.class_picker.disabled = self.type_picker.disabled = True
@@ -165,6 +184,8 @@ class PlaybookEditor(Panel):
             widget = W.FloatText(value=value, layout=W.Layout(width="95%"))
         widget.disabled = self.writable is False
         widget.layout.border = _INVALID if key in self.errors else ""
+        for name in ("qs-cell", f"qs-field-{field}", f"qs-criterion-{row['criterion']}"):
+            widget.add_class(name)
         widget.observe(lambda change, k=key: self._edited(k, change["new"]), "value")
         self.cells[key] = widget
         return widget
@@ -326,5 +347,26 @@ class PlaybookEditor(Panel):
         )
 
     def _show_written(self, written: audit.Written) -> None:
-        self.playbook = written.playbook
-        self._build()
+        if written.playbook is None:  # the read-back failed: show what is known
+            self._build()
+
+    def _playbook_changed(self, playbook: pd.DataFrame) -> None:
+        """Show ``playbook`` (the shared view's): staged edits stay, but an edit that now
+        equals the entry's value is no change any more; a pending confirmation named old
+        values, so it is closed."""
+        had = self._cancel_pending()
+        self.playbook = playbook
+        by_id = playbook.drop_duplicates("config_id").set_index("config_id")
+        for key, value in list(self.edits.items()):
+            cid, field = key
+            if cid not in by_id.index or _same(value, by_id.at[cid, field]):
+                self.edits.pop(key, None)
+                self.errors.pop(key, None)
+        if self.class_picker.options:
+            self._build()
+        if had:
+            self.notify(
+                "The playbook changed (another panel wrote, or it was reloaded): check the "
+                "staged changes against the values now shown and apply again.",
+                "warn",
+            )

@@ -17,8 +17,15 @@ replayed trades and PnL change: the whole pass rule with the new threshold, whic
 applying the recommendation will produce. The selected recommendation shows its reasoning and
 the replayed before/after table.
 
-Loading cost: as ``ThresholdPanel`` (one eval-details request per closed trade not yet
-cached, and the playbook); pass ``trades=``/``details=`` to reuse frames already loaded.
+Loading cost: the recommendations and the playbook (one request each), then, for the what-if
+columns, as ``ThresholdPanel`` (the trades, one eval-details request per closed trade not yet
+cached). A panel never spends more than the client's quota share on opening: when the what-if
+would, the recommendations are shown with the cost and an Open button that loads it
+(``Panel._open_lazily``). Pass ``trades=``/``details=`` to reuse frames already loaded.
+
+The playbook is the quant's shared ``PlaybookView`` (a write through any panel redraws this
+one). Applying is compare-and-swap: refused (``StaleWriteError``, nothing sent) when the
+entry no longer holds the recommendation's old threshold, the one shown.
 """
 
 from __future__ import annotations
@@ -31,8 +38,9 @@ import pandas as pd
 from quantscope import audit
 from quantscope import backtest as bt
 from quantscope import loaders as L
+from quantscope._changes import same_value
 from quantscope._client import Client
-from quantscope._errors import PermissionDeniedError, QuantscopeError
+from quantscope._errors import PermissionDeniedError, QuantscopeError, QuotaShareExceededError
 from quantscope.widgets._common import (
     OPTIMIZER_PLANS,
     Confirmation,
@@ -44,8 +52,10 @@ from quantscope.widgets._common import (
     load_research,
     note,
     number,
+    opening_cost,
     plan_allows,
     plan_name,
+    requests_of,
     table_html,
     undone_threshold,
 )
@@ -99,8 +109,12 @@ class RecommendationsPanel(Panel):
         self.research: Research | None = None
         self.pending: pd.Series | None = None
         self.last_written: list[audit.AuditEntry] = []
-        self.table = W.HTML()
-        self.picker = W.Dropdown(description="recommendation", layout=W.Layout(width="60%"))
+        self.table = W.HTML(layout=W.Layout(overflow="auto", max_width="100%"))
+        self.picker = W.Dropdown(
+            description="recommendation",
+            style={"description_width": "initial"},
+            layout=W.Layout(width="auto", min_width="60%"),
+        )
         self.detail = W.HTML()
         self.analyze_button = W.Button(
             description="Analyze",
@@ -115,8 +129,17 @@ class RecommendationsPanel(Panel):
         self.apply_button.on_click(lambda _: self.apply())
         self.undo_button.on_click(lambda _: self.undo())
         self.picker.observe(lambda _: self._show_selected(), "value")
+        for widget, name in (
+            (self.widget, "qs-recommendations-panel"),
+            (self.table, "qs-recommendations-table"),
+            (self.picker, "qs-recommendation-picker"),
+            (self.analyze_button, "qs-analyze"),
+            (self.apply_button, "qs-apply"),
+            (self.undo_button, "qs-undo"),
+        ):
+            widget.add_class(name)
         self.widget.children = [
-            W.HTML(f"<h4>Optimizer recommendations: quant {self.quant_id}</h4>"),
+            self._title(f"Optimizer recommendations: quant {self.quant_id}"),
             self.message,
             self.table,
             W.HBox([self.picker, self.analyze_button]),
@@ -129,15 +152,39 @@ class RecommendationsPanel(Panel):
             return
         if self._reload() and self.recommendations is not None:
             try:
-                self.playbook = L.load_playbook(self.quant_id, client=self.client)
-                self.research = load_research(
-                    self.quant_id, self.client, trades=trades, details=details
+                self.playbook = self.view.get()
+                spent = requests_of(self.recommendations) + requests_of(self.playbook)
+                self._research(trades, details, confirm=False, spent=spent)
+            except QuotaShareExceededError as exc:
+                self._open_lazily(
+                    opening_cost(exc, "the trades behind the what-if columns"),
+                    lambda: self._research(trades, details, confirm=True),
                 )
             except QuantscopeError as exc:
                 self.failed(exc)
             self._show()
 
     # ----- loading and showing -----
+
+    def _research(
+        self,
+        trades: pd.DataFrame | None,
+        details: pd.DataFrame | None,
+        *,
+        confirm: bool,
+        spent: int = 0,
+    ) -> None:
+        """Load the trades and details the what-if needs (``confirm``: beyond the share;
+        ``spent``: what opening already cost), and show them."""
+        self.research = load_research(
+            self.quant_id,
+            self.client,
+            trades=trades,
+            details=details,
+            confirm=confirm,
+            spent=spent,
+        )
+        self._show()
 
     def _refuse(self, exc: PermissionDeniedError | None) -> None:
         for button in (self.analyze_button, self.apply_button, self.undo_button):
@@ -245,6 +292,15 @@ class RecommendationsPanel(Panel):
             self.detail.value = ""
             return
         text = f"<p>{html.escape(str(rec['reasoning']))}</p>"
+        now = self._current_threshold(rec)
+        if now is not None and not same_value(now, rec["old_threshold"]):
+            text += note(
+                f"The playbook now holds {number(now)} for this entry, not the "
+                f"{number(rec['old_threshold'])} this recommendation was made for: applying "
+                "it would be refused. Analyze again for recommendations of the current "
+                "playbook.",
+                "warn",
+            )
         table = None
         if self.research is not None and self.playbook is not None:
             table = _what_if(self.research.features, rec, self.playbook)
@@ -257,6 +313,14 @@ class RecommendationsPanel(Panel):
                 float(rec["new_threshold"]),
             )
         self.detail.value = text
+
+    def _current_threshold(self, rec: pd.Series) -> float | None:
+        """The threshold of the recommendation's entry in the playbook shown (None: unknown)."""
+        pb = self.playbook
+        if pb is None or pd.isna(rec.get("config_id")):
+            return None
+        rows = pb[(pb["config_id"] == rec["config_id"]).fillna(False).to_numpy(bool)]
+        return float(rows["threshold"].iloc[0]) if len(rows) else None
 
     # ----- the public controls -----
 
@@ -293,15 +357,17 @@ class RecommendationsPanel(Panel):
         if pd.isna(rec.get("config_id")):
             self.notify("The service did not say which config entry this changes.", "error")
             return None
-        change = audit.Change(
-            str(rec["config_id"]),
-            "threshold",
-            rec["old_threshold"],
-            rec["new_threshold"],
-            str(rec["criterion"]),
-            str(rec["market_cap_class"]),
-            "BUYING",
-        )
+        now = self._current_threshold(rec)
+        if now is not None and not same_value(now, rec["old_threshold"]):
+            self.notify(
+                f"{rec['criterion']} ({rec['market_cap_class']} BUYING) threshold is now "
+                f"{number(now)}, not the {number(rec['old_threshold'])} recommendation "
+                f"#{int(rec['recommendation_id'])} was made for: nothing was sent. Analyze "
+                "again (or Reload, if the playbook shown is old).",
+                "error",
+            )
+            return None
+        change = audit.Change.of_recommendation(rec)
         self._ask(
             rec,
             f"Apply recommendation #{int(rec['recommendation_id'])} to quant "
@@ -335,5 +401,13 @@ class RecommendationsPanel(Panel):
         return self._undo_last("Nothing to undo from this panel.", undone_threshold)
 
     def _show_written(self, written: audit.Written) -> None:
-        if self._reload():
+        """The list changed too (the recommendation is applied now): read it again; the
+        view's ``_playbook_changed`` then shows both (here, when there was no read-back)."""
+        if self._reload() and written.playbook is None:
+            self._show()
+
+    def _playbook_changed(self, playbook: pd.DataFrame) -> None:
+        """The shared playbook changed: the cross-check and what-if replay against it."""
+        self.playbook = playbook
+        if self.recommendations is not None:
             self._show()
