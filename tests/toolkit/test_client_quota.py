@@ -110,7 +110,7 @@ def test_opening_a_panel_does_not_spend_the_quota_without_asking(
     left = quota_left(sandbox, "growth")
     assert left >= 490  # before: 498 of 500 spent on evaluation details
     message = panel.message.value
-    assert "/api/eval-details needed" in message and "confirm=True" in message
+    assert "/api/eval-details, not in the cache" in message and "Press Open" in message
     assert panel.research is None
 
 

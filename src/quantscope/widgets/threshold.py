@@ -40,7 +40,6 @@ import pandas as pd
 
 from quantscope import audit, plots
 from quantscope import backtest as bt
-from quantscope import loaders as L
 from quantscope._changes import check_change, number
 from quantscope._client import Client
 from quantscope._errors import (
@@ -61,8 +60,10 @@ from quantscope.widgets._common import (
     load_research,
     new_figure,
     note,
+    opening_cost,
     plan_allows,
     plan_name,
+    requests_of,
     rule_text,
     undone_threshold,
 )
@@ -148,25 +149,18 @@ class ThresholdPanel(Panel):
         self.figure = W.Output(layout=W.Layout(max_width="600px"))  # the figure is 560 px wide
         self.apply_button = W.Button(description="Apply…", icon="upload", disabled=True)
         self.undo_button = W.Button(description="Undo", icon="undo", disabled=True)
-        self.reload_button = W.Button(description="Reload", icon="refresh", disabled=True)
-        self.open_button = W.Button(
-            description="Open", icon="download", layout=W.Layout(display="none", width="auto")
-        )
         self.confirmation = Confirmation(self.confirm, self.cancel)
         self.apply_button.on_click(lambda _: self.apply())
         self.undo_button.on_click(lambda _: self.undo())
-        self.reload_button.on_click(lambda _: self.reload())
-        self.open_button.on_click(lambda _: self.open())
         self.widget.children = [
-            W.HTML(f"<h4>Threshold what-if: quant {self.quant_id}</h4>"),
+            self._title(f"Threshold what-if: quant {self.quant_id}"),
             self.message,
-            self.open_button,
             W.HBox([self.class_picker, self.criterion_picker], layout=W.Layout(flex_flow="wrap")),
             self.rule_picker,
             self.entry_html,
             self.control.box,
             W.HBox([self.table_html, self.figure], layout=W.Layout(flex_flow="wrap")),
-            W.HBox([self.apply_button, self.undo_button, self.reload_button]),
+            W.HBox([self.apply_button, self.undo_button]),
             self.confirmation.box,
         ]
         self._mark()
@@ -186,8 +180,6 @@ class ThresholdPanel(Panel):
             (self.table_html, "qs-whatif"),
             (self.apply_button, "qs-apply"),
             (self.undo_button, "qs-undo"),
-            (self.reload_button, "qs-reload"),
-            (self.open_button, "qs-open"),
             (self.confirmation.box, "qs-confirmation"),
             (self.confirmation.confirm_button, "qs-confirm"),
             (self.confirmation.cancel_button, "qs-cancel"),
@@ -198,7 +190,6 @@ class ThresholdPanel(Panel):
         for picker in self._controls:
             picker.disabled = not enabled
         self.control.disabled = not enabled
-        self.reload_button.disabled = not enabled
 
     # ----- loading -----
 
@@ -208,15 +199,23 @@ class ThresholdPanel(Panel):
         try:
             with warnings.catch_warnings(record=True) as seen:
                 warnings.simplefilter("always", IncompleteDataWarning)
-                self.playbook = L.load_playbook(self.quant_id, client=self.client)
+                self.playbook = self.view.get()
                 self.research = load_research(
-                    self.quant_id, self.client, trades=trades, details=details, confirm=confirm
+                    self.quant_id,
+                    self.client,
+                    trades=trades,
+                    details=details,
+                    confirm=confirm,
+                    spent=requests_of(self.playbook),
                 )
         except PermissionDeniedError as exc:
             self.denied(exc, PLAYBOOK_PLANS)
             return False
         except QuotaShareExceededError as exc:
-            self._offer_open(exc)
+            self._open_lazily(
+                opening_cost(exc, "the trades and their evaluation details"), self._open_now
+            )
+            self.open_button.description = f"Open: spend {exc.needed:,} requests"
             return False
         except QuantscopeError as exc:
             self.failed(exc)
@@ -233,30 +232,10 @@ class ThresholdPanel(Panel):
             return False
         return True
 
-    def _offer_open(self, exc: QuotaShareExceededError) -> None:
-        """Opening would spend more than the client's share of the quota: say what it costs
-        and let a click spend it (``open``)."""
-        left = exc.remaining + exc.fetched
-        self.notify(
-            f"Opening this panel needs {exc.needed:,} requests for data not in the cache, more "
-            f"than the {exc.share:.0%} of the {left:,} left that a load spends without asking; "
-            "nothing was spent on them. Press Open to load them (they stay in the cache).",
-            "warn",
-        )
-        self.open_button.description = f"Open: spend {exc.needed:,} requests"
-        self.open_button.layout.display = "flex"
-
-    def open(self) -> bool:
-        """Load what the panel needs even beyond the quota share (the Open button) and show
-        it; whether the panel is open."""
-        if self.research is not None:
-            return True
-        self.open_button.layout.display = "none"
-        self.message.value = ""
-        if not self._load(*self._given, confirm=True):
-            return False
-        self._start(*self._wanted)
-        return True
+    def _open_now(self) -> None:
+        """What the Open button runs: load beyond the quota share, then show the panel."""
+        if self.research is None and self._load(*self._given, confirm=True):
+            self._start(*self._wanted)
 
     def _start(self, market_cap_class: str | None, criterion: str | None) -> None:
         assert self.research is not None
@@ -400,7 +379,7 @@ class ThresholdPanel(Panel):
         if proposed == current:
             text += note(f"Proposed = now = {number(current)}: no change.")
         table = before_after_html(self.table, str(operator), current, proposed)
-        text += f'<div style="white-space:nowrap">{table}</div>'  # metric names on one line
+        text += table  # table_html keeps metric names on one line
         if self.what_if["admits_unseen"].fillna(False).iloc[0]:
             text += note(
                 "Looser than the current threshold: evaluations that failed at the time would "
@@ -439,15 +418,6 @@ class ThresholdPanel(Panel):
                 "Press Apply again.",
                 "warn",
             )
-
-    def reload(self) -> pd.DataFrame | None:
-        """Read the playbook again from the service (not the cache) and show it."""
-        self.client.cache.clear("/api/degen/config")
-        playbook = self._call(lambda: L.load_playbook(self.quant_id, client=self.client))
-        if playbook is not None:
-            self._playbook_changed(playbook)
-            self.notify("Reloaded the playbook from the service.")
-        return playbook
 
     # ----- the public controls -----
 
@@ -522,6 +492,3 @@ class ThresholdPanel(Panel):
     def undo(self) -> audit.Written | None:
         """Restore the value the last confirmed change replaced (verified, logged)."""
         return self._undo_last("Nothing to undo from this panel.", undone_threshold)
-
-    def _show_written(self, written: audit.Written) -> None:
-        self._playbook_changed(written.playbook)
