@@ -7,7 +7,8 @@ nbval (``make test``) re-runs them and compares every cell's output with the sto
     python tools/notebooks.py sync [NAME ...]    regenerate notebooks/NN_name.ipynb, executed
     python tools/notebooks.py check              fail if a notebook is out of date with its source
     python tools/notebooks.py demo --out build   execute all into build/: .ipynb, .html, figures/
-    python tools/notebooks.py lab                JupyterLab on notebooks/
+    python tools/notebooks.py lab [ARG ...]      JupyterLab on notebooks/ (--allow-root as root)
+    python tools/notebooks.py panels [--quant N] [ARG ...]   the three panels as a Voila page
 
 ``sync`` and ``demo`` execute the notebooks the way the test session does (tests/conftest.py):
 in file order, in one fresh sandbox world and one fresh HTTP cache (temporary directories made
@@ -197,13 +198,15 @@ def kernel_env(workdir: Path, *, fresh: bool = True) -> dict[str, str]:
     """The kernels' environment: the test session's (tests/conftest.py), figures inline.
 
     ``fresh``: a new sandbox world and HTTP cache under ``workdir`` (the run's temporary
-    directory). The working tree's ``src`` goes first on PYTHONPATH, so the notebooks show this
+    directory), and no QUANTSCOPE_URL/QUANTSCOPE_API_KEY (stored outputs come from the
+    sandbox). Not fresh (``lab``, ``panels``): the user's world, cache and service variables,
+    as notebooks/README.md promises. The working tree's ``src`` goes first on PYTHONPATH, so the notebooks show this
     tree's quantscope even when the venv's install is elsewhere.
     """
     env = dict(os.environ)
-    for name in SERVICE_ENV:
-        env.pop(name, None)
     if fresh:
+        for name in SERVICE_ENV:
+            env.pop(name, None)
         env["QUANTSCOPE_SANDBOX_DIR"] = str(workdir / "sandbox")
         env["QUANTSCOPE_CACHE_DIR"] = str(workdir / "cache")
         env["QUANTSCOPE_PROGRESS"] = "0"
@@ -440,18 +443,111 @@ def _shown(path: Path) -> str:
     return str(path)
 
 
+def _venv_tool(name: str) -> Path:
+    """The console script ``name`` of this interpreter's environment, else the one on PATH."""
+    tool = Path(sys.executable).parent / name
+    if tool.exists():
+        return tool
+    found = shutil.which(name)
+    if found is None:
+        raise SystemExit(
+            f"{name} is not installed: `make install` installs it from the constraints "
+            "(pip install -c constraints.txt -e '.[dev]')"
+        )
+    return Path(found)
+
+
+def is_root() -> bool:
+    """Whether this process runs as root (containers, dev containers)."""
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def lab_argv(extra: Sequence[str], *, root: bool | None = None) -> list[str]:
+    """``jupyter lab`` on notebooks/ with ``extra`` arguments; ``--allow-root`` when run as
+    root (JupyterLab refuses to start as root without it) and not already given."""
+    argv = [str(_venv_tool("jupyter-lab")), str(NOTEBOOKS), *extra]
+    if (is_root() if root is None else root) and "--allow-root" not in extra:
+        argv.append("--allow-root")
+    return argv
+
+
 def cmd_lab(extra: Sequence[str]) -> int:
-    """Replace this process with JupyterLab on notebooks/ (the user's own world and cache)."""
-    lab = Path(sys.executable).parent / "jupyter-lab"
-    if not lab.exists():
-        found = shutil.which("jupyter-lab")
-        if found is None:
-            raise SystemExit(
-                "JupyterLab is not installed: `make lab` installs it, or pip install jupyterlab"
-            )
-        lab = Path(found)
-    env = kernel_env(NOTEBOOKS, fresh=False)
-    os.execve(str(lab), [str(lab), str(NOTEBOOKS), *extra], env)
+    """Replace this process with JupyterLab on notebooks/: the user's own sandbox world and
+    cache, and the service variables (QUANTSCOPE_URL, QUANTSCOPE_API_KEY) passed through, so
+    a notebook opened there talks to the service ``qs.connect()`` would pick in a shell."""
+    argv = lab_argv(extra)
+    os.execve(argv[0], argv, kernel_env(NOTEBOOKS, fresh=False))
+    return 0  # pragma: no cover - execve does not return
+
+
+# --- the panels as a page (Voila) ----------------------------------------------------------
+
+PANELS_QUANT = 1
+PANELS_NOTEBOOK = "panels.ipynb"
+
+
+def panels_notebook(quant_id: int = PANELS_QUANT, *, prelude: str = "") -> Any:
+    """A notebook that shows the three panels of ``quant_id`` on one client (``qs.connect()``:
+    the embedded sandbox, or the service of QUANTSCOPE_URL/QUANTSCOPE_API_KEY).
+
+    ``prelude``: code run first (the browser tests give each kernel its own HTTP cache).
+    """
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    cells = [
+        new_markdown_cell(
+            f"# quantscope panels: quant {quant_id}\n\n"
+            "`ThresholdPanel`, `PlaybookEditor` and `RecommendationsPanel` on one client. Every "
+            "write is shown first and confirmed, read back and logged; Undo restores only the "
+            "panel's own change."
+        )
+    ]
+    if prelude:
+        cells.append(new_code_cell(prelude))
+    cells.append(
+        new_code_cell(
+            "from IPython.display import display\n\n"
+            "import quantscope as qs\n"
+            "from quantscope.widgets import PlaybookEditor, RecommendationsPanel, ThresholdPanel\n"
+            "\n"
+            f"QUANT = {int(quant_id)}\n"
+            "client = qs.connect()\n"
+            "threshold_panel = ThresholdPanel(QUANT, client=client)\n"
+            "editor = PlaybookEditor(QUANT, client=client)\n"
+            "recommendations = RecommendationsPanel(QUANT, client=client)\n"
+            "for panel in (threshold_panel, editor, recommendations):\n"
+            "    display(panel)"
+        )
+    )
+    return normalize(new_notebook(cells=cells))
+
+
+def voila_argv(notebook: Path, *, port: int | None = None, extra: Sequence[str] = ()) -> list[str]:
+    """Voila serving ``notebook`` on loopback, without a token (loopback only), tracebacks
+    shown in the page; ``port`` None: Voila's default (8866)."""
+    argv = [
+        str(_venv_tool("voila")),
+        str(notebook),
+        "--Voila.ip=127.0.0.1",
+        "--ServerApp.token=",
+        "--show_tracebacks=True",
+    ]
+    if port is not None:
+        argv.append(f"--port={port}")
+    return [*argv, *extra]
+
+
+def cmd_panels(quant_id: int, out: Path, extra: Sequence[str]) -> int:
+    """Replace this process with Voila serving the panels of ``quant_id`` (written to
+    ``out/panels.ipynb``) on the embedded sandbox, or on the service of QUANTSCOPE_URL and
+    QUANTSCOPE_API_KEY when they are set."""
+    out = out if out.is_absolute() else Path.cwd() / out
+    out.mkdir(parents=True, exist_ok=True)
+    notebook = out / PANELS_NOTEBOOK
+    write_if_changed(panels_notebook(quant_id), notebook)
+    argv = voila_argv(notebook, extra=extra)
+    print(f"Serving quant {quant_id}'s panels with Voila: open http://127.0.0.1:8866/ (Ctrl-C stops)")
+    os.execve(argv[0], argv, kernel_env(NOTEBOOKS, fresh=False))
     return 0  # pragma: no cover - execve does not return
 
 
@@ -475,6 +571,10 @@ def main(argv: Iterable[str] | None = None) -> int:
     demo.add_argument("--out", type=Path, default=Path("build"), help="default: build")
     lab = commands.add_parser("lab", help="start JupyterLab on notebooks/")
     lab.add_argument("extra", nargs=argparse.REMAINDER, help="passed on to jupyter lab")
+    panels = commands.add_parser("panels", help="serve the three panels as a page with Voila")
+    panels.add_argument("--quant", type=int, default=PANELS_QUANT, help="default: 1")
+    panels.add_argument("--out", type=Path, default=Path("build"), help="default: build")
+    panels.add_argument("extra", nargs=argparse.REMAINDER, help="passed on to voila")
     args = parser.parse_args(list(argv) if argv is not None else None)
     if args.command == "sync":
         return cmd_sync(args.names, alone=args.alone)
@@ -482,6 +582,8 @@ def main(argv: Iterable[str] | None = None) -> int:
         return cmd_check(args.names)
     if args.command == "demo":
         return cmd_demo(args.out)
+    if args.command == "panels":
+        return cmd_panels(args.quant, args.out, args.extra)
     return cmd_lab(args.extra)
 
 
