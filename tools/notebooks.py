@@ -200,8 +200,8 @@ def kernel_env(workdir: Path, *, fresh: bool = True) -> dict[str, str]:
     ``fresh``: a new sandbox world and HTTP cache under ``workdir`` (the run's temporary
     directory), and no QUANTSCOPE_URL/QUANTSCOPE_API_KEY (stored outputs come from the
     sandbox). Not fresh (``lab``, ``panels``): the user's world, cache and service variables,
-    as notebooks/README.md promises. The working tree's ``src`` goes first on PYTHONPATH, so the notebooks show this
-    tree's quantscope even when the venv's install is elsewhere.
+    as notebooks/README.md promises. The working tree's ``src`` goes first on PYTHONPATH, so
+    the notebooks show this tree's quantscope even when the venv's install is elsewhere.
     """
     env = dict(os.environ)
     if fresh:
@@ -546,7 +546,7 @@ def cmd_panels(quant_id: int, out: Path, extra: Sequence[str]) -> int:
     notebook = out / PANELS_NOTEBOOK
     write_if_changed(panels_notebook(quant_id), notebook)
     argv = voila_argv(notebook, extra=extra)
-    print(f"Serving quant {quant_id}'s panels with Voila: open http://127.0.0.1:8866/ (Ctrl-C stops)")
+    print(f"Quant {quant_id}'s panels with Voila: open the address it prints (Ctrl-C stops)")
     os.execve(argv[0], argv, kernel_env(NOTEBOOKS, fresh=False))
     return 0  # pragma: no cover - execve does not return
 
@@ -575,7 +575,12 @@ def main(argv: Iterable[str] | None = None) -> int:
     panels.add_argument("--quant", type=int, default=PANELS_QUANT, help="default: 1")
     panels.add_argument("--out", type=Path, default=Path("build"), help="default: build")
     panels.add_argument("extra", nargs=argparse.REMAINDER, help="passed on to voila")
-    args = parser.parse_args(list(argv) if argv is not None else None)
+    # lab and panels pass what they do not know on (`make lab ARGS="--port=8899"`)
+    args, unknown = parser.parse_known_args(list(argv) if argv is not None else None)
+    if unknown and args.command not in ("lab", "panels"):
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    if args.command in ("lab", "panels"):
+        args.extra = [*unknown, *args.extra]
     if args.command == "sync":
         return cmd_sync(args.names, alone=args.alone)
     if args.command == "check":

@@ -125,7 +125,9 @@ def browser_sandbox(
 
 
 @pytest.fixture(scope="session")
-def voila(browser_sandbox: SandboxServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def voila(
+    browser_sandbox: SandboxServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
     """The panels page's URL, served by Voila (one process for the session)."""
     tool = _notebook_tool()
     work = tmp_path_factory.mktemp("voila")
@@ -170,7 +172,8 @@ def _wait_for_port(port: int, process: subprocess.Popen[bytes], log: Path) -> No
     deadline = time.monotonic() + VOILA_START_TIMEOUT_S
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"voila exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+            tail = log.read_text()[-3000:]
+            raise RuntimeError(f"voila exited with {process.returncode}:\n{tail}")
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", port)) == 0:
                 return

@@ -8,6 +8,7 @@ Apply then Confirm writes exactly the value shown; Cancel writes nothing.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
@@ -101,7 +102,7 @@ def test_keyboard_moves_land_on_valid_values(
     panels.screenshot("moved")
     problems = [p for p in (_valid(entry, v, integer) for v in values) if p]
     assert not problems, f"keyboard moves on {criterion}: {values}\n" + "\n".join(problems)
-    steps = [b - a for a, b in zip(values, values[1:], strict=False)]
+    steps = [b - a for a, b in itertools.pairwise(values)]
     assert steps[0] > 0, f"ArrowRight did not move {criterion} up: {values}"
     if integer:  # whole steps, never a fraction of one
         assert all(s == round(s) for s in steps), f"{criterion} moved by {steps}"
