@@ -57,6 +57,9 @@ LANGUAGE_INFO_KEPT = ("name", "mimetype", "file_extension", "pygments_lexer")
 # Text that differs between runs (nbval would compare it): memory addresses in reprs.
 VOLATILE_TEXT = re.compile(r"\bat 0x[0-9a-fA-F]{6,}\b")
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
+# `make panels` and the demo's panel pictures: quant 1, as the research notebooks
+PANELS_QUANT = 1
+PANELS_NOTEBOOK = "panels.ipynb"
 
 
 # --- sources and notebooks -----------------------------------------------------------------
@@ -357,6 +360,131 @@ def figure_files(nb: Any, stem: str) -> dict[str, bytes]:
     return {f"{stem}.png": first} if first is not None else {}
 
 
+# --- the panels in the demo HTML -----------------------------------------------------------
+# A stored widget output is a view of a kernel's model: without the kernel the HTML could only
+# show its text repr (``VBox(children=...)``). Embedding the widget state would need the widget
+# manager from a CDN (unpkg), which fails offline; so the demo embeds a PNG of each panel as
+# Chromium draws it (served by Voila on a fresh sandbox), or says plainly where to see it.
+
+PANEL_CLASSES = {
+    "ThresholdPanel": "qs-threshold-panel",
+    "PlaybookEditor": "qs-playbook-editor",
+    "RecommendationsPanel": "qs-recommendations-panel",
+}
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+NO_PICTURE = (
+    "[interactive panel: open this notebook in JupyterLab (make lab) or the panels as a page "
+    "(make panels) to use it{why}]"
+)
+
+
+def panel_shots(quant_id: int = PANELS_QUANT, timeout_s: float = 180.0) -> dict[str, bytes]:
+    """A PNG of each panel (by class name) as Chromium shows it, quant ``quant_id`` on a fresh
+    sandbox; empty (and one line saying why) when Chromium, Voila or Playwright is missing or
+    the page fails."""
+    if not CHROMIUM.exists():
+        print(f"  panels in the HTML: no pictures ({CHROMIUM} is missing: make chromium)")
+        return {}
+    try:
+        return _shoot_panels(quant_id, timeout_s)
+    except Exception as exc:  # a picture is a nicety: the demo goes on without it
+        print(f"  panels in the HTML: no pictures ({type(exc).__name__}: {_short(exc)[:300]})")
+        return {}
+
+
+def _shoot_panels(quant_id: int, timeout_s: float) -> dict[str, bytes]:
+    import socket
+    import subprocess
+
+    from playwright.sync_api import sync_playwright
+
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="quantscope-panels-") as tmp:
+        work = Path(tmp)
+        notebook = work / PANELS_NOTEBOOK
+        write_if_changed(panels_notebook(quant_id), notebook)
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        env = kernel_env(work)
+        env["MPLBACKEND"] = "Agg"
+        argv = voila_argv(notebook, port=port, extra=["--no-browser"])
+        with (work / "voila.log").open("wb") as log:
+            voila = subprocess.Popen(argv, env=env, cwd=work, stdout=log, stderr=log)
+        try:
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(
+                    executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS)
+                )
+                page = browser.new_page(viewport={"width": 1200, "height": 900})
+                page.route(
+                    re.compile(r"^(?!https?://127\.0\.0\.1[:/])[a-z]+://"),
+                    lambda route: route.abort(),
+                )
+                deadline = time.monotonic() + 60
+                while True:  # Voila listens after a few seconds
+                    try:
+                        page.goto(f"http://127.0.0.1:{port}/", timeout=timeout_s * 1000)
+                        break
+                    except Exception:
+                        if time.monotonic() > deadline or voila.poll() is not None:
+                            raise
+                        time.sleep(0.5)
+                ms = timeout_s * 1000
+                for css in PANEL_CLASSES.values():
+                    page.locator(f".{css}").first.wait_for(state="visible", timeout=ms)
+                opens = page.locator(".qs-open")
+                for n in range(opens.count()):
+                    if opens.nth(n).is_visible():
+                        opens.nth(n).click()
+                page.wait_for_timeout(4000)  # the figures and tables arrive
+                shots = {
+                    name: page.locator(f".{css}").first.screenshot()
+                    for name, css in PANEL_CLASSES.items()
+                }
+                browser.close()
+        finally:
+            voila.terminate()
+            voila.wait(timeout=30)
+    print(f"  panels in the HTML: pictured with Chromium in {time.perf_counter() - started:.0f} s")
+    return shots
+
+
+def with_panel_pictures(nb: Any, shots: dict[str, bytes]) -> Any:
+    """A copy of ``nb`` whose panel outputs show the panel's PNG (or a plain line saying where
+    to use it) instead of the widget's text repr; for the demo HTML only (stored notebooks
+    keep their outputs: nbval compares them)."""
+    import copy
+
+    shown = copy.deepcopy(nb)
+    for cell in shown.cells:
+        if cell.cell_type != "code":
+            continue
+        names = [n for n in PANEL_CLASSES if f"{n}(" in cell.source]
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            if WIDGET_VIEW not in data:
+                continue
+            png = shots.get(names[0]) if names else None
+            data.pop(WIDGET_VIEW)
+            if png is None:
+                why = "" if shots else "; no picture: Chromium was not available"
+                data["text/plain"] = NO_PICTURE.format(why=why)
+            else:
+                data["image/png"] = base64.b64encode(png).decode("ascii")
+                data["text/plain"] = f"[{names[0]}, as Chromium shows it (quant {PANELS_QUANT})]"
+    return shown
+
+
 # --- commands ------------------------------------------------------------------------------
 
 
@@ -407,13 +535,16 @@ def cmd_demo(out: Path) -> int:
     exporter = HTMLExporter()
     written: list[Path] = []
     figure_paths: list[Path] = []
+    shots = panel_shots()
     for done in run(all_sources(), label="  "):
         for problem in done.problems:
             print(f"    warning: {problem}")
         stem = done.source.stem
         ipynb = out / f"{stem}.ipynb"
         ipynb.write_text(dumps(done.nb), encoding="utf-8")
-        html, _ = exporter.from_notebook_node(done.nb, resources={"metadata": {"name": stem}})
+        html, _ = exporter.from_notebook_node(
+            with_panel_pictures(done.nb, shots), resources={"metadata": {"name": stem}}
+        )
         page = out / f"{stem}.html"
         page.write_text(html, encoding="utf-8")
         written.append(page)
@@ -481,9 +612,6 @@ def cmd_lab(extra: Sequence[str]) -> int:
 
 
 # --- the panels as a page (Voila) ----------------------------------------------------------
-
-PANELS_QUANT = 1
-PANELS_NOTEBOOK = "panels.ipynb"
 
 
 def panels_notebook(quant_id: int = PANELS_QUANT, *, prelude: str = "") -> Any:
