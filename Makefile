@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast lint typecheck unit install clean-venv constraints sandbox bench lab notebooks
+.PHONY: demo test test-fast lint typecheck unit install clean-venv constraints sandbox bench lab panels chromium notebooks
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -27,19 +27,39 @@ demo: $(STAMP)
 notebooks: $(STAMP)
 	$(BIN)/python tools/notebooks.py sync
 
+# JupyterLab (pinned in constraints.txt, installed with the dev extras) on notebooks/, as root
+# too (--allow-root is added then); QUANTSCOPE_URL/QUANTSCOPE_API_KEY reach the kernels.
+# Extra arguments: `make lab ARGS="--port=8899 --no-browser"`.
 lab: $(STAMP)
-	$(BIN)/python -m pip install --quiet -c constraints.txt jupyterlab
-	$(BIN)/python tools/notebooks.py lab
+	$(BIN)/python tools/notebooks.py lab $(ARGS)
 
-# Everything, as CI runs it: lint, format check, types, every test, the notebooks under nbval.
+# The three panels (ThresholdPanel, PlaybookEditor, RecommendationsPanel) as a Voila page on
+# http://127.0.0.1:8866/: the embedded sandbox, or the service of QUANTSCOPE_URL and
+# QUANTSCOPE_API_KEY. `make panels ARGS="--quant 2 --no-browser"`.
+panels: $(STAMP)
+	$(BIN)/python tools/notebooks.py panels $(ARGS)
+
+# Debian's Chromium for the browser tests (tests/browser/; Playwright never downloads one):
+# apt-get as root, else through sudo.
+CHROMIUM := /usr/bin/chromium
+chromium:
+	@test -x $(CHROMIUM) || if [ "$$(id -u)" = 0 ]; then \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
+	else \
+		sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
+	fi
+
+# Everything, as CI runs it: lint, format check, types, every test (the browser tests too:
+# Voila + Chromium, skipped with one line when Chromium is missing and not installable),
+# the notebooks under nbval.
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q tests notebooks --nbval --nbval-current-env
 
-# The inner loop while coding (about a minute here): every test but the `slow` ones, no
-# notebooks, no lint. One folder or file alone: `.venv/bin/python -m pytest -q tests/toolkit`.
+# The inner loop while coding (about a minute here): every test but the `slow` ones (the
+# browser tests are slow), no notebooks, no lint. One folder or file alone: `.venv/bin/python -m pytest -q tests/toolkit`.
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q tests -m "not slow"
 

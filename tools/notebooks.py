@@ -7,7 +7,8 @@ nbval (``make test``) re-runs them and compares every cell's output with the sto
     python tools/notebooks.py sync [NAME ...]    regenerate notebooks/NN_name.ipynb, executed
     python tools/notebooks.py check              fail if a notebook is out of date with its source
     python tools/notebooks.py demo --out build   execute all into build/: .ipynb, .html, figures/
-    python tools/notebooks.py lab                JupyterLab on notebooks/
+    python tools/notebooks.py lab [ARG ...]      JupyterLab on notebooks/ (--allow-root as root)
+    python tools/notebooks.py panels [--quant N] [ARG ...]   the three panels as a Voila page
 
 ``sync`` and ``demo`` execute the notebooks the way the test session does (tests/conftest.py):
 in file order, in one fresh sandbox world and one fresh HTTP cache (temporary directories made
@@ -56,6 +57,9 @@ LANGUAGE_INFO_KEPT = ("name", "mimetype", "file_extension", "pygments_lexer")
 # Text that differs between runs (nbval would compare it): memory addresses in reprs.
 VOLATILE_TEXT = re.compile(r"\bat 0x[0-9a-fA-F]{6,}\b")
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
+# `make panels` and the demo's panel pictures: quant 1, as the research notebooks
+PANELS_QUANT = 1
+PANELS_NOTEBOOK = "panels.ipynb"
 
 
 # --- sources and notebooks -----------------------------------------------------------------
@@ -197,13 +201,15 @@ def kernel_env(workdir: Path, *, fresh: bool = True) -> dict[str, str]:
     """The kernels' environment: the test session's (tests/conftest.py), figures inline.
 
     ``fresh``: a new sandbox world and HTTP cache under ``workdir`` (the run's temporary
-    directory). The working tree's ``src`` goes first on PYTHONPATH, so the notebooks show this
-    tree's quantscope even when the venv's install is elsewhere.
+    directory), and no QUANTSCOPE_URL/QUANTSCOPE_API_KEY (stored outputs come from the
+    sandbox). Not fresh (``lab``, ``panels``): the user's world, cache and service variables,
+    as notebooks/README.md promises. The working tree's ``src`` goes first on PYTHONPATH, so
+    the notebooks show this tree's quantscope even when the venv's install is elsewhere.
     """
     env = dict(os.environ)
-    for name in SERVICE_ENV:
-        env.pop(name, None)
     if fresh:
+        for name in SERVICE_ENV:
+            env.pop(name, None)
         env["QUANTSCOPE_SANDBOX_DIR"] = str(workdir / "sandbox")
         env["QUANTSCOPE_CACHE_DIR"] = str(workdir / "cache")
         env["QUANTSCOPE_PROGRESS"] = "0"
@@ -354,6 +360,131 @@ def figure_files(nb: Any, stem: str) -> dict[str, bytes]:
     return {f"{stem}.png": first} if first is not None else {}
 
 
+# --- the panels in the demo HTML -----------------------------------------------------------
+# A stored widget output is a view of a kernel's model: without the kernel the HTML could only
+# show its text repr (``VBox(children=...)``). Embedding the widget state would need the widget
+# manager from a CDN (unpkg), which fails offline; so the demo embeds a PNG of each panel as
+# Chromium draws it (served by Voila on a fresh sandbox), or says plainly where to see it.
+
+PANEL_CLASSES = {
+    "ThresholdPanel": "qs-threshold-panel",
+    "PlaybookEditor": "qs-playbook-editor",
+    "RecommendationsPanel": "qs-recommendations-panel",
+}
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+NO_PICTURE = (
+    "[interactive panel: open this notebook in JupyterLab (make lab) or the panels as a page "
+    "(make panels) to use it{why}]"
+)
+
+
+def panel_shots(quant_id: int = PANELS_QUANT, timeout_s: float = 180.0) -> dict[str, bytes]:
+    """A PNG of each panel (by class name) as Chromium shows it, quant ``quant_id`` on a fresh
+    sandbox; empty (and one line saying why) when Chromium, Voila or Playwright is missing or
+    the page fails."""
+    if not CHROMIUM.exists():
+        print(f"  panels in the HTML: no pictures ({CHROMIUM} is missing: make chromium)")
+        return {}
+    try:
+        return _shoot_panels(quant_id, timeout_s)
+    except Exception as exc:  # a picture is a nicety: the demo goes on without it
+        print(f"  panels in the HTML: no pictures ({type(exc).__name__}: {_short(exc)[:300]})")
+        return {}
+
+
+def _shoot_panels(quant_id: int, timeout_s: float) -> dict[str, bytes]:
+    import socket
+    import subprocess
+
+    from playwright.sync_api import sync_playwright
+
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="quantscope-panels-") as tmp:
+        work = Path(tmp)
+        notebook = work / PANELS_NOTEBOOK
+        write_if_changed(panels_notebook(quant_id), notebook)
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        env = kernel_env(work)
+        env["MPLBACKEND"] = "Agg"
+        argv = voila_argv(notebook, port=port, extra=["--no-browser"])
+        with (work / "voila.log").open("wb") as log:
+            voila = subprocess.Popen(argv, env=env, cwd=work, stdout=log, stderr=log)
+        try:
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(
+                    executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS)
+                )
+                page = browser.new_page(viewport={"width": 1200, "height": 900})
+                page.route(
+                    re.compile(r"^(?!https?://127\.0\.0\.1[:/])[a-z]+://"),
+                    lambda route: route.abort(),
+                )
+                deadline = time.monotonic() + 60
+                while True:  # Voila listens after a few seconds
+                    try:
+                        page.goto(f"http://127.0.0.1:{port}/", timeout=timeout_s * 1000)
+                        break
+                    except Exception:
+                        if time.monotonic() > deadline or voila.poll() is not None:
+                            raise
+                        time.sleep(0.5)
+                ms = timeout_s * 1000
+                for css in PANEL_CLASSES.values():
+                    page.locator(f".{css}").first.wait_for(state="visible", timeout=ms)
+                opens = page.locator(".qs-open")
+                for n in range(opens.count()):
+                    if opens.nth(n).is_visible():
+                        opens.nth(n).click()
+                page.wait_for_timeout(4000)  # the figures and tables arrive
+                shots = {
+                    name: page.locator(f".{css}").first.screenshot()
+                    for name, css in PANEL_CLASSES.items()
+                }
+                browser.close()
+        finally:
+            voila.terminate()
+            voila.wait(timeout=30)
+    print(f"  panels in the HTML: pictured with Chromium in {time.perf_counter() - started:.0f} s")
+    return shots
+
+
+def with_panel_pictures(nb: Any, shots: dict[str, bytes]) -> Any:
+    """A copy of ``nb`` whose panel outputs show the panel's PNG (or a plain line saying where
+    to use it) instead of the widget's text repr; for the demo HTML only (stored notebooks
+    keep their outputs: nbval compares them)."""
+    import copy
+
+    shown = copy.deepcopy(nb)
+    for cell in shown.cells:
+        if cell.cell_type != "code":
+            continue
+        names = [n for n in PANEL_CLASSES if f"{n}(" in cell.source]
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            if WIDGET_VIEW not in data:
+                continue
+            png = shots.get(names[0]) if names else None
+            data.pop(WIDGET_VIEW)
+            if png is None:
+                why = "" if shots else "; no picture: Chromium was not available"
+                data["text/plain"] = NO_PICTURE.format(why=why)
+            else:
+                data["image/png"] = base64.b64encode(png).decode("ascii")
+                data["text/plain"] = f"[{names[0]}, as Chromium shows it (quant {PANELS_QUANT})]"
+    return shown
+
+
 # --- commands ------------------------------------------------------------------------------
 
 
@@ -404,13 +535,16 @@ def cmd_demo(out: Path) -> int:
     exporter = HTMLExporter()
     written: list[Path] = []
     figure_paths: list[Path] = []
+    shots = panel_shots()
     for done in run(all_sources(), label="  "):
         for problem in done.problems:
             print(f"    warning: {problem}")
         stem = done.source.stem
         ipynb = out / f"{stem}.ipynb"
         ipynb.write_text(dumps(done.nb), encoding="utf-8")
-        html, _ = exporter.from_notebook_node(done.nb, resources={"metadata": {"name": stem}})
+        html, _ = exporter.from_notebook_node(
+            with_panel_pictures(done.nb, shots), resources={"metadata": {"name": stem}}
+        )
         page = out / f"{stem}.html"
         page.write_text(html, encoding="utf-8")
         written.append(page)
@@ -440,18 +574,108 @@ def _shown(path: Path) -> str:
     return str(path)
 
 
+def _venv_tool(name: str) -> Path:
+    """The console script ``name`` of this interpreter's environment, else the one on PATH."""
+    tool = Path(sys.executable).parent / name
+    if tool.exists():
+        return tool
+    found = shutil.which(name)
+    if found is None:
+        raise SystemExit(
+            f"{name} is not installed: `make install` installs it from the constraints "
+            "(pip install -c constraints.txt -e '.[dev]')"
+        )
+    return Path(found)
+
+
+def is_root() -> bool:
+    """Whether this process runs as root (containers, dev containers)."""
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def lab_argv(extra: Sequence[str], *, root: bool | None = None) -> list[str]:
+    """``jupyter lab`` on notebooks/ with ``extra`` arguments; ``--allow-root`` when run as
+    root (JupyterLab refuses to start as root without it) and not already given."""
+    argv = [str(_venv_tool("jupyter-lab")), str(NOTEBOOKS), *extra]
+    if (is_root() if root is None else root) and "--allow-root" not in extra:
+        argv.append("--allow-root")
+    return argv
+
+
 def cmd_lab(extra: Sequence[str]) -> int:
-    """Replace this process with JupyterLab on notebooks/ (the user's own world and cache)."""
-    lab = Path(sys.executable).parent / "jupyter-lab"
-    if not lab.exists():
-        found = shutil.which("jupyter-lab")
-        if found is None:
-            raise SystemExit(
-                "JupyterLab is not installed: `make lab` installs it, or pip install jupyterlab"
-            )
-        lab = Path(found)
-    env = kernel_env(NOTEBOOKS, fresh=False)
-    os.execve(str(lab), [str(lab), str(NOTEBOOKS), *extra], env)
+    """Replace this process with JupyterLab on notebooks/: the user's own sandbox world and
+    cache, and the service variables (QUANTSCOPE_URL, QUANTSCOPE_API_KEY) passed through, so
+    a notebook opened there talks to the service ``qs.connect()`` would pick in a shell."""
+    argv = lab_argv(extra)
+    os.execve(argv[0], argv, kernel_env(NOTEBOOKS, fresh=False))
+    return 0  # pragma: no cover - execve does not return
+
+
+# --- the panels as a page (Voila) ----------------------------------------------------------
+
+
+def panels_notebook(quant_id: int = PANELS_QUANT, *, prelude: str = "") -> Any:
+    """A notebook that shows the three panels of ``quant_id`` on one client (``qs.connect()``:
+    the embedded sandbox, or the service of QUANTSCOPE_URL/QUANTSCOPE_API_KEY).
+
+    ``prelude``: code run first (the browser tests give each kernel its own HTTP cache).
+    """
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    cells = [
+        new_markdown_cell(
+            f"# quantscope panels: quant {quant_id}\n\n"
+            "`ThresholdPanel`, `PlaybookEditor` and `RecommendationsPanel` on one client. Every "
+            "write is shown first and confirmed, read back and logged; Undo restores only the "
+            "panel's own change."
+        )
+    ]
+    if prelude:
+        cells.append(new_code_cell(prelude))
+    cells.append(
+        new_code_cell(
+            "from IPython.display import display\n\n"
+            "import quantscope as qs\n"
+            "from quantscope.widgets import PlaybookEditor, RecommendationsPanel, ThresholdPanel\n"
+            "\n"
+            f"QUANT = {int(quant_id)}\n"
+            "client = qs.connect()\n"
+            "threshold_panel = ThresholdPanel(QUANT, client=client)\n"
+            "editor = PlaybookEditor(QUANT, client=client)\n"
+            "recommendations = RecommendationsPanel(QUANT, client=client)\n"
+            "for panel in (threshold_panel, editor, recommendations):\n"
+            "    display(panel)"
+        )
+    )
+    return normalize(new_notebook(cells=cells))
+
+
+def voila_argv(notebook: Path, *, port: int | None = None, extra: Sequence[str] = ()) -> list[str]:
+    """Voila serving ``notebook`` on loopback, without a token (loopback only), tracebacks
+    shown in the page; ``port`` None: Voila's default (8866)."""
+    argv = [
+        str(_venv_tool("voila")),
+        str(notebook),
+        "--Voila.ip=127.0.0.1",
+        "--ServerApp.token=",
+        "--show_tracebacks=True",
+    ]
+    if port is not None:
+        argv.append(f"--port={port}")
+    return [*argv, *extra]
+
+
+def cmd_panels(quant_id: int, out: Path, extra: Sequence[str]) -> int:
+    """Replace this process with Voila serving the panels of ``quant_id`` (written to
+    ``out/panels.ipynb``) on the embedded sandbox, or on the service of QUANTSCOPE_URL and
+    QUANTSCOPE_API_KEY when they are set."""
+    out = out if out.is_absolute() else Path.cwd() / out
+    out.mkdir(parents=True, exist_ok=True)
+    notebook = out / PANELS_NOTEBOOK
+    write_if_changed(panels_notebook(quant_id), notebook)
+    argv = voila_argv(notebook, extra=extra)
+    print(f"Quant {quant_id}'s panels with Voila: open the address it prints (Ctrl-C stops)")
+    os.execve(argv[0], argv, kernel_env(NOTEBOOKS, fresh=False))
     return 0  # pragma: no cover - execve does not return
 
 
@@ -475,13 +699,24 @@ def main(argv: Iterable[str] | None = None) -> int:
     demo.add_argument("--out", type=Path, default=Path("build"), help="default: build")
     lab = commands.add_parser("lab", help="start JupyterLab on notebooks/")
     lab.add_argument("extra", nargs=argparse.REMAINDER, help="passed on to jupyter lab")
-    args = parser.parse_args(list(argv) if argv is not None else None)
+    panels = commands.add_parser("panels", help="serve the three panels as a page with Voila")
+    panels.add_argument("--quant", type=int, default=PANELS_QUANT, help="default: 1")
+    panels.add_argument("--out", type=Path, default=Path("build"), help="default: build")
+    panels.add_argument("extra", nargs=argparse.REMAINDER, help="passed on to voila")
+    # lab and panels pass what they do not know on (`make lab ARGS="--port=8899"`)
+    args, unknown = parser.parse_known_args(list(argv) if argv is not None else None)
+    if unknown and args.command not in ("lab", "panels"):
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    if args.command in ("lab", "panels"):
+        args.extra = [*unknown, *args.extra]
     if args.command == "sync":
         return cmd_sync(args.names, alone=args.alone)
     if args.command == "check":
         return cmd_check(args.names)
     if args.command == "demo":
         return cmd_demo(args.out)
+    if args.command == "panels":
+        return cmd_panels(args.quant, args.out, args.extra)
     return cmd_lab(args.extra)
 
 

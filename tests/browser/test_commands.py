@@ -1,0 +1,64 @@
+"""``make lab`` and ``make panels`` (tools/notebooks.py): arguments, root, the kernels' environment.
+
+No browser here: what the commands would exec is checked, not a running server (the browser
+tests run Voila with ``voila_argv`` and ``panels_notebook`` themselves).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("notebooks_tool", ROOT / "tools" / "notebooks.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("notebooks_tool", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_lab_adds_allow_root_only_as_root(tool: ModuleType) -> None:
+    as_root = tool.lab_argv(["--port=8899"], root=True)
+    assert as_root[1:] == [str(ROOT / "notebooks"), "--port=8899", "--allow-root"]
+    assert tool.lab_argv(["--port=8899"], root=False)[1:] == [
+        str(ROOT / "notebooks"),
+        "--port=8899",
+    ]
+    assert tool.lab_argv(["--allow-root"], root=True).count("--allow-root") == 1
+
+
+def test_lab_and_panels_pass_the_service_variables_sync_does_not(
+    tool: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("QUANTSCOPE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("QUANTSCOPE_API_KEY", "qs_test_key")
+    kept = tool.kernel_env(tmp_path, fresh=False)
+    assert (kept["QUANTSCOPE_URL"], kept["QUANTSCOPE_API_KEY"]) == (
+        "http://127.0.0.1:9",
+        "qs_test_key",
+    )
+    fresh = tool.kernel_env(tmp_path, fresh=True)
+    assert "QUANTSCOPE_URL" not in fresh and "QUANTSCOPE_API_KEY" not in fresh
+
+
+def test_extra_arguments_reach_lab_and_panels(
+    tool: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    ran: list[list[str]] = []
+    monkeypatch.setattr(tool.os, "execve", lambda path, argv, env: ran.append(list(argv)))
+    tool.main(["lab", "--no-browser", "--port=8899"])
+    assert ran[-1][2:4] == ["--no-browser", "--port=8899"]
+    tool.main(["panels", "--quant", "2", "--out", str(tmp_path), "--no-browser"])
+    assert ran[-1][1] == str(tmp_path / "panels.ipynb") and ran[-1][-1] == "--no-browser"
+    assert "QUANT = 2" in (tmp_path / "panels.ipynb").read_text()
+    with pytest.raises(SystemExit):
+        tool.main(["check", "--no-browser"])
