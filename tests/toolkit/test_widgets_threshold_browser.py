@@ -34,21 +34,37 @@ def snap(state: dict[str, Any]) -> float:
 
 
 class Browser:
-    """The front end of one slider: the state it holds, and what it syncs back."""
+    """The front end of a control's slider: the state it holds, and what it syncs back.
 
-    def __init__(self, slider: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.slider = slider
+    The control makes a new slider for each list of values; the page then renders that new
+    widget from its whole state, so the browser follows ``current()`` to the newest one."""
+
+    def __init__(self, current: Callable[[], Any], monkeypatch: pytest.MonkeyPatch) -> None:
+        self.current = current
+        self.monkeypatch = monkeypatch
         self.inbox: list[dict[str, Any]] = []
         self.synced_back: list[float] = []
+        self.rendered = 0  # sliders rendered from their whole state
+        self._render(current())
+
+    def _render(self, slider: Any) -> None:
+        self.slider = slider
+        self.rendered += 1
         full = slider.get_state()  # what the page gets when it renders the widget
         self.state = {k: full[k] for k in BOUNDS}
-        monkeypatch.setattr(
+        self.inbox = []
+        self.monkeypatch.setattr(
             slider.comm, "send", lambda data=None, buffers=None, **_: self.inbox.append(data)
         )
+        self._show()
 
     def settle(self) -> None:
-        """Apply the updates sent so far, one message at a time, as the page does."""
+        """Apply the updates sent so far, one message at a time, as the page does; a new
+        slider is rendered from its whole state."""
         for _ in range(100):
+            if self.current() is not self.slider:
+                self._render(self.current())
+                continue
             if not self.inbox:
                 return
             message = self.inbox.pop(0)
@@ -93,7 +109,7 @@ def test_no_phantom_change_on_any_class_and_criterion(
     panel = ThresholdPanel(
         QUANT, client=client_for(sandbox), trades=widget_data.trades, details=widget_data.details
     )
-    browser = Browser(panel.slider, monkeypatch)
+    browser = Browser(lambda: panel.slider, monkeypatch)
     browser.settle()
     assert panel.entry is not None and panel.threshold == panel.entry["threshold"]
     pairs = _selections(panel)
@@ -130,7 +146,7 @@ def test_integer_criteria_move_in_whole_steps_and_write_them(
         trades=widget_data.trades,
         details=widget_data.details,
     )
-    browser = Browser(panel.slider, monkeypatch)
+    browser = Browser(lambda: panel.slider, monkeypatch)
     entry = panel.entry
     assert entry is not None and entry["threshold"] == 2
     config_id = str(entry["config_id"])
@@ -185,7 +201,7 @@ def test_a_typed_value_is_used_exactly_never_snapped(
         trades=widget_data.trades,
         details=widget_data.details,
     )
-    browser = Browser(panel.slider, monkeypatch)
+    browser = Browser(lambda: panel.slider, monkeypatch)
     entry = panel.entry
     assert entry is not None
     panel.text.value = "1.23457"  # typed, then Enter (the text box syncs on Enter or blur)
@@ -229,7 +245,7 @@ def test_a_changed_playbook_resets_the_control_without_a_phantom(
         trades=widget_data.trades,
         details=widget_data.details,
     )
-    browser = Browser(panel.slider, monkeypatch)
+    browser = Browser(lambda: panel.slider, monkeypatch)
     panel.set_threshold(5)
     assert panel.apply() is not None and panel.confirmation.visible
     assert panel.playbook is not None
@@ -258,7 +274,7 @@ def test_switching_value_lists_either_way_never_clamps_in_the_browser(
     one consistent state, so the browser never moves the handle (headless, no service)."""
     moved: list[float] = []
     control = ThresholdControl(moved.append, lambda _: None, moved.append)
-    browser = Browser(control.slider, monkeypatch)
+    browser = Browser(lambda: control.slider, monkeypatch)
     lists = [
         ((0.0, 1.0, 2.0, 3.0), 2.0),
         (tuple(float(v) for v in range(51)), 2.0),
@@ -297,7 +313,7 @@ def test_a_fraction_already_in_a_whole_number_entry_is_held_and_left_alone(
         trades=widget_data.trades,
         details=widget_data.details,
     )
-    browser = Browser(panel.slider, monkeypatch)
+    browser = Browser(lambda: panel.slider, monkeypatch)
     assert panel.playbook is not None
     written = panel.playbook.copy()
     where = (

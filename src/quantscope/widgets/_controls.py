@@ -139,30 +139,37 @@ class ThresholdControl:
         on_error: Callable[[str], None],
     ) -> None:
         self.on_change, self.check, self.on_error = on_change, check, on_error
-        self.slider = W.IntSlider(
-            value=0,
-            min=0,
-            max=0,
-            step=1,
-            description="threshold",
-            readout=False,  # the index means nothing to a reader: the text box is the readout
-            continuous_update=True,
-            layout=W.Layout(width="50%", min_width="280px"),
-        )
+        self.slider = self._new_slider(1, 0, disabled=False)
         self.text = W.Text(
             description="exact",
             continuous_update=False,  # synced on Enter or when the box loses focus
             layout=W.Layout(width="16em"),
             style={"description_width": "3.5em"},
         )
-        self.slider.add_class("qs-threshold-slider")
         self.text.add_class("qs-threshold-text")
         self.box = W.HBox([self.slider, self.text])
         self.base: tuple[float, ...] = (0.0,)
         self.values: tuple[float, ...] = (0.0,)
         self._quiet_depth = 0
-        self.slider.observe(self._moved, "value")
+        self._shown: tuple[float, ...] | None = None  # the list the slider was created for
         self.text.observe(self._typed, "value")
+
+    def _new_slider(self, count: int, index: int, *, disabled: bool) -> W.IntSlider:
+        """A slider over ``count`` positions at ``index``, created with its whole state."""
+        slider = W.IntSlider(
+            value=index,
+            min=0,
+            max=count - 1,
+            step=1,
+            description="threshold",
+            readout=False,  # the index means nothing to a reader: the text box is the readout
+            continuous_update=True,
+            disabled=disabled,
+            layout=W.Layout(width="50%", min_width="280px"),
+        )
+        slider.add_class("qs-threshold-slider")
+        slider.observe(self._moved, "value")
+        return slider
 
     @property
     def value(self) -> float:
@@ -206,17 +213,22 @@ class ThresholdControl:
         index = bisect.bisect_left(values, value)
         if index == len(values) or values[index] != value:
             raise ValueError(f"{exact_text(value)} is not among the slider's values")
-        slider = self.slider
-        with self._quiet(), slider.hold_sync(), slider.hold_trait_notifications():
+        # A new list gets a new slider, created in the browser with its bounds and position
+        # at once. Moving the old one's bounds and value (even in one message) let Chromium
+        # clamp and echo a position, or deliver a late move of the old list, which then
+        # named another threshold of the new one: a change nobody made (tests/browser).
+        old = self.slider
+        with self._quiet():
             self.values = values
-            # never a state that clamps: grow the bounds before the index moves past them,
-            # move the index inside before they shrink (the browser gets one message anyway)
-            if index > slider.max:
-                slider.max = len(values) - 1
-                slider.value = index
-            else:
-                slider.value = index
-                slider.max = len(values) - 1
+            if values == self._shown:  # same list: a move of the position alone cannot clamp
+                old.value = index
+                self.text.value = exact_text(value)
+                return
+            self.slider = self._new_slider(len(values), index, disabled=bool(old.disabled))
+            self.box.children = (self.slider, self.text)
+            old.unobserve(self._moved, "value")
+            old.close()
+            self._shown = values
             self.text.value = exact_text(value)
 
     def _moved(self, _: object) -> None:

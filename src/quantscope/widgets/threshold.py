@@ -142,7 +142,7 @@ class ThresholdPanel(Panel):
             self._refusal,
             lambda message: self.notify(message, "error"),
         )
-        self.slider, self.text = self.control.slider, self.control.text
+        self.text = self.control.text
         self.entry_html = W.HTML()
         # wide enough for the table on one line a row, narrow enough to leave the figure beside
         self.table_html = W.HTML(layout=W.Layout(min_width="30em", max_width="36em"))
@@ -271,6 +271,11 @@ class ThresholdPanel(Panel):
             action()
 
     # ----- what is shown -----
+
+    @property
+    def slider(self) -> W.IntSlider:
+        """The control's slider (a new widget for each list of values: ``_controls``)."""
+        return self.control.slider
 
     @property
     def entry(self) -> pd.Series | None:
