@@ -12,7 +12,8 @@ Everything users need is exported here, in ``__all__`` (a test keeps it sorted a
 the loaders, the client and the value objects of its signatures (``Settings``, ``RetryPolicy``,
 ``Quota``, ``CacheInfo``, ``Provenance``, ``Fetched``...), the whole error tree, the ``df.quant``
 accessor, and the ``analytics`` and ``backtest`` modules. Figures are in ``quantscope.plots``,
-panels in ``quantscope.widgets``, safe playbook writes in ``quantscope.audit``.
+panels in ``quantscope.widgets``, safe playbook writes in ``quantscope.audit``; research data
+kept as a Parquet catalog with ``sync``, ``open_catalog`` and ``Catalog`` (docs/catalog.md).
 """
 
 __version__ = "0.1.0"  # first: submodules read it while the package initialises
@@ -68,6 +69,8 @@ from quantscope._results import (
 )
 from quantscope.accessor import QuantAccessor  # importing it registers df.quant
 from quantscope.backtest import ExitRule
+from quantscope.catalog.read import Catalog, open_catalog
+from quantscope.catalog.sync import SyncReport, sync
 from quantscope.loaders import (
     Dashboard,
     SignalDetail,
@@ -99,6 +102,7 @@ __all__ = [
     "AuthenticationError",
     "CacheEntry",
     "CacheInfo",
+    "Catalog",
     "ChainNotAllowedError",
     "Client",
     "ConfigurationError",
@@ -136,6 +140,7 @@ __all__ = [
     "SignalDetail",
     "Spend",
     "StaleDataWarning",
+    "SyncReport",
     "TradeDetail",
     "UndoRefusedError",
     "__version__",
@@ -161,7 +166,9 @@ __all__ = [
     "load_trade",
     "load_trade_stats",
     "load_trades",
+    "open_catalog",
     "run_analysis",
     "set_default_client",
+    "sync",
     "update_playbook",
 ]

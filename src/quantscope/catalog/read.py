@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date, datetime
 from typing import Any
 
+import duckdb
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -27,6 +28,7 @@ from quantscope._errors import ConfigurationError
 from quantscope._ids import IdArg, many_ids, one_id, optional_id
 from quantscope.catalog.layout import RESOURCES, Resource, arrow_schema, from_table, with_keys
 from quantscope.catalog.manifest import Manifest, Store
+from quantscope.catalog.sql import connection, run_sql
 
 __all__ = ["Catalog", "open_catalog", "parse_time", "read_resource", "read_table"]
 
@@ -86,11 +88,41 @@ class Catalog:
     def url(self) -> str:
         return self.store.url
 
-    @property
-    def manifest(self) -> Manifest:
+    def _current(self) -> Manifest:
         """The manifest as of now (re-read)."""
         self._manifest = self.store.load_existing()
         return self._manifest
+
+    @property
+    def partitions(self) -> dict[str, dict[str, Any]]:
+        """Every partition the manifest lists: its directory -> file, rows, SHA-256, keys..."""
+        return self._current().partitions
+
+    @property
+    def runs(self) -> list[dict[str, Any]]:
+        """Every sync run: when, what, requests spent, rows added and updated, status."""
+        return self._current().runs
+
+    def info(self) -> dict[str, Any]:
+        """A summary: per resource its partitions, rows and bytes; the runs; the schema."""
+        m = self._current()
+        resources: dict[str, dict[str, int]] = {}
+        for p in m.partitions.values():
+            held = resources.setdefault(p["resource"], {"partitions": 0, "rows": 0, "bytes": 0})
+            held["partitions"] += 1
+            held["rows"] += int(p["rows"])
+            held["bytes"] += int(p["bytes"])
+        return {
+            "catalog": self.url,
+            "schema_version": m.schema_version,
+            "created_at": m.created_at,
+            "resources": resources,
+            "runs": [
+                {k: r.get(k) for k in ("id", "started_at", "status", "requests", "rows_added",
+                                       "rows_updated")}
+                for r in m.runs
+            ],
+        }
 
     def __repr__(self) -> str:
         m = self._manifest
@@ -102,7 +134,7 @@ class Catalog:
         self, resource: str, where: Callable[[Mapping[str, str]], bool] | None = None
     ) -> list[tuple[str, dict[str, str]]]:
         """(path, partition keys) of the resource's partitions ``where`` accepts."""
-        parts = self.manifest.of(resource)
+        parts = self._current().of(resource)
         return [
             (self.store.path(p["file"]), p["keys"])
             for _, p in sorted(parts.items())
@@ -250,7 +282,7 @@ class Catalog:
         ids = many_ids(evaluation_ids, "evaluation_ids")
         wanted = set(ids)
         lo, hi = (min(ids), max(ids)) if ids else (0, -1)
-        parts = self.manifest.of("eval_details")
+        parts = self._current().of("eval_details")
         files = [
             (self.store.path(p["file"]), p["keys"])
             for _, p in sorted(parts.items())
@@ -358,9 +390,12 @@ class Catalog:
 
     def sql(self, query: str) -> pd.DataFrame:
         """Run ``query`` with DuckDB over the catalog's views (``catalog.sql``)."""
-        from quantscope.catalog.sql import run_sql
+        return run_sql(self.store, self._current(), query)
 
-        return run_sql(self, query)
+    def duckdb(self) -> duckdb.DuckDBPyConnection:
+        """A DuckDB connection with one view per resource (``catalog.sql``), for queries
+        that should stay in DuckDB (``.arrow()``, ``.pl()``)."""
+        return connection(self.store, self._current())
 
 
 def _subset(frame: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:

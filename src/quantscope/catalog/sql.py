@@ -9,15 +9,11 @@ registered with DuckDB.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import duckdb
 import pandas as pd
 
 from quantscope.catalog.layout import RESOURCES
-
-if TYPE_CHECKING:
-    from quantscope.catalog.read import Catalog
+from quantscope.catalog.manifest import Manifest, Store
 
 __all__ = ["connection", "run_sql"]
 
@@ -26,16 +22,14 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def connection(catalog: Catalog) -> duckdb.DuckDBPyConnection:
+def connection(store: Store, manifest: Manifest) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection with a view per resource the catalog holds."""
     con = duckdb.connect()
-    store = catalog.store
     prefix = ""
     if not store.local:
         con.register_filesystem(store.fs)
         protocol = store.fs.protocol
         prefix = f"{protocol[0] if isinstance(protocol, tuple) else protocol}://"
-    manifest = catalog.manifest
     for name in RESOURCES:
         files = [prefix + store.path(p["file"]) for _, p in sorted(manifest.of(name).items())]
         if not files:
@@ -48,9 +42,9 @@ def connection(catalog: Catalog) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def run_sql(catalog: Catalog, query: str) -> pd.DataFrame:
+def run_sql(store: Store, manifest: Manifest, query: str) -> pd.DataFrame:
     """The result of ``query`` as a pandas frame."""
-    con = connection(catalog)
+    con = connection(store, manifest)
     try:
         return con.execute(query).df()
     finally:
