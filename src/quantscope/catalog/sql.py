@@ -37,7 +37,7 @@ def connection(store: Store, manifest: Manifest) -> duckdb.DuckDBPyConnection:
         listed = ", ".join(_quote(f) for f in files)
         con.execute(
             f"CREATE VIEW {name} AS SELECT * FROM read_parquet([{listed}], "
-            "hive_partitioning = true, union_by_name = true)"
+            "hive_partitioning = true)"
         )
     return con
 

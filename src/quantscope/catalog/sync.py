@@ -169,7 +169,6 @@ class _Context:
     window: tuple[pd.Timestamp | None, pd.Timestamp | None]
     timeframe: str
     run: dict[str, Any]
-    write: Callable[..., dict[str, Any]] = write_partition
     replaced: list[str] = field(default_factory=list)
 
     def kw(self) -> dict[str, Any]:
@@ -224,7 +223,7 @@ def _put(
     held = ctx.manifest.partitions.get(name)
     old = read_resource(ctx.store, resource, [held]) if held else None
     added, updated = _changes(old, frame, resource.key)
-    record = ctx.write(ctx.store, resource, keys, frame, source)
+    record = write_partition(ctx.store, resource, keys, frame, source)
     if held and held["file"] != record["file"]:
         ctx.replaced.append(held["file"])
     record.update(synced_at=now_iso(ctx.now.to_pydatetime()), **extra)
@@ -568,6 +567,9 @@ def sync(
                     ]
                     queue[:0] = [s for s in subtasks if s[0] not in run["tasks"]]
                     result = {"requests": 0, "note": f"{len(subtasks)} months to fetch"}
+                    report.tasks.append({"task": tid, **result})
+                    bar.update(1)
+                    continue  # planned again on a resume: only its months are tasks
                 _record(ctx, tid, result)
                 report.tasks.append({"task": tid, **result})
                 bar.update(1)
