@@ -17,6 +17,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from quantscope.catalog.cli import add_catalog_commands
+
 Subparsers = Any  # argparse's _SubParsersAction, which is private
 
 
@@ -104,7 +106,10 @@ def _add_sandbox_commands(commands: Subparsers) -> None:
 
 
 # One function per command group; later groups (fetch, cache) are appended here.
-COMMAND_GROUPS: tuple[Callable[[Subparsers], None], ...] = (_add_sandbox_commands,)
+COMMAND_GROUPS: tuple[Callable[[Subparsers], None], ...] = (
+    _add_sandbox_commands,
+    add_catalog_commands,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
