@@ -160,15 +160,20 @@ def _types(arrow_type: pa.DataType) -> Any:
 
 
 def _categorical(column: pd.Series) -> pd.Categorical:
-    """Categories sorted, of the values present (as ``_frames.build_frame`` makes them)."""
-    values = column.astype("object") if isinstance(column.dtype, pd.CategoricalDtype) else column
-    codes, uniques = pd.factorize(values)
-    order = np.argsort(np.asarray(uniques, dtype=object))
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    codes = np.where(codes >= 0, rank[codes], -1)
-    cats = pd.Index(np.asarray(uniques, dtype=object)[order], dtype="str")
-    return pd.Categorical.from_codes(codes, categories=cats)
+    """Categories sorted, of the values present (as ``_frames.build_frame`` makes them):
+    the file's dictionary, narrowed and reordered, never a pass over the values as text."""
+    if not isinstance(column.dtype, pd.CategoricalDtype):
+        column = column.astype("category")
+    values = column.array
+    assert isinstance(values, pd.Categorical)
+    used = np.unique(values.codes[values.codes >= 0])
+    present = np.asarray(values.categories, dtype=object)[used]
+    order = np.argsort(present)
+    remap = np.full(len(values.categories) + 1, -1, dtype=np.int32)  # [-1] stays missing
+    remap[used[order]] = np.arange(len(used), dtype=np.int32)
+    codes = remap[values.codes.astype(np.int64)]
+    cats = pd.Index(present[order], dtype="str")
+    return pd.Categorical.from_codes(codes, categories=cats, validate=False)
 
 
 def with_keys(resource: Resource, table: pa.Table, keys: Mapping[str, Any]) -> pa.Table:
@@ -190,16 +195,22 @@ def from_table(resource: Resource, table: pa.Table) -> pd.DataFrame:
     order = spec.names if spec.index is None else [spec.index, *spec.names]
     wanted = list(dict.fromkeys(c for c in order if c in table.column_names))
     frame = table.select(wanted).to_pandas(types_mapper=_types, ignore_metadata=True)
+    held = dict(zip(frame.columns, frame.dtypes, strict=True))
+    columns: dict[str, Any] = {}
     for name, dtype in dtypes.items():
-        if name not in frame.columns:
-            frame[name] = pd.Series(pd.array([None] * len(frame), dtype=dtype))
+        if name not in held:
+            columns[name] = pd.array([None] * len(frame), dtype=dtype)
+            continue
+        column = frame[name]
         if dtype == "category":
-            frame[name] = _categorical(frame[name])
+            columns[name] = _categorical(column)
         elif dtype == "object":
-            frame[name] = _from_json(frame[name])
-        elif str(frame[name].dtype) != dtype:
-            frame[name] = frame[name].astype(dtype)
-    frame = frame[[c for c in spec.names if c in frame.columns]]
+            columns[name] = _from_json(column)
+        elif str(held[name]) != dtype:
+            columns[name] = column.astype(dtype)
+        else:
+            columns[name] = column
+    frame = pd.DataFrame(columns, index=pd.RangeIndex(len(frame)), columns=spec.names, copy=False)
     if spec.index is not None:
         frame = frame.set_index(spec.index)
     return frame

@@ -67,6 +67,12 @@ def month_of(stamp: pd.Timestamp) -> str:
     return f"{stamp.year:04d}-{stamp.month:02d}"
 
 
+def _whole_months(stamp: pd.Timestamp) -> bool:
+    """Whether ``stamp`` is a month's first instant: a bound there cuts no month partition
+    (the partitions read are those of the window's months), so it filters nothing."""
+    return bool(stamp == stamp.normalize() and stamp.day == 1)
+
+
 def _unsupported(name: str, **given: Any) -> None:
     bad = [k for k, v in given.items() if v is not None]
     if bad:
@@ -153,14 +159,14 @@ class Catalog:
 
     @staticmethod
     def _ordered(frame: pd.DataFrame, resource: Resource) -> pd.DataFrame:
+        """``frame`` in the loader's order: checked in one pass (files keep it), sorted only
+        when several quants' partitions were read."""
         if not resource.order or len(frame) < 2:
             return frame
         cols = [c for c, _ in resource.order]
         ascending = [a for _, a in resource.order]
-        keys = frame[cols[0]]
-        ordered = keys.is_monotonic_increasing if ascending[0] else keys.is_monotonic_decreasing
-        if ordered and keys.notna().all() and keys.is_unique:
-            return frame  # already in the loader's order, no ties to break
+        if _in_order(frame, cols, ascending):
+            return frame
         return frame.sort_values(cols, ascending=ascending, kind="stable").reset_index(drop=True)
 
     def _months(
@@ -217,9 +223,9 @@ class Catalog:
         frame = self._frame("trades", self._months("trades", quant_id, lo, hi))
         mask = np.ones(len(frame), dtype=bool)
         opened = frame["opened_at"]
-        if lo is not None:
+        if lo is not None and not _whole_months(lo):
             mask &= (opened >= lo.ceil("s")).to_numpy(bool)
-        if hi is not None:
+        if hi is not None and not _whole_months(hi + pd.Timedelta(seconds=1)):
             mask &= (opened < hi.floor("s") + pd.Timedelta(seconds=1)).to_numpy(bool)
         if position_closed is not None:
             mask &= (frame["status"] == ("Closed" if position_closed else "Open")).to_numpy(bool)
@@ -396,6 +402,21 @@ class Catalog:
         """A DuckDB connection with one view per resource (``catalog.sql``), for queries
         that should stay in DuckDB (``.arrow()``, ``.pl()``)."""
         return connection(self.store, self._current())
+
+
+def _in_order(frame: pd.DataFrame, cols: Sequence[str], ascending: Sequence[bool]) -> bool:
+    """Whether ``frame`` is sorted by ``cols`` (no missing values), ties broken in order."""
+    tied = np.ones(len(frame) - 1, dtype=bool)
+    ok = np.zeros(len(frame) - 1, dtype=bool)
+    for col, up in zip(cols, ascending, strict=True):
+        series = frame[col]
+        if series.hasnans:
+            return False
+        values = series.to_numpy("int64") if series.dtype.kind != "M" else series.array.asi8
+        step = values[1:] > values[:-1] if up else values[1:] < values[:-1]
+        ok |= tied & step
+        tied &= values[1:] == values[:-1]
+    return bool(ok.all())
 
 
 def _subset(frame: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
