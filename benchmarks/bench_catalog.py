@@ -84,8 +84,9 @@ def month_trades(n: int, month: str, first_id: int, rng: np.random.Generator) ->
             vocab = _VOCAB.get(col.name, ["A", "B"])
             data[col.name] = pd.Categorical.from_codes(rng.integers(0, len(vocab), n), vocab)
         elif kind == "string":
-            data[col.name] = pd.array(np.asarray(tokens, dtype=object)[rng.integers(0, 500, n)],
-                                      dtype="string")
+            data[col.name] = pd.array(
+                np.asarray(tokens, dtype=object)[rng.integers(0, 500, n)], dtype="string"
+            )
         else:  # datetimes
             stamps = opened + rng.integers(0, 86_400_000, n)
             data[col.name] = pd.to_datetime(stamps, unit="ms", utc=True).as_unit("ms")

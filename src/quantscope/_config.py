@@ -230,31 +230,35 @@ def resolve_settings(
     resolved_dir = Path(
         raw_cache_dir if raw_cache_dir is not None else platformdirs.user_cache_dir("quantscope")
     ).expanduser()
-    return Settings(
-        url=norm_url,
-        api_key=key,
-        cache_dir=resolved_dir,
-        offline=bool(offline),
-        progress=show_progress,
-        timeout_s=float(timeout_s),
-        quota_reserve=int(quota_reserve),
-        retry=retry or RetryPolicy(),
-        quota_share=share,
-        service="configured URL" if norm_url else "embedded sandbox",
-        service_id=norm_url or "",
-        sources=sources,
-    ) if catalog is None else Settings(
-        url=f"catalog:{os.fspath(catalog)}",
-        api_key=None,
-        cache_dir=resolved_dir,
-        offline=True,
-        progress=show_progress,
-        timeout_s=float(timeout_s),
-        quota_reserve=int(quota_reserve),
-        retry=retry or RetryPolicy(),
-        quota_share=share,
-        service="catalog",
-        service_id=f"catalog:{os.fspath(catalog)}",
-        sources=sources,
-        catalog=os.fspath(catalog),
+    return (
+        Settings(
+            url=norm_url,
+            api_key=key,
+            cache_dir=resolved_dir,
+            offline=bool(offline),
+            progress=show_progress,
+            timeout_s=float(timeout_s),
+            quota_reserve=int(quota_reserve),
+            retry=retry or RetryPolicy(),
+            quota_share=share,
+            service="configured URL" if norm_url else "embedded sandbox",
+            service_id=norm_url or "",
+            sources=sources,
+        )
+        if catalog is None
+        else Settings(
+            url=f"catalog:{os.fspath(catalog)}",
+            api_key=None,
+            cache_dir=resolved_dir,
+            offline=True,
+            progress=show_progress,
+            timeout_s=float(timeout_s),
+            quota_reserve=int(quota_reserve),
+            retry=retry or RetryPolicy(),
+            quota_share=share,
+            service="catalog",
+            service_id=f"catalog:{os.fspath(catalog)}",
+            sources=sources,
+            catalog=os.fspath(catalog),
+        )
     )

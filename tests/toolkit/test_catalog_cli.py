@@ -47,8 +47,19 @@ def test_quota_stop_exits_3_and_errors_exit_1(
     service: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = str(tmp_path / "cat")
-    code = main(["sync", path, "--quant", "1", "--resources", "evaluations", "--max-requests", "3",
-                 "--no-progress"])
+    code = main(
+        [
+            "sync",
+            path,
+            "--quant",
+            "1",
+            "--resources",
+            "evaluations",
+            "--max-requests",
+            "3",
+            "--no-progress",
+        ]
+    )
     assert code == 3
     err = capsys.readouterr().err
     assert "stopped at the quota" in err and "resumes" in err

@@ -27,7 +27,9 @@ QUANTS = [1, 2, 3]
 
 
 @pytest.fixture(scope="module")
-def client(own_sandbox: SandboxServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
+def client(
+    own_sandbox: SandboxServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Client]:
     cache = tmp_path_factory.mktemp("engines-cache")
     with Client(
         own_sandbox.url, own_sandbox.keys["enterprise"], cache_dir=str(cache), progress=False

@@ -31,7 +31,15 @@ import pyarrow as pa
 from quantscope import _schemas
 from quantscope._frames import FrameSpec
 
-__all__ = ["RESOURCES", "SCHEMA_VERSION", "Resource", "arrow_schema", "from_table", "to_table", "with_keys"]
+__all__ = [
+    "RESOURCES",
+    "SCHEMA_VERSION",
+    "Resource",
+    "arrow_schema",
+    "from_table",
+    "to_table",
+    "with_keys",
+]
 
 #: Bumped when the layout or the manifest changes incompatibly.
 SCHEMA_VERSION = 1

@@ -11,6 +11,7 @@ always the state of its last swap, never half of a sync.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import uuid
@@ -140,7 +141,5 @@ class Store:
 
     def remove(self, relative: str) -> None:
         """Delete a file no manifest lists any more (best effort: a reader may hold it)."""
-        try:
+        with contextlib.suppress(OSError):
             self.fs.rm_file(self.path(relative))
-        except (OSError, FileNotFoundError):
-            pass

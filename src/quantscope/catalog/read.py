@@ -124,15 +124,26 @@ class Catalog:
             "created_at": m.created_at,
             "resources": resources,
             "runs": [
-                {k: r.get(k) for k in ("id", "started_at", "status", "requests", "rows_added",
-                                       "rows_updated")}
+                {
+                    k: r.get(k)
+                    for k in (
+                        "id",
+                        "started_at",
+                        "status",
+                        "requests",
+                        "rows_added",
+                        "rows_updated",
+                    )
+                }
                 for r in m.runs
             ],
         }
 
     def __repr__(self) -> str:
         m = self._manifest
-        return f"<quantscope.Catalog {self.url}: {len(m.partitions)} partitions, {len(m.runs)} runs>"
+        return (
+            f"<quantscope.Catalog {self.url}: {len(m.partitions)} partitions, {len(m.runs)} runs>"
+        )
 
     # ----- the files -----
 
@@ -334,7 +345,8 @@ class Catalog:
 
     def _snapshot(self, name: str, quant_id: IdArg, as_of: TimeArg | None) -> pd.DataFrame:
         quant = str(one_id(quant_id, "quant_id"))
-        day = parse_time(as_of).strftime("%Y-%m-%d") if as_of is not None else None
+        stamp = parse_time(as_of)
+        day = stamp.strftime("%Y-%m-%d") if stamp is not None else None
         files = self.files(
             name,
             lambda k: k["quant_id"] == quant and (day is None or k["snapshot"] <= day),

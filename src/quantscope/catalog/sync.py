@@ -31,7 +31,8 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import date, datetime
+from functools import partial
 from typing import Any
 
 import pandas as pd
@@ -54,7 +55,15 @@ __all__ = ["DEFAULT_RESOURCES", "SyncReport", "sync"]
 #: What ``sync`` fetches when ``resources`` is not given (details and candles cost one
 #: request per evaluation or token: ask for them by name).
 DEFAULT_RESOURCES = ("trades", "evaluations", "signals", "playbook", "recommendations")
-_ORDER = ("trades", "evaluations", "eval_details", "ohlcv", "signals", "playbook", "recommendations")
+_ORDER = (
+    "trades",
+    "evaluations",
+    "eval_details",
+    "ohlcv",
+    "signals",
+    "playbook",
+    "recommendations",
+)
 _SNAPSHOT_LOADERS: dict[str, Callable[..., pd.DataFrame]] = {
     "signals": L.load_signals,
     "playbook": L.load_playbook,
@@ -97,10 +106,12 @@ class SyncReport:
         lines = [head, f"  quota: {self.quota}"]
         for t in self.tasks:
             note = f" ({t['note']})" if t.get("note") else ""
-            lines.append(
-                f"  {t['task']}: {t.get('requests', 0)} requests, {t.get('added', 0)} added, "
-                f"{t.get('updated', 0)} updated{note}"
+            rows = (
+                ""
+                if self.dry_run
+                else f", {t.get('added', 0)} added, {t.get('updated', 0)} updated"
             )
+            lines.append(f"  {t['task']}: {t.get('requests', 0)} requests{rows}{note}")
         return "\n".join(lines)
 
 
@@ -172,11 +183,15 @@ class _Context:
     replaced: list[str] = field(default_factory=list)
 
     def kw(self) -> dict[str, Any]:
-        return {"client": self.client, "confirm": self.budget.confirm,
-                "max_requests": self.budget.left()}
+        return {
+            "client": self.client,
+            "confirm": self.budget.confirm,
+            "max_requests": self.budget.left(),
+        }
 
 
 # ----- helpers -----
+
 
 def _month_start(month: str) -> pd.Timestamp:
     return pd.Timestamp(f"{month}-01", tz="UTC")
@@ -273,6 +288,7 @@ def _as_arg(stamp: pd.Timestamp | None) -> datetime | None:
 
 # ----- tasks -----
 
+
 def _month_task(ctx: _Context, name: str, quant: int) -> dict[str, Any]:
     resource = RESOURCES[name]
     span = _month_span(ctx, name, quant)
@@ -291,10 +307,19 @@ def _month_task(ctx: _Context, name: str, quant: int) -> dict[str, Any]:
         rows = frame[months == month].reset_index(drop=True)
         open_rows = bool((rows["status"] == "Open").any()) if "status" in rows else False
         settled = _next_month(month) + resource.settle <= ctx.now
-        source = {"endpoint": frame.attrs.get("quantscope", {}).get("endpoint"),
-                  "quant_id": quant, "month": month}
-        a, u = _put(ctx, resource, {"quant_id": quant, "month": month}, rows, source,
-                    sealed=bool(settled and not open_rows))
+        source = {
+            "endpoint": frame.attrs.get("quantscope", {}).get("endpoint"),
+            "quant_id": quant,
+            "month": month,
+        }
+        a, u = _put(
+            ctx,
+            resource,
+            {"quant_id": quant, "month": month},
+            rows,
+            source,
+            sealed=bool(settled and not open_rows),
+        )
         added, updated = added + a, updated + u
     return {"requests": spent, "added": added, "updated": updated, "partitions": len(todo)}
 
@@ -343,8 +368,16 @@ def _details_task(ctx: _Context, quant: int, month: str, ids: list[int]) -> dict
     if empty:
         span = [min([*(span or []), *empty]), max([*(span or []), *empty])]
     source = {"endpoint": "/api/eval-details", "quant_id": quant, "month": month}
-    _put(ctx, resource, {"quant_id": quant, "month": month}, merged, source,
-         sealed=True, ids=span, empty=empty)
+    _put(
+        ctx,
+        resource,
+        {"quant_id": quant, "month": month},
+        merged,
+        source,
+        sealed=True,
+        ids=span,
+        empty=empty,
+    )
     return {"requests": spent, "added": len(frame), "updated": 0}
 
 
@@ -400,12 +433,14 @@ def _snapshot_task(ctx: _Context, name: str, quant: int) -> dict[str, Any]:
     spent = ctx.budget.spend_of(frame)
     keys = {"quant_id": quant, "snapshot": ctx.snapshot}
     source = {"endpoint": frame.attrs.get("quantscope", {}).get("endpoint"), "quant_id": quant}
-    added, updated = _put(ctx, RESOURCES[name], keys, frame, source,
-                          snapshot_at=ctx.run["started_at"])
+    added, updated = _put(
+        ctx, RESOURCES[name], keys, frame, source, snapshot_at=ctx.run["started_at"]
+    )
     return {"requests": spent, "added": added, "updated": updated}
 
 
 # ----- planning -----
+
 
 def _tasks(
     ctx: _Context, resources: Sequence[str], quants: Sequence[int]
@@ -416,19 +451,22 @@ def _tasks(
     for quant in quants:
         for name in resources:
             tid = f"{name}:quant_id={quant}"
+            job: Callable[[], dict[str, Any]]
             if name in ("trades", "evaluations"):
-                tasks.append((tid, lambda n=name, q=quant: _month_task(ctx, n, q)))
+                job = partial(_month_task, ctx, name, quant)
             elif name == "ohlcv":
-                tasks.append((tid, lambda q=quant: _ohlcv_task(ctx, q)))
+                job = partial(_ohlcv_task, ctx, quant)
             elif name == "eval_details":
-                tasks.append((tid, lambda q=quant: {"expand": q}))
+                job = partial(dict, expand=quant)
             else:
-                tasks.append((tid, lambda n=name, q=quant: _snapshot_task(ctx, n, q)))
+                job = partial(_snapshot_task, ctx, name, quant)
+            tasks.append((tid, job))
     return tasks
 
 
 def _estimate_task(ctx: _Context, name: str, quant: int) -> tuple[int, bool, str]:
     """(requests, exact, note) a task would send, sending nothing."""
+
     def cost(est: Estimate) -> tuple[int, bool]:
         return est.requests, est.exact
 
@@ -438,8 +476,9 @@ def _estimate_task(ctx: _Context, name: str, quant: int) -> tuple[int, bool, str
         if span is None:
             return 0, True, "every month sealed"
         loader = L.load_trades if name == "trades" else L.load_evaluations
-        n, exact = cost(estimate(loader, quant, start=_as_arg(span[0]), end=_as_arg(span[1]),
-                                 client=c))
+        n, exact = cost(
+            estimate(loader, quant, start=_as_arg(span[0]), end=_as_arg(span[1]), client=c)
+        )
         return n, exact, f"from {month_of(span[0]) if span[0] is not None else 'the start'}"
     if name == "eval_details":
         plan = _details_plan(ctx, quant)
@@ -452,11 +491,13 @@ def _estimate_task(ctx: _Context, name: str, quant: int) -> tuple[int, bool, str
         todo = _tokens_plan(ctx, quant)
         total = sum(estimate(L.load_ohlcv, t, ctx.timeframe, client=c).requests for t, _ in todo)
         return total, True, f"{len(todo)} tokens (of the trades stored now)"
-    return cost(estimate(_SNAPSHOT_LOADERS[name], quant, client=c)) + ("snapshot",)
+    n, exact = cost(estimate(_SNAPSHOT_LOADERS[name], quant, client=c))
+    return n, exact, "snapshot"
 
 
-def _request(resources: Sequence[str], quants: Sequence[int], start: Any, end: Any,
-             timeframe: str) -> dict[str, Any]:
+def _request(
+    resources: Sequence[str], quants: Sequence[int], start: Any, end: Any, timeframe: str
+) -> dict[str, Any]:
     return {
         "resources": list(resources),
         "quant_ids": list(quants),
@@ -562,7 +603,10 @@ def sync(
                     quant = int(result["expand"])
                     months = _details_plan(ctx, quant)
                     subtasks = [
-                        (f"{tid}:month={m}", lambda q=quant, m=m, ids=ids: _details_task(ctx, q, m, ids))
+                        (
+                            f"{tid}:month={m}",
+                            partial(_details_task, ctx, quant, m, ids),
+                        )
                         for m, ids in months.items()
                     ]
                     queue[:0] = [s for s in subtasks if s[0] not in run["tasks"]]
@@ -630,4 +674,3 @@ def _collect_garbage(store: Store, manifest: Manifest) -> None:
             relative = path[len(store.root) + 1 :] if path.startswith(store.root) else path
             if relative.endswith(".parquet") and relative not in listed:
                 store.remove(relative)
-

@@ -149,8 +149,14 @@ def load(
     c = client_or_default(client)
     if c.settings.catalog is not None:  # qs.connect(catalog=...): the catalog answers
         wired = [wire_params(p) for p in many] if many is not None else None
-        return answer(c.settings.catalog, recipe.endpoint, recipe.spec.name,
-                      wire_params(params), wired, recipe.keep)
+        return answer(
+            c.settings.catalog,
+            recipe.endpoint,
+            recipe.spec.name,
+            wire_params(params),
+            wired,
+            recipe.keep,
+        )
     decode = recipe.decoder()
     wires: list[Wire] = [wire_params(p) for p in many] if many is not None else []
     if many is not None:
