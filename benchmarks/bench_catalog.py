@@ -164,7 +164,8 @@ def run(
         f"{rows / sql_timings[GROUP_BY].best / 1e6:.0f}M trades/s",
         "DuckDB, one quant": f"{sql_timings[PRUNED].best * 1e3:.0f} ms (10 of 100 files read)",
     }
-    shutil.rmtree(root, ignore_errors=True)
+    for made in (small, big_path) if workdir is not None else (root,):
+        shutil.rmtree(made, ignore_errors=True)
     return BenchResult(
         "catalog",
         {"trades": n_trades, "big": big, "repeat": repeat, "quant-months": QUANTS * len(MONTHS)},
