@@ -354,7 +354,6 @@ def _details_plan(ctx: _Context, quant: int) -> dict[str, list[int]]:
 
 def _details_task(ctx: _Context, quant: int, month: str, ids: list[int]) -> dict[str, Any]:
     resource = RESOURCES["eval_details"]
-    ctx.budget.check(0, "/api/eval-details")
     frame = L.load_eval_details(ids, **ctx.kw())
     spent = ctx.budget.spend_of(frame)
     held = _held(ctx, "eval_details", quant).get(month)
