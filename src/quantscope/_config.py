@@ -206,7 +206,9 @@ def resolve_settings(
     raw_share = pick(quota_share, ENV_QUOTA_SHARE)
 
     norm_url = _normalize_url(str(raw_url), sources[ENV_URL]) if raw_url is not None else None
-    if catalog is not None and url is None and api_key is None:
+    if catalog is not None and (url is not None or api_key is not None):
+        raise ConfigurationError("connect to a service (url=, api_key=) or a catalog, not both")
+    if catalog is not None:
         norm_url, key = None, None  # the catalog stands in for any service the env names
     elif norm_url is not None and not key:
         raise ConfigurationError(
@@ -230,35 +232,19 @@ def resolve_settings(
     resolved_dir = Path(
         raw_cache_dir if raw_cache_dir is not None else platformdirs.user_cache_dir("quantscope")
     ).expanduser()
-    return (
-        Settings(
-            url=norm_url,
-            api_key=key,
-            cache_dir=resolved_dir,
-            offline=bool(offline),
-            progress=show_progress,
-            timeout_s=float(timeout_s),
-            quota_reserve=int(quota_reserve),
-            retry=retry or RetryPolicy(),
-            quota_share=share,
-            service="configured URL" if norm_url else "embedded sandbox",
-            service_id=norm_url or "",
-            sources=sources,
-        )
-        if catalog is None
-        else Settings(
-            url=f"catalog:{os.fspath(catalog)}",
-            api_key=None,
-            cache_dir=resolved_dir,
-            offline=True,
-            progress=show_progress,
-            timeout_s=float(timeout_s),
-            quota_reserve=int(quota_reserve),
-            retry=retry or RetryPolicy(),
-            quota_share=share,
-            service="catalog",
-            service_id=f"catalog:{os.fspath(catalog)}",
-            sources=sources,
-            catalog=os.fspath(catalog),
-        )
+    where = None if catalog is None else os.fspath(catalog)
+    return Settings(
+        url=norm_url if where is None else f"catalog:{where}",
+        api_key=key,
+        cache_dir=resolved_dir,
+        offline=bool(offline) or where is not None,
+        progress=show_progress,
+        timeout_s=float(timeout_s),
+        quota_reserve=int(quota_reserve),
+        retry=retry or RetryPolicy(),
+        quota_share=share,
+        service="catalog" if where else "configured URL" if norm_url else "embedded sandbox",
+        service_id=f"catalog:{where}" if where else norm_url or "",
+        sources=sources,
+        catalog=where,
     )

@@ -237,6 +237,8 @@ def test_connect_to_a_catalog_answers_the_loaders_without_a_service(
             qs.load_signal_stats(QUANT)
     finally:
         qs.set_default_client(None)
+    with pytest.raises(qs.ConfigurationError, match="or a catalog, not both"):
+        qs.Client("http://127.0.0.1:1", "key", catalog=reference[0])
 
 
 def test_sql_prunes_partitions_with_filters(
