@@ -171,7 +171,7 @@ def test_interrupted_sync_resumes_to_the_same_catalog(
 
     def crash_on_third(*args: Any, **kwargs: Any) -> dict[str, Any]:
         calls["n"] += 1
-        if calls["n"] == 3:  # the process dies mid-sync, after a file of a later task
+        if calls["n"] == 5:  # dies in the candles task, after two of its files: none listed
             real(*args, **kwargs)
             raise KeyboardInterrupt
         return real(*args, **kwargs)
@@ -184,12 +184,18 @@ def test_interrupted_sync_resumes_to_the_same_catalog(
         cat = qs.open_catalog(path)
         run = cat.runs[-1]
         assert run["status"] == "interrupted"
-        assert sorted(run["tasks"]) == ["evaluations:quant_id=1", "trades:quant_id=1"]
-        assert set(cat.info()["resources"]) == {"trades", "evaluations"}  # never a half task
+        assert sorted(run["tasks"]) == [
+            "eval_details:quant_id=1:month=2026-07",
+            "evaluations:quant_id=1",
+            "trades:quant_id=1",
+        ]
+        assert set(cat.info()["resources"]) == {"trades", "evaluations", "eval_details"}
+        assert len(list(path.glob("ohlcv/**/*.parquet"))) == 2  # written, listed nowhere
         report = qs.sync(path, quant_id=QUANT, resources=ALL, start=START, end=END, client=c)
     assert report.run == 1 and report.status == "complete"
     notes = {t["task"]: t.get("note") for t in report.tasks}
     assert notes["trades:quant_id=1"] == notes["evaluations:quant_id=1"] == "done before"
+    assert notes["eval_details:quant_id=1"] == "0 months to fetch"  # all stored before
     assert _rows(path) == _rows(reference[0])
     stray = {p.relative_to(path).as_posix() for p in path.rglob("*.parquet")}
     listed = {p["file"] for p in qs.open_catalog(path).partitions.values()}

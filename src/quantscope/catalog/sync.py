@@ -589,6 +589,7 @@ def sync(
     run["attempts"].append({"started_at": now_iso(now.to_pydatetime()), "status": "running"})
     report = SyncReport(str(catalog), run["id"], "running", False)
     queue = _tasks(ctx, names, quants)
+    done_state = dict(manifest.partitions)  # the catalog as of the last whole task
     try:
         with progress(len(queue), "sync", enabled=c.settings.progress) as bar:
             while queue:
@@ -597,6 +598,7 @@ def sync(
                     report.tasks.append({"task": tid, "requests": 0, "note": "done before"})
                     bar.update(1)
                     continue
+                done_state = dict(manifest.partitions)
                 result = job()
                 if "expand" in result:  # eval details: one task per month, planned now
                     quant = int(result["expand"])
@@ -618,6 +620,8 @@ def sync(
                 bar.update(1)
     except BaseException as exc:
         stopped = "quota_stopped" if isinstance(exc, QuotaError) else "interrupted"
+        manifest.partitions = done_state  # the failed task's files stay unlisted (garbage)
+        ctx.replaced.clear()
         run["status"] = run["attempts"][-1]["status"] = stopped
         run["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
         store.save(manifest)
