@@ -202,6 +202,49 @@ def test_interrupted_sync_resumes_to_the_same_catalog(
     assert stray == listed  # the file the crash left unlisted was removed at the end
 
 
+_KILLED = """
+import os, signal, sys
+import quantscope as qs
+import quantscope.catalog.sync as sync_module
+from quantscope._client import Client
+
+real, calls = sync_module.write_partition, [0]
+
+def write_then_die(*args, **kwargs):
+    calls[0] += 1
+    if calls[0] == 5:  # SIGKILL: no except, no finally, no manifest written on the way out
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real(*args, **kwargs)
+
+sync_module.write_partition = write_then_die
+url, key, cache, path, start, end = sys.argv[1:]
+c = Client(url, key, cache_dir=cache, progress=False)
+qs.sync(path, quant_id=1, resources=%r, start=start, end=end, client=c)
+"""
+
+
+def test_killed_sync_resumes_to_the_same_catalog(
+    reference: tuple[Path, qs.SyncReport], own_sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    path, cache = tmp_path / "cat", tmp_path / "cache"
+    args = [own_sandbox.url, own_sandbox.keys["enterprise"], str(cache), str(path), START, END]
+    done = subprocess.run(
+        [sys.executable, "-c", _KILLED % (ALL,), *args], capture_output=True, timeout=300
+    )
+    assert done.returncode == -signal.SIGKILL, done.stderr.decode()[-500:]
+    run = qs.open_catalog(path).runs[-1]
+    assert run["status"] == "running"  # nothing ran on the way out
+    assert len(run["tasks"]) == 3  # trades, evaluations, July's details: each swapped in whole
+    with _client(own_sandbox, cache) as c:
+        report = qs.sync(path, quant_id=QUANT, resources=ALL, start=START, end=END, client=c)
+    assert report.run == 1 and report.status == "complete"
+    assert _rows(path) == _rows(reference[0])
+
+
 def test_quota_stopped_sync_resumes_to_the_same_catalog(
     reference: tuple[Path, qs.SyncReport], own_sandbox: SandboxServer, tmp_path: Path
 ) -> None:

@@ -21,7 +21,8 @@ Quota: the share rule applies to each load as in the loaders (``confirm=True`` l
 ``max_requests`` caps the whole sync (each load gets what is left and is refused before it
 sends when it needs more). A refused or failed task stops the sync with the loader's error;
 the manifest then says which tasks are done (run ``status`` ``quota_stopped`` or
-``interrupted``), and the same ``sync`` call resumes the run: it skips the done tasks (and uses
+``interrupted``; ``running`` when the process was killed), and the same ``sync`` call resumes
+the run: it skips the done tasks (and uses
 the run's snapshot day), so the catalog ends as an uninterrupted run would have made it.
 ``dry_run=True`` sends nothing and returns what each task would cost (``qs.estimate``).
 """
@@ -551,7 +552,7 @@ def sync(
     last = manifest.runs[-1] if manifest.runs else None
     resuming = (
         last is not None
-        and last["status"] in ("interrupted", "quota_stopped")
+        and last["status"] in ("interrupted", "quota_stopped", "running")  # running: killed
         and last["request"] == request
     )
     if resuming:
