@@ -12,8 +12,10 @@ Everything users need is exported here, in ``__all__`` (a test keeps it sorted a
 the loaders, the client and the value objects of its signatures (``Settings``, ``RetryPolicy``,
 ``Quota``, ``CacheInfo``, ``Provenance``, ``Fetched``...), the whole error tree, the ``df.quant``
 accessor, and the ``analytics`` and ``backtest`` modules. Figures are in ``quantscope.plots``,
-panels in ``quantscope.widgets``, safe playbook writes in ``quantscope.audit``, and
-``report(quant_id, path)`` writes a self-contained HTML study report (``quantscope.reporting``).
+panels in ``quantscope.widgets``, safe playbook writes in ``quantscope.audit``; research data
+is kept as a Parquet catalog with ``sync``, ``open_catalog`` and ``Catalog``
+(docs/catalog.md), and ``report(quant_id, path)`` writes a self-contained HTML study report
+(``quantscope.reporting``).
 """
 
 __version__ = "0.1.0"  # first: submodules read it while the package initialises
@@ -74,6 +76,8 @@ from quantscope._results import (
 )
 from quantscope.accessor import QuantAccessor  # importing it registers df.quant
 from quantscope.backtest import ExitRule
+from quantscope.catalog.read import Catalog, open_catalog
+from quantscope.catalog.sync import SyncReport, sync
 from quantscope.loaders import (
     Dashboard,
     SignalDetail,
@@ -107,6 +111,7 @@ __all__ = [
     "CacheEntry",
     "CacheInfo",
     "CacheRecoveredWarning",
+    "Catalog",
     "ChainNotAllowedError",
     "Change",
     "Client",
@@ -147,6 +152,7 @@ __all__ = [
     "Spend",
     "StaleDataWarning",
     "StaleWriteError",
+    "SyncReport",
     "TradeDetail",
     "UndoRefusedError",
     "WriteRefusedError",
@@ -173,8 +179,10 @@ __all__ = [
     "load_trade",
     "load_trade_stats",
     "load_trades",
+    "open_catalog",
     "report",
     "run_analysis",
     "set_default_client",
+    "sync",
     "update_playbook",
 ]

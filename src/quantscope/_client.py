@@ -195,6 +195,7 @@ class Client:
         quota_reserve: int = 0,
         retry: RetryPolicy | None = None,
         quota_share: float | None = None,
+        catalog: str | os.PathLike[str] | None = None,
     ) -> None:
         settings = resolve_settings(
             url,
@@ -206,6 +207,7 @@ class Client:
             quota_reserve=quota_reserve,
             retry=retry,
             quota_share=quota_share,
+            catalog=catalog,
         )
         if settings.url is None:
             settings = start_embedded_sandbox(settings, start_server=not settings.offline)
@@ -1074,6 +1076,7 @@ def connect(
     quota_reserve: int = 0,
     retry: RetryPolicy | None = None,
     quota_share: float | None = None,
+    catalog: str | os.PathLike[str] | None = None,
 ) -> Client:
     """Connect to the service and make the client the loaders' default.
 
@@ -1093,6 +1096,8 @@ def connect(
         retry: how transient failures are retried (``RetryPolicy``).
         quota_share: the share of the quota left one load may spend without
             ``confirm=True`` (``QUANTSCOPE_QUOTA_SHARE``, default 0.25).
+        catalog: answer the loaders from this Parquet catalog (a path or fsspec URL) with
+            no service and no key (``qs.sync`` builds one); offline for the rest.
     """
     client = Client(
         url,
@@ -1104,6 +1109,7 @@ def connect(
         quota_reserve=quota_reserve,
         retry=retry,
         quota_share=quota_share,
+        catalog=catalog,
     )
     set_default_client(client)
     return client

@@ -93,6 +93,7 @@ class Settings:
     service: str = "configured URL"
     service_id: str = ""
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
+    catalog: str | None = None
 
     @property
     def has_api_key(self) -> bool:
@@ -163,6 +164,7 @@ def resolve_settings(
     retry: RetryPolicy | None = None,
     quota_share: float | None = None,
     env: Mapping[str, str] | None = None,
+    catalog: str | os.PathLike[str] | None = None,
 ) -> Settings:
     """Resolve each setting from the argument, then ``QUANTSCOPE_*``, then the default.
 
@@ -180,6 +182,8 @@ def resolve_settings(
         quota_share: the share (0-1] of the quota left one load may spend unless confirmed;
             ``QUANTSCOPE_QUOTA_SHARE``, default ``DEFAULT_QUOTA_SHARE`` (0.25).
         env: the environment (default ``os.environ``; tests pass a dict).
+        catalog: a Parquet catalog (path or fsspec URL) the loaders answer from, with no
+            service and no key (``quantscope.catalog.answer``); offline for everything else.
     """
     env = os.environ if env is None else env
     sources: dict[str, str] = {}
@@ -202,7 +206,11 @@ def resolve_settings(
     raw_share = pick(quota_share, ENV_QUOTA_SHARE)
 
     norm_url = _normalize_url(str(raw_url), sources[ENV_URL]) if raw_url is not None else None
-    if norm_url is not None and not key:
+    if catalog is not None and (url is not None or api_key is not None):
+        raise ConfigurationError("connect to a service (url=, api_key=) or a catalog, not both")
+    if catalog is not None:
+        norm_url, key = None, None  # the catalog stands in for any service the env names
+    elif norm_url is not None and not key:
         raise ConfigurationError(
             f"a service URL is set ({sources[ENV_URL]}) but no API key: set "
             f"{ENV_API_KEY} or pass api_key= to qs.connect()"
@@ -224,17 +232,19 @@ def resolve_settings(
     resolved_dir = Path(
         raw_cache_dir if raw_cache_dir is not None else platformdirs.user_cache_dir("quantscope")
     ).expanduser()
+    where = None if catalog is None else os.fspath(catalog)
     return Settings(
-        url=norm_url,
+        url=norm_url if where is None else f"catalog:{where}",
         api_key=key,
         cache_dir=resolved_dir,
-        offline=bool(offline),
+        offline=bool(offline) or where is not None,
         progress=show_progress,
         timeout_s=float(timeout_s),
         quota_reserve=int(quota_reserve),
         retry=retry or RetryPolicy(),
         quota_share=share,
-        service="configured URL" if norm_url else "embedded sandbox",
-        service_id=norm_url or "",
+        service="catalog" if where else "configured URL" if norm_url else "embedded sandbox",
+        service_id=f"catalog:{where}" if where else norm_url or "",
         sources=sources,
+        catalog=where,
     )

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from quantscope.catalog.cli import add_catalog_commands
 from quantscope.reporting.cli import add_report_commands
 
 Subparsers = Any  # argparse's _SubParsersAction, which is private
@@ -109,6 +110,7 @@ def _add_sandbox_commands(commands: Subparsers) -> None:
 COMMAND_GROUPS: tuple[Callable[[Subparsers], None], ...] = (
     _add_sandbox_commands,
     add_report_commands,
+    add_catalog_commands,
 )
 
 

@@ -27,6 +27,9 @@ What a load may spend is the caller's ``Spend`` (``_quota``): multi-request load
 ``attrs["quantscope"]["incomplete"]`` and the warning. In pricing mode (``qs.estimate``) a
 frame-cache hit is priced as free, and the client prices the rest.
 
+A client connected to a catalog (``qs.connect(catalog=path)``) skips all of this: the recipe's
+endpoint and wire parameters go to ``catalog.answer``, which reads the catalog.
+
 A new loader copies any neighbour. Loaders whose result is not one frame (a Series, a tuple of
 frames, a write's answer) take the answer from ``client.get`` / ``post`` / ``put`` and shape it
 with ``typed_frame`` / ``typed_series``: one cheap answer, nothing worth keeping.
@@ -62,6 +65,7 @@ from quantscope._plans import PLANS, plan_named
 from quantscope._quota import Spend
 from quantscope._results import cached_provenance, with_provenance
 from quantscope._wire import Params, Wire, wire_params
+from quantscope.catalog.answer import answer
 
 Loaded = Fetched | FetchedPages | FetchedMany
 
@@ -143,6 +147,16 @@ def load(
         spend: what a multi-request load may spend (``spend_of``; default ``Spend()``).
     """
     c = client_or_default(client)
+    if c.settings.catalog is not None:  # qs.connect(catalog=...): the catalog answers
+        wired = [wire_params(p) for p in many] if many is not None else None
+        return answer(
+            c.settings.catalog,
+            recipe.endpoint,
+            recipe.spec.name,
+            wire_params(params),
+            wired,
+            recipe.keep,
+        )
     decode = recipe.decoder()
     wires: list[Wire] = [wire_params(p) for p in many] if many is not None else []
     if many is not None:

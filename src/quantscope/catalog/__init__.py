@@ -1,0 +1,15 @@
+"""The Parquet catalog: research data kept as plain, partitioned, typed Parquet files.
+
+* ``layout``   where each resource lives (``RESOURCES``), frames to Arrow and back
+* ``manifest`` the one JSON index, swapped atomically; the catalog's location (``Store``)
+* ``write``    one partition as one content-addressed Parquet file
+* ``read``     ``open_catalog`` / ``Catalog``: typed frames with the loaders' signatures
+* ``sql``      ``Catalog.sql``: DuckDB views over the manifest's files (hive partitions)
+* ``answer``   the loaders' recipes answered from a catalog (``qs.connect(catalog=...)``)
+* ``sync``     ``qs.sync``: incremental, quota-aware fetching into a catalog
+* ``cli``      ``quantscope sync`` and ``quantscope catalog info``
+
+Users import ``open_catalog``, ``sync`` and ``Catalog`` from ``quantscope``. This file
+imports nothing, so ``loaders._base`` can reach ``catalog.answer`` (below the loaders)
+without importing ``catalog.sync`` (above them).
+"""

@@ -1,0 +1,448 @@
+"""Reading a catalog: ``qs.open_catalog(path)`` and typed frames with the loaders' signatures.
+
+``Catalog.trades(quant_id=1, start=..., end=...)`` reads only the partitions of that quant
+whose month meets the window (the manifest says which files they are: no listing, no scan),
+filters the rows as the service does (open date to the second, both ends inclusive;
+evaluations' ``createdAt`` to the millisecond) and returns the loader's frame: same columns,
+dtypes, categories and row order, so ``df.quant`` and ``backtest`` work unchanged. Filters
+the catalog cannot answer as the service would (``search``, another ``trading_status``) are
+refused with a one-line error rather than answered differently. Snapshots (signals,
+playbook, recommendations) answer from the newest snapshot, or the newest on or before
+``as_of``. ``cat.sql(...)`` runs DuckDB over the same files (``catalog.sql``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import date, datetime
+from typing import Any
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from quantscope._errors import ConfigurationError
+from quantscope._ids import IdArg, many_ids, one_id, optional_id
+from quantscope.catalog.layout import RESOURCES, Resource, arrow_schema, from_table, with_keys
+from quantscope.catalog.manifest import Manifest, Store
+from quantscope.catalog.sql import connection, run_sql
+
+__all__ = ["Catalog", "open_catalog", "parse_time", "read_resource", "read_table"]
+
+TimeArg = datetime | date | str
+
+
+def read_table(
+    store: Store, resource: Resource, files: Sequence[tuple[str, Mapping[str, str]]]
+) -> pa.Table:
+    """The Arrow table of ``files`` ((path, partition keys)), in order, partition keys the
+    spec has as columns restored."""
+    fs = None if store.local else store.fs
+    tables = [with_keys(resource, pq.read_table(path, filesystem=fs), keys) for path, keys in files]
+    if not tables:
+        return arrow_schema(resource).empty_table()
+    return pa.concat_tables(tables) if len(tables) > 1 else tables[0]
+
+
+def read_resource(
+    store: Store, resource: Resource, records: Iterable[Mapping[str, Any]]
+) -> pd.DataFrame:
+    """The typed frame of manifest partition ``records`` (concatenated in order)."""
+    files = [(store.path(r["file"]), r["keys"]) for r in records]
+    return from_table(resource, read_table(store, resource, files))
+
+
+def parse_time(value: TimeArg | None) -> pd.Timestamp | None:
+    """A window bound as a UTC timestamp (naive values are UTC, as the service reads them)."""
+    if value is None:
+        return None
+    stamp = pd.Timestamp(value)
+    return stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
+
+
+def month_of(stamp: pd.Timestamp) -> str:
+    return f"{stamp.year:04d}-{stamp.month:02d}"
+
+
+def _whole_months(stamp: pd.Timestamp) -> bool:
+    """Whether ``stamp`` is a month's first instant: a bound there cuts no month partition
+    (the partitions read are those of the window's months), so it filters nothing."""
+    return bool(stamp == stamp.normalize() and stamp.day == 1)
+
+
+def _unsupported(name: str, **given: Any) -> None:
+    bad = [k for k, v in given.items() if v is not None]
+    if bad:
+        raise ConfigurationError(
+            f"catalog.{name}: the catalog cannot answer {', '.join(bad)} as the service would; "
+            "load from the service, or filter the frame"
+        )
+
+
+class Catalog:
+    """A catalog opened for reading (``open_catalog``); the manifest is re-read on each
+    call, so a sync in another process shows up."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.store = Store(path)
+        self._manifest = self.store.load_existing()
+
+    @property
+    def url(self) -> str:
+        return self.store.url
+
+    def _current(self) -> Manifest:
+        """The manifest as of now (re-read)."""
+        self._manifest = self.store.load_existing()
+        return self._manifest
+
+    @property
+    def partitions(self) -> dict[str, dict[str, Any]]:
+        """Every partition the manifest lists: its directory -> file, rows, SHA-256, keys..."""
+        return self._current().partitions
+
+    @property
+    def runs(self) -> list[dict[str, Any]]:
+        """Every sync run: when, what, requests spent, rows added and updated, status."""
+        return self._current().runs
+
+    def info(self) -> dict[str, Any]:
+        """A summary: per resource its partitions, rows and bytes; the runs; the schema."""
+        m = self._current()
+        resources: dict[str, dict[str, int]] = {}
+        for p in m.partitions.values():
+            held = resources.setdefault(p["resource"], {"partitions": 0, "rows": 0, "bytes": 0})
+            held["partitions"] += 1
+            held["rows"] += int(p["rows"])
+            held["bytes"] += int(p["bytes"])
+        return {
+            "catalog": self.url,
+            "schema_version": m.schema_version,
+            "created_at": m.created_at,
+            "resources": resources,
+            "runs": [
+                {
+                    k: r.get(k)
+                    for k in (
+                        "id",
+                        "started_at",
+                        "status",
+                        "requests",
+                        "rows_added",
+                        "rows_updated",
+                    )
+                }
+                for r in m.runs
+            ],
+        }
+
+    def __repr__(self) -> str:
+        m = self._manifest
+        return (
+            f"<quantscope.Catalog {self.url}: {len(m.partitions)} partitions, {len(m.runs)} runs>"
+        )
+
+    # ----- the files -----
+
+    def files(
+        self, resource: str, where: Callable[[Mapping[str, str]], bool] | None = None
+    ) -> list[tuple[str, dict[str, str]]]:
+        """(path, partition keys) of the resource's partitions ``where`` accepts."""
+        parts = self._current().of(resource)
+        return [
+            (self.store.path(p["file"]), p["keys"])
+            for _, p in sorted(parts.items())
+            if where is None or where(p["keys"])
+        ]
+
+    def _frame(self, name: str, files: Sequence[tuple[str, Mapping[str, str]]]) -> pd.DataFrame:
+        resource = RESOURCES[name]
+        frame = from_table(resource, read_table(self.store, resource, files))
+        frame.attrs["quantscope"] = {
+            "endpoint": f"catalog:{name}",
+            "catalog": self.url,
+            "files": len(files),
+        }
+        return frame
+
+    @staticmethod
+    def _ordered(frame: pd.DataFrame, resource: Resource) -> pd.DataFrame:
+        """``frame`` in the loader's order: checked in one pass (files keep it), sorted only
+        when several quants' partitions were read."""
+        if not resource.order or len(frame) < 2:
+            return frame
+        cols = [c for c, _ in resource.order]
+        ascending = [a for _, a in resource.order]
+        if _in_order(frame, cols, ascending):
+            return frame
+        return frame.sort_values(cols, ascending=ascending, kind="stable").reset_index(drop=True)
+
+    def _months(
+        self, name: str, quant_id: IdArg | None, lo: pd.Timestamp | None, hi: pd.Timestamp | None
+    ) -> list[tuple[str, dict[str, str]]]:
+        quant = optional_id(quant_id, "quant_id")
+        first = month_of(lo) if lo is not None else None
+        last = month_of(hi) if hi is not None else None
+
+        def keep(keys: Mapping[str, str]) -> bool:
+            return (
+                (quant is None or keys["quant_id"] == str(quant))
+                and (first is None or keys["month"] >= first)
+                and (last is None or keys["month"] <= last)
+            )
+
+        files = self.files(name, keep)
+        return sorted(files, key=lambda f: f[1]["month"], reverse=True)
+
+    # ----- the loaders' signatures -----
+
+    def trades(
+        self,
+        quant_id: IdArg | None = None,
+        *,
+        trading_status: str | None = "executed",
+        trading_mode: str | None = None,
+        position_closed: bool | None = None,
+        tracking_enabled: bool | None = None,
+        status: str | None = None,
+        chain: str | None = None,
+        search: str | None = None,
+        start: TimeArg | None = None,
+        end: TimeArg | None = None,
+        sort_by: str | None = None,
+        sort_order: str | None = None,
+        **_ignored: Any,
+    ) -> pd.DataFrame:
+        """``load_trades`` from the catalog (the executed trades a sync stored)."""
+        if trading_status not in (None, "executed"):
+            raise ConfigurationError(
+                f"catalog.trades: the catalog keeps executed trades; trading_status="
+                f"{trading_status!r} needs the service"
+            )
+        _unsupported(
+            "trades",
+            trading_mode=trading_mode,
+            tracking_enabled=tracking_enabled,
+            search=search,
+            sort_by=sort_by,
+            sort_order=sort_order,
+        )
+        lo, hi = parse_time(start), parse_time(end)
+        frame = self._frame("trades", self._months("trades", quant_id, lo, hi))
+        mask = np.ones(len(frame), dtype=bool)
+        opened = frame["opened_at"]
+        if lo is not None and not _whole_months(lo):
+            mask &= (opened >= lo.ceil("s")).to_numpy(bool)
+        if hi is not None and not _whole_months(hi + pd.Timedelta(seconds=1)):
+            mask &= (opened < hi.floor("s") + pd.Timedelta(seconds=1)).to_numpy(bool)
+        if position_closed is not None:
+            mask &= (frame["status"] == ("Closed" if position_closed else "Open")).to_numpy(bool)
+        if status is not None and status.lower() != "all":
+            col = "status" if status.lower() in ("open", "closed") else "result"
+            mask &= (frame[col].astype("str").str.lower() == status.lower()).to_numpy(bool)
+        if chain is not None:
+            mask &= (frame["chain"].astype("str").str.upper() == chain.upper()).to_numpy(bool)
+        return self._finish(frame, mask, RESOURCES["trades"])
+
+    def _finish(self, frame: pd.DataFrame, mask: np.ndarray, resource: Resource) -> pd.DataFrame:
+        attrs = frame.attrs
+        frame = self._ordered(_subset(frame, mask), resource)
+        frame.attrs = attrs
+        return frame
+
+    def evaluations(
+        self,
+        quant_id: IdArg | None = None,
+        *,
+        evaluation_type: str | Sequence[str] | None = None,
+        passed: bool | None = None,
+        chain: str | None = None,
+        search: str | None = None,
+        unique_tokens_only: bool | None = None,
+        only_scored: bool | None = None,
+        start: TimeArg | None = None,
+        end: TimeArg | None = None,
+        **_ignored: Any,
+    ) -> pd.DataFrame:
+        """``load_evaluations`` from the catalog."""
+        _unsupported(
+            "evaluations",
+            search=search,
+            unique_tokens_only=unique_tokens_only,
+            only_scored=only_scored,
+        )
+        lo, hi = parse_time(start), parse_time(end)
+        frame = self._frame("evaluations", self._months("evaluations", quant_id, lo, hi))
+        mask = np.ones(len(frame), dtype=bool)
+        created = frame["created_at"]
+        if lo is not None:
+            mask &= (created >= lo).to_numpy(bool)
+        if hi is not None:
+            mask &= (created <= hi).to_numpy(bool)
+        if passed is not None:
+            mask &= (frame["passed"] == passed).fillna(False).to_numpy(bool)
+        if chain is not None:
+            mask &= (frame["chain"].astype("str").str.upper() == chain.upper()).to_numpy(bool)
+        if evaluation_type is not None:
+            types = [evaluation_type] if isinstance(evaluation_type, str) else evaluation_type
+            wanted = {t.strip() for text in types for t in text.split(",") if t.strip()}
+            mask &= frame["evaluation_type"].astype("str").isin(wanted).to_numpy(bool)
+        return self._finish(frame, mask, RESOURCES["evaluations"])
+
+    def eval_details(
+        self, evaluation_ids: IdArg | Iterable[IdArg], **_ignored: Any
+    ) -> pd.DataFrame:
+        """``load_eval_details`` from the catalog: rows in the order of the ids asked."""
+        ids = many_ids(evaluation_ids, "evaluation_ids")
+        wanted = set(ids)
+        lo, hi = (min(ids), max(ids)) if ids else (0, -1)
+        parts = self._current().of("eval_details")
+        files = [
+            (self.store.path(p["file"]), p["keys"])
+            for _, p in sorted(parts.items())
+            if p.get("ids") is None or (p["ids"][0] <= hi and p["ids"][1] >= lo)
+        ]
+        frame = self._frame("eval_details", files)
+        have = frame["evaluation_id"].to_numpy("int64", na_value=-1)
+        mask = np.isin(have, list(wanted))
+        missing = wanted - set(have[mask].tolist()) - self._empty_details(parts.values())
+        if missing:
+            raise ConfigurationError(
+                f"catalog.eval_details: {len(missing)} of {len(wanted)} evaluations are not in "
+                f"the catalog (e.g. {sorted(missing)[:3]}): qs.sync(..., resources="
+                "['eval_details']) fetches them"
+            )
+        rank = {i: n for n, i in enumerate(ids)}
+        frame = _subset(frame, mask)
+        pos = frame["evaluation_id"].map(rank).to_numpy("int64")
+        out = frame.iloc[np.argsort(pos, kind="stable")].reset_index(drop=True)
+        out.attrs = {"quantscope": {"endpoint": "catalog:eval_details", "catalog": self.url}}
+        return out
+
+    @staticmethod
+    def _empty_details(parts: Iterable[Mapping[str, Any]]) -> set[int]:
+        return {int(i) for p in parts for i in p.get("empty", ())}
+
+    def ohlcv(
+        self, token_id: IdArg, timeframe: str = "1h", *, limit: int = 5000, **_ignored: Any
+    ) -> pd.DataFrame:
+        """``load_ohlcv`` from the catalog: the newest ``limit`` stored candles, oldest first."""
+        token = str(one_id(token_id, "token_id"))
+        files = self.files(
+            "ohlcv", lambda k: k["token_id"] == token and k["timeframe"] == timeframe
+        )
+        if not files:
+            raise ConfigurationError(
+                f"catalog.ohlcv: no {timeframe} candles of token {token} in the catalog"
+            )
+        frame = self._frame("ohlcv", files).sort_index()
+        out = frame.iloc[-limit:] if limit < len(frame) else frame
+        out.attrs = {**frame.attrs, "token_id": int(token), "timeframe": timeframe}
+        return out
+
+    def _snapshot(self, name: str, quant_id: IdArg, as_of: TimeArg | None) -> pd.DataFrame:
+        quant = str(one_id(quant_id, "quant_id"))
+        stamp = parse_time(as_of)
+        day = stamp.strftime("%Y-%m-%d") if stamp is not None else None
+        files = self.files(
+            name,
+            lambda k: k["quant_id"] == quant and (day is None or k["snapshot"] <= day),
+        )
+        if not files:
+            raise ConfigurationError(
+                f"catalog.{name}: no snapshot of quant {quant}"
+                f"{'' if day is None else ' on or before ' + day} in the catalog"
+            )
+        newest = max(files, key=lambda f: f[1]["snapshot"])
+        frame = self._frame(name, [newest])
+        frame.attrs["quantscope"]["snapshot"] = newest[1]["snapshot"]
+        return frame
+
+    def signals(
+        self,
+        quant_id: IdArg,
+        *,
+        chain: str | None = None,
+        search: str | None = None,
+        limit: int = 500,
+        as_of: TimeArg | None = None,
+        **_ignored: Any,
+    ) -> pd.DataFrame:
+        """``load_signals`` from the newest snapshot (on or before ``as_of``)."""
+        _unsupported("signals", search=search)
+        frame = self._snapshot("signals", quant_id, as_of)
+        if chain is not None:
+            mask = (frame["chain"].astype("str").str.upper() == chain.upper()).to_numpy(bool)
+            frame = self._finish(frame, mask, RESOURCES["signals"])
+        return frame.iloc[:limit] if limit < len(frame) else frame
+
+    def playbook(
+        self,
+        quant_id: IdArg,
+        *,
+        config_group_id: str | None = None,
+        as_of: TimeArg | None = None,
+        **_ignored: Any,
+    ) -> pd.DataFrame:
+        """``load_playbook`` from the newest snapshot (on or before ``as_of``)."""
+        _unsupported("playbook", config_group_id=config_group_id)
+        return self._snapshot("playbook", quant_id, as_of)
+
+    def recommendations(
+        self,
+        quant_id: IdArg,
+        *,
+        applied: bool | None = None,
+        as_of: TimeArg | None = None,
+        **_ignored: Any,
+    ) -> pd.DataFrame:
+        """``load_recommendations`` from the newest snapshot (on or before ``as_of``)."""
+        frame = self._snapshot("recommendations", quant_id, as_of)
+        if applied is not None:
+            mask = (frame["applied"].fillna(False) == applied).to_numpy(bool)
+            frame = self._finish(frame, mask, RESOURCES["recommendations"])
+        return frame
+
+    def sql(self, query: str) -> pd.DataFrame:
+        """Run ``query`` with DuckDB over the catalog's views (``catalog.sql``)."""
+        return run_sql(self.store, self._current(), query)
+
+    def duckdb(self) -> duckdb.DuckDBPyConnection:
+        """A DuckDB connection with one view per resource (``catalog.sql``), for queries
+        that should stay in DuckDB (``.arrow()``, ``.pl()``)."""
+        return connection(self.store, self._current())
+
+
+def _in_order(frame: pd.DataFrame, cols: Sequence[str], ascending: Sequence[bool]) -> bool:
+    """Whether ``frame`` is sorted by ``cols`` (no missing values), ties broken in order."""
+    tied = np.ones(len(frame) - 1, dtype=bool)
+    ok = np.zeros(len(frame) - 1, dtype=bool)
+    for col, up in zip(cols, ascending, strict=True):
+        series = frame[col]
+        if series.hasnans:
+            return False
+        values = series.to_numpy("int64") if series.dtype.kind != "M" else series.array.asi8
+        step = values[1:] > values[:-1] if up else values[1:] < values[:-1]
+        ok |= tied & step
+        tied &= values[1:] == values[:-1]
+    return bool(ok.all())
+
+
+def _subset(frame: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
+    """The rows ``mask`` keeps, categories narrowed to the values left (sorted, as the
+    loader makes them of the rows it returns)."""
+    if mask.all():
+        return frame
+    out = frame[mask].reset_index(drop=True)
+    for name in out.columns:
+        if isinstance(out[name].dtype, pd.CategoricalDtype):
+            out[name] = out[name].cat.remove_unused_categories()
+    return out
+
+
+def open_catalog(path: str | os.PathLike[str]) -> Catalog:
+    """Open the catalog at ``path`` (a directory or an fsspec URL) for reading."""
+    return Catalog(path)
