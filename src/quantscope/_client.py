@@ -30,7 +30,7 @@ the total, is sent first: it counts as one request of the load). Then, by the ca
 
 A load that starts before any answer reported the quota sends its first request to learn it.
 Both refusals and the service's 429 (``RateLimitError``) are ``QuotaError``. In pricing mode
-(``_estimate``: ``qs.estimate``) every method stops where it would send and reports the cost.
+(``_estimate``: ``qsc.estimate``) every method stops where it would send and reports the cost.
 
 ``get_default_client()`` raises when ``connect()`` was not called, rather than connecting
 lazily: ``connect()`` is where settings are resolved, configuration errors surface and the
@@ -485,7 +485,7 @@ class Client:
         what = "did not answer in time" if timeout else "could not be reached"
         tail = (
             "; check QUANTSCOPE_URL and the network, or use cached data with "
-            "qs.connect(offline=True)"
+            "qsc.connect(offline=True)"
             if method == "GET"
             else "; the write may or may not have been applied: reload before retrying"
         )
@@ -732,7 +732,7 @@ class Client:
         more = f" and {len(queries) - 3} more" if len(queries) > 3 else ""
         return OfflineCacheMissError(
             f"offline, and the cache has no copy of {endpoint} with {shown}{more}: connect "
-            "online once to fetch it (qs.connect() without offline=True)",
+            "online once to fetch it (qsc.connect() without offline=True)",
             endpoint=endpoint,
             params=queries[0] if queries else {},
         )
@@ -877,7 +877,7 @@ class Client:
                 "raise max_requests, or pass partial=True to fetch what it allows"
                 if ceiling is not None
                 else f"pass confirm=True (or max_requests={cost}) to spend them, or narrow "
-                "the load; qs.estimate(...) tells the cost first"
+                "the load; qsc.estimate(...) tells the cost first"
             )
             return QuotaShareExceededError(
                 f"{needs}; this call would send {cost} in all, {limit_text}: {sent}{first}. "
@@ -1097,7 +1097,7 @@ def connect(
         quota_share: the share of the quota left one load may spend without
             ``confirm=True`` (``QUANTSCOPE_QUOTA_SHARE``, default 0.25).
         catalog: answer the loaders from this Parquet catalog (a path or fsspec URL) with
-            no service and no key (``qs.sync`` builds one); offline for the rest.
+            no service and no key (``qsc.sync`` builds one); offline for the rest.
     """
     client = Client(
         url,
@@ -1127,7 +1127,7 @@ def get_default_client() -> Client:
     client = _DEFAULT
     if client is None:
         raise ConfigurationError(
-            "not connected: call qs.connect() first (with no QUANTSCOPE_URL it starts the "
+            "not connected: call qsc.connect() first (with no QUANTSCOPE_URL it starts the "
             "embedded sandbox)"
         )
     return client

@@ -213,7 +213,7 @@ def resolve_settings(
     elif norm_url is not None and not key:
         raise ConfigurationError(
             f"a service URL is set ({sources[ENV_URL]}) but no API key: set "
-            f"{ENV_API_KEY} or pass api_key= to qs.connect()"
+            f"{ENV_API_KEY} or pass api_key= to qsc.connect()"
         )
     if norm_url is None and key:
         raise ConfigurationError(

@@ -42,7 +42,7 @@ Every class lives here, whichever module raises it (``MissingColumnsError`` from
 ``except QuantscopeError`` catches whatever quantscope raises on purpose.
 
 ``QuotaError`` is the one family for "not within the quota": the client's own refusals
-(raised before anything is sent) and the service's 429 share it, so ``except qs.QuotaError``
+(raised before anything is sent) and the service's 429 share it, so ``except qsc.QuotaError``
 catches both.
 
 ``error_from_response`` is the only place that turns a status and a body into an exception. It
@@ -484,7 +484,7 @@ def _hint(
     if issubclass(cls, AuthenticationError):
         return (
             "the service did not accept the API key: check QUANTSCOPE_API_KEY "
-            "(or the api_key passed to qs.connect())"
+            "(or the api_key passed to qsc.connect())"
         )
     if issubclass(cls, PlanNotAllowedError) or (
         issubclass(cls, PermissionDeniedError) and not issubclass(cls, ChainNotAllowedError)
@@ -515,7 +515,7 @@ def _hint(
         limit_text = f"{limit} requests/day" if limit else "the daily limit"
         return (
             f"quota spent ({limit_text}{', ' + plan + ' plan' if plan else ''}); resets at "
-            f"{format_reset(reset, now)}. Cached data stays usable: qs.connect(offline=True)"
+            f"{format_reset(reset, now)}. Cached data stays usable: qsc.connect(offline=True)"
         )
     if issubclass(cls, ServerError):
         tries = f" after {attempts} attempts" if attempts > 1 else ""

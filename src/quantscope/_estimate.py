@@ -1,4 +1,4 @@
-"""What a load will cost, before it runs: ``qs.estimate(loader, **kwargs)``.
+"""What a load will cost, before it runs: ``qsc.estimate(loader, **kwargs)``.
 
 ``estimate`` runs the loader in pricing mode (a context variable the client reads): the load
 goes down its usual recipe, and at the point where it would send its first request the client
@@ -128,7 +128,7 @@ def estimate(
 ) -> Estimate:
     """What ``loader(*args, **kwargs)`` would cost, without running it (see module docstring).
 
-    ``qs.estimate(qs.load_evaluations, page_size=100)`` -> ``/api/eval-results: 173 requests;
+    ``qsc.estimate(qsc.load_evaluations, page_size=100)`` -> ``/api/eval-results: 173 requests;
     76 of 100 left, resets at ...; does not fit: partial=True fetches what fits``.
     """
     with _priced(Pricing(probe=probe)):

@@ -32,20 +32,20 @@ class FrameKind:
 
 # Most specific first: a criterion frame also has every column of an evaluations frame.
 FRAME_KINDS: dict[str, FrameKind] = {
-    "trades": FrameKind("trades", "a trades frame", TRADE_COLUMNS, "qs.load_trades()"),
+    "trades": FrameKind("trades", "a trades frame", TRADE_COLUMNS, "qsc.load_trades()"),
     "criteria": FrameKind(
         "criteria",
         "a criterion frame",
         ("evaluation_id", "criterion", "value", "passed"),
-        "qs.load_eval_details()",
+        "qsc.load_eval_details()",
     ),
     "evaluations": FrameKind(
         "evaluations",
         "an evaluations frame",
         ("evaluation_id", "evaluation_type", "passed", "created_at"),
-        "qs.load_evaluations()",
+        "qsc.load_evaluations()",
     ),
-    "signals": FrameKind("signals", "a signals frame", ("stage", "chain"), "qs.load_signals()"),
+    "signals": FrameKind("signals", "a signals frame", ("stage", "chain"), "qsc.load_signals()"),
 }
 
 

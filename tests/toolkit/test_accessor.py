@@ -134,7 +134,7 @@ def test_missing_columns_error_is_in_the_tree_and_a_key_error() -> None:
 
 def test_every_kind_names_a_loader() -> None:
     for name, kind in FRAME_KINDS.items():
-        assert kind.name == name and kind.loader.startswith("qs.load_")
+        assert kind.name == name and kind.loader.startswith("qsc.load_")
         assert kind.description.startswith(("a ", "an "))
 
 

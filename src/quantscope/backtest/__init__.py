@@ -3,13 +3,13 @@
 A research session, end to end::
 
     from quantscope import backtest as bt
-    trades = qs.load_trades(1)                             # executed trades of quant 1
+    trades = qsc.load_trades(1)                             # executed trades of quant 1
     features = bt.trade_features(trades)                   # + the values that bought them
     bt.what_if(features, "smart_money_buys", [1, 2, 3, 4, 5])  # what applying each does
     bt.what_if(features, "smart_money_buys", [3], rule="filter")  # an upper bound
     bt.walk_forward(features, "smart_money_buys")          # chosen on the past, tried ahead
     bt.rank_criteria(features)                             # which criteria matter most
-    bt.replay(qs.load_playbook(1), qs.load_eval_details(ids))  # = the service's verdicts
+    bt.replay(qsc.load_playbook(1), qsc.load_eval_details(ids))  # = the service's verdicts
 
 Modules: ``features`` (trades joined to criterion values, wide), ``replay`` (the contract's
 pass rule applied to evaluations), ``sweep`` (what-if over thresholds and grids), ``rank``

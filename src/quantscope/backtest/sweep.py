@@ -122,7 +122,7 @@ def _no_playbook(features: pd.DataFrame) -> str:
     why = backtest_attrs(features).get("playbooks_missing")
     return (
         'rule="replay" (the default) replays the playbook, and none was given: pass '
-        "playbook=qs.load_playbook(quant_id) (or {quant_id: playbook}), or make the features "
+        "playbook=qsc.load_playbook(quant_id) (or {quant_id: playbook}), or make the features "
         "with bt.trade_features(trades), which keeps the quants' playbooks (with details= "
         'given: trade_features(..., playbook=...)). rule="filter" needs none but only gives '
         "an upper bound."

@@ -5,8 +5,8 @@
 * ``write``    one partition as one content-addressed Parquet file
 * ``read``     ``open_catalog`` / ``Catalog``: typed frames with the loaders' signatures
 * ``sql``      ``Catalog.sql``: DuckDB views over the manifest's files (hive partitions)
-* ``answer``   the loaders' recipes answered from a catalog (``qs.connect(catalog=...)``)
-* ``sync``     ``qs.sync``: incremental, quota-aware fetching into a catalog
+* ``answer``   the loaders' recipes answered from a catalog (``qsc.connect(catalog=...)``)
+* ``sync``     ``qsc.sync``: incremental, quota-aware fetching into a catalog
 * ``cli``      ``quantscope sync`` and ``quantscope catalog info``
 
 Users import ``open_catalog``, ``sync`` and ``Catalog`` from ``quantscope``. This file

@@ -1,4 +1,4 @@
-"""The loaders' recipes answered from a catalog: what ``qs.connect(catalog=path)`` does.
+"""The loaders' recipes answered from a catalog: what ``qsc.connect(catalog=path)`` does.
 
 ``loaders._base.load`` hands a recipe's endpoint and wire parameters here when the client
 was connected to a catalog (``Settings.catalog``): the one recipe every loader follows asks
@@ -124,6 +124,6 @@ def answer(
         raise ConfigurationError(
             f"{endpoint} ({spec}) is not kept in a catalog; connected to the catalog {path}, "
             "the loaders answer trades, evaluations, eval details, candles, signals, "
-            "playbooks and recommendations: qs.connect() (without catalog=) for the rest"
+            "playbooks and recommendations: qsc.connect() (without catalog=) for the rest"
         )
     return how(cat, wire, keep)

@@ -5,7 +5,7 @@
                     [--confirm] [--max-requests N] [--dry-run]
     quantscope catalog info CATALOG [--json]
 
-``sync`` connects as ``qs.connect()`` does (``QUANTSCOPE_URL``/``QUANTSCOPE_API_KEY``, else the
+``sync`` connects as ``qsc.connect()`` does (``QUANTSCOPE_URL``/``QUANTSCOPE_API_KEY``, else the
 embedded sandbox). Exit status: 0 done, 3 stopped at the quota (the same command resumes),
 1 any other error; the report goes to stdout, errors (one line) and progress to stderr.
 Imports of the toolkit happen inside the handlers, so ``quantscope --help`` stays fast.

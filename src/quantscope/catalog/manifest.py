@@ -115,7 +115,7 @@ class Store:
     def load_existing(self) -> Manifest:
         if not self.exists():
             raise ConfigurationError(
-                f"no catalog at {self.url} (no {MANIFEST}): qs.sync({self.url!r}, ...) makes one"
+                f"no catalog at {self.url} (no {MANIFEST}): qsc.sync({self.url!r}, ...) makes one"
             )
         return self.load()
 

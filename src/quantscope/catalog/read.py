@@ -1,4 +1,4 @@
-"""Reading a catalog: ``qs.open_catalog(path)`` and typed frames with the loaders' signatures.
+"""Reading a catalog: ``qsc.open_catalog(path)`` and typed frames with the loaders' signatures.
 
 ``Catalog.trades(quant_id=1, start=..., end=...)`` reads only the partitions of that quant
 whose month meets the window (the manifest says which files they are: no listing, no scan),
@@ -312,7 +312,7 @@ class Catalog:
         if missing:
             raise ConfigurationError(
                 f"catalog.eval_details: {len(missing)} of {len(wanted)} evaluations are not in "
-                f"the catalog (e.g. {sorted(missing)[:3]}): qs.sync(..., resources="
+                f"the catalog (e.g. {sorted(missing)[:3]}): qsc.sync(..., resources="
                 "['eval_details']) fetches them"
             )
         rank = {i: n for n, i in enumerate(ids)}

@@ -1,4 +1,4 @@
-"""Incremental, quota-aware sync: ``qs.sync(catalog, resources=..., quant_id=..., start=...)``.
+"""Incremental, quota-aware sync: ``qsc.sync(catalog, resources=..., quant_id=..., start=...)``.
 
 A sync is a list of tasks, one per (resource, quant) (eval details: per month; candles: per
 quant's tokens), each one load through the ordinary loaders, so the same client, HTTP cache,
@@ -24,7 +24,7 @@ the manifest then says which tasks are done (run ``status`` ``quota_stopped`` or
 ``interrupted``; ``running`` when the process was killed), and the same ``sync`` call resumes
 the run: it skips the done tasks (and uses
 the run's snapshot day), so the catalog ends as an uninterrupted run would have made it.
-``dry_run=True`` sends nothing and returns what each task would cost (``qs.estimate``).
+``dry_run=True`` sends nothing and returns what each task would cost (``qsc.estimate``).
 """
 
 from __future__ import annotations
@@ -627,7 +627,7 @@ def sync(
         run["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
         store.save(manifest)
         exc.add_note(
-            f"qs.sync: stopped ({stopped}) after {len(run['tasks'])} tasks; the catalog holds "
+            f"qsc.sync: stopped ({stopped}) after {len(run['tasks'])} tasks; the catalog holds "
             "every task done so far, and the same sync call resumes from there"
         )
         raise

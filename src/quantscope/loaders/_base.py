@@ -24,10 +24,10 @@ that one function runs the load, straight down and back:
 What a load may spend is the caller's ``Spend`` (``_quota``): multi-request loaders take
 ``confirm``, ``max_requests`` and ``partial`` and pass them on (``spend_of``). A
 ``partial=True`` load that stopped at the quota returns its frame with
-``attrs["quantscope"]["incomplete"]`` and the warning. In pricing mode (``qs.estimate``) a
+``attrs["quantscope"]["incomplete"]`` and the warning. In pricing mode (``qsc.estimate``) a
 frame-cache hit is priced as free, and the client prices the rest.
 
-A client connected to a catalog (``qs.connect(catalog=path)``) skips all of this: the recipe's
+A client connected to a catalog (``qsc.connect(catalog=path)``) skips all of this: the recipe's
 endpoint and wire parameters go to ``catalog.answer``, which reads the catalog.
 
 A new loader copies any neighbour. Loaders whose result is not one frame (a Series, a tuple of
@@ -147,7 +147,7 @@ def load(
         spend: what a multi-request load may spend (``spend_of``; default ``Spend()``).
     """
     c = client_or_default(client)
-    if c.settings.catalog is not None:  # qs.connect(catalog=...): the catalog answers
+    if c.settings.catalog is not None:  # qsc.connect(catalog=...): the catalog answers
         wired = [wire_params(p) for p in many] if many is not None else None
         return answer(
             c.settings.catalog,

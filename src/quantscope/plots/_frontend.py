@@ -25,12 +25,12 @@ from quantscope.plots import worst_drawdowns as _worst
 Keys = str | Sequence[str] | None
 
 # Frames the accessor does not recognise by kind (not in FRAME_KINDS) but the plots take.
-OHLCV = FrameKind("ohlcv", "an OHLCV frame", ("open", "high", "low", "close"), "qs.load_ohlcv()")
+OHLCV = FrameKind("ohlcv", "an OHLCV frame", ("open", "high", "low", "close"), "qsc.load_ohlcv()")
 TRANSACTIONS = FrameKind(
     "transactions",
     "a transactions frame",
     ("trade_id", "action", "timestamp", "price_usd"),
-    "qs.load_trade(trade_id).transactions",
+    "qsc.load_trade(trade_id).transactions",
 )
 TRADES, CRITERIA, EVALUATIONS = (
     FRAME_KINDS["trades"],

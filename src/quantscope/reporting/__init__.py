@@ -1,4 +1,4 @@
-"""One self-contained HTML study report of a quant: ``qs.report(quant_id, path)``.
+"""One self-contained HTML study report of a quant: ``qsc.report(quant_id, path)``.
 
 ::
 

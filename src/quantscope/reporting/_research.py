@@ -206,7 +206,7 @@ def thresholds(data: ReportData) -> list[Block]:
     if not data.criteria:
         return [
             Text(
-                "No criterion named. Name some (qs.report(..., criteria=['smart_money_buys']), "
+                "No criterion named. Name some (qsc.report(..., criteria=['smart_money_buys']), "
                 "quantscope report --criteria a,b) to see what moving their thresholds does."
             )
         ]

@@ -1,7 +1,7 @@
 """Gathering a report's data through the loaders, with the quota in view.
 
 ``gather(quant_id, ...)`` loads one quant's trades (executed and hypothetical, one load), then
-prices everything else the report reads (``qs.estimate``: the buy evaluations' details, the
+prices everything else the report reads (``qsc.estimate``: the buy evaluations' details, the
 evaluations, the playbook, the recommendations, two tokens' candles) and refuses, having sent
 nothing more, when the total exceeds the client's share of the quota left
 (``Settings.quota_share``) unless ``confirm=True``. ``from_trades(trades, ...)`` starts from a

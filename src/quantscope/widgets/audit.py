@@ -2,7 +2,7 @@
 
 Kept for one release: each name still resolves, with a DeprecationWarning naming its new
 place. ``apply_recommendation`` is now ``audit.apply_recommendation_verified`` (apart from the
-plain API call ``qs.apply_recommendation``), and ``UndoRefusedError`` is ``qs.UndoRefusedError``.
+plain API call ``qsc.apply_recommendation``), and ``UndoRefusedError`` is ``qsc.UndoRefusedError``.
 """
 
 from __future__ import annotations
