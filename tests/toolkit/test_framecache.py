@@ -71,7 +71,12 @@ def trades(c: Client, **kwargs: Any) -> pd.DataFrame:
 
 
 def prov(frame: pd.DataFrame) -> dict[str, Any]:
-    return dict(frame.attrs["quantscope"])
+    """The frame's provenance, ``fetched_at`` (ISO-8601 text in the attrs, so frames write to
+    Parquet) read back as a datetime."""
+    got = dict(frame.attrs["quantscope"])
+    assert isinstance(got["fetched_at"], str)
+    got["fetched_at"] = datetime.fromisoformat(got["fetched_at"])
+    return got
 
 
 def test_warm_reload_returns_the_stored_frame_without_decoding_or_building(
