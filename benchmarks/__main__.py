@@ -18,6 +18,7 @@ from benchmarks._common import BenchResult, machine, print_result
 #: name -> module (``benchmarks.<module>.run``), in the order they run.
 BENCHMARKS: dict[str, str] = {
     "decode": "bench_decode",
+    "framecache": "bench_framecache",
     "loadpath": "bench_loadpath",
     "parse": "bench_parse",
     "rank": "bench_rank",

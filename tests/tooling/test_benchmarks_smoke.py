@@ -15,6 +15,7 @@ import pytest
 from benchmarks import __main__ as bench_main
 from benchmarks import (
     bench_decode,
+    bench_framecache,
     bench_loadpath,
     bench_parse,
     bench_rank,
@@ -132,6 +133,20 @@ def test_loadpath_benchmark_runs_and_warm_loads_send_nothing(sandbox_world: Worl
     assert result.facts["pages per evaluations load"] == 2
     assert result.facts["requests in warm runs (provenance, summed)"] == 0
     assert result.facts["requests received by the sandbox during warm runs"] == 0
+
+
+def test_framecache_benchmark_runs(sandbox_world: WorldInfo) -> None:
+    result = bench_framecache.run(1, n_trades=2000, data_dir=sandbox_world.data_dir)
+    assert_sane(
+        result,
+        {
+            bench_framecache.ARROW,
+            bench_framecache.PICKLE,
+            bench_framecache.ARROW_PUT,
+            bench_framecache.PICKLE_PUT,
+        },
+    )
+    assert result.facts["trades"] == 2000
 
 
 def test_reload_refuses_a_world_too_small(sandbox_world: WorldInfo) -> None:
