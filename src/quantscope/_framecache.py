@@ -160,7 +160,7 @@ def _own_columns(frame: pd.DataFrame) -> pd.DataFrame:
         values = getattr(block, "values", None)
         # NumPy arrays, and arrays backed by one (datetimes with a zone, categorical codes).
         data = values if isinstance(values, np.ndarray) else getattr(values, "_ndarray", None)
-        if isinstance(data, np.ndarray) and not data.flags.writeable:
+        if values is not None and isinstance(data, np.ndarray) and not data.flags.writeable:
             block.values = values.copy()
     return frame
 
