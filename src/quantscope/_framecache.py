@@ -103,50 +103,99 @@ CREATE TABLE IF NOT EXISTS arrow_frames (
 
 def frame_to_arrow(frame: pd.DataFrame) -> memoryview:
     """``frame`` as an Arrow IPC stream: its columns, index and attrs (JSON, in the pandas
-    metadata), and the value dtype of any categorical column without categories, which
-    Arrow would give back as ``object``. Raises when Arrow cannot hold the frame (an object
-    column of mixed values) or when its attrs are not JSON (pyarrow would drop them)."""
+    metadata), plus what reading it back fast needs (``_META_KEY``: each column's dtype, the
+    index, the value dtype of any categorical column without categories, which Arrow would
+    give back as ``object``). Raises when Arrow cannot hold the frame (an object column of
+    mixed values) or when its attrs are not JSON (pyarrow would drop them)."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # pyarrow only warns when it drops the attrs
         table = pa.Table.from_pandas(frame)
-    empty = {
-        str(col): str(dtype.categories.dtype)
-        for col, dtype in frame.dtypes.items()
-        if isinstance(dtype, pd.CategoricalDtype) and len(dtype.categories) == 0
+    pandas_meta = json.loads((table.schema.metadata or {})[b"pandas"])
+    index: dict[str, Any]
+    (first, *more) = pandas_meta["index_columns"] or [None]
+    if isinstance(first, dict) and first.get("kind") == "range" and not more:
+        index = {"range": [first["start"], first["stop"], first["step"]], "name": first["name"]}
+    else:
+        index = {"columns": pandas_meta["index_columns"], "names": list(frame.index.names)}
+    extra = {
+        "dtypes": [str(d) for d in frame.dtypes],
+        "columns": [str(c) for c in frame.columns],
+        "fast": all(isinstance(c, str) for c in frame.columns) and frame.columns.is_unique,
+        "index": index,
+        "attrs": frame.attrs,
+        "empty_categories": {
+            str(col): str(dtype.categories.dtype)
+            for col, dtype in frame.dtypes.items()
+            if isinstance(dtype, pd.CategoricalDtype) and len(dtype.categories) == 0
+        },
     }
-    if empty:
-        extra = {_META_KEY: json.dumps({"empty_categories": empty}).encode()}
-        table = table.replace_schema_metadata({**(table.schema.metadata or {}), **extra})
+    table = table.replace_schema_metadata(
+        {**(table.schema.metadata or {}), _META_KEY: json.dumps(extra).encode()}
+    )
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, table.schema) as writer:
         writer.write_table(table)
     return memoryview(sink.getvalue())
 
 
+# Arrow types -> the loaders' dtypes, for the fast path (pandas' metadata is not consulted).
+_FAST_TYPES: dict[pa.DataType, Any] = {
+    pa.int64(): pd.Int64Dtype(),
+    pa.bool_(): pd.BooleanDtype(),
+    pa.large_string(): pd.StringDtype("pyarrow"),
+    pa.string(): pd.StringDtype("pyarrow"),
+}
+
+
 def frame_from_arrow(blob: bytes) -> pd.DataFrame:
     """The frame ``frame_to_arrow`` wrote (an Arrow IPC stream; nothing in it is executed).
 
-    One block per column (``split_blocks``: no copy into 2D blocks) on this thread (a thread
-    pool costs more than it saves on a frame of this size), then every column Arrow lent
-    read-only (numbers without a missing value, viewed in place) copied once, so the frame is
-    as writable as one built by a loader. Converted with the cyclic garbage collector paused:
-    a frame of many text cells is as many new objects, which would otherwise set off full
-    collections over the whole heap for objects that hold no cycles."""
+    Fast path: Arrow's types mapped straight to the loaders' dtypes, one block per column on
+    this thread, the index and attrs from ``_META_KEY``, and the result checked against the
+    recorded dtypes; any difference (a frame of other dtypes) takes pyarrow's full
+    conversion from the pandas metadata instead. Either way the columns Arrow lent
+    read-only are copied once, so the frame is as writable as one a loader built. The cyclic
+    garbage collector is paused meanwhile: many new objects, none holding a cycle."""
     table = pa.ipc.open_stream(pa.py_buffer(blob)).read_all()
+    extra = json.loads((table.schema.metadata or {}).get(_META_KEY, b"{}"))
     paused = gc.isenabled()
     gc.disable()
     try:
-        frame = table.to_pandas(split_blocks=True, use_threads=False)
+        frame = _fast_frame(table, extra) if extra.get("fast") else None
+        if frame is None:
+            frame = table.to_pandas(split_blocks=True, use_threads=False)
     finally:
         if paused:
             gc.enable()
     frame = _own_columns(frame)
-    extra = (table.schema.metadata or {}).get(_META_KEY)
-    if extra:
-        for col, dtype in json.loads(extra).get("empty_categories", {}).items():
-            if col in frame.columns:
-                empty = pd.CategoricalDtype(pd.Index([], dtype=dtype))
-                frame[col] = frame[col].astype(empty)
+    for col, dtype in extra.get("empty_categories", {}).items():
+        if col in frame.columns:
+            frame[col] = frame[col].astype(pd.CategoricalDtype(pd.Index([], dtype=dtype)))
+    return frame
+
+
+def _fast_frame(table: pa.Table, extra: dict[str, Any]) -> pd.DataFrame | None:
+    """The frame from ``table`` by the recorded dtypes and index; None when it differs."""
+    frame = table.to_pandas(
+        ignore_metadata=True,
+        split_blocks=True,
+        use_threads=False,
+        types_mapper=_FAST_TYPES.get,
+    )
+    index = extra["index"]
+    if "range" in index:
+        frame.index = pd.RangeIndex(*index["range"], name=index["name"])
+    else:
+        columns = index["columns"]
+        if not all(isinstance(c, str) and c in frame.columns for c in columns):
+            return None
+        frame = frame.set_index(columns)
+        frame.index.names = index["names"]
+    if [str(c) for c in frame.columns] != extra["columns"]:
+        return None
+    if [str(d) for d in frame.dtypes] != extra["dtypes"]:
+        return None
+    frame.attrs = extra["attrs"]
     return frame
 
 
