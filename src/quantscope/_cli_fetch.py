@@ -261,17 +261,24 @@ def _fetch(args: argparse.Namespace) -> int:
             raise
         except (TypeError, ValueError) as exc:  # the loader refused the arguments
             raise UsageError(f"fetch {args.resource}: {exc}") from None
-    frame = result.to_frame().T.infer_objects() if isinstance(result, pd.Series) else result
-    if isinstance(result, pd.Series):
+    if isinstance(result, pd.Series):  # a one-record answer: one row of typed columns
+        frame = result.to_frame().T.infer_objects().reset_index(drop=True)
         frame.attrs = result.attrs
+    else:
+        frame = result
     write(frame, target)
     prov = frame.attrs.get("quantscope", {})
     where = "stdout" if target == "-" else target
+    spent, answers = int(prov.get("requests", 0)), int(prov.get("pages", 0))
     say(
         f"quantscope: {len(frame)} rows x {len(frame.columns)} columns of {args.resource} to "
-        f"{where} ({prov.get('requests', 0)} requests spent, {prov.get('pages', 0)} answers)"
+        f"{where} ({_count(spent, 'request')} spent, {_count(answers, 'answer')} used)"
     )
     return 0
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" + ("" if n == 1 else "s")
 
 
 def write(frame: Any, target: str) -> None:

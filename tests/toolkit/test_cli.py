@@ -101,6 +101,20 @@ def test_fetch_to_stdout_is_json_lines_only(sandbox: SandboxServer, tmp_path: Pa
     assert sandbox.keys["enterprise"] not in done.stdout + done.stderr + candles.stderr
 
 
+def test_a_one_record_resource_is_one_row(
+    sandbox: SandboxServer, env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    expected = L.load_trade_stats(QUANT, client=c_for(sandbox, tmp_path))
+    assert cli.main(["fetch", "trade-stats", "--quant", str(QUANT), "-o", "-", "-q"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert json.loads(line) == pytest.approx(expected.to_dict())
+    out = tmp_path / "stats.parquet"
+    assert cli.main(["fetch", "trade-stats", "--quant", str(QUANT), "-o", str(out), "-q"]) == 0
+    back = pd.read_parquet(out)
+    assert list(back.columns) == list(expected.index) and len(back) == 1
+    assert back.iloc[0].to_dict() == pytest.approx(expected.to_dict())
+
+
 def test_quota_reports_the_services_headers(sandbox: SandboxServer, env: Path) -> None:
     from _helpers import quota_left
 
