@@ -19,6 +19,7 @@ from benchmarks._common import BenchResult, machine, print_result
 BENCHMARKS: dict[str, str] = {
     "catalog": "bench_catalog",
     "decode": "bench_decode",
+    "framecache": "bench_framecache",
     "loadpath": "bench_loadpath",
     "parse": "bench_parse",
     "rank": "bench_rank",

@@ -12,7 +12,7 @@ trading_status="all")`` of every page (1,000 trades a page):
 
 A warm load is answered by the frame cache (``quantscope._framecache``): the pages' cache
 entries are checked (present, fresh, same ``created_at``) and the typed frame stored by the
-first load is unpickled; no page is decoded and no frame built. A cold load pays for storing
+first load is read back (Arrow); no page is decoded and no frame built. A cold load pays for storing
 that frame. For comparison, the warm load without the frame cache (every page decoded, the
 frame rebuilt and stored again; the frame cache emptied before each run) is timed on its own
 afterwards and reported among the facts.

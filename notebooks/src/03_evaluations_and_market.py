@@ -18,6 +18,8 @@
 
 # %%
 # %matplotlib inline
+import json
+
 import pandas as pd
 
 import quantscope as qsc
@@ -160,8 +162,12 @@ rates.sort_values("in failed checks").head(8).round(3)
 lp = playbook[playbook["criterion"] == "lp_locked"]
 lp[["market_cap_class", "config_type", "threshold", "weight", "required"]]
 
+# %% [markdown]
+# `extra_info` holds the service's nested JSON as text, so the frame writes to Parquet
+# unchanged; `json.loads` reads it:
+
 # %%
-lp["extra_info"].iloc[0]["options"]
+json.loads(lp["extra_info"].iloc[0])["options"]
 
 # %% [markdown]
 # ## The token's history

@@ -11,6 +11,7 @@ hold the ``old_value`` the caller saw in a playbook read just before the write, 
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -129,9 +130,21 @@ class Change:
         )
 
 
+def extra_info(row: pd.Series) -> Any:
+    """A playbook or details row's ``extra_info``: the JSON text of the loaders' frames parsed
+    (a hand-made frame's dict as it is); None when missing or unreadable."""
+    info = row.get("extra_info")
+    if isinstance(info, str):
+        try:
+            return json.loads(info)
+        except ValueError:
+            return None
+    return info if isinstance(info, dict) else None
+
+
 def option_ids(row: pd.Series) -> list[Any] | None:
     """The option ids of an options criterion (worst to best), None for a numeric one."""
-    info = row.get("extra_info")
+    info = extra_info(row)
     options = info.get("options") if isinstance(info, dict) else None
     return [o.get("id") for o in options] if options else None
 

@@ -4,32 +4,37 @@ Every loader's recipe (``loaders._base.load``) stores the frame it built here, w
 entries (``_cache.CacheEntry``: key and ``created_at``) of the answers it was built from, as
 the client returned them. The next identical load asks the HTTP cache whether every one is
 still stored unchanged and usable (``ResponseCache.unchanged``: fresh, or of any age offline;
-one SQL query and the tail of each row, no body decoded) and then unpickles the stored frame
-instead of decoding every page and running ``build_frame`` again. For all 49k evaluations
-(49 pages, a 24 MB pickle) a warm load takes ~30-35 ms (the entry checks ~5 ms, reading the
-frame ~5 ms, unpickling it ~17 ms) where decoding and rebuilding takes ~0.95 s; 2,000
-evaluations' details ~60 ms against ~1.35 s (``benchmarks/README.md``, loadpath). The first
-load pays ~50-180 ms for storing: pickling and writing the frame.
+one SQL query and the tail of each row, no body decoded) and then reads the stored frame back
+instead of decoding every page and running ``build_frame`` again
+(``benchmarks/README.md``: reload, loadpath, framecache).
 
 * **The HTTP cache stays the authority.** A frame is never served once any answer it came from
   expired, was invalidated by a write, was removed by ``client.cache.clear()`` or was fetched
   again (another ``created_at``). Nothing here decides freshness.
 * **Keys** (``frame_key``) digest what determines the frame besides those answers: the frame
   spec (its name and every column), the function that builds the frame, the source of the
-  modules that shape it (so an edited parser misses), the pandas, NumPy and Python versions
-  (pickles do not travel across them), the service and key scope (``_cache.key_scope``: a
-  digest of a digest of the API key, never the key), the endpoint, its wire parameters and the
-  paging. The entries themselves are stored with the frame, not in the key: which pages a load
-  reads is only known from the first page's body, and decoding it is what this avoids.
-* **Storage**: one SQLite file beside the HTTP cache (``frame_cache.sqlite``, 64 kB pages,
-  read through mmap), one row per frame, pickled (protocol 5); a row's entries are checked
-  before its blob is read, in one read transaction. Bounded (``DEFAULT_MAX_BYTES``): the
-  least recently used rows are dropped when a new one would exceed it. A row read within
-  ``TOUCH_AFTER_S`` of its last use is not written again, so hot reloads only read. A frame
-  whose answers are gone (cleared, invalidated) is never served but stays until a new frame
-  with its key replaces it or it is evicted; ``FrameCache.clear()`` empties the file.
-* **Never in the way.** Any failure here (locked or unwritable file, an unreadable row) makes a
-  miss or a skipped store, logged at DEBUG; the load then goes the usual way.
+  modules that shape it (so an edited parser misses), the pandas and pyarrow versions (the
+  conversion between Arrow and pandas types is theirs), the service and key scope
+  (``_cache.key_scope``: a digest of a digest of the API key, never the key), the endpoint,
+  its wire parameters and the paging. The entries themselves are stored with the frame, not
+  in the key: which pages a load reads is only known from the first page's body, and
+  decoding it is what this avoids.
+* **Storage: Arrow, never pickle.** One SQLite file beside the HTTP cache
+  (``frame_cache.sqlite``, 64 kB pages, read through mmap), one row per frame: the frame as an
+  Arrow IPC stream (``pa.Table.from_pandas``; dtypes, categories, UTC datetimes, nullable
+  ints, the index and the JSON-safe attrs kept in its pandas metadata). Reading a row parses
+  Arrow and runs no code from the file, so a cache directory copied from a colleague is safe
+  to use. Rows of the pickle format of earlier versions (table ``frames``) are never read:
+  the first store drops them, and their loads are misses that store Arrow frames instead. A
+  row's entries are checked before its blob is read, in one read transaction. Bounded
+  (``DEFAULT_MAX_BYTES``): the least recently used rows are dropped when a new one would
+  exceed it. A row read within ``TOUCH_AFTER_S`` of its last use is not written again, so hot
+  reloads only read. A frame whose answers are gone (cleared, invalidated) is never served
+  but stays until a new frame with its key replaces it or it is evicted;
+  ``FrameCache.clear()`` empties the file.
+* **Never in the way.** Any failure here (locked or unwritable file, an unreadable row, a
+  frame Arrow cannot hold such as attrs that are not JSON) makes a miss or a skipped store,
+  logged at DEBUG; the load then goes the usual way.
 """
 
 from __future__ import annotations
@@ -38,11 +43,10 @@ import gc
 import hashlib
 import json
 import logging
-import pickle
-import platform
 import sqlite3
 import sys
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -51,6 +55,7 @@ from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from quantscope._cache import CacheEntry
 from quantscope._frames import FrameSpec
@@ -69,7 +74,7 @@ log = logging.getLogger(__name__)
 FILENAME = "frame_cache.sqlite"
 DEFAULT_MAX_BYTES = 256 * 2**20
 TOUCH_AFTER_S = 60.0
-_FORMAT = 1  # bump when what is stored changes
+_FORMAT = 2  # bump when what is stored changes (1: pickled frames, table "frames")
 _MMAP_BYTES = 2**30
 
 # Modules whose code decides what a frame looks like, besides its spec and builder.
@@ -81,8 +86,12 @@ _SHAPING_MODULES = (
     "quantscope.loaders._base",
 )
 
+_TABLE = "arrow_frames"
+_PICKLED_TABLE = "frames"  # format 1: pickled frames, dropped unread
+_META_KEY = b"quantscope"  # schema metadata: what Arrow alone would not give back
+
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS frames (
+CREATE TABLE IF NOT EXISTS arrow_frames (
     key TEXT PRIMARY KEY,
     used REAL NOT NULL,
     size INTEGER NOT NULL,
@@ -90,6 +99,119 @@ CREATE TABLE IF NOT EXISTS frames (
     frame BLOB NOT NULL
 )
 """  # the blob last: reading the other columns does not walk its overflow pages
+
+
+def frame_to_arrow(frame: pd.DataFrame) -> memoryview:
+    """``frame`` as an Arrow IPC stream: its columns, index and attrs (JSON, in the pandas
+    metadata), plus what reading it back fast needs (``_META_KEY``: each column's dtype, the
+    index, the value dtype of any categorical column without categories, which Arrow would
+    give back as ``object``). Raises when Arrow cannot hold the frame (an object column of
+    mixed values) or when its attrs are not JSON (pyarrow would drop them)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # pyarrow only warns when it drops the attrs
+        table = pa.Table.from_pandas(frame)
+    pandas_meta = json.loads((table.schema.metadata or {})[b"pandas"])
+    index: dict[str, Any]
+    (first, *more) = pandas_meta["index_columns"] or [None]
+    if isinstance(first, dict) and first.get("kind") == "range" and not more:
+        index = {"range": [first["start"], first["stop"], first["step"]], "name": first["name"]}
+    else:
+        index = {"columns": pandas_meta["index_columns"], "names": list(frame.index.names)}
+    extra = {
+        "dtypes": [str(d) for d in frame.dtypes],
+        "columns": [str(c) for c in frame.columns],
+        "fast": all(isinstance(c, str) for c in frame.columns) and frame.columns.is_unique,
+        "index": index,
+        "attrs": frame.attrs,
+        "empty_categories": {
+            str(col): str(dtype.categories.dtype)
+            for col, dtype in frame.dtypes.items()
+            if isinstance(dtype, pd.CategoricalDtype) and len(dtype.categories) == 0
+        },
+    }
+    table = table.replace_schema_metadata(
+        {**(table.schema.metadata or {}), _META_KEY: json.dumps(extra).encode()}
+    )
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return memoryview(sink.getvalue())
+
+
+# Arrow types -> the loaders' dtypes, for the fast path (pandas' metadata is not consulted).
+_FAST_TYPES: dict[pa.DataType, Any] = {
+    pa.int64(): pd.Int64Dtype(),
+    pa.bool_(): pd.BooleanDtype(),
+    pa.large_string(): pd.StringDtype("pyarrow"),
+    pa.string(): pd.StringDtype("pyarrow"),
+}
+
+
+def frame_from_arrow(blob: bytes) -> pd.DataFrame:
+    """The frame ``frame_to_arrow`` wrote (an Arrow IPC stream; nothing in it is executed).
+
+    Fast path: Arrow's types mapped straight to the loaders' dtypes, one block per column on
+    this thread, the index and attrs from ``_META_KEY``, and the result checked against the
+    recorded dtypes; any difference (a frame of other dtypes) takes pyarrow's full
+    conversion from the pandas metadata instead. Either way the columns Arrow lent
+    read-only are copied once, so the frame is as writable as one a loader built. The cyclic
+    garbage collector is paused meanwhile: many new objects, none holding a cycle."""
+    table = pa.ipc.open_stream(pa.py_buffer(blob)).read_all()
+    extra = json.loads((table.schema.metadata or {}).get(_META_KEY, b"{}"))
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        frame = _fast_frame(table, extra) if extra.get("fast") else None
+        if frame is None:
+            frame = table.to_pandas(split_blocks=True, use_threads=False)
+    finally:
+        if paused:
+            gc.enable()
+    frame = _own_columns(frame)
+    for col, dtype in extra.get("empty_categories", {}).items():
+        if col in frame.columns:
+            frame[col] = frame[col].astype(pd.CategoricalDtype(pd.Index([], dtype=dtype)))
+    return frame
+
+
+def _fast_frame(table: pa.Table, extra: dict[str, Any]) -> pd.DataFrame | None:
+    """The frame from ``table`` by the recorded dtypes and index; None when it differs."""
+    frame = table.to_pandas(
+        ignore_metadata=True,
+        split_blocks=True,
+        use_threads=False,
+        types_mapper=_FAST_TYPES.get,
+    )
+    index = extra["index"]
+    if "range" in index:
+        frame.index = pd.RangeIndex(*index["range"], name=index["name"])
+    else:
+        columns = index["columns"]
+        if not all(isinstance(c, str) and c in frame.columns for c in columns):
+            return None
+        frame = frame.set_index(columns)
+        frame.index.names = index["names"]
+    if [str(c) for c in frame.columns] != extra["columns"]:
+        return None
+    if [str(d) for d in frame.dtypes] != extra["dtypes"]:
+        return None
+    frame.attrs = extra["attrs"]
+    return frame
+
+
+def _own_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` (fresh from Arrow) with its read-only NumPy blocks copied in place (pandas'
+    private block list, checked: when it is not as expected, a deep copy does the same)."""
+    blocks = getattr(getattr(frame, "_mgr", None), "blocks", None)
+    if not isinstance(blocks, tuple | list):
+        return frame.copy(deep=True)
+    for block in blocks:
+        values = getattr(block, "values", None)
+        # NumPy arrays, and arrays backed by one (datetimes with a zone, categorical codes).
+        data = values if isinstance(values, np.ndarray) else getattr(values, "_ndarray", None)
+        if values is not None and isinstance(data, np.ndarray) and not data.flags.writeable:
+            block.values = values.copy()
+    return frame
 
 
 class Unchanged(Protocol):
@@ -107,7 +229,12 @@ class CachedFrame:
 
 
 class FrameCache:
-    """Frames in one SQLite file, keyed by ``frame_key``, valid while their answers are."""
+    """Frames in one SQLite file (Arrow IPC), keyed by ``frame_key``, valid while their
+    answers are."""
+
+    #: How a frame becomes the stored bytes and back (a benchmark's baseline swaps them).
+    encode: Callable[[pd.DataFrame], bytes | memoryview] = staticmethod(frame_to_arrow)
+    decode: Callable[[bytes], pd.DataFrame] = staticmethod(frame_from_arrow)
 
     def __init__(self, path: Path | str, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.path = Path(path)
@@ -135,9 +262,9 @@ class FrameCache:
             self._delete(key)
             return None
         try:
-            frame = _unpickle(blob)
-        except Exception as exc:  # any unpickling failure is a miss
-            log.debug("frame cache: cannot unpickle %s: %s", key, exc)
+            frame = self.decode(blob)
+        except Exception as exc:  # any unreadable blob is a miss
+            log.debug("frame cache: cannot read the frame of %s: %s", key, exc)
             self._delete(key)
             return None
         if not isinstance(frame, pd.DataFrame):
@@ -157,7 +284,7 @@ class FrameCache:
                 db.execute("BEGIN")  # a snapshot: no writer replaces the row meanwhile
                 try:
                     row = db.execute(
-                        "SELECT rowid, used, meta FROM frames WHERE key = ?", (key,)
+                        "SELECT rowid, used, meta FROM arrow_frames WHERE key = ?", (key,)
                     ).fetchone()
                     if row is None:
                         return None
@@ -170,7 +297,7 @@ class FrameCache:
                     if not entries or not cache.unchanged(entries):
                         return None  # the next load stores its frame under the same key
                     # One copy, straight from the pages into the bytes (a SELECT makes two).
-                    with db.blobopen("frames", "frame", rowid, readonly=True) as blob:
+                    with db.blobopen(_TABLE, "frame", rowid, readonly=True) as blob:
                         return used, entries, blob.read()
                 finally:
                     db.execute("COMMIT")
@@ -184,9 +311,9 @@ class FrameCache:
         if not entries:
             return False
         try:
-            blob = pickle.dumps(frame, protocol=5)
-        except Exception as exc:  # a frame that cannot be pickled is not cached
-            log.debug("frame cache: cannot pickle the frame for %s: %s", key, exc)
+            blob = self.encode(frame)
+        except Exception as exc:  # a frame Arrow cannot hold is not cached
+            log.debug("frame cache: cannot store the frame for %s as Arrow: %s", key, exc)
             return False
         if len(blob) > self.max_bytes:
             return False
@@ -195,8 +322,9 @@ class FrameCache:
             with self._connect() as db:
                 db.execute("BEGIN IMMEDIATE")
                 try:
+                    db.execute(f"DROP TABLE IF EXISTS {_PICKLED_TABLE}")  # never unpickled
                     db.execute(
-                        "INSERT OR REPLACE INTO frames (key, used, size, meta, frame) "
+                        "INSERT OR REPLACE INTO arrow_frames (key, used, size, meta, frame) "
                         "VALUES (?, ?, ?, ?, ?)",
                         (key, time.time(), len(blob), meta, blob),
                     )
@@ -216,20 +344,21 @@ class FrameCache:
             return 0
         try:
             with self._connect() as db:
-                count = int(db.execute("SELECT COUNT(*) FROM frames").fetchone()[0])
-                db.execute("DELETE FROM frames")
+                count = int(db.execute("SELECT COUNT(*) FROM arrow_frames").fetchone()[0])
+                db.execute("DELETE FROM arrow_frames")
+                db.execute(f"DROP TABLE IF EXISTS {_PICKLED_TABLE}")
         except (sqlite3.Error, OSError) as exc:
             log.debug("frame cache: cannot clear %s: %s", self.path, exc)
             return 0
         return count
 
     def stats(self) -> tuple[int, int]:
-        """(frames stored, their pickled bytes)."""
+        """(frames stored, their bytes as Arrow)."""
         if not self.path.exists():
             return 0, 0
         try:
             with self._connect() as db:
-                count, size = db.execute("SELECT COUNT(*), SUM(size) FROM frames").fetchone()
+                count, size = db.execute("SELECT COUNT(*), SUM(size) FROM arrow_frames").fetchone()
         except (sqlite3.Error, OSError):
             return 0, 0
         return int(count), int(size or 0)
@@ -243,24 +372,24 @@ class FrameCache:
     def _evict(self, db: sqlite3.Connection) -> None:
         total = 0
         drop: list[tuple[str]] = []
-        for key, size in db.execute("SELECT key, size FROM frames ORDER BY used DESC"):
+        for key, size in db.execute("SELECT key, size FROM arrow_frames ORDER BY used DESC"):
             total += size
             if total > self.max_bytes:
                 drop.append((key,))
         if drop:
-            db.executemany("DELETE FROM frames WHERE key = ?", drop)
+            db.executemany("DELETE FROM arrow_frames WHERE key = ?", drop)
 
     def _touch(self, key: str) -> None:
         try:
             with self._connect() as db:
-                db.execute("UPDATE frames SET used = ? WHERE key = ?", (time.time(), key))
+                db.execute("UPDATE arrow_frames SET used = ? WHERE key = ?", (time.time(), key))
         except (sqlite3.Error, OSError) as exc:
             log.debug("frame cache: cannot mark %s used: %s", key, exc)
 
     def _delete(self, key: str) -> None:
         try:
             with self._connect() as db:
-                db.execute("DELETE FROM frames WHERE key = ?", (key,))
+                db.execute("DELETE FROM arrow_frames WHERE key = ?", (key,))
         except (sqlite3.Error, OSError) as exc:
             log.debug("frame cache: cannot delete %s: %s", key, exc)
 
@@ -303,20 +432,6 @@ class _Connection:
         if self.db is not None:
             self.db.close()
             self.db = None
-
-
-def _unpickle(blob: bytes) -> Any:
-    """``pickle.loads`` with the cyclic garbage collector paused: a frame of nested JSON
-    (criterion results' ``extra_info``) is ~100k new dicts, which would otherwise set off
-    full collections over the whole heap for objects that hold no cycles (2,000 evaluations'
-    details: ~150 ms -> ~60 ms in a process of modest heap)."""
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        return pickle.loads(blob)
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _entries_from(meta: str) -> tuple[CacheEntry, ...]:
@@ -364,7 +479,7 @@ def frame_key(
         "spec": [spec.name, spec_digest(spec)],
         "build": f"{module}.{getattr(build, '__qualname__', repr(build))}",
         "code": [_module_digest(m) for m in (*_SHAPING_MODULES, module) if m],
-        "versions": [pd.__version__, np.__version__, platform.python_version()],
+        "versions": [pd.__version__, pa.__version__],
         "scope": scope,
         "endpoint": endpoint,
         "params": sorted(params.items()),

@@ -42,7 +42,8 @@ KINDS = frozenset(
         "iso",  # ISO 8601 text -> datetime64[ms, UTC]
         "trade_date",  # "YYYY-MM-DD HH:MM:SS" (UTC; "" when absent) -> datetime64[ms, UTC]
         "epoch_ms",  # integer epoch milliseconds -> datetime64[ms, UTC]
-        "object",  # nested JSON kept as Python objects (extra info, options)
+        "object",  # nested JSON kept as Python objects
+        "json",  # nested JSON kept as compact JSON text -> string (extra info: travels)
     }
 )
 
@@ -58,6 +59,7 @@ _DTYPES = {
     "trade_date": "datetime64[ms, UTC]",
     "epoch_ms": "datetime64[ms, UTC]",
     "object": "object",
+    "json": "string",
 }
 
 
@@ -176,6 +178,18 @@ def _objects(values: list[Any]) -> np.ndarray:
     return arr
 
 
+_ENCODE_JSON = msgspec.json.Encoder()
+
+
+def _json_texts(values: list[Any]) -> list[str | None]:
+    """Nested JSON as compact text (keys in served order), missing as None: Arrow has no
+    faithful type for JSON of varying shapes, text travels to Parquet, Feather and any SQL
+    engine unchanged (``json.loads`` or DuckDB's ``json_extract`` read it back)."""
+    encode = _ENCODE_JSON.encode
+    missing = (None, msgspec.UNSET)
+    return [None if v in missing or v != v else encode(v).decode() for v in values]
+
+
 def _to_datetime(values: list[Any], kind: str) -> tuple[pd.Series, int]:
     arr = _objects(values)
     present_mask = ~pd.isna(arr) & (arr != "")
@@ -251,6 +265,8 @@ def convert(values: list[Any], col: Col) -> tuple[Any, int]:
     elif kind in ("iso", "trade_date", "epoch_ms"):
         series, bad = _to_datetime(values, kind)
         return series.array, bad
+    elif kind == "json":
+        result = pd.array(_json_texts(values), dtype="string")
     else:  # object: nested JSON as Python objects, missing as None
         result = _objects(values)
         result[pd.isna(result)] = None

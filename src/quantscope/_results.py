@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import pandas as pd
@@ -32,6 +32,10 @@ class Provenance:
     ``fetched_at`` is when the oldest part was fetched from the service (a cache hit keeps
     its original time); ``requests`` counts answers from the service, i.e. quota spent;
     ``stale`` is True when an expired copy stood in for a failed request.
+
+    ``as_dict()`` is JSON-safe, so frames travel (``df.to_parquet``/``to_feather`` store
+    attrs as JSON): ``fetched_at`` there is ISO-8601 text in UTC (``fetched_at_of`` reads
+    it back as a datetime), ``params`` plain dicts of text.
     """
 
     endpoint: str
@@ -47,13 +51,18 @@ class Provenance:
         return {
             "endpoint": self.endpoint,
             "params": self.params,
-            "fetched_at": self.fetched_at,
+            "fetched_at": _iso_utc(self.fetched_at),
             "from_cache": self.from_cache,
             "pages": self.pages,
             "requests": self.requests,
             "service": self.service,
             "stale": self.stale,
         }
+
+
+def _iso_utc(when: datetime) -> str:
+    """ISO-8601 text in UTC (a naive time is taken as UTC, as requests-cache stores them)."""
+    return (when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)).isoformat()
 
 
 def cached_provenance(
@@ -74,6 +83,22 @@ def cached_provenance(
         service=service,
         stale=False,
     )
+
+
+def fetched_at_of(attrs: Mapping[str, Any]) -> datetime | None:
+    """``fetched_at`` of a frame's ``attrs["quantscope"]`` as a UTC datetime (the attrs hold
+    ISO-8601 text, as written by ``Provenance.as_dict`` or read back from Parquet/Feather);
+    None when absent or unreadable."""
+    value = attrs.get("fetched_at")
+    if isinstance(value, datetime):
+        return value
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 _Loaded = TypeVar("_Loaded", pd.DataFrame, pd.Series)

@@ -180,7 +180,7 @@ EVAL_DETAILS = FrameSpec(
         Col("score", "score", "float", "contribution: the weight when passed, else 0"),
         Col("criteria_score", "criteriaScore", "float", "0-100 position in the range"),
         Col("created_at", "createdAt", "iso", "UTC"),
-        Col("extra_info", "extraInfo", "object", "options / operator / range"),
+        Col("extra_info", "extraInfo", "json", "options / operator / range, as JSON text"),
     ),
     doc="One row per criterion result (GET /api/eval-details, one or many evaluations).",
 )
@@ -274,7 +274,7 @@ PLAYBOOK = FrameSpec(
         Col("is_human", "isHumanCriteria", "bool"),
         Col("config_id", "configId", "string", "use it to update the entry"),
         Col("config_key", "configKey", "string"),
-        Col("extra_info", "extraInfo", "object"),
+        Col("extra_info", "extraInfo", "json", "options / operator / range, as JSON text"),
         Col("pass_mark", "passMark", "float", "weighted-score pass mark (if served)"),
     ),
     doc="The playbook, long: one row per class x category x criterion x config type x interval.",

@@ -15,6 +15,7 @@ import pytest
 from benchmarks import __main__ as bench_main
 from benchmarks import (
     bench_decode,
+    bench_framecache,
     bench_loadpath,
     bench_parse,
     bench_rank,
@@ -134,6 +135,20 @@ def test_loadpath_benchmark_runs_and_warm_loads_send_nothing(sandbox_world: Worl
     assert result.facts["requests received by the sandbox during warm runs"] == 0
 
 
+def test_framecache_benchmark_runs(sandbox_world: WorldInfo) -> None:
+    result = bench_framecache.run(1, n_trades=2000, data_dir=sandbox_world.data_dir)
+    assert_sane(
+        result,
+        {
+            bench_framecache.ARROW,
+            bench_framecache.PICKLE,
+            bench_framecache.ARROW_PUT,
+            bench_framecache.PICKLE_PUT,
+        },
+    )
+    assert result.facts["trades"] == 2000
+
+
 def test_reload_refuses_a_world_too_small(sandbox_world: WorldInfo) -> None:
     with pytest.raises(ValueError, match="fewer than"):
         bench_reload.run(1, scale=1, min_trades=10**6, data_dir=sandbox_world.data_dir)
@@ -143,7 +158,7 @@ def test_cli_rejects_unknown_names(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         bench_main.main(["nope"])
     assert exit_info.value.code == 2
-    known = "decode, loadpath, parse, rank, reload, replay, summary, sweep"
+    known = "decode, framecache, loadpath, parse, rank, reload, replay, summary, sweep"
     assert known in capsys.readouterr().err
 
 

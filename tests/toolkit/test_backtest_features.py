@@ -51,9 +51,11 @@ def test_wide_details_has_one_row_per_evaluation_and_a_column_per_criterion() ->
     meta = wide.attrs["backtest"]
     assert meta["criteria"] == ("smart", "top10")
     assert meta["operators"] == {"smart": "V_GTE_T", "top10": "V_LTE_T"}
-    assert meta["decided_thresholds"] == {
-        (1, "DEGEN_CAP"): {"smart": 2.0, "top10": 45.0},
-        (1, "MID_CAP"): {"smart": 3.0, "top10": 50.0},  # the newest decision wins
+    assert meta["decided_thresholds"] == {  # JSON-safe: quant id text, then class
+        "1": {
+            "DEGEN_CAP": {"smart": 2.0, "top10": 45.0},
+            "MID_CAP": {"smart": 3.0, "top10": 50.0},  # the newest decision wins
+        }
     }
     assert "params" not in wide.attrs["quantscope"]  # kept small: pandas copies attrs often
 

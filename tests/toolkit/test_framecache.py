@@ -8,14 +8,19 @@ calls of ``Client._decode`` and ``build_frame`` (instrumentation around the real
 from __future__ import annotations
 
 import dataclasses
+import os
+import pickle
+import sqlite3
 import warnings
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 import quantscope.loaders as L
@@ -71,7 +76,12 @@ def trades(c: Client, **kwargs: Any) -> pd.DataFrame:
 
 
 def prov(frame: pd.DataFrame) -> dict[str, Any]:
-    return dict(frame.attrs["quantscope"])
+    """The frame's provenance, ``fetched_at`` (ISO-8601 text in the attrs, so frames write to
+    Parquet) read back as a datetime."""
+    got = dict(frame.attrs["quantscope"])
+    assert isinstance(got["fetched_at"], str)
+    got["fetched_at"] = datetime.fromisoformat(got["fetched_at"])
+    return got
 
 
 def test_warm_reload_returns_the_stored_frame_without_decoding_or_building(
@@ -481,3 +491,107 @@ def test_every_list_loader_reloads_from_the_frame_cache(
     assert calls.build == 1 and calls.decode == 1
     pd.testing.assert_frame_equal(warm, cold)
     assert_reloaded(prov(warm), prov(cold))
+
+
+# --- Arrow, never pickle --------------------------------------------------------------
+
+
+class Canary:
+    """Unpickling this makes a directory: proof that a blob was unpickled."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (os.makedirs, (str(self.path),))
+
+
+def stored_rows(path: Path) -> list[tuple[str, bytes]]:
+    with closing(sqlite3.connect(path)) as db:
+        return [(k, bytes(b)) for k, b in db.execute("SELECT key, frame FROM arrow_frames")]
+
+
+def test_frames_are_stored_as_arrow_and_read_back_equal(client: Client, calls: Calls) -> None:
+    cold = L.load_eval_details([1, 2, 3], client=client)
+    (_, blob), *_ = stored_rows(client.frames.path)
+    table = pa.ipc.open_stream(blob).read_all()  # an Arrow IPC stream, nothing else
+    assert table.num_rows == len(cold) and table.column_names == list(cold.columns)
+    assert table.schema.field("extra_info").type == pa.large_string()
+    assert table.schema.field("chain").type.value_type == pa.large_string()  # a category
+    assert b"\x80\x05" not in blob[:2]  # not a pickle (protocol 5 starts so)
+    calls.build = 0
+    warm = L.load_eval_details([1, 2, 3], client=client)
+    assert calls.build == 0
+    pd.testing.assert_frame_equal(warm, cold)
+
+
+def test_a_pickle_in_the_frame_cache_is_never_unpickled(
+    client: Client, calls: Calls, tmp_path: Path
+) -> None:
+    """A colleague's copied cache with a pickle where a frame should be (or the pickled frames
+    of format 1): a miss, rebuilt from the pages and replaced by Arrow; nothing unpickled."""
+    cold = trades(client)
+    path = client.frames.path
+    ((key, _),) = stored_rows(path)
+    canary = tmp_path / "unpickled"
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute(
+            "UPDATE arrow_frames SET frame = ? WHERE key = ?", (pickle.dumps(Canary(canary)), key)
+        )
+        # The table of format 1 (pickled frames), as an older quantscope left it.
+        db.execute(
+            "CREATE TABLE frames "
+            "(key TEXT PRIMARY KEY, used REAL, size INTEGER, meta TEXT, frame BLOB)"
+        )
+        db.execute(
+            "INSERT INTO frames VALUES (?, 0, 1, '[]', ?)", (key, pickle.dumps(Canary(canary)))
+        )
+    calls.build = 0
+    again = trades(client)
+    assert calls.build == 1 and not canary.exists()
+    pd.testing.assert_frame_equal(again, cold)
+    ((same, blob),) = stored_rows(path)  # replaced by the rebuilt frame, as Arrow
+    assert same == key and pa.ipc.open_stream(blob).read_all().num_rows == len(cold)
+    with closing(sqlite3.connect(path)) as db:
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
+    assert "frames" not in tables  # the pickles are dropped unread
+    calls.build = 0
+    pd.testing.assert_frame_equal(trades(client), cold)
+    assert calls.build == 0 and not canary.exists()
+
+
+def test_a_frame_arrow_cannot_hold_is_not_stored(tmp_path: Path) -> None:
+    cache = FrameCache(tmp_path / FILENAME)
+    mixed = pd.DataFrame({"x": pd.array([1, "a", 2.5], dtype=object)})
+    assert not cache.put("mixed", mixed, entry("m"))
+    dated = frame(3)
+    dated.attrs["when"] = datetime(2026, 1, 1, tzinfo=UTC)  # not JSON: pyarrow would drop it
+    assert not cache.put("dated", dated, entry("d"))
+    assert cache.stats() == (0, 0)
+
+
+def test_empty_categories_keep_their_dtype(tmp_path: Path) -> None:
+    cache = FrameCache(tmp_path / FILENAME)
+    empty = pd.DataFrame(
+        {
+            "chain": pd.Categorical([None, None], categories=pd.Index([], dtype="str")),
+            "x": [1.0, 2.0],
+        }
+    )
+    empty.attrs = {"quantscope": {"endpoint": "/api/x", "params": {"a": "1"}}}
+    assert cache.put("e", empty, entry("e"))
+    got = cache.get("e", SAME)
+    assert got is not None
+    pd.testing.assert_frame_equal(got.frame, empty)
+    assert got.frame.attrs == empty.attrs
+
+
+def test_a_reloaded_frame_is_writable(client: Client, calls: Calls) -> None:
+    cold = trades(client)
+    warm = trades(client)
+    assert calls.build == 1
+    warm.loc[warm.index[0], ["pnl_usd", "trade_id"]] = [1.5, 7]  # in place, as users do
+    warm.iloc[1, warm.columns.get_loc("opened_at")] = pd.Timestamp("2026-01-01", tz="UTC")
+    assert warm["pnl_usd"].iloc[0] == 1.5 and warm["trade_id"].iloc[0] == 7
+    again = trades(client)  # the stored frame is not the one edited
+    pd.testing.assert_frame_equal(again, cold)

@@ -11,7 +11,10 @@ A wide frame (features, simulated entries, wide details) always has ``evaluation
 ``quant_id``, ``evaluation_type``, ``market_cap_usd``, ``market_cap_class`` and one float64
 column per criterion (named by its key; options criteria hold the option id), and records in
 ``attrs["backtest"]`` the criteria (in playbook order), their operators, and the thresholds
-each (quant, class) was decided under, as the details served them. ``trade_features`` also
+each (quant, class) was decided under, as the details served them (``decided_thresholds``:
+{quant id text: {class: {criterion: threshold}}}, JSON-safe so that the frame writes to
+Parquet and Feather with its attrs; ``decided_by_slice`` reads it, and the older
+{(quant id, class): {criterion: threshold}} shape of hand-made frames). ``trade_features`` also
 keeps the quants' playbooks there (``playbooks``, JSON-safe columns): the what-if functions
 replay them by default, so that ``what_if(features, criterion)`` answers what applying a
 threshold would do without another argument and without I/O of its own.
@@ -137,8 +140,8 @@ def wide_details(details: pd.DataFrame) -> pd.DataFrame:
     Columns: ``EVALUATION_COLUMNS`` then one float64 column per criterion, in the order the
     service listed them (the playbook's order). A criterion an evaluation lacks is NaN.
     ``attrs["backtest"]`` records ``criteria``, ``operators`` (criterion -> operator) and
-    ``decided_thresholds`` ((quant id, class) -> {criterion: threshold}, the thresholds the
-    evaluations were decided under; the newest evaluation's when they changed over time).
+    ``decided_thresholds`` ({quant id text: {class: {criterion: threshold}}}, the thresholds
+    the evaluations were decided under; the newest evaluation's when they changed over time).
     """
     missing = [c for c in _DETAIL_COLUMNS if c not in details.columns]
     if missing:
@@ -177,7 +180,7 @@ def _operators(details: pd.DataFrame) -> dict[str, str]:
     return {str(c): str(o) for c, o in zip(known["criterion"], known["operator"], strict=True)}
 
 
-def _decided_thresholds(details: pd.DataFrame) -> dict[tuple[int, str], dict[str, float]]:
+def _decided_thresholds(details: pd.DataFrame) -> dict[str, dict[str, dict[str, float]]]:
     if "quant_id" not in details.columns or "market_cap_usd" not in details.columns:
         return {}
     rows = details[["evaluation_id", "quant_id", "market_cap_usd", "criterion", "threshold"]]
@@ -187,11 +190,30 @@ def _decided_thresholds(details: pd.DataFrame) -> dict[tuple[int, str], dict[str
     rows = rows.sort_values("evaluation_id").drop_duplicates(
         ["quant_id", "market_cap_class", "criterion"], keep="last"
     )
-    out: dict[tuple[int, str], dict[str, float]] = {}
+    out: dict[str, dict[str, dict[str, float]]] = {}
     for q, cls, crit, thr in rows[
         ["quant_id", "market_cap_class", "criterion", "threshold"]
     ].itertuples(index=False):
-        out.setdefault((int(q), str(cls)), {})[str(crit)] = float(thr)
+        out.setdefault(str(int(q)), {}).setdefault(str(cls), {})[str(crit)] = float(thr)
+    return out
+
+
+def decided_by_slice(decided: Any) -> dict[tuple[int, str], Mapping[str, float]]:
+    """``attrs["backtest"]["decided_thresholds"]`` as {(quant id, class): {criterion:
+    threshold}}: from the JSON-safe {quant id text: {class: {...}}} that ``wide_details``
+    writes (and Parquet/Feather read back), or a hand-made frame's tuple-keyed mapping."""
+    out: dict[tuple[int, str], Mapping[str, float]] = {}
+    if not isinstance(decided, Mapping):
+        return out
+    for key, value in decided.items():
+        if not isinstance(value, Mapping):
+            continue
+        if isinstance(key, tuple) and len(key) == 2:
+            out[(int(key[0]), str(key[1]))] = value
+            continue
+        for cls, thresholds in value.items():
+            if isinstance(thresholds, Mapping):
+                out[(int(key), str(cls))] = thresholds
     return out
 
 

@@ -120,7 +120,8 @@ def decide_rows(
     passed[~decided] = pd.NA
     return pd.DataFrame(
         {
-            "config_type": kinds.astype("category"),
+            # Categories of the default text dtype, as the loaders' (Arrow keeps no other).
+            "config_type": kinds.astype("str").astype("category"),
             "internal_score": internal,
             "required_ok": required_ok,
             "passed": passed,

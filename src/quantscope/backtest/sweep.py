@@ -46,7 +46,13 @@ from quantscope.backtest._rules import (
     check_operator,
     is_looser,
 )
-from quantscope.backtest.features import backtest_attrs, bare, check_criteria, kept_playbooks
+from quantscope.backtest.features import (
+    backtest_attrs,
+    bare,
+    check_criteria,
+    decided_by_slice,
+    kept_playbooks,
+)
 
 ThresholdsArg = Sequence[float] | np.ndarray | int | None
 
@@ -163,7 +169,7 @@ def _sweep_frame(
     rows = _sample.sample(features, criteria, ops, bare_simulated, playbook, rule)
     observed = features[_sample.usable(features, criteria)] if len(features) else features
     grids = [_grid(c, observed[c], t) for c, t in zip(criteria, thresholds, strict=True)]
-    decided = meta.get("decided_thresholds") or {}
+    decided = decided_by_slice(meta.get("decided_thresholds"))
 
     def currents_of(part: _sample.Sample) -> list[_sample.Current]:
         return [

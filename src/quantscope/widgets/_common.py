@@ -38,7 +38,7 @@ from matplotlib.lines import Line2D
 from quantscope import backtest as bt
 from quantscope import loaders as L
 from quantscope import plots
-from quantscope._changes import Change, number, option_ids
+from quantscope._changes import Change, extra_info, number, option_ids
 from quantscope._client import Client, get_default_client
 from quantscope._errors import (
     IncompleteDataWarning,
@@ -177,7 +177,7 @@ def rule_text(row: pd.Series) -> str:
     operator = str(row["operator"])
     text = f"value {OPERATOR_SYMBOLS.get(operator, operator)} t"
     if option_ids(row) is not None:
-        options = row["extra_info"]["options"]
+        options = extra_info(row)["options"]
         text += "; " + ", ".join(f"{o.get('id')}={o.get('label')}" for o in options)
     elif pd.notna(row.get("range_min")) and pd.notna(row.get("range_max")):
         text += f"; t in [{number(row['range_min'])}, {number(row['range_max'])}]"
