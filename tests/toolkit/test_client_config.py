@@ -123,7 +123,7 @@ def test_backoff_doubles_is_capped_and_honours_retry_after() -> None:
 
 def test_no_default_client_tells_the_user_to_connect() -> None:
     set_default_client(None)
-    with pytest.raises(ConfigurationError, match=r"call qs\.connect\(\) first"):
+    with pytest.raises(ConfigurationError, match=r"call qsc\.connect\(\) first"):
         get_default_client()
 
 

@@ -562,7 +562,7 @@ def test_the_accessor_draws_the_same_figures() -> None:
         (
             lambda: HAND.drop(columns=["pnl_usd"]).quant.plot.equity(),
             r"^plot\.equity\(\) needs a trades frame: missing columns pnl_usd; "
-            r"load one with qs\.load_trades\(\)$",
+            r"load one with qsc\.load_trades\(\)$",
         ),
         (
             lambda: HAND.quant.plot.roi_distribution(),
@@ -575,7 +575,7 @@ def test_the_accessor_draws_the_same_figures() -> None:
         (
             lambda: EVALS.quant.plot.candles(),
             r"^plot\.candles\(\) needs an OHLCV frame: missing columns open, high, low, close; "
-            r"load one with qs\.load_ohlcv\(\)$",
+            r"load one with qsc\.load_ohlcv\(\)$",
         ),
         (
             lambda: ohlcv_frame().quant.plot.candles(evaluations=EVALS),
@@ -590,7 +590,7 @@ def test_the_accessor_draws_the_same_figures() -> None:
         (
             lambda: ohlcv_frame().quant.plot.candles(transactions=EVALS),
             r"^plot\.candles\(\) needs a transactions frame as its transactions: missing "
-            r"columns trade_id, action, timestamp, price_usd; load one with qs\.load_trade",
+            r"columns trade_id, action, timestamp, price_usd; load one with qsc\.load_trade",
         ),
         (
             lambda: HAND.quant.plot.pass_rate_over_time(),
