@@ -13,15 +13,23 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
+import orjson
 import pytest
 import requests
 from fastapi import FastAPI
 
+from quantscope.sandbox import evaldetail, rendered
 from quantscope.sandbox.app import create_app
 from quantscope.sandbox.datadir import WorldInfo, copy_world
 from quantscope.sandbox.listing import Listing, Order
 from quantscope.sandbox.serve import SandboxServer
 from quantscope.sandbox.store import Store
+from quantscope.sandbox.trade_json import (
+    SELECT_TRADES,
+    fetch_trades,
+    trade_items,
+    trade_items_by_id,
+)
 
 FAST_SORTS = ("open_date", "close_date", "token_symbol")  # NULLs, text, the default
 SLOW_SORTS = ("pnl_usd", "roi", "buy_cost_usd", "duration", "id")
@@ -169,3 +177,24 @@ def test_ladder_marks_and_memo(sandbox_world: WorldInfo) -> None:
     sql = "SELECT count(*) FROM trades WHERE quant_id = ?"
     assert listing.aggregate(conn, sql, [1]) == [tuple(conn.execute(sql, [1]).fetchone())]
     assert listing.aggregate(conn, sql, [1]) is listing.aggregate(conn, sql, [1])
+
+
+def test_rendered_items_are_the_fresh_bytes(sandbox_world: WorldInfo) -> None:
+    """Items spliced from rendered.ITEMS are byte for byte the items rendered anew."""
+    conn = Store(sandbox_world.db_path).connect()
+    ids = [5, 17_000, 3, 40_001, 5]  # out of order, one twice
+    rows = conn.execute(
+        "SELECT e.*, k.symbol, k.address, k.image, k.name FROM evaluations e "
+        "JOIN tokens k ON k.id = e.token_id WHERE e.id IN (5, 17000, 3, 40001)"
+    ).fetchall()
+    by_id = {r["id"]: r for r in rows}
+    rows = [by_id[i] for i in ids]
+    fresh = orjson.dumps(evaldetail.result_dicts(conn, 7, rows), option=rendered.OPTIONS)
+    for _ in range(2):  # rendered, then from the cache
+        assert orjson.dumps(evaldetail.result_items(conn, 7, ids)) == fresh
+    trade_ids = [9, 1, 300]
+    made = fetch_trades(conn, f"{SELECT_TRADES} WHERE t.id IN (9, 1, 300)", ())
+    by_id = {r.id: item for r, item in zip(made, trade_items(made), strict=True)}
+    fresh = orjson.dumps([by_id[i] for i in trade_ids], option=rendered.OPTIONS)
+    for _ in range(2):
+        assert orjson.dumps(trade_items_by_id(conn, trade_ids)) == fresh

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from quantscope.sandbox import rendered
 from quantscope.sandbox.catalog import (
     CATEGORY_IDS,
     CONFIG_TYPE_OF_EVAL,
@@ -394,7 +395,23 @@ def _snapshots(row: EvalRow, u: np.ndarray) -> list[dict[str, Any]]:
     ]
 
 
-def result_items(
+def result_items(conn: sqlite3.Connection, seed: int, ids: Sequence[int]) -> list[Any]:
+    """The eval-results items of evaluations ``ids``, in that order, as JSON fragments
+    (``rendered.ITEMS``: each evaluation's item is rendered once while the world is served)."""
+
+    def render(missing: list[int]) -> list[dict[str, Any]]:
+        rows = conn.execute(
+            "SELECT e.*, k.symbol, k.address, k.image, k.name FROM evaluations e "
+            "JOIN tokens k ON k.id = e.token_id WHERE e.id IN (SELECT value FROM json_each(?))",
+            (json.dumps(missing),),
+        ).fetchall()
+        by_id = {int(r["id"]): r for r in rows}
+        return result_dicts(conn, seed, [by_id[i] for i in missing])
+
+    return rendered.ITEMS.fragments(rendered.world_of(conn), "eval-results", ids, render)
+
+
+def result_dicts(
     conn: sqlite3.Connection, seed: int, rows: Sequence[EvalRow]
 ) -> list[dict[str, Any]]:
     """eval-results items of evaluation rows joined with their token's symbol/address/image."""

@@ -8,7 +8,6 @@ window. The decisions behind the parameters are docs/service-contract.md, Evalua
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
@@ -154,17 +153,12 @@ def eval_results(
         )
     listing = store.listing  # the count once per filter, the page by a keyset seek
     (total,) = listing.aggregate(conn, f"SELECT COUNT(*) FROM ({matching})", where.params)[0]
-    rows = []
+    ids: list[int] = []
     if offset < total:
         ids = listing.page_ids(
             conn, f"FROM ({matching})", [], where.params, _NEWEST_FIRST, limit, offset
         )
-        rows = conn.execute(
-            f"SELECT e.*, k.symbol, k.address, k.image, k.name {_FROM} WHERE e.id IN "
-            "(SELECT value FROM json_each(?)) ORDER BY e.created_ms DESC, e.id DESC",
-            (json.dumps(ids),),
-        ).fetchall()
-    return {"results": evaldetail.result_items(conn, world.seed, rows), "total": total}
+    return {"results": evaldetail.result_items(conn, world.seed, ids), "total": total}
 
 
 # --------------------------------------------------------------------------------------------

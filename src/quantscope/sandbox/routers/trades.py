@@ -7,7 +7,6 @@ parameters (defaults, accepted values, date bounds) are docs/service-contract.md
 
 from __future__ import annotations
 
-import json
 import math
 import sqlite3
 from typing import Annotated, Any, Literal
@@ -37,7 +36,7 @@ from quantscope.sandbox.trade_json import (
     SELECT_TRADES,
     fetch_trades,
     trade_detail,
-    trade_items,
+    trade_items_by_id,
 )
 
 router = APIRouter(route_class=JSONRoute, tags=["Performance and trades"])
@@ -205,12 +204,7 @@ def list_trades(
         ids = store.listing.page_ids(
             conn, _FILTER_FROM, where.clauses, where.params, order, pageSize, offset
         )
-        rows = fetch_trades(
-            conn,
-            f"{SELECT_TRADES} WHERE t.id IN (SELECT value FROM json_each(?)) {order.sql()}",
-            (json.dumps(ids),),
-        )
-        trades = trade_items(rows)
+        trades = trade_items_by_id(conn, ids)
     return {
         "trades": trades,
         "summary": summary,
