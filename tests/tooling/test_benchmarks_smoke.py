@@ -143,7 +143,7 @@ def test_cli_rejects_unknown_names(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         bench_main.main(["nope"])
     assert exit_info.value.code == 2
-    known = "decode, loadpath, parse, rank, reload, replay, summary, sweep"
+    known = "decode, loadpath, parse, rank, reload, replay, scale, summary, sweep"
     assert known in capsys.readouterr().err
 
 
