@@ -358,13 +358,20 @@ def _full_loads(
                 for n in range(times):
                     _reset_quota(info)
                     cache = tmp / f"cache-{kind}-{world_scale}-{n}"
+                    requests_before, inside_before, cpu_before = server.stats()
                     seconds, rows, frame_bytes, growth = full_load(
                         server.url, server.keys["enterprise"], kind, cache
                     )
+                    requests_after, inside_after, cpu_after = server.stats()
                     runs.setdefault(label, []).append(seconds)
                 facts[f"{label}: rows, frame, client's peak RSS growth (last run)"] = (
                     f"{rows:,} rows, {frame_bytes / 2**20:.0f} MB, {growth / 2**20:.0f} MB "
                     f"({growth / frame_bytes:.1f}x the frame)"
+                )
+                facts[f"{label}: the sandbox's part (last run)"] = (
+                    f"{requests_after - requests_before} requests, "
+                    f"{inside_after - inside_before:.2f} s inside the server, "
+                    f"{cpu_after - cpu_before:.2f} s of its CPU"
                 )
                 checks[f"{label}: client's peak RSS growth < 4x the frame"] = (
                     growth < 4 * frame_bytes
