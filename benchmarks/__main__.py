@@ -25,6 +25,7 @@ BENCHMARKS: dict[str, str] = {
     "rank": "bench_rank",
     "reload": "bench_reload",
     "replay": "bench_replay",
+    "scale": "bench_scale",
     "summary": "bench_summary",
     "sweep": "bench_sweep",
 }

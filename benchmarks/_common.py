@@ -158,7 +158,7 @@ class Ratio:
     cpu_value: float = math.nan
 
     def _meets(self, value: float) -> bool | None:
-        if self.target is None:
+        if self.target is None or math.isnan(value):  # no target, or not measured
             return None
         return value >= self.target if self.at_least else value <= self.target
 

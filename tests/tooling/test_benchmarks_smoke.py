@@ -158,7 +158,9 @@ def test_cli_rejects_unknown_names(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         bench_main.main(["nope"])
     assert exit_info.value.code == 2
-    known = "decode, framecache, loadpath, parse, rank, reload, replay, summary, sweep"
+    known = (
+        "catalog, decode, framecache, loadpath, parse, rank, reload, replay, scale, summary, sweep"
+    )
     assert known in capsys.readouterr().err
 
 

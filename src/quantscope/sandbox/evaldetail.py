@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from quantscope.sandbox import rendered
 from quantscope.sandbox.catalog import (
     CATEGORY_IDS,
     CONFIG_TYPE_OF_EVAL,
@@ -133,45 +134,67 @@ class _ValueCache:
     ``criteria.criterion_values`` costs about 1 ms per call whatever the number of hours (4 ms for
     180 hours), so a page that touches a pair computes all the pair's evaluation hours in one call
     and later pages, details and signals find them here. Values are a pure function of the key
-    and the hour, so the cache never goes stale. At most ``max_pairs`` pairs are kept (LRU).
+    and the hour, so the cache never goes stale.
+
+    The cache is bounded by memory (``max_bytes``, least recently used out first), not by a
+    count of pairs: a pair's values take ~26 kB (180 hours x 18 criteria), so the default
+    budget holds every pair of a world up to scale ~100 (a scale-10 world has 2,700 pairs,
+    ~75 MB). A count bound smaller than the world made a full scan in time order (each 12 h
+    scan cycle touches every pair) evict each pair just before its next use.
     """
 
-    def __init__(self, max_pairs: int = 2048) -> None:
-        self.max_pairs = max_pairs
-        self._pairs: OrderedDict[tuple[int, int, int], tuple[dict[int, int], np.ndarray]] = (
+    def __init__(self, max_bytes: int = 512 * 2**20) -> None:
+        self.max_bytes = max_bytes
+        self._bytes = 0
+        self._pairs: OrderedDict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = (
             OrderedDict()
         )
         self._lock = threading.Lock()
+        self.computed = 0  # pairs computed (a miss each): benchmarks and tests read it
+
+    def __len__(self) -> int:
+        return len(self._pairs)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._pairs.clear()
+            self._bytes = 0
 
     def get(
         self, conn: sqlite3.Connection, seed: int, quant_id: int, token_id: int, hours: list[int]
     ) -> np.ndarray:
         """The values (len(hours) x 18) of one pair at ``hours``."""
         key = (seed, quant_id, token_id)
+        wanted = np.asarray(hours, dtype=np.int64)
         with self._lock:
             entry = self._pairs.get(key)
             if entry is not None:
                 self._pairs.move_to_end(key)
-        if entry is None or any(h not in entry[0] for h in hours):
-            known = [] if entry is None else list(entry[0])
-            stored = conn.execute(
-                "SELECT DISTINCT hour FROM evaluations WHERE token_id = ? AND quant_id = ?",
-                (token_id, quant_id),
-            ).fetchall()
-            all_hours = np.array(
-                sorted({*known, *hours, *(int(r[0]) for r in stored)}), dtype=np.int64
-            )
-            path = market.token_path(seed, token_id)
-            meta = tokens.token_meta(seed, token_id, path)
-            values = criteria.criterion_values(seed, quant_id, path, meta, all_hours)
-            entry = ({int(h): i for i, h in enumerate(all_hours.tolist())}, values)
-            with self._lock:
-                self._pairs[key] = entry
-                self._pairs.move_to_end(key)
-                while len(self._pairs) > self.max_pairs:
-                    self._pairs.popitem(last=False)
-        index, values = entry
-        return values[[index[h] for h in hours]]
+        if entry is not None:
+            at = np.searchsorted(entry[0], wanted)
+            if bool(np.all(at < len(entry[0]))) and bool(np.all(entry[0][at] == wanted)):
+                return entry[1][at]
+        known = [] if entry is None else entry[0].tolist()
+        stored = conn.execute(
+            "SELECT DISTINCT hour FROM evaluations WHERE token_id = ? AND quant_id = ?",
+            (token_id, quant_id),
+        ).fetchall()
+        all_hours = np.array(sorted({*known, *hours, *(int(r[0]) for r in stored)}), np.int64)
+        path = market.token_path(seed, token_id)
+        meta = tokens.token_meta(seed, token_id, path)
+        values = criteria.criterion_values(seed, quant_id, path, meta, all_hours)
+        entry = (all_hours, values)
+        with self._lock:
+            self.computed += 1
+            old = self._pairs.pop(key, None)
+            if old is not None:
+                self._bytes -= old[0].nbytes + old[1].nbytes
+            self._pairs[key] = entry
+            self._bytes += all_hours.nbytes + values.nbytes
+            while self._bytes > self.max_bytes and len(self._pairs) > 1:
+                _, (h, v) = self._pairs.popitem(last=False)
+                self._bytes -= h.nbytes + v.nbytes
+        return values[np.searchsorted(all_hours, wanted)]
 
 
 _VALUES = _ValueCache()
@@ -372,7 +395,23 @@ def _snapshots(row: EvalRow, u: np.ndarray) -> list[dict[str, Any]]:
     ]
 
 
-def result_items(
+def result_items(conn: sqlite3.Connection, seed: int, ids: Sequence[int]) -> list[Any]:
+    """The eval-results items of evaluations ``ids``, in that order, as JSON fragments
+    (``rendered.ITEMS``: each evaluation's item is rendered once while the world is served)."""
+
+    def render(missing: list[int]) -> list[dict[str, Any]]:
+        rows = conn.execute(
+            "SELECT e.*, k.symbol, k.address, k.image, k.name FROM evaluations e "
+            "JOIN tokens k ON k.id = e.token_id WHERE e.id IN (SELECT value FROM json_each(?))",
+            (json.dumps(missing),),
+        ).fetchall()
+        by_id = {int(r["id"]): r for r in rows}
+        return result_dicts(conn, seed, [by_id[i] for i in missing])
+
+    return rendered.ITEMS.fragments(rendered.world_of(conn), "eval-results", ids, render)
+
+
+def result_dicts(
     conn: sqlite3.Connection, seed: int, rows: Sequence[EvalRow]
 ) -> list[dict[str, Any]]:
     """eval-results items of evaluation rows joined with their token's symbol/address/image."""

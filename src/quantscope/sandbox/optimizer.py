@@ -16,6 +16,7 @@ an id a client still holds answers 404 instead of naming another recommendation.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 from collections import defaultdict
@@ -69,20 +70,18 @@ def closed_trade_counts(conn: sqlite3.Connection) -> dict[int, int]:
 def load_samples(conn: sqlite3.Connection, seed: int, quant_ids: list[int]) -> list[Sample]:
     """The samples of ``quant_ids`` by (quant, class); values batched per (quant, token)."""
     marks = ",".join("?" * len(quant_ids))
-    rows = conn.execute(
-        "SELECT t.id, t.quant_id, t.token_id, t.pnl > 0, e.hour, e.mc_class "
+    rows = conn.execute(  # streamed pair by pair: no list of every closed trade in memory
+        "SELECT t.quant_id, t.token_id, t.id, t.pnl > 0, e.hour, e.mc_class "
         "FROM trades t JOIN evaluations e ON e.id = t.buy_eval_id "
         "WHERE t.trading_status = 'executed' AND t.status = 'Closed' "
         f"AND t.quant_id IN ({marks}) ORDER BY t.quant_id, t.token_id, t.id",
         quant_ids,
-    ).fetchall()
-    by_pair: dict[tuple[int, int], list[tuple[int, int, int, str]]] = defaultdict(list)
-    for trade_id, quant_id, token_id, won, hour, mc_class in rows:
-        by_pair[quant_id, token_id].append((trade_id, int(won), hour, mc_class))
+    )
     parts: dict[tuple[int, str], list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = defaultdict(
         list
     )
-    for (quant_id, token_id), trades in by_pair.items():
+    for (quant_id, token_id), group in itertools.groupby(rows, key=lambda r: (r[0], r[1])):
+        trades = [(r[2], int(r[3]), r[4], r[5]) for r in group]
         path = market.token_path(seed, token_id)
         meta = tokens.token_meta(seed, token_id, path)
         hours = np.array([t[2] for t in trades], dtype=np.int64)

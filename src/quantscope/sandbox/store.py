@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from quantscope.sandbox.listing import Listing
+
 SCHEMA_VERSION = "2"
 
 SCHEMA = """
@@ -214,10 +216,15 @@ CREATE INDEX recommendations_quant ON recommendations(quant_id, applied);
 
 
 class Store:
-    """The world database: a connection per thread, writes serialised in transactions."""
+    """The world database: a connection per thread, writes serialised in transactions.
+
+    ``listing`` keeps the list endpoints' memoised aggregates and keyset marks (listing.py):
+    one per served world, since its tables of history never change while it is served.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+        self.listing = Listing()
         self._local = threading.local()
         self._write_lock = threading.Lock()
 
@@ -226,8 +233,11 @@ class Store:
         if conn is None:
             conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA busy_timeout=10000")  # first: switching to WAL may wait
             conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA busy_timeout=10000")
+            # WAL + NORMAL: a commit (the quota count of every request) is not fsynced; still
+            # atomic and consistent after a process crash, only a power cut may lose the last.
+            conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=ON")
             self._local.conn = conn
         return conn

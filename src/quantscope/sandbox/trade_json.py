@@ -13,11 +13,12 @@ real figures (token, market cap, liquidity, scores, decision): deterministic, ne
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
-from quantscope.sandbox import display
+from quantscope.sandbox import display, rendered
 from quantscope.sandbox.catalog import WORLD_NOW_MS
 from quantscope.sandbox.timefmt import iso_ms, trade_date
 
@@ -134,6 +135,22 @@ def trade_items(rows: Iterable[TradeRow]) -> list[dict[str, Any]]:
             token = by_token[r.token_id] = _token_now(r)
         items.append(trade_item(r, token))
     return items
+
+
+def trade_items_by_id(conn: sqlite3.Connection, ids: Sequence[int]) -> list[Any]:
+    """The list Trades of ``ids``, in that order, as JSON fragments (``rendered.ITEMS``: each
+    trade is rendered once while the world is served)."""
+
+    def render(missing: list[int]) -> list[dict[str, Any]]:
+        rows = fetch_trades(
+            conn,
+            f"{SELECT_TRADES} WHERE t.id IN (SELECT value FROM json_each(?))",
+            (json.dumps(missing),),
+        )
+        by_id = {r.id: item for r, item in zip(rows, trade_items(rows), strict=True)}
+        return [by_id[i] for i in missing]
+
+    return rendered.ITEMS.fragments(rendered.world_of(conn), "trades", ids, render)
 
 
 def trade_item(r: TradeRow, token: _TokenNow | None = None) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from quantscope.sandbox import evaldetail
 from quantscope.sandbox.catalog import EVAL_TYPES, HOUR_MS
 from quantscope.sandbox.deps import Caller, JSONRoute, StoreDep, WorldDep, require
 from quantscope.sandbox.errors import invalid_parameter, not_found
+from quantscope.sandbox.listing import Order
 from quantscope.sandbox.models.evaluations import (
     EvaluationCount,
     EvaluationDetail,
@@ -90,6 +91,7 @@ def _window(where: Where, time_from: str | None, time_to: str | None) -> tuple[i
 # --------------------------------------------------------------------------------------------
 
 _FROM = "FROM evaluations e JOIN tokens k ON k.id = e.token_id"
+_NEWEST_FIRST = Order("created_ms", "id", descending=True)
 
 
 @router.get("/api/eval-results", response_model=EvaluationResultList)
@@ -149,16 +151,14 @@ def eval_results(
             "SELECT id, created_ms FROM evaluations WHERE id IN (SELECT MAX(e.id) "
             f"{_FROM}{where.sql()} GROUP BY e.token_id, e.quant_id)"
         )
-    total = conn.execute(f"SELECT COUNT(*) FROM ({matching})", where.params).fetchone()[0]
-    rows = []
+    listing = store.listing  # the count once per filter, the page by a keyset seek
+    (total,) = listing.aggregate(conn, f"SELECT COUNT(*) FROM ({matching})", where.params)[0]
+    ids: list[int] = []
     if offset < total:
-        rows = conn.execute(
-            f"SELECT e.*, k.symbol, k.address, k.image, k.name {_FROM} WHERE e.id IN "
-            f"(SELECT id FROM ({matching}) ORDER BY created_ms DESC, id DESC LIMIT ? OFFSET ?) "
-            "ORDER BY e.created_ms DESC, e.id DESC",
-            (*where.params, limit, offset),
-        ).fetchall()
-    return {"results": evaldetail.result_items(conn, world.seed, rows), "total": total}
+        ids = listing.page_ids(
+            conn, f"FROM ({matching})", [], where.params, _NEWEST_FIRST, limit, offset
+        )
+    return {"results": evaldetail.result_items(conn, world.seed, ids), "total": total}
 
 
 # --------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from fastapi import APIRouter, Depends, Path, Query
 from quantscope.sandbox.catalog import WORLD_NOW_MS
 from quantscope.sandbox.deps import Caller, JSONRoute, StoreDep, require
 from quantscope.sandbox.errors import invalid_parameter, not_found
+from quantscope.sandbox.listing import Order
 from quantscope.sandbox.models.trades import TradeDetailResponse, TradeList, TradeStats
 from quantscope.sandbox.params import (
     DECIMAL,
@@ -29,12 +30,13 @@ from quantscope.sandbox.params import (
     case_insensitive,
     parse_iso_ms,
 )
+from quantscope.sandbox.store import Store
 from quantscope.sandbox.trade_json import (
     DURATION_SQL,
     SELECT_TRADES,
     fetch_trades,
     trade_detail,
-    trade_items,
+    trade_items_by_id,
 )
 
 router = APIRouter(route_class=JSONRoute, tags=["Performance and trades"])
@@ -68,6 +70,7 @@ _SORT_SQL: dict[str, str] = {
     "token_symbol": "k.symbol",
     "id": "t.id",
 }
+_NULLABLE_SORTS = {"close_date"}
 
 QuantId = Annotated[
     OptionalId, Query(description="Only this quant's trades; an unknown quant matches none.")
@@ -97,14 +100,11 @@ def trade_stats(
         where.add("t.quant_id = ?", quantId)
     volume = "t.buy_cost + t.sell_revenue"
     week = "CASE WHEN t.open_ms >= ? THEN 'week' WHEN t.open_ms >= ? THEN 'prev' END"
-    rows = (
-        store.connect()
-        .execute(
-            f"SELECT {week} AS bucket, COUNT(*), TOTAL({volume}) "
-            f"FROM trades t{where.sql()} GROUP BY bucket",
-            (WORLD_NOW_MS - WEEK_MS, WORLD_NOW_MS - 2 * WEEK_MS, *where.params),
-        )
-        .fetchall()
+    rows = store.listing.aggregate(
+        store.connect(),
+        f"SELECT {week} AS bucket, COUNT(*), TOTAL({volume}) "
+        f"FROM trades t{where.sql()} GROUP BY bucket",
+        (WORLD_NOW_MS - WEEK_MS, WORLD_NOW_MS - 2 * WEEK_MS, *where.params),
     )
     buckets = {row[0]: (row[1], row[2]) for row in rows}
     (n_week, v_week), (n_prev, v_prev) = (buckets.get(b, (0, 0.0)) for b in ("week", "prev"))
@@ -191,21 +191,20 @@ def list_trades(
     _date_range(where, startDate, endDate)
 
     conn = store.connect()
-    summary = _summary(conn, where, quantId)
+    summary = _summary(store, conn, where, quantId)
     total = summary["totalTrades"]
     offset = (page - 1) * pageSize
     trades: list[dict[str, Any]] = []
     if offset < total:
-        direction = "DESC" if sortOrder == "desc" else "ASC"
-        order = f"ORDER BY {_SORT_SQL[sortBy]} {direction}, t.id {direction}"
-        # Sort and cut the page on the narrow filter join, then fetch the page's full rows.
-        rows = fetch_trades(
-            conn,
-            f"{SELECT_TRADES} WHERE t.id IN (SELECT t.id {_FILTER_FROM}{where.sql()} {order} "
-            f"LIMIT ? OFFSET ?) {order}",
-            (*where.params, pageSize, offset),
+        order = Order(
+            _SORT_SQL[sortBy], "t.id", sortOrder == "desc", nullable=sortBy in _NULLABLE_SORTS
         )
-        trades = trade_items(rows)
+        # Sort and cut the page on the narrow filter join (a keyset seek), then fetch the
+        # page's full rows.
+        ids = store.listing.page_ids(
+            conn, _FILTER_FROM, where.clauses, where.params, order, pageSize, offset
+        )
+        trades = trade_items_by_id(conn, ids)
     return {
         "trades": trades,
         "summary": summary,
@@ -236,9 +235,13 @@ def _date_range(where: Where, start: str | None, end: str | None) -> None:
         where.add("t.open_ms < ?", (end_ms // 1000 + 1) * 1000)  # past the end's second
 
 
-def _summary(conn: sqlite3.Connection, where: Where, quant_id: int | None) -> dict[str, Any]:
-    """The Trade summary over every trade the filter matches (aggregates in SQL)."""
-    rows = conn.execute(
+def _summary(
+    store: Store, conn: sqlite3.Connection, where: Where, quant_id: int | None
+) -> dict[str, Any]:
+    """The Trade summary over every trade the filter matches (aggregates in SQL, computed
+    once per filter: trades never change while a world is served)."""
+    rows = store.listing.aggregate(
+        conn,
         f"""SELECT t.status, COUNT(*), TOTAL(t.buy_cost + t.sell_revenue),
                    COUNT(CASE WHEN t.pnl > 0 THEN 1 END), COUNT(CASE WHEN t.pnl < 0 THEN 1 END),
                    TOTAL(CASE WHEN t.pnl > 0 THEN t.pnl END),
@@ -246,7 +249,7 @@ def _summary(conn: sqlite3.Connection, where: Where, quant_id: int | None) -> di
                    TOTAL(t.pnl), TOTAL(t.buy_cost), TOTAL(t.roi)
             {_FILTER_FROM}{where.sql()} GROUP BY t.status""",
         where.params,
-    ).fetchall()
+    )
     groups = {row[0]: tuple(row)[1:] for row in rows}
     empty = (0, 0.0, 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0)
     closed, opened = groups.get("Closed", empty), groups.get("Open", empty)

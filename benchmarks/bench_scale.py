@@ -1,0 +1,409 @@
+"""The sandbox at scale: page cost by position, throughput against a bare app, full loads.
+
+On a ``--scale`` world (default 10: ~480k evaluations, ~33k executed trades) served from a copy
+by a sandbox in a child process, in one run:
+
+* **page position**: the first and the last page (100 rows) of ``/api/trades`` and of
+  ``/api/eval-results``, each request repeated, interleaved, best of N. The targets compare the
+  last page with the first (within 1.5x). The first visit of each last page (a cold jump, which
+  climbs the keyset ladder once) is timed apart and reported;
+* **throughput**: requests/s of the sandbox on a 100-row page of trades and of evaluations,
+  against a bare FastAPI app that answers a static body of the same bytes, served the same way
+  (uvicorn in a child process); the load generator is this process, ``threads`` threads each
+  on its own keep-alive ``http.client`` connection, for ``seconds`` per round, rounds
+  interleaved, best of N. Target: the sandbox at least a quarter of the bare app. Every answer
+  is checked to be a 200 (the quota is reset between rounds);
+* **full loads** (unless ``--no-loads``): ``load_trades()`` (best of ``repeat``) and
+  ``load_evaluations()`` (one run) by a fresh client and cache in a child process, at scale 1
+  and at ``--scale``: wall time, and the loading (client) process's peak RSS growth over the
+  frame's own size (``memory_usage(deep=True)``). Targets: scale N within 1.2x N of scale 1
+  (12x for 10), peak growth under 4x the frame.
+
+Run: ``python -m benchmarks.bench_scale [--repeat N] [--scale N] [--no-loads]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import math
+import multiprocessing
+import resource
+import sqlite3
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import orjson
+
+from benchmarks._common import (
+    BenchResult,
+    Case,
+    Ratio,
+    Timing,
+    bench_data_dir,
+    measure,
+    print_result,
+    ratio,
+)
+from benchmarks.bench_loadpath import ChildSandbox
+from quantscope.sandbox.datadir import WorldInfo, copy_world, ensure_world
+
+DEFAULT_REPEAT = 3
+DEFAULT_SCALE = 10
+PAGE = 100
+REQUESTS_PER_RUN = 5  # requests of the same page in one timed run (page position)
+
+TRADES = "/api/trades"
+EVALS = "/api/eval-results"
+
+
+class Http:
+    """One keep-alive connection with the enterprise key; ``get`` returns (status, body)."""
+
+    def __init__(self, url: str, key: str | None) -> None:
+        parts = urlsplit(url)
+        self._conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port)
+        self._headers = {} if key is None else {"X-API-Key": key}
+
+    def get(self, path: str) -> tuple[int, bytes]:
+        self._conn.request("GET", path, headers=self._headers)
+        response = self._conn.getresponse()
+        return response.status, response.read()
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+def _reset_quota(info: WorldInfo) -> None:
+    with sqlite3.connect(info.db_path) as conn:
+        conn.execute("DELETE FROM quota")
+
+
+# --- the bare app ------------------------------------------------------------------------------
+
+
+def _serve_bare(info: WorldInfo, bodies: dict[str, bytes], conn: Connection) -> None:
+    """The child process: a bare FastAPI app answering ``bodies[path]``, under the sandbox's
+    own uvicorn settings (``SandboxServer``), until told to stop."""
+    from fastapi import FastAPI
+    from starlette.responses import Response
+
+    from quantscope.sandbox.serve import SandboxServer
+
+    app = FastAPI()
+    for path, body in bodies.items():
+
+        def endpoint(body: bytes = body) -> Response:
+            return Response(body, media_type="application/json")
+
+        app.add_api_route(path, endpoint, methods=["GET"])
+    with SandboxServer(info, app=app) as server:
+        conn.send(server.url)
+        conn.recv()
+
+
+class ChildBare:
+    """The bare app in a child process (a context manager); ``url`` where it listens."""
+
+    def __init__(self, info: WorldInfo, bodies: dict[str, bytes]) -> None:
+        context = multiprocessing.get_context("spawn")
+        self._conn, child = context.Pipe()
+        self._process = context.Process(target=_serve_bare, args=(info, bodies, child))
+        self._process.daemon = True
+        self._process.start()
+        child.close()
+        self.url: str = self._conn.recv()
+
+    def __enter__(self) -> ChildBare:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._conn.send("stop")
+        self._process.join(timeout=30)
+        if self._process.is_alive():
+            self._process.kill()
+
+
+def throughput(url: str, key: str | None, path: str, threads: int, seconds: float) -> float:
+    """Requests/s of ``threads`` keep-alive clients on ``path`` for ``seconds``; every answer
+    must be a 200."""
+    counts = [0] * threads
+    failures: list[str] = []
+    start = threading.Barrier(threads + 1)
+    stop_at = [math.inf]
+
+    def worker(i: int) -> None:
+        client = Http(url, key)
+        try:
+            start.wait()
+            while time.perf_counter() < stop_at[0]:
+                status, _ = client.get(path)
+                if status != 200:
+                    failures.append(f"{path}: {status}")
+                    return
+                counts[i] += 1
+        finally:
+            client.close()
+
+    workers = [threading.Thread(target=worker, args=(i,)) for i in range(threads)]
+    for w in workers:
+        w.start()
+    began = time.perf_counter()
+    stop_at[0] = began + seconds
+    start.wait()
+    for w in workers:
+        w.join()
+    elapsed = time.perf_counter() - began
+    if failures:
+        raise RuntimeError(f"non-200 answers under load: {failures[:3]}")
+    return sum(counts) / elapsed
+
+
+# --- full loads in a child process ---------------------------------------------------------------
+
+
+def _rss_bytes() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * resource.getpagesize()
+
+
+def _load(url: str, key: str, kind: str, cache_dir: str, conn: Connection) -> None:
+    """The child process: one full load; send (seconds, rows, frame bytes, peak RSS growth)."""
+    from quantscope._client import Client
+    from quantscope.loaders.evaluations import load_evaluations
+    from quantscope.loaders.trades import load_trades
+
+    client = Client(url, key, cache_dir=cache_dir, progress=False)
+    before = _rss_bytes()
+    start = time.perf_counter()
+    frame = load_trades(client=client) if kind == "trades" else load_evaluations(client=client)
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
+    frame_bytes = int(frame.memory_usage(deep=True).sum())
+    conn.send((seconds, len(frame), frame_bytes, max(0, peak - before)))
+    client.close()
+
+
+def full_load(url: str, key: str, kind: str, cache_dir: Path) -> tuple[float, int, int, int]:
+    context = multiprocessing.get_context("spawn")
+    parent, child = context.Pipe()
+    process = context.Process(target=_load, args=(url, key, kind, str(cache_dir), child))
+    process.start()
+    child.close()
+    result = parent.recv()
+    process.join(timeout=60)
+    return tuple(result)  # type: ignore[return-value]
+
+
+# --- the run -------------------------------------------------------------------------------------
+
+
+def run(
+    repeat: int = DEFAULT_REPEAT,
+    *,
+    scale: int = DEFAULT_SCALE,
+    seed: int = 7,
+    threads: int = 4,
+    seconds: float = 3.0,
+    loads: bool = True,
+    data_dir: Path | str | None = None,
+) -> BenchResult:
+    """Measure page cost by position, throughput against a bare app and (``loads``) full loads."""
+    where = data_dir if data_dir is not None else bench_data_dir()
+    big = ensure_world(where, seed, scale)
+    facts: dict[str, Any] = {}
+    checks: dict[str, bool] = {}
+    timings: dict[str, Timing] = {}
+    ratios: list[Ratio] = []
+    with tempfile.TemporaryDirectory(prefix="quantscope-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        served = copy_world(big, tmp / "big")
+        with ChildSandbox(served) as server:
+            key = server.keys["enterprise"]
+            probe = Http(server.url, key)
+            first_trades = f"{TRADES}?pageSize={PAGE}&page=1"
+            status, body = probe.get(first_trades)
+            n_trades = orjson.loads(body)["pagination"]["total"]
+            last_trades = f"{TRADES}?pageSize={PAGE}&page={-(-n_trades // PAGE)}"
+            first_evals = f"{EVALS}?limit={PAGE}&offset=0"
+            _, body = probe.get(first_evals)
+            n_evals = orjson.loads(body)["total"]
+            last_evals = f"{EVALS}?limit={PAGE}&offset={(n_evals - 1) // PAGE * PAGE}"
+            for name, path in (("trades", last_trades), ("evaluations", last_evals)):
+                began = time.perf_counter()
+                status, _ = probe.get(path)
+                facts[f"first visit of the last {name} page (cold jump, ladder climbed once)"] = (
+                    f"{time.perf_counter() - began:.3f} s"
+                )
+                assert status == 200
+
+            def pages(path: str) -> Case[None]:
+                def run_case(_: None) -> None:
+                    for _ in range(REQUESTS_PER_RUN):
+                        got, _body = probe.get(path)
+                        assert got == 200, (path, got)
+
+                return Case(path, run_case)
+
+            names = {
+                first_trades: "trades, first page",
+                last_trades: "trades, last page",
+                first_evals: "evaluations, first page",
+                last_evals: "evaluations, last page",
+            }
+            _reset_quota(served)
+            measured = measure([pages(p) for p in names], repeat)
+            for path, t in measured.items():
+                timings[names[path]] = Timing(names[path], t.runs, t.cpu_runs, t.thread_runs)
+            ratios.append(
+                ratio(timings, "trades, last page", "trades, first page", 1.5, at_least=False)
+            )
+            ratios.append(
+                ratio(
+                    timings,
+                    "evaluations, last page",
+                    "evaluations, first page",
+                    1.5,
+                    at_least=False,
+                )
+            )
+
+            # Throughput: the same bytes from a bare app.
+            bodies = {TRADES: probe.get(first_trades)[1], EVALS: probe.get(first_evals)[1]}
+            probe.close()
+            facts["page bodies (100 rows)"] = (
+                f"trades {len(bodies[TRADES]):,} B, evaluations {len(bodies[EVALS]):,} B"
+            )
+            with ChildBare(served, bodies) as bare:
+                rates: dict[str, list[float]] = {}
+                for _ in range(repeat):
+                    for label, (url, k, path) in {
+                        "bare app, trades body": (bare.url, None, TRADES),
+                        "sandbox, trades page": (server.url, key, first_trades),
+                        "bare app, evaluations body": (bare.url, None, EVALS),
+                        "sandbox, evaluations page": (server.url, key, first_evals),
+                    }.items():
+                        _reset_quota(served)
+                        rates.setdefault(label, []).append(
+                            throughput(url, k, path, threads, seconds)
+                        )
+            for label, values in rates.items():
+                # seconds per request, so that ratio(bare, sandbox) = sandbox rps / bare rps
+                timings[label] = Timing(label, tuple(1.0 / v for v in values))
+                facts[f"requests/s, {label}"] = (
+                    f"best {max(values):.0f} (runs {', '.join(f'{v:.0f}' for v in values)})"
+                )
+            ratios.append(
+                ratio(
+                    timings,
+                    "bare app, trades body",
+                    "sandbox, trades page",
+                    0.25,
+                    name="trades: sandbox requests/s / bare app's",
+                )
+            )
+            ratios.append(
+                ratio(
+                    timings,
+                    "bare app, evaluations body",
+                    "sandbox, evaluations page",
+                    0.25,
+                    name="evaluations: sandbox requests/s / bare app's",
+                )
+            )
+        if loads:
+            _full_loads(where, seed, scale, tmp, repeat, timings, ratios, facts, checks)
+    return BenchResult(
+        "scale",
+        {
+            "scale": scale,
+            "trades": n_trades,
+            "evaluations": n_evals,
+            "threads": threads,
+            "seconds per round": seconds,
+            "repeat": repeat,
+        },
+        timings,
+        ratios,
+        facts,
+        checks,
+    )
+
+
+def _full_loads(
+    where: Path | str,
+    seed: int,
+    scale: int,
+    tmp: Path,
+    repeat: int,
+    timings: dict[str, Timing],
+    ratios: list[Ratio],
+    facts: dict[str, Any],
+    checks: dict[str, bool],
+) -> None:
+    """load_trades (``repeat`` runs, best) and load_evaluations (one run: ~4 min at scale 10)
+    at scale 1 and ``scale``, each by a fresh client and cache in a child process."""
+    runs: dict[str, list[float]] = {}
+    for world_scale in (1, scale):
+        info = copy_world(ensure_world(where, seed, world_scale), tmp / f"load-{world_scale}")
+        with ChildSandbox(info) as server:
+            for kind, times in (("trades", repeat), ("evaluations", 1)):
+                label = f"load_{kind}, scale {world_scale}"
+                for n in range(times):
+                    _reset_quota(info)
+                    cache = tmp / f"cache-{kind}-{world_scale}-{n}"
+                    requests_before, inside_before, cpu_before = server.stats()
+                    seconds, rows, frame_bytes, growth = full_load(
+                        server.url, server.keys["enterprise"], kind, cache
+                    )
+                    requests_after, inside_after, cpu_after = server.stats()
+                    runs.setdefault(label, []).append(seconds)
+                facts[f"{label}: rows, frame, client's peak RSS growth (last run)"] = (
+                    f"{rows:,} rows, {frame_bytes / 2**20:.0f} MB, {growth / 2**20:.0f} MB "
+                    f"({growth / frame_bytes:.1f}x the frame)"
+                )
+                facts[f"{label}: the sandbox's part (last run)"] = (
+                    f"{requests_after - requests_before} requests, "
+                    f"{inside_after - inside_before:.2f} s inside the server, "
+                    f"{cpu_after - cpu_before:.2f} s of its CPU"
+                )
+                checks[f"{label}: client's peak RSS growth < 4x the frame"] = (
+                    growth < 4 * frame_bytes
+                )
+    for label, values in runs.items():
+        timings[label] = Timing(label, tuple(values))
+    for kind in ("trades", "evaluations"):
+        ratios.append(
+            ratio(
+                timings,
+                f"load_{kind}, scale {scale}",
+                f"load_{kind}, scale 1",
+                1.2 * scale,
+                at_least=False,
+            )
+        )
+
+
+def main(argv: Sequence[str] | None = None) -> BenchResult:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_scale")
+    parser.add_argument("--repeat", type=int, default=DEFAULT_REPEAT)
+    parser.add_argument("--scale", type=int, default=DEFAULT_SCALE)
+    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--no-loads", dest="loads", action="store_false")
+    args = parser.parse_args(argv)
+    result = run(
+        args.repeat, scale=args.scale, threads=args.threads, seconds=args.seconds, loads=args.loads
+    )
+    print_result(result)
+    return result
+
+
+if __name__ == "__main__":
+    main()
