@@ -1,13 +1,19 @@
-"""A small Chromium launcher for tests that open a page (Debian's /usr/bin/chromium driven by
-Playwright; never ``playwright install``). Tests skip with one loud line when it is missing.
+"""Debian's Chromium for the tests that open a page, driven by Playwright (never
+``playwright install``: browser downloads are impossible here).
 
-``open_page(url)`` yields the page after ``load`` together with every request the page made
-and every request that failed, so a test can assert that a self-contained page asked for
-nothing.
+``CHROMIUM``, ``ARGS`` and ``INSTALL`` are the one place the browser, its flags and the command
+that installs it are named (the panels' suite in ``tests/browser`` and the report test use
+them). ``ensure_chromium()`` installs it when it is missing and we are root, else skips the
+test with one loud line naming the command. ``open_page(url)`` yields the page after ``load``
+with every request the page made and every one that failed, so a test can assert that a
+self-contained page asked for nothing.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -26,6 +32,7 @@ ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+INSTALL = "apt-get update && apt-get install -y chromium"
 
 
 @dataclass
@@ -38,16 +45,31 @@ class Visit:
     console_errors: list[str] = field(default_factory=list)
 
 
-def require_chromium() -> None:
-    """Skip the test, loudly, when Debian's Chromium is not installed."""
-    if not CHROMIUM.exists():
-        pytest.skip(f"SKIPPED: no Chromium at {CHROMIUM} (apt-get install chromium)")
+def is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def ensure_chromium() -> None:
+    """Chromium at ``CHROMIUM``: installed with apt-get when missing and we are root (as in
+    CI), else the test is skipped with one line naming the command."""
+    if CHROMIUM.exists():
+        return
+    if not is_root() or shutil.which("apt-get") is None:
+        pytest.skip(f"SKIPPED: no Chromium at {CHROMIUM}: install it with `sudo {INSTALL}`")
+    print(f"\nChromium is missing: running `{INSTALL}` (as root)", flush=True)
+    subprocess.run(["apt-get", "update"], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        ["apt-get", "install", "-y", "--no-install-recommends", "chromium"],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+    )
 
 
 @contextmanager
 def open_page(url: str, *, width: int = 1200, height: int = 900) -> Iterator[Visit]:
     """Open ``url`` in headless Chromium and wait for ``load``; yields the ``Visit``."""
-    require_chromium()
+    ensure_chromium()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

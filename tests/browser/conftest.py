@@ -18,9 +18,7 @@ Measured here (2 shared cores): see ``timings`` (printed at the end with ``-s``)
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -32,6 +30,7 @@ from typing import Any
 import pytest
 from _helpers import reset_quota
 from _helpers.browser import PANELS, THRESHOLD, PanelsPage, Playbook, console_problems
+from _helpers.chromium import ARGS, CHROMIUM, INSTALL, ensure_chromium, is_root
 
 from quantscope._client import Client
 from quantscope.sandbox.datadir import WorldInfo, copy_world
@@ -39,17 +38,6 @@ from quantscope.sandbox.serve import SandboxServer
 from quantscope.widgets._common import load_research
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-INSTALL = "apt-get update && apt-get install -y chromium"
 SHOTS = ROOT / "build" / "browser"
 QUANT = 2  # the browser tests' quant (its playbook has 3 classes × 18 BUYING criteria)
 VOILA_START_TIMEOUT_S = 120
@@ -67,10 +55,6 @@ shutil.copytree(os.environ["QUANTSCOPE_BROWSER_WARM_CACHE"], _cache, dirs_exist_
 os.environ["QUANTSCOPE_CACHE_DIR"] = _cache"""
 
 
-def _is_root() -> bool:
-    return hasattr(os, "geteuid") and os.geteuid() == 0
-
-
 def _missing() -> str | None:
     """Why the browser tests cannot run here, or None."""
     for module in ("playwright", "voila"):
@@ -78,7 +62,7 @@ def _missing() -> str | None:
             __import__(module)
         except ImportError:
             return f"{module} is not installed (make install)"
-    if not CHROMIUM.exists() and not _is_root():
+    if not CHROMIUM.exists() and not is_root():
         return f"Chromium is missing: install it with `sudo {INSTALL}`"
     return None
 
@@ -181,29 +165,14 @@ def _wait_for_port(port: int, process: subprocess.Popen[bytes], log: Path) -> No
     raise RuntimeError(f"voila did not listen within {VOILA_START_TIMEOUT_S} s:\n{log.read_text()}")
 
 
-def _ensure_chromium() -> None:
-    if CHROMIUM.exists():
-        return
-    if not _is_root() or shutil.which("apt-get") is None:
-        pytest.skip(f"Chromium is missing: install it with `sudo {INSTALL}`")
-    print(f"\nChromium is missing: running `{INSTALL}` (as root)", flush=True)
-    subprocess.run(["apt-get", "update"], check=True, stdout=subprocess.DEVNULL)
-    subprocess.run(
-        ["apt-get", "install", "-y", "--no-install-recommends", "chromium"],
-        check=True,
-        stdout=subprocess.DEVNULL,
-        env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
-    )
-
-
 @pytest.fixture(scope="session")
 def chromium() -> Iterator[Any]:
-    _ensure_chromium()
+    ensure_chromium()
     from playwright.sync_api import sync_playwright
 
     started = time.perf_counter()
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         timings["chromium_launch_s"] = time.perf_counter() - started
         try:
             yield browser
