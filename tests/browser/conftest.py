@@ -69,6 +69,11 @@ def _missing() -> str | None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     here = [item for item in items if Path(str(item.fspath)).is_relative_to(Path(__file__).parent)]
+    # Last in the run: Playwright's sync API keeps an event loop running in this thread while
+    # the session's Chromium is open, and any later test that calls asyncio.run() (FastAPI's
+    # TestClient, the report's own Chromium) would fail with "a running event loop".
+    mine = set(map(id, here))
+    items[:] = [item for item in items if id(item) not in mine] + here
     why = _missing() if here else None
     if why is None:
         return

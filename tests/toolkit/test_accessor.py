@@ -84,7 +84,7 @@ def test_a_method_on_the_wrong_frame_names_what_is_missing_and_the_loader() -> N
         EVALS.quant.summary()
     assert str(caught.value) == (
         "summary() needs a trades frame: missing columns trade_id, status, opened_at, "
-        "closed_at, duration_s, pnl_usd, buy_cost_usd; load one with qs.load_trades()"
+        "closed_at, duration_s, pnl_usd, buy_cost_usd; load one with qsc.load_trades()"
     )
     assert caught.value.method == "summary"
     assert caught.value.missing == A.TRADE_COLUMNS
@@ -92,14 +92,14 @@ def test_a_method_on_the_wrong_frame_names_what_is_missing_and_the_loader() -> N
         HAND.drop(columns=["pnl_usd", "opened_at"]).quant.win_rate()
     assert str(caught.value) == (
         "win_rate() needs a trades frame: missing columns opened_at, pnl_usd; "
-        "load one with qs.load_trades()"
+        "load one with qsc.load_trades()"
     )
     with pytest.raises(MissingColumnsError, match=r"^stage_counts\(\) needs a signals frame"):
         HAND.quant.stage_counts()
     with pytest.raises(
         MissingColumnsError,
         match=r"^pass_rate\(\) needs an evaluations frame or a criterion frame: missing columns "
-        r"passed; load one with qs.load_evaluations\(\) or qs.load_eval_details\(\)$",
+        r"passed; load one with qsc.load_evaluations\(\) or qsc.load_eval_details\(\)$",
     ):
         HAND.quant.pass_rate()
     with pytest.raises(MissingColumnsError, match="missing columns created_at"):
@@ -113,7 +113,7 @@ def test_a_wrong_argument_frame_is_named_as_the_argument() -> None:
         details_frame().quant.values_by_outcome(EVALS)
     assert str(caught.value) == (
         "values_by_outcome() needs a trades frame as its trades: missing columns status, "
-        "pnl_usd; load one with qs.load_trades()"
+        "pnl_usd; load one with qsc.load_trades()"
     )
 
 
