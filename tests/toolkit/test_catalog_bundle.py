@@ -241,3 +241,24 @@ def test_export_refuses_a_corrupted_catalog(catalog: Path, tmp_path: Path) -> No
     assert not (tmp_path / "b.qsbundle").exists()
     with pytest.raises(qs.ConfigurationError, match="no catalog at"):
         qs.export_bundle(tmp_path / "b.qsbundle", tmp_path / "nothing")
+
+
+def test_the_notebook_is_checked_and_must_read_the_catalog_variable(
+    catalog: Path, tmp_path: Path
+) -> None:
+    plain = tmp_path / "plain.ipynb"
+    cell = {"cell_type": "code", "source": ["import quantscope as qs\n", "qs.connect()"]}
+    plain.write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4}))
+    with pytest.warns(UserWarning, match=r"plain\.ipynb does not read QUANTSCOPE_CATALOG"):
+        made = qs.export_bundle(tmp_path / "p.qsbundle", catalog, quant_id=2, notebook=plain)
+    assert made.notebook == "notebook/plain.ipynb"
+    with zipfile.ZipFile(made.path) as archive:
+        assert archive.read("notebook/plain.ipynb") == plain.read_bytes()
+    opened = qs.open_bundle(made.path)
+    assert opened.notebook == tmp_path / "p" / "notebook" / "plain.ipynb"
+    assert "--nbval --nbval-current-env" in str(opened)
+    script = tmp_path / "study.py"
+    script.write_text("print('hi')")
+    with pytest.raises(qs.BundleError, match=r"study\.py: not a notebook"):
+        qs.export_bundle(tmp_path / "s.qsbundle", catalog, notebook=script)
+    assert not (tmp_path / "s.qsbundle").exists()
