@@ -9,12 +9,11 @@ bundled notebook under nbval is in ``test_catalog_bundle_nbval.py``.
 from __future__ import annotations
 
 import json
-import os
 import re
 import stat
-import subprocess
-import sys
 import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -22,6 +21,7 @@ import pytest
 
 import quantscope as qs
 from quantscope._client import Client
+from quantscope.cli import main
 from quantscope.sandbox.serve import SandboxServer
 
 QUANT, OTHER = 1, 2
@@ -47,15 +47,24 @@ def bundle(catalog: Path, tmp_path_factory: pytest.TempPathFactory) -> qs.Bundle
     return qs.export_bundle(target, catalog, quant_id=QUANT, start=START, end=END)
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(Path(qs.__file__).parents[1])}
-    return subprocess.run(
-        [sys.executable, "-m", "quantscope.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+@dataclass
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., Ran]:
+    """``quantscope ARGS...`` run in-process: its exit status, stdout and stderr."""
+
+    def run(*args: str) -> Ran:
+        capsys.readouterr()
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return Ran(code, out, err)
+
+    return run
 
 
 def test_the_bundle_holds_the_slice_its_manifest_and_hashes(
@@ -89,9 +98,11 @@ def test_the_bundle_holds_the_slice_its_manifest_and_hashes(
     assert parquet < bundle.size < parquet + 64 * 1024
 
 
-def test_verify_passes_and_names_the_first_mismatch(bundle: qs.Bundle, tmp_path: Path) -> None:
+def test_verify_passes_and_names_the_first_mismatch(
+    bundle: qs.Bundle, tmp_path: Path, cli: Callable[..., Ran]
+) -> None:
     assert qs.verify_bundle(bundle.path).members == bundle.members
-    done = _cli("bundle", "verify", str(bundle.path))
+    done = cli("bundle", "verify", str(bundle.path))
     assert done.returncode == 0, done.stderr
     assert f"ok, {len(bundle.members)} members" in done.stdout
 
@@ -105,7 +116,7 @@ def test_verify_passes_and_names_the_first_mismatch(bundle: qs.Bundle, tmp_path:
             out.writestr(info, data)
     with pytest.raises(qs.BundleError, match=re.escape(f"{victim}: sha256 mismatch")):
         qs.verify_bundle(broken)
-    done = _cli("bundle", "verify", str(broken))
+    done = cli("bundle", "verify", str(broken))
     assert done.returncode == 1
     assert victim in done.stderr and "sha256 mismatch" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
@@ -137,19 +148,19 @@ def test_open_unpacks_read_only_and_reads_as_the_source(
         qs.open_bundle(bundle.path, tmp_path)
 
 
-def test_cli_export_and_open(catalog: Path, tmp_path: Path) -> None:
+def test_cli_export_and_open(catalog: Path, tmp_path: Path, cli: Callable[..., Ran]) -> None:
     target = tmp_path / "q2.qsbundle"
-    done = _cli("bundle", "export", str(target), "--catalog", str(catalog), "--quant", "2")
+    done = cli("bundle", "export", str(target), "--catalog", str(catalog), "--quant", "2")
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"wrote {target} (") and "notebook none" in done.stdout
-    done = _cli("bundle", "open", str(target))
+    done = cli("bundle", "open", str(target))
     assert done.returncode == 0, done.stderr
     assert f"opened q2.qsbundle read-only in {tmp_path / 'q2'}" in done.stdout
     assert f'qs.connect(catalog="{tmp_path / "q2" / "catalog"}")' in done.stdout
     opened = qs.open_catalog(tmp_path / "q2" / "catalog")
     held = opened.partitions.values()
     assert {p["keys"]["quant_id"] for p in held if p["resource"] != "ohlcv"} == {"2"}
-    done = _cli("bundle", "export", str(tmp_path / "x.qsbundle"), "--catalog", str(catalog),
+    done = cli("bundle", "export", str(tmp_path / "x.qsbundle"), "--catalog", str(catalog),
                 "--quant", "99")  # fmt: skip
     assert done.returncode == 1
     assert "nothing to bundle for quant_id=[99]" in done.stderr
