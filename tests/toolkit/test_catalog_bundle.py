@@ -230,6 +230,15 @@ def test_links_duplicates_and_non_zips_are_refused(bundle: qs.Bundle, tmp_path: 
             out.writestr("catalog/manifest.json", b"{}")
     with pytest.raises(qs.BundleError, match=r"'catalog/manifest\.json' appears twice"):
         qs.verify_bundle(twice)
+    named = tmp_path / "named.qsbundle"
+    with zipfile.ZipFile(bundle.path) as src, zipfile.ZipFile(named, "w") as out:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename == "bundle.json":
+                data = json.dumps({**json.loads(data), "notebook": "../../x.ipynb"}).encode()
+            out.writestr(info, data)
+    with pytest.raises(qs.BundleError, match=r"one notebook, named in bundle\.json"):
+        qs.verify_bundle(named)
     text = tmp_path / "notes.qsbundle"
     text.write_text("hello")
     with pytest.raises(qs.BundleError, match="not a zip file"):

@@ -180,7 +180,7 @@ def read_bundle_json(path: Path, archive: zipfile.ZipFile) -> Bundle:
     if held - listed:
         raise BundleError(f"{where}: member {sorted(held - listed)[0]!r} is not listed")
     notebooks = [n for n in held if is_notebook(n)]
-    if len(notebooks) > 1 or (notebooks and bundle.notebook != notebooks[0]):
+    if len(notebooks) > 1 or bundle.notebook != (notebooks[0] if notebooks else None):
         raise BundleError(f"{where}: a bundle holds one notebook, named in bundle.json")
     if CATALOG_MANIFEST not in held:
         raise BundleError(f"{where}: no catalog/manifest.json")
