@@ -13,9 +13,9 @@ the loaders, the client and the value objects of its signatures (``Settings``, `
 ``Quota``, ``CacheInfo``, ``Provenance``, ``Fetched``...), the whole error tree, the ``df.quant``
 accessor, and the ``analytics`` and ``backtest`` modules. Figures are in ``quantscope.plots``,
 panels in ``quantscope.widgets``, safe playbook writes in ``quantscope.audit``; research data
-is kept as a Parquet catalog with ``sync``, ``open_catalog`` and ``Catalog``
-(docs/catalog.md), and ``report(quant_id, path)`` writes a self-contained HTML study report
-(``quantscope.reporting``).
+is kept as a Parquet catalog with ``sync``, ``open_catalog`` and ``Catalog`` and travels as
+a study bundle (``export_bundle``, ``verify_bundle``, ``open_bundle``; docs/catalog.md), and
+``report(quant_id, path)`` writes a self-contained HTML study report (``quantscope.reporting``).
 """
 
 __version__ = "0.1.0"  # first: submodules read it while the package initialises
@@ -76,6 +76,9 @@ from quantscope._results import (
 )
 from quantscope.accessor import QuantAccessor  # importing it registers df.quant
 from quantscope.backtest import ExitRule
+from quantscope.catalog.bundle_export import export_bundle
+from quantscope.catalog.bundle_format import Bundle, BundleError
+from quantscope.catalog.bundle_open import OpenedBundle, open_bundle, verify_bundle
 from quantscope.catalog.read import Catalog, open_catalog
 from quantscope.catalog.sync import SyncReport, sync
 from quantscope.loaders import (
@@ -108,6 +111,8 @@ __all__ = [
     "APIStatusError",
     "APITimeoutError",
     "AuthenticationError",
+    "Bundle",
+    "BundleError",
     "CacheEntry",
     "CacheInfo",
     "CacheRecoveredWarning",
@@ -132,6 +137,7 @@ __all__ = [
     "NotFoundError",
     "OfflineCacheMissError",
     "OffsetPaging",
+    "OpenedBundle",
     "PageNumberPaging",
     "PermissionDeniedError",
     "PlanNotAllowedError",
@@ -163,6 +169,7 @@ __all__ = [
     "cache_info",
     "connect",
     "estimate",
+    "export_bundle",
     "get_default_client",
     "load_dashboard",
     "load_eval_count",
@@ -179,10 +186,12 @@ __all__ = [
     "load_trade",
     "load_trade_stats",
     "load_trades",
+    "open_bundle",
     "open_catalog",
     "report",
     "run_analysis",
     "set_default_client",
     "sync",
     "update_playbook",
+    "verify_bundle",
 ]

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from _helpers import QUANT
 
-import quantscope as qs
+import quantscope as qsc
 import quantscope.loaders as L
 from quantscope import cli
 from quantscope._client import Client
@@ -32,7 +32,7 @@ def env(sandbox: SandboxServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 
 
 def run(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    src = str(Path(qs.__file__).resolve().parents[1])
+    src = str(Path(qsc.__file__).resolve().parents[1])
     full = {**os.environ, "PYTHONPATH": src, **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "quantscope", *argv],
@@ -46,7 +46,7 @@ def run(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
 
 def test_version_and_help_show_examples() -> None:
     done = run("--version")
-    assert done.returncode == 0 and done.stdout.strip() == f"quantscope {qs.__version__}"
+    assert done.returncode == 0 and done.stdout.strip() == f"quantscope {qsc.__version__}"
     helped = run("--help")
     assert helped.returncode == 0
     for text in ("fetch", "cache", "quota", "sandbox", "examples:", "QUANTSCOPE_API_KEY"):

@@ -7,9 +7,13 @@
 * ``sql``      ``Catalog.sql``: DuckDB views over the manifest's files (hive partitions)
 * ``answer``   the loaders' recipes answered from a catalog (``qsc.connect(catalog=...)``)
 * ``sync``     ``qsc.sync``: incremental, quota-aware fetching into a catalog
-* ``cli``      ``quantscope sync`` and ``quantscope catalog info``
+* ``bundle_format``  the study bundle: one zip, its allowed members, ``Bundle``, ``BundleError``
+* ``bundle_export``  ``qsc.export_bundle``: a catalog slice and a notebook as one file
+* ``bundle_open``    ``qsc.verify_bundle`` / ``qsc.open_bundle``: checked, unpacked read-only
+* ``cli``      ``quantscope sync``, ``quantscope catalog info``, ``quantscope bundle ...``
 
-Users import ``open_catalog``, ``sync`` and ``Catalog`` from ``quantscope``. This file
+Users import ``open_catalog``, ``sync``, ``Catalog`` and the bundle functions from
+``quantscope``. This file
 imports nothing, so ``loaders._base`` can reach ``catalog.answer`` (below the loaders)
 without importing ``catalog.sync`` (above them).
 """

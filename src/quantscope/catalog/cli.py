@@ -1,13 +1,18 @@
-"""``quantscope sync`` and ``quantscope catalog info``: the catalog's command group.
+"""``quantscope sync``, ``catalog info`` and ``bundle``: the catalog's command groups.
 
     quantscope sync CATALOG --quant 1 [--quant 2] [--resources trades,evaluations]
                     [--start 2026-07-01] [--end 2026-09-30] [--timeframe 1h]
                     [--confirm] [--max-requests N] [--dry-run]
     quantscope catalog info CATALOG [--json]
+    quantscope bundle export STUDY.qsbundle --catalog CATALOG [--quant 1] [--start ...]
+                    [--end ...] [--notebook NB.ipynb]
+    quantscope bundle verify STUDY.qsbundle
+    quantscope bundle open STUDY.qsbundle [--to DIR]
 
 ``sync`` connects as ``qsc.connect()`` does (``QUANTSCOPE_URL``/``QUANTSCOPE_API_KEY``, else the
 embedded sandbox). Exit status: 0 done, 3 stopped at the quota (the same command resumes),
-1 any other error; the report goes to stdout, errors (one line) and progress to stderr.
+1 any other error (``bundle verify``: the first member that fails its check, named); the
+report goes to stdout, errors (one line) and progress to stderr.
 Imports of the toolkit happen inside the handlers, so ``quantscope --help`` stays fast.
 """
 
@@ -25,6 +30,13 @@ EXAMPLES = """examples:
   quantscope sync ./study --quant 1 --quant 2 --start 2026-07-01
   quantscope sync ./study --quant 1 --resources trades,eval_details --confirm
   quantscope catalog info ./study
+"""
+
+BUNDLE_EXAMPLES = """examples:
+  quantscope bundle export study.qsbundle --catalog ./study --quant 1 \\
+      --start 2026-09-01 --end 2026-09-30 --notebook study.ipynb
+  quantscope bundle verify study.qsbundle            # exit 1 names the first bad member
+  quantscope bundle open study.qsbundle --to ./from-alice
 """
 
 
@@ -88,8 +100,97 @@ def _info(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bundle_export(args: argparse.Namespace) -> int:
+    from quantscope._errors import QuantscopeError
+    from quantscope.catalog.bundle_export import export_bundle
+
+    try:
+        bundle = export_bundle(
+            args.file,
+            args.catalog,
+            quant_id=args.quant,
+            start=args.start,
+            end=args.end,
+            notebook=args.notebook,
+        )
+    except (QuantscopeError, OSError) as exc:
+        print(f"quantscope: error: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 1
+    rows = ", ".join(f"{k} {v}" for k, v in bundle.rows.items())
+    print(
+        f"wrote {bundle.path} ({bundle.size / 1e6:.2f} MB): {bundle.partitions} partitions "
+        f"({rows} rows), notebook {bundle.notebook or 'none'}, quantscope "
+        f"{bundle.quantscope_version}"
+    )
+    return 0
+
+
+def _bundle_verify(args: argparse.Namespace) -> int:
+    from quantscope._errors import QuantscopeError
+    from quantscope.catalog.bundle_open import verify_bundle
+
+    try:
+        bundle = verify_bundle(args.file)
+    except QuantscopeError as exc:
+        print(f"quantscope: error: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 1
+    print(
+        f"{bundle.path}: ok, {len(bundle.members)} members match their SHA-256 "
+        f"(quantscope {bundle.quantscope_version}, {bundle.created_at})"
+    )
+    return 0
+
+
+def _bundle_open(args: argparse.Namespace) -> int:
+    from quantscope._errors import QuantscopeError
+    from quantscope.catalog.bundle_open import open_bundle
+
+    try:
+        opened = open_bundle(args.file, args.to)
+    except (QuantscopeError, OSError) as exc:
+        print(f"quantscope: error: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 1
+    print(opened.how_to_run())
+    return 0
+
+
+def _add_bundle_commands(commands: Any) -> None:
+    fmt = argparse.RawDescriptionHelpFormatter
+    bundle = commands.add_parser(
+        "bundle",
+        help="a study as one file: catalog slice, notebook, hashes (export, verify, open)",
+        description="Study bundles (docs/catalog.md, Bundles): one zip file a colleague "
+        "verifies and re-runs offline, with no service and no key.",
+        epilog=BUNDLE_EXAMPLES,
+        formatter_class=fmt,
+    )
+    actions = bundle.add_subparsers(dest="action", required=True, metavar="ACTION")
+    export = actions.add_parser(
+        "export", help="write a bundle", epilog=BUNDLE_EXAMPLES, formatter_class=fmt
+    )
+    export.add_argument("file", metavar="FILE", help="the bundle to write (STUDY.qsbundle)")
+    export.add_argument("--catalog", required=True, help="the catalog (directory or fsspec URL)")
+    export.add_argument(
+        "--quant", type=int, action="append", metavar="ID", help="repeatable (default: all)"
+    )
+    export.add_argument("--start", help="window start (widened to its month)")
+    export.add_argument("--end", help="window end (widened to its month)")
+    export.add_argument("--notebook", metavar="NB.ipynb", help="the study's notebook")
+    export.set_defaults(handler=_bundle_export)
+    verify = actions.add_parser("verify", help="check every member's SHA-256 (exit 1 if not)")
+    verify.add_argument("file", metavar="FILE")
+    verify.set_defaults(handler=_bundle_verify)
+    opener = actions.add_parser(
+        "open", help="verify, unpack read-only, say how to re-run the notebook offline"
+    )
+    opener.add_argument("file", metavar="FILE")
+    opener.add_argument("--to", metavar="DIR", help="where (default: beside FILE, its name)")
+    opener.set_defaults(handler=_bundle_open)
+
+
 def add_catalog_commands(commands: Any) -> None:
-    """Add ``sync`` and ``catalog info`` to the ``quantscope`` parser's subcommands."""
+    """Add ``sync``, ``catalog info`` and ``bundle`` to the ``quantscope`` parser's
+    subcommands."""
     fmt = argparse.RawDescriptionHelpFormatter
     sync = commands.add_parser(
         "sync",
@@ -127,3 +228,4 @@ def add_catalog_commands(commands: Any) -> None:
     info.add_argument("catalog", metavar="CATALOG", help="a directory or an fsspec URL")
     info.add_argument("--json", action="store_true", help="as JSON")
     info.set_defaults(handler=_info)
+    _add_bundle_commands(commands)

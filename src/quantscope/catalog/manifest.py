@@ -15,6 +15,7 @@ import contextlib
 import json
 import os
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -91,12 +92,18 @@ class Manifest:
 
 
 class Store:
-    """A catalog's location: an fsspec filesystem and the root path within it."""
+    """A catalog's location: an fsspec filesystem and the root path within it.
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    ``storage_options``: the filesystem's options (``s3://``: ``endpoint_url``, ``key``,
+    ``secret``, ``client_kwargs``...), as ``fsspec.core.url_to_fs`` takes them.
+    """
+
+    def __init__(
+        self, path: str | os.PathLike[str], storage_options: Mapping[str, Any] | None = None
+    ) -> None:
         text = os.fspath(path)
         self.url = text
-        self.fs, root = fsspec.core.url_to_fs(text)
+        self.fs, root = fsspec.core.url_to_fs(text, **dict(storage_options or {}))
         self.root = root.rstrip("/")
         self.local = isinstance(self.fs, LocalFileSystem)
 

@@ -86,8 +86,10 @@ class Catalog:
     """A catalog opened for reading (``open_catalog``); the manifest is re-read on each
     call, so a sync in another process shows up."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.store = Store(path)
+    def __init__(
+        self, path: str | os.PathLike[str], storage_options: Mapping[str, Any] | None = None
+    ) -> None:
+        self.store = Store(path, storage_options)
         self._manifest = self.store.load_existing()
 
     @property
@@ -443,6 +445,9 @@ def _subset(frame: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
     return out
 
 
-def open_catalog(path: str | os.PathLike[str]) -> Catalog:
-    """Open the catalog at ``path`` (a directory or an fsspec URL) for reading."""
-    return Catalog(path)
+def open_catalog(
+    path: str | os.PathLike[str], *, storage_options: Mapping[str, Any] | None = None
+) -> Catalog:
+    """Open the catalog at ``path`` (a directory or an fsspec URL) for reading;
+    ``storage_options``: the filesystem's (``{"endpoint_url": ...}`` for an S3 server)."""
+    return Catalog(path, storage_options)

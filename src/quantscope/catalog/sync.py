@@ -30,7 +30,7 @@ the run's snapshot day), so the catalog ends as an uninterrupted run would have 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import partial
@@ -519,6 +519,7 @@ def sync(
     max_requests: int | None = None,
     dry_run: bool = False,
     client: Client | None = None,
+    storage_options: Mapping[str, Any] | None = None,
 ) -> SyncReport:
     """Bring the catalog at ``catalog`` (a directory or fsspec URL; made if missing) up to
     date for ``quant_id`` (one or several) and ``resources`` (default ``DEFAULT_RESOURCES``),
@@ -530,6 +531,8 @@ def sync(
         confirm: lift the share rule for each load (as the loaders' ``confirm``).
         max_requests: a ceiling on the requests the whole sync may send.
         dry_run: send nothing; the report's tasks say what each would cost.
+        storage_options: the fsspec filesystem's options for an fsspec URL (``s3://``:
+            ``endpoint_url``, ``key``, ``secret``...).
 
     A quota refusal or any error stops the sync after the last whole task and is raised
     (with a note); the same call then resumes the run.
@@ -545,7 +548,7 @@ def sync(
     if not quants:
         raise ConfigurationError("sync needs quant_id= (one id or several)")
     c = client_or_default(client)
-    store = Store(catalog)
+    store = Store(catalog, storage_options)
     manifest = store.load()
     request = _request(names, quants, start, end, timeframe)
     now = pd.Timestamp.now(tz="UTC")
