@@ -27,6 +27,7 @@ ENV_API_KEY = "QUANTSCOPE_API_KEY"
 ENV_CACHE_DIR = "QUANTSCOPE_CACHE_DIR"
 ENV_PROGRESS = "QUANTSCOPE_PROGRESS"
 ENV_QUOTA_SHARE = "QUANTSCOPE_QUOTA_SHARE"
+ENV_CATALOG = "QUANTSCOPE_CATALOG"
 
 #: The share of the quota left that one load may spend without ``confirm=True``.
 DEFAULT_QUOTA_SHARE = 0.25
@@ -184,6 +185,9 @@ def resolve_settings(
         env: the environment (default ``os.environ``; tests pass a dict).
         catalog: a Parquet catalog (path or fsspec URL) the loaders answer from, with no
             service and no key (``quantscope.catalog.answer``); offline for everything else.
+            ``QUANTSCOPE_CATALOG`` when no url, key or catalog is passed, so that a notebook
+            that calls ``qsc.connect()`` re-runs unchanged on a catalog (a bundle's, say);
+            set together with ``QUANTSCOPE_URL`` it is refused as ambiguous.
     """
     env = os.environ if env is None else env
     sources: dict[str, str] = {}
@@ -205,6 +209,15 @@ def resolve_settings(
     raw_progress = pick(progress, ENV_PROGRESS)
     raw_share = pick(quota_share, ENV_QUOTA_SHARE)
 
+    if catalog is None and url is None and api_key is None:
+        env_catalog = env.get(ENV_CATALOG, "").strip()
+        if env_catalog:
+            if raw_url is not None:
+                raise ConfigurationError(
+                    f"both {ENV_URL} and {ENV_CATALOG} are set: unset one (a service, or a "
+                    "catalog to answer from with no service)"
+                )
+            catalog, raw_url = env_catalog, None
     norm_url = _normalize_url(str(raw_url), sources[ENV_URL]) if raw_url is not None else None
     if catalog is not None and (url is not None or api_key is not None):
         raise ConfigurationError("connect to a service (url=, api_key=) or a catalog, not both")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import stat
+import warnings
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -263,13 +264,19 @@ def test_export_refuses_a_corrupted_catalog(catalog: Path, tmp_path: Path) -> No
         qsc.export_bundle(tmp_path / "b.qsbundle", tmp_path / "nothing")
 
 
-def test_the_notebook_is_checked_and_must_read_the_catalog_variable(
+def test_the_notebook_is_checked_and_warned_of_when_it_names_a_service(
     catalog: Path, tmp_path: Path
 ) -> None:
-    plain = tmp_path / "plain.ipynb"
-    cell = {"cell_type": "code", "source": ["import quantscope as qs\n", "qsc.connect()"]}
+    named = tmp_path / "named.ipynb"
+    cell = {"cell_type": "code", "source": ['qsc.connect("https://svc.test", api_key=KEY)']}
+    named.write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4}))
+    with pytest.warns(UserWarning, match=r"named\.ipynb connects to a named service"):
+        qsc.export_bundle(tmp_path / "n.qsbundle", catalog, quant_id=2, notebook=named)
+    plain = tmp_path / "plain.ipynb"  # plain connect(): QUANTSCOPE_CATALOG redirects it
+    cell = {"cell_type": "code", "source": ["import quantscope as qsc\n", "qsc.connect()"]}
     plain.write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4}))
-    with pytest.warns(UserWarning, match=r"plain\.ipynb does not read QUANTSCOPE_CATALOG"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         made = qsc.export_bundle(tmp_path / "p.qsbundle", catalog, quant_id=2, notebook=plain)
     assert made.notebook == "notebook/plain.ipynb"
     with zipfile.ZipFile(made.path) as archive:

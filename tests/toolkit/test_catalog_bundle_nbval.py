@@ -31,8 +31,8 @@ START, END = "2026-07-01", "2026-07-31T23:59:59"
 SRC = str(Path(qsc.__file__).parents[1])
 
 CELLS = [
-    "import os\nimport quantscope as qs\n\n"
-    'client = qsc.connect(catalog=os.environ.get("QUANTSCOPE_CATALOG"))',
+    "import quantscope as qsc\n\n"
+    "client = qsc.connect()  # the service, or the catalog QUANTSCOPE_CATALOG names",
     f'trades = qsc.load_trades({QUANT}, start="{START}", end="{END}")\n'
     'print(len(trades), trades["pnl_usd"].sum())',
     "trades.quant.summary()",

@@ -186,3 +186,13 @@ def test_connect_without_url_starts_the_embedded_sandbox_once(
         if embedded is not None:
             embedded.server.stop()
         set_default_client(None)
+
+
+def test_the_catalog_comes_from_the_environment_unless_a_service_is_named() -> None:
+    """A notebook that calls ``qsc.connect()`` re-runs on a catalog (a bundle's) unchanged."""
+    s = resolve_settings(env={"QUANTSCOPE_CATALOG": "study/"})
+    assert (s.catalog, s.url, s.api_key, s.service) == ("study/", "catalog:study/", None, "catalog")
+    named = resolve_settings("http://example.test", "k", env={"QUANTSCOPE_CATALOG": "study/"})
+    assert named.catalog is None and named.url == "http://example.test"
+    with pytest.raises(ConfigurationError, match="both QUANTSCOPE_URL and QUANTSCOPE_CATALOG"):
+        resolve_settings(env={"QUANTSCOPE_CATALOG": "study/", "QUANTSCOPE_URL": "http://x.test"})

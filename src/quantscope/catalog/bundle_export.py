@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import warnings
 import zipfile
 from collections.abc import Iterable, Mapping
@@ -38,8 +39,9 @@ __all__ = ["export_bundle", "select_partitions"]
 
 #: Members' time in the zip (zip cannot store none): fixed, so members do not vary by day.
 _EPOCH = (1980, 1, 1, 0, 0, 0)
-#: What a notebook says when it honours ``QUANTSCOPE_CATALOG`` (docs/catalog.md, Bundles).
-ENV_CATALOG = "QUANTSCOPE_CATALOG"
+#: A connect call that names a service: opened elsewhere, such a notebook cannot be pointed at
+#: the bundle's catalog by ``QUANTSCOPE_CATALOG`` (docs/catalog.md, Bundles).
+_NAMES_SERVICE = re.compile(r"connect\(\s*(['\"]https?://|[^)]*\b(url|api_key)\s*=)")
 
 
 def select_partitions(
@@ -80,7 +82,7 @@ def select_partitions(
 
 def _notebook(path: Path) -> bytes:
     """The notebook's bytes, checked to be a notebook (JSON with cells), with a warning when
-    it does not read the catalog from ``QUANTSCOPE_CATALOG`` (it would ask the service)."""
+    its ``connect`` names a service (``QUANTSCOPE_CATALOG`` could not redirect it)."""
     data = path.read_bytes()
     try:
         body = json.loads(data)
@@ -91,10 +93,11 @@ def _notebook(path: Path) -> bytes:
     code = "".join(
         "".join(c.get("source", "")) for c in body["cells"] if c.get("cell_type") == "code"
     )
-    if ENV_CATALOG not in code:
+    if _NAMES_SERVICE.search(code):
         warnings.warn(
-            f"{path.name} does not read {ENV_CATALOG}: opened elsewhere it will ask the "
-            f"service; start it with qsc.connect(catalog=os.environ.get({ENV_CATALOG!r}))",
+            f"{path.name} connects to a named service (url= or api_key=): opened elsewhere it "
+            "will ask that service; plain qsc.connect() answers from QUANTSCOPE_CATALOG when "
+            "it is set",
             UserWarning,
             stacklevel=3,
         )
