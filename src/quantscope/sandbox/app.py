@@ -24,9 +24,10 @@ from fastapi.openapi.utils import get_openapi
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from quantscope.sandbox import auth, routers
+from quantscope.sandbox import auth, httpguard, routers
 from quantscope.sandbox.datadir import WorldInfo
 from quantscope.sandbox.deps import CALLER_STATE, Caller, OrjsonResponse
 from quantscope.sandbox.errors import API_ERROR_RESPONSES, ApiError, invalid_body
@@ -48,12 +49,16 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def create_app(info: WorldInfo, *, clock: Clock | None = None) -> FastAPI:
+def create_app(info: WorldInfo, *, clock: Clock | None = None, metered: bool = True) -> FastAPI:
     """The application serving the world in ``info``.
 
     Args:
         info: a built world (datadir.ensure_world or copy_world).
         clock: the real-time clock of quota days; tests inject one to cross midnight.
+        metered: ``False`` is a test-only switch (the reliability fuzz): keys are still checked
+            and plans still enforced, but no request is counted, so none is ever 429 and no
+            rate headers are sent. Only Python code can pass it: neither the CLI nor any
+            environment variable reaches it.
 
     Raises:
         FileNotFoundError: when the world database does not exist.
@@ -73,7 +78,11 @@ def create_app(info: WorldInfo, *, clock: Clock | None = None) -> FastAPI:
     app.state.store = Store(info.db_path)
     app.state.world = info
     app.add_middleware(
-        ApiGate, store=app.state.store, records=_key_records(info), clock=clock or utc_now
+        ApiGate,
+        store=app.state.store,
+        records=_key_records(info),
+        clock=clock or utc_now,
+        metered=metered,
     )
     _add_exception_handlers(app)
     _add_health(app)
@@ -96,6 +105,30 @@ def _key_records(info: WorldInfo) -> dict[str, auth.KeyRecord]:
         return auth.load_key_records(conn)
 
 
+def framing_refusal(scope: Scope) -> ApiError | None:
+    """400 for ambiguous framing, 414 for an over-long URL; both close the connection.
+
+    A request with both ``Content-Length`` and ``Transfer-Encoding`` may be framed differently
+    by a proxy in front of the server (request smuggling): it is refused before anything runs,
+    and ``Connection: close`` makes the server drop whatever follows it on the connection.
+    """
+    close = {"Connection": "close"}
+    names = {name for name, _ in scope.get("headers", ())}
+    if b"content-length" in names and b"transfer-encoding" in names:
+        return ApiError(
+            400,
+            "bad_request",
+            "a request may carry Content-Length or Transfer-Encoding, not both",
+            headers=close,
+        )
+    url_bytes = len(scope.get("raw_path") or b"") + 1 + len(scope.get("query_string") or b"")
+    if url_bytes > httpguard.MAX_URL:
+        return ApiError(
+            414, "uri_too_long", f"the URL is longer than {httpguard.MAX_URL} bytes", headers=close
+        )
+    return None
+
+
 _INTERNAL_ERROR = ApiError(
     500, "internal_error", "the sandbox failed on this request (a bug; see its log)"
 )
@@ -115,15 +148,21 @@ class ApiGate:
         store: Store,
         records: dict[str, auth.KeyRecord],
         clock: Clock,
+        metered: bool = True,
     ) -> None:
         self.app = app
         self.store = store
         self.records = records
         self.clock = clock
+        self.metered = metered
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        refusal = framing_refusal(scope)
+        if refusal is not None:
+            await error_response(refusal)(scope, receive, send)
             return
         extra_headers: dict[str, str] = {}
         if is_api_path(scope["path"]):
@@ -137,10 +176,10 @@ class ApiGate:
                 await error_response(_INTERNAL_ERROR)(scope, receive, send)
                 return
             scope.setdefault("state", {})[CALLER_STATE] = caller
-            extra_headers = check.headers()
+            extra_headers = check.headers() if check is not None else {}
         await self._run(scope, receive, send, extra_headers)
 
-    async def _admit(self, scope: Scope) -> tuple[Caller, auth.QuotaCheck]:
+    async def _admit(self, scope: Scope) -> tuple[Caller, auth.QuotaCheck | None]:
         key = Headers(scope=scope).get("x-api-key")
         if not key:
             raise ApiError(
@@ -158,6 +197,8 @@ class ApiGate:
                 "(`quantscope sandbox keys` prints the keys of a world)",
             )
         plan = record.plan
+        if not self.metered:
+            return Caller(record.key_id, plan, plan.chains), None
         now = self.clock()
         check = await anyio.to_thread.run_sync(
             lambda: auth.spend(self.store.connect(), record.key_id, plan.daily_limit, now)
@@ -274,12 +315,33 @@ def http_error(request: Request, exc: StarletteHTTPException) -> ApiError:
         message = f"no endpoint {target}" if default else str(exc.detail)
         return ApiError(404, "not_found", message)
     if exc.status_code == 405:
-        allowed = (exc.headers or {}).get("Allow", "")
+        allowed = ", ".join(served_methods(request)) or (exc.headers or {}).get("Allow", "")
         message = f"{request.method} is not allowed on {request.url.path}; allowed: {allowed}"
         return ApiError(405, "method_not_allowed", message, headers={"Allow": allowed})
     if exc.status_code >= 500:
         return ApiError(500, "internal_error", str(exc.detail))
     return invalid_body(None, f"{target}: {exc.detail}")
+
+
+_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
+
+
+def served_methods(request: Request) -> list[str]:
+    """Every method some route serves on the request's path, sorted.
+
+    Starlette's 405 names only the methods of the first route whose path matched; a path served
+    by two routes (GET and PUT /api/degen/config) must list both in ``Allow``. Each method is
+    tried against the routes as routing would (included routers too).
+    """
+    routes = request.app.router.routes
+    return [
+        method
+        for method in _METHODS
+        if any(
+            route.matches({**request.scope, "method": method})[0] == Match.FULL
+            for route in routes
+        )
+    ]
 
 
 def _add_health(app: FastAPI) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 ERROR_CODES: dict[str, int] = {
+    "bad_request": 400,
     "missing_api_key": 401,
     "invalid_api_key": 401,
     "plan_not_allowed": 403,
@@ -28,6 +29,7 @@ ERROR_CODES: dict[str, int] = {
     "invalid_parameter": 422,
     "invalid_body": 422,
     "insufficient_trades": 422,
+    "uri_too_long": 414,
     "rate_limited": 429,
     "internal_error": 500,
 }
