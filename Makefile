@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast lint typecheck unit install clean-venv constraints sandbox bench lab notebooks
+.PHONY: demo test test-fast lint typecheck unit install clean-venv constraints sandbox bench lab notebooks reliability
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -40,6 +40,12 @@ test: $(STAMP)
 # notebooks, no lint. One folder or file alone: `.venv/bin/python -m pytest -q tests/toolkit`.
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q tests -m "not slow"
+
+# The reliability suite alone (tests/reliability, also part of `make test`): schemathesis over
+# every operation (20,000+ requests), races, quota races, restarts, kill -9, a 60 s soak.
+# Figures and how to read them: docs/reliability.md.
+reliability: $(STAMP)
+	$(BIN)/python -m pytest -q tests/reliability -m reliability -s -p no:cacheprovider
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -53,9 +53,13 @@ def map_case(context: Any, case: Any) -> Any:
             value = query.get(name)
             if isinstance(value, int) and not isinstance(value, bool) and value > PAGE_CAP:
                 query[name] = PAGE_CAP
-            elif isinstance(value, str) and value.isascii() and value.isdigit():
-                if 1 <= int(value) <= 5000 and int(value) > PAGE_CAP:
-                    query[name] = str(PAGE_CAP)
+            elif (
+                isinstance(value, str)
+                and value.isascii()
+                and value.isdigit()
+                and PAGE_CAP < int(value) <= 5000
+            ):
+                query[name] = str(PAGE_CAP)
     for low, high in PAIRS:
         lower, upper = _ms(query.get(low)), _ms(query.get(high))
         if lower is None or upper is None:

@@ -12,11 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -26,6 +23,7 @@ from typing import Any
 
 import pytest
 import requests
+from reliability._server_process import ServerProcess
 
 from quantscope.sandbox.datadir import WorldInfo, copy_world
 from quantscope.sandbox.serve import SandboxServer
@@ -99,7 +97,10 @@ def test_concurrent_puts_on_one_entry_leave_one_of_the_values(server: SandboxSer
     values = [round(2 + i / 100, 2) for i in range(100)]
 
     def put(value: float) -> int:
-        body = {"quantId": 1, "newConfigs": [{"configId": cid, "field": "weight", "newValue": value}]}
+        body = {
+            "quantId": 1,
+            "newConfigs": [{"configId": cid, "field": "weight", "newValue": value}],
+        }
         return keyed(server.keys["enterprise"]).put(server.url + CONFIG, json=body).status_code
 
     with ThreadPoolExecutor(16) as pool:
@@ -125,8 +126,13 @@ def test_one_recommendation_applied_by_eight_threads_succeeds_once(server: Sandb
 def test_a_mixed_storm_of_writes_and_reads_has_no_server_error(server: SandboxServer) -> None:
     session = keyed(server.keys["enterprise"])
     cids = list(weights(session, server.url, 3))
-    reads = ["/api/trades?pageSize=50", "/api/eval-results?limit=20", "/api/trades/stats",
-             "/api/refine-eval/dashboard", f"{CONFIG}?quantId=3"]
+    reads = [
+        "/api/trades?pageSize=50",
+        "/api/eval-results?limit=20",
+        "/api/trades/stats",
+        "/api/refine-eval/dashboard",
+        f"{CONFIG}?quantId=3",
+    ]
 
     def act(i: int) -> int:
         client = keyed(server.keys["enterprise"])
@@ -143,45 +149,6 @@ def test_a_mixed_storm_of_writes_and_reads_has_no_server_error(server: SandboxSe
 
 
 # --- the sandbox as a process: quota across restarts, kill -9 -----------------------------------
-
-
-class ServerProcess:
-    """``quantscope sandbox serve`` over a data directory, on a free port."""
-
-    def __init__(self, data_dir: Path) -> None:
-        self.data_dir = data_dir
-        self.proc: subprocess.Popen[str] | None = None
-        self.url = ""
-
-    def start(self) -> ServerProcess:
-        source = Path(__file__).parents[2] / "src"
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(source), os.environ.get("PYTHONPATH", "")])}
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", "from quantscope.cli import main; raise SystemExit(main())",
-             "sandbox", "serve", "--port", "0", "--data-dir", str(self.data_dir)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            env=env,
-        )
-        assert self.proc.stdout is not None
-        self.url = self.proc.stdout.readline().strip()
-        assert self.url.startswith("http://127.0.0.1:"), self.url
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            with contextlib.suppress(requests.ConnectionError):
-                if requests.get(self.url + "/health", timeout=5).status_code == 200:
-                    return self
-            time.sleep(0.05)
-        raise RuntimeError("the sandbox process did not answer /health")
-
-    def stop(self, sig: int = signal.SIGTERM) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(sig)
-            self.proc.wait(30)
-        if self.proc is not None and self.proc.stdout is not None:
-            self.proc.stdout.close()
-        self.proc = None
 
 
 @pytest.fixture
@@ -219,15 +186,22 @@ def test_a_basic_key_races_to_exactly_its_limit_and_stays_spent_across_restarts(
     assert integrity(world_dir[1].db_path) == "ok"
 
 
+KILL_AFTER_S = (0.05, 0.3, 1.5)  # per run: early, mid-flight, likely after the commit
+
+
 def _all_or_nothing_after_kill(
-    process: ServerProcess, db_path: Path, send: Callable[[], Any], snapshot: Callable[[], Any]
+    process: ServerProcess,
+    db_path: Path,
+    send: Callable[[], Any],
+    snapshot: Callable[[], Any],
+    delay: float,
 ) -> tuple[bool, bool]:
-    """Start, fire ``send`` in a thread, SIGKILL mid-flight, restart: (changed, healthy)."""
+    """Start, fire ``send`` in a thread, SIGKILL after ``delay``, restart: (changed, healthy)."""
     process.start()
     before = snapshot()
     with ThreadPoolExecutor(1) as pool:
         pool.submit(send)
-        time.sleep(0.05)
+        time.sleep(delay)
         process.stop(signal.SIGKILL)
     assert integrity(db_path) == "ok"
     process.start()
@@ -241,17 +215,21 @@ def _all_or_nothing_after_kill(
 def test_kill_9_in_a_large_put_writes_all_or_nothing(
     process: ServerProcess, world_dir: tuple[Path, WorldInfo], run: int
 ) -> None:
-    data_dir, info = world_dir
+    info = world_dir[1]
     key = info.keys["enterprise"]
     changes: list[dict[str, Any]] = []
 
     def snapshot() -> set[float]:
         with contextlib.closing(sqlite3.connect(info.db_path)) as conn:
-            return {w for (w,) in conn.execute("SELECT DISTINCT weight FROM config WHERE quant_id = 1")}
+            return {
+                w for (w,) in conn.execute("SELECT DISTINCT weight FROM config WHERE quant_id = 1")
+            }
 
     def send() -> None:
         with contextlib.suppress(requests.RequestException):
-            keyed(key).put(process.url + CONFIG, json={"quantId": 1, "newConfigs": changes}, timeout=30)
+            keyed(key).put(
+                process.url + CONFIG, json={"quantId": 1, "newConfigs": changes}, timeout=30
+            )
 
     process.start()
     changes.extend(
@@ -259,7 +237,9 @@ def test_kill_9_in_a_large_put_writes_all_or_nothing(
         for cid in weights(keyed(key), process.url, 1)
     )
     process.stop()
-    changed, healthy = _all_or_nothing_after_kill(process, info.db_path, send, snapshot)
+    changed, healthy = _all_or_nothing_after_kill(
+        process, info.db_path, send, snapshot, KILL_AFTER_S[run]
+    )
     assert healthy
     with contextlib.closing(sqlite3.connect(info.db_path)) as conn:
         count = conn.execute(
@@ -287,7 +267,9 @@ def test_kill_9_in_analyze_and_apply_writes_all_or_nothing(
 
     before = snapshot()  # the build's own analysis: unapplied recommendations only
     assert before[1] == 0
-    _, healthy = _all_or_nothing_after_kill(process, info.db_path, send, snapshot)
+    _, healthy = _all_or_nothing_after_kill(
+        process, info.db_path, send, snapshot, KILL_AFTER_S[run]
+    )
     assert healthy
     made, applied = snapshot()
     # no run at all, or the whole run: the old ones superseded, every new one applied
