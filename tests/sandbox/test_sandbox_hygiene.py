@@ -87,6 +87,18 @@ def test_analyze_takes_integers_written_with_a_zero_fraction(fresh_sandbox: Any,
     )
 
 
+def test_a_playbook_put_takes_a_quant_id_written_with_a_zero_fraction(
+    fresh_sandbox: Any, api: Any
+) -> None:
+    session = api("enterprise", fresh_sandbox())
+    config = session.get("/api/degen/config", params={"quantId": 1}).json()
+    entry = config[0]["categories"]["Security"][0]["configTypes"]["BUYING"]
+    change = {"configId": entry["configIdsByInterval"]["noTime"], "field": "weight", "newValue": 3}
+    answer = session.put("/api/degen/config", json={"quantId": 1.0, "newConfigs": [change]})
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["updatedConfigs"][0]["weight"] == 3
+
+
 def test_405_lists_every_method_served_on_the_path(sandbox: Any, api: Any) -> None:
     session = api("enterprise")
     answer = session.delete("/api/degen/config")

@@ -160,9 +160,9 @@ class ApiGate:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        refusal = framing_refusal(scope)
-        if refusal is not None:
-            await error_response(refusal)(scope, receive, send)
+        framing = framing_refusal(scope)
+        if framing is not None:
+            await error_response(framing)(scope, receive, send)
             return
         extra_headers: dict[str, str] = {}
         if is_api_path(scope["path"]):

@@ -77,15 +77,13 @@ class AnalyzeBody(AnalyzeRequest):
     """The analyze body as the sandbox reads it: ``apply`` also takes JSON booleans, integers
     may be written ``20.0``, and ids are bounded like every id (1 to 2^63-1)."""
 
-    quantId: BodyQuantId | None = Field(  # type: ignore[assignment]
-        default=None, description="Absent or null: every quant."
-    )
+    quantId: BodyQuantId | None = Field(default=None, description="Absent or null: every quant.")
     apply: ApplyFlag = Field(  # type: ignore[assignment]
         default=False,
         description='"true" applies every generated recommendation in the same transaction; '
         "text as in the spec, any case, or a JSON boolean (never null). Absent: false.",
     )
-    minCompletedTrades: BodyCount | None = Field(  # type: ignore[assignment]
+    minCompletedTrades: BodyCount | None = Field(
         default=None, description="Closed trades a quant needs to be analysed (default 20)."
     )
 
