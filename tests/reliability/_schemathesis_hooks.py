@@ -13,6 +13,12 @@ With ``QS_FUZZ_PAGE_CAP=N`` in the environment, a valid page size above N (``pag
 page of 1,000 evaluations costs a second, so it fuzzes small pages; a second run without the
 cap covers the full ranges with fewer cases.
 
+Two more repairs, of the same kind. Schemathesis may render an integer query value as ``1.0``
+(a JSON Schema integer, but not the decimal digits the contract's query integers are): it is
+sent as ``1``. And analyze's ``minCompletedTrades`` above ``MIN_TRADES_CAP`` is lowered to it:
+more closed trades than a quant has is 422 ``insufficient_trades``, a refusal that depends on
+the data (like a 404) and that no schema can state.
+
 Loaded by the schemathesis subprocess through ``SCHEMATHESIS_HOOKS`` (test_fuzz_schema.py).
 """
 
@@ -31,6 +37,19 @@ WINDOWED = ("/api/eval-timeseries", "/api/eval-count")
 HOUR_MS = 3_600_000
 MAX_WINDOW_MS = 999 * 7 * 24 * HOUR_MS  # weekly buckets: 1,000 of them, start to end
 PAGE_SIZES = ("pageSize", "limit", "take")
+INTEGERS = (
+    "quantId",
+    "page",
+    "pageSize",
+    "limit",
+    "offset",
+    "take",
+    "skip",
+    "tokenId",
+    "id",
+    "evaluationId",
+)
+MIN_TRADES_CAP = 20
 PAGE_CAP = int(os.environ.get("QS_FUZZ_PAGE_CAP", "0"))
 
 
@@ -43,8 +62,28 @@ def _ms(value: Any) -> int | None:
         return None
 
 
+def _integral(value: Any) -> Any:
+    """``1.0`` (a float, or its text) as ``1``; anything else unchanged."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.endswith(".0") and value[:-2].lstrip("-").isdigit():
+        return value[:-2]
+    return value
+
+
 @schemathesis.hook
 def map_case(context: Any, case: Any) -> Any:
+    for params in (case.query, case.path_parameters):
+        if isinstance(params, dict):
+            for name in INTEGERS:
+                if name in params:
+                    params[name] = _integral(params[name])
+    body = case.body
+    if case.operation.path == "/api/refine-eval/analyze" and isinstance(body, dict):
+        minimum = body.get("minCompletedTrades")
+        numeric = isinstance(minimum, int | float) and not isinstance(minimum, bool)
+        if numeric and minimum > MIN_TRADES_CAP:
+            body["minCompletedTrades"] = MIN_TRADES_CAP
     query = case.query
     if not isinstance(query, dict):
         return case
