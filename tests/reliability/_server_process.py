@@ -37,9 +37,12 @@ with SandboxServer(info, app=create_app(info, metered=False)) as server:
 class ServerProcess:
     """The sandbox server as a child process over ``data_dir``; ``pid`` while running."""
 
-    def __init__(self, data_dir: Path, *, unmetered: bool = False) -> None:
+    def __init__(
+        self, data_dir: Path, *, unmetered: bool = False, log_path: Path | None = None
+    ) -> None:
         self.data_dir = data_dir
         self.unmetered = unmetered
+        self.log_path = log_path  # the server's stderr goes there (else nowhere)
         self.proc: subprocess.Popen[str] | None = None
         self.url = ""
 
@@ -64,13 +67,18 @@ class ServerProcess:
                 "--data-dir",
                 str(self.data_dir),
             ]
-        self.proc = subprocess.Popen(
-            argv,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            env={**os.environ, "PYTHONPATH": path},
-        )
+        log = open(self.log_path, "a") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
+        try:
+            self.proc = subprocess.Popen(
+                argv,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                text=True,
+                env={**os.environ, "PYTHONPATH": path},
+            )
+        finally:
+            if not isinstance(log, int):
+                log.close()
         assert self.proc.stdout is not None
         self.url = self.proc.stdout.readline().strip()
         assert self.url.startswith("http://127.0.0.1:"), self.url

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import signal
+import socket
 import sqlite3
 import time
 from collections import Counter
@@ -184,6 +185,28 @@ def test_a_basic_key_races_to_exactly_its_limit_and_stays_spent_across_restarts(
         process.start()
         assert hit(0).status_code == 429
     assert integrity(world_dir[1].db_path) == "ok"
+
+
+def test_a_thousand_idle_connections_cannot_starve_health(
+    world_dir: tuple[Path, WorldInfo], tmp_path: Path
+) -> None:
+    log = tmp_path / "server.log"
+    server = ServerProcess(world_dir[0], log_path=log).start()
+    host, port = server.url.removeprefix("http://").rsplit(":", 1)
+    idle = []
+    try:
+        for _ in range(1000):
+            with contextlib.suppress(OSError):  # the server may already drop the oldest
+                idle.append(socket.create_connection((host, int(port)), timeout=5))
+        for _ in range(5):
+            started = time.monotonic()
+            assert requests.get(server.url + "/health", timeout=5).json()["status"] == "ok"
+            assert time.monotonic() - started < 5
+    finally:
+        for sock in idle:
+            sock.close()
+        server.stop()
+    assert log.stat().st_size < 10_000, log.read_text()[-2000:]
 
 
 KILL_AFTER_S = (0.05, 0.3, 1.5)  # per run: early, mid-flight, likely after the commit
