@@ -117,6 +117,7 @@ def test_openapi_states_the_enforced_text_rules(sandbox: Any) -> None:
     assert (apply["minimum"], apply["maximum"]) == (1, 2**63 - 1)
     analyze = doc["components"]["schemas"]["AnalyzeBody"]["properties"]
     assert analyze["quantId"]["anyOf"][0]["minimum"] == 1
+    assert analyze["quantId"]["anyOf"][0]["maximum"] == 2**63 - 1  # not the float 2^63
     assert {"type": "null"} not in analyze["apply"]["anyOf"]
 
 

@@ -31,6 +31,7 @@ from quantscope.sandbox import auth, httpguard, routers
 from quantscope.sandbox.datadir import WorldInfo
 from quantscope.sandbox.deps import CALLER_STATE, Caller, OrjsonResponse
 from quantscope.sandbox.errors import API_ERROR_RESPONSES, ApiError, invalid_body
+from quantscope.sandbox.params import MAX_ID
 from quantscope.sandbox.store import SCHEMA_VERSION, Store
 
 logger = logging.getLogger("quantscope.sandbox")
@@ -363,6 +364,26 @@ def _include_routers(app: FastAPI) -> None:
         app.include_router(router, responses=API_ERROR_RESPONSES)
 
 
+def integer_bounds(node: Any) -> Any:
+    """Integer bounds as integers again, in place.
+
+    FastAPI's OpenAPI models hold ``minimum``/``maximum`` as floats, and float(2^63 - 1) is
+    2^63: a component's id range would admit an id the server refuses.
+    """
+    if isinstance(node, dict):
+        if node.get("type") == "integer":
+            for name in ("minimum", "maximum"):
+                value = node.get(name)
+                if isinstance(value, float) and value.is_integer():
+                    node[name] = MAX_ID if value == float(MAX_ID) else int(value)
+        for child in node.values():
+            integer_bounds(child)
+    elif isinstance(node, list):
+        for child in node:
+            integer_bounds(child)
+    return node
+
+
 def _openapi_schema(app: FastAPI) -> dict[str, Any]:
     """FastAPI's schema plus the X-API-Key security scheme on every /api operation."""
     if app.openapi_schema is None:
@@ -382,5 +403,5 @@ def _openapi_schema(app: FastAPI) -> dict[str, Any]:
             if is_api_path(path):
                 for operation in operations.values():
                     operation["security"] = [{"ApiKey": []}]
-        app.openapi_schema = schema
+        app.openapi_schema = integer_bounds(schema)
     return app.openapi_schema
