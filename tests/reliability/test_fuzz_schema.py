@@ -90,6 +90,8 @@ def _schemathesis(
     return subprocess.run(
         [
             str(SCHEMATHESIS),
+            "--config-file",
+            str(Path(__file__).with_name("schemathesis.toml")),
             "run",
             f"{server.url}/openapi.json",
             "--header",
