@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast lint typecheck unit install clean-venv constraints sandbox bench lab panels chromium notebooks
+.PHONY: demo test test-fast lint typecheck unit install clean-venv constraints sandbox bench lab panels chromium notebooks reliability
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,19 +49,25 @@ chromium:
 		sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
 	fi
 
-# Everything, as CI runs it: lint, format check, types, every test (the browser tests too:
-# Voila + Chromium, skipped with one line when Chromium is missing and not installable),
-# the notebooks under nbval.
+# Everything but the reliability suite, as CI runs it: lint, format check, types, every test
+# (the browser tests too: Voila + Chromium, skipped with one line when Chromium is missing and
+# not installable), the notebooks under nbval. CI (.ci/run) then runs `make reliability`.
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q tests notebooks --nbval --nbval-current-env
+	$(BIN)/python -m pytest -q tests notebooks --nbval --nbval-current-env -m "not reliability"
 
 # The inner loop while coding (about a minute here): every test but the `slow` ones (the
 # browser tests are slow), no notebooks, no lint. One folder or file alone: `.venv/bin/python -m pytest -q tests/toolkit`.
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q tests -m "not slow"
+
+# The reliability suite (tests/reliability; CI runs it after `make test`): schemathesis over
+# every operation (20,000+ requests), races, quota races, restarts, kill -9, a 60 s soak.
+# Figures and how to read them: docs/reliability.md.
+reliability: $(STAMP)
+	$(BIN)/python -m pytest -q tests/reliability -m reliability -s -p no:cacheprovider
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

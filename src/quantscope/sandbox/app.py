@@ -24,12 +24,14 @@ from fastapi.openapi.utils import get_openapi
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from quantscope.sandbox import auth, routers
+from quantscope.sandbox import auth, httpguard, routers
 from quantscope.sandbox.datadir import WorldInfo
 from quantscope.sandbox.deps import CALLER_STATE, Caller, OrjsonResponse
 from quantscope.sandbox.errors import API_ERROR_RESPONSES, ApiError, invalid_body
+from quantscope.sandbox.params import MAX_ID
 from quantscope.sandbox.store import SCHEMA_VERSION, Store
 
 logger = logging.getLogger("quantscope.sandbox")
@@ -48,12 +50,16 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def create_app(info: WorldInfo, *, clock: Clock | None = None) -> FastAPI:
+def create_app(info: WorldInfo, *, clock: Clock | None = None, metered: bool = True) -> FastAPI:
     """The application serving the world in ``info``.
 
     Args:
         info: a built world (datadir.ensure_world or copy_world).
         clock: the real-time clock of quota days; tests inject one to cross midnight.
+        metered: ``False`` is a test-only switch (the reliability fuzz): keys are still checked
+            and plans still enforced, but no request is counted, so none is ever 429 and no
+            rate headers are sent. Only Python code can pass it: neither the CLI nor any
+            environment variable reaches it.
 
     Raises:
         FileNotFoundError: when the world database does not exist.
@@ -73,7 +79,11 @@ def create_app(info: WorldInfo, *, clock: Clock | None = None) -> FastAPI:
     app.state.store = Store(info.db_path)
     app.state.world = info
     app.add_middleware(
-        ApiGate, store=app.state.store, records=_key_records(info), clock=clock or utc_now
+        ApiGate,
+        store=app.state.store,
+        records=_key_records(info),
+        clock=clock or utc_now,
+        metered=metered,
     )
     _add_exception_handlers(app)
     _add_health(app)
@@ -96,6 +106,30 @@ def _key_records(info: WorldInfo) -> dict[str, auth.KeyRecord]:
         return auth.load_key_records(conn)
 
 
+def framing_refusal(scope: Scope) -> ApiError | None:
+    """400 for ambiguous framing, 414 for an over-long URL; both close the connection.
+
+    A request with both ``Content-Length`` and ``Transfer-Encoding`` may be framed differently
+    by a proxy in front of the server (request smuggling): it is refused before anything runs,
+    and ``Connection: close`` makes the server drop whatever follows it on the connection.
+    """
+    close = {"Connection": "close"}
+    names = {name for name, _ in scope.get("headers", ())}
+    if b"content-length" in names and b"transfer-encoding" in names:
+        return ApiError(
+            400,
+            "bad_request",
+            "a request may carry Content-Length or Transfer-Encoding, not both",
+            headers=close,
+        )
+    url_bytes = len(scope.get("raw_path") or b"") + 1 + len(scope.get("query_string") or b"")
+    if url_bytes > httpguard.MAX_URL:
+        return ApiError(
+            414, "uri_too_long", f"the URL is longer than {httpguard.MAX_URL} bytes", headers=close
+        )
+    return None
+
+
 _INTERNAL_ERROR = ApiError(
     500, "internal_error", "the sandbox failed on this request (a bug; see its log)"
 )
@@ -115,15 +149,21 @@ class ApiGate:
         store: Store,
         records: dict[str, auth.KeyRecord],
         clock: Clock,
+        metered: bool = True,
     ) -> None:
         self.app = app
         self.store = store
         self.records = records
         self.clock = clock
+        self.metered = metered
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        framing = framing_refusal(scope)
+        if framing is not None:
+            await error_response(framing)(scope, receive, send)
             return
         extra_headers: dict[str, str] = {}
         if is_api_path(scope["path"]):
@@ -137,10 +177,10 @@ class ApiGate:
                 await error_response(_INTERNAL_ERROR)(scope, receive, send)
                 return
             scope.setdefault("state", {})[CALLER_STATE] = caller
-            extra_headers = check.headers()
+            extra_headers = check.headers() if check is not None else {}
         await self._run(scope, receive, send, extra_headers)
 
-    async def _admit(self, scope: Scope) -> tuple[Caller, auth.QuotaCheck]:
+    async def _admit(self, scope: Scope) -> tuple[Caller, auth.QuotaCheck | None]:
         key = Headers(scope=scope).get("x-api-key")
         if not key:
             raise ApiError(
@@ -158,6 +198,8 @@ class ApiGate:
                 "(`quantscope sandbox keys` prints the keys of a world)",
             )
         plan = record.plan
+        if not self.metered:
+            return Caller(record.key_id, plan, plan.chains), None
         now = self.clock()
         check = await anyio.to_thread.run_sync(
             lambda: auth.spend(self.store.connect(), record.key_id, plan.daily_limit, now)
@@ -274,12 +316,32 @@ def http_error(request: Request, exc: StarletteHTTPException) -> ApiError:
         message = f"no endpoint {target}" if default else str(exc.detail)
         return ApiError(404, "not_found", message)
     if exc.status_code == 405:
-        allowed = (exc.headers or {}).get("Allow", "")
+        allowed = ", ".join(served_methods(request)) or (exc.headers or {}).get("Allow", "")
         message = f"{request.method} is not allowed on {request.url.path}; allowed: {allowed}"
         return ApiError(405, "method_not_allowed", message, headers={"Allow": allowed})
     if exc.status_code >= 500:
         return ApiError(500, "internal_error", str(exc.detail))
     return invalid_body(None, f"{target}: {exc.detail}")
+
+
+_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
+
+
+def served_methods(request: Request) -> list[str]:
+    """Every method some route serves on the request's path, sorted.
+
+    Starlette's 405 names only the methods of the first route whose path matched; a path served
+    by two routes (GET and PUT /api/degen/config) must list both in ``Allow``. Each method is
+    tried against the routes as routing would (included routers too).
+    """
+    routes = request.app.router.routes
+    return [
+        method
+        for method in _METHODS
+        if any(
+            route.matches({**request.scope, "method": method})[0] == Match.FULL for route in routes
+        )
+    ]
 
 
 def _add_health(app: FastAPI) -> None:
@@ -302,6 +364,26 @@ def _include_routers(app: FastAPI) -> None:
         app.include_router(router, responses=API_ERROR_RESPONSES)
 
 
+def integer_bounds(node: Any) -> Any:
+    """Integer bounds as integers again, in place.
+
+    FastAPI's OpenAPI models hold ``minimum``/``maximum`` as floats, and float(2^63 - 1) is
+    2^63: a component's id range would admit an id the server refuses.
+    """
+    if isinstance(node, dict):
+        if node.get("type") == "integer":
+            for name in ("minimum", "maximum"):
+                value = node.get(name)
+                if isinstance(value, float) and value.is_integer():
+                    node[name] = MAX_ID if value == float(MAX_ID) else int(value)
+        for child in node.values():
+            integer_bounds(child)
+    elif isinstance(node, list):
+        for child in node:
+            integer_bounds(child)
+    return node
+
+
 def _openapi_schema(app: FastAPI) -> dict[str, Any]:
     """FastAPI's schema plus the X-API-Key security scheme on every /api operation."""
     if app.openapi_schema is None:
@@ -321,5 +403,5 @@ def _openapi_schema(app: FastAPI) -> dict[str, Any]:
             if is_api_path(path):
                 for operation in operations.values():
                     operation["security"] = [{"ApiKey": []}]
-        app.openapi_schema = schema
+        app.openapi_schema = integer_bounds(schema)
     return app.openapi_schema

@@ -63,7 +63,7 @@ class Caller:
         """
         if chain is None:
             return self.chains
-        name = chain.upper()
+        name = chain.upper() if chain.isascii() else chain  # "ſ".upper() is "S"
         if name not in CHAINS:
             raise ApiError(
                 422,

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 ERROR_CODES: dict[str, int] = {
+    "bad_request": 400,
     "missing_api_key": 401,
     "invalid_api_key": 401,
     "plan_not_allowed": 403,
@@ -28,6 +29,7 @@ ERROR_CODES: dict[str, int] = {
     "invalid_parameter": 422,
     "invalid_body": 422,
     "insufficient_trades": 422,
+    "uri_too_long": 414,
     "rate_limited": 429,
     "internal_error": 500,
 }
@@ -115,9 +117,11 @@ def _doc(description: str) -> dict[str, Any]:
 
 # The error answers every /api endpoint may give, for the OpenAPI document.
 API_ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: _doc("`bad_request`: `Content-Length` with `Transfer-Encoding`, or a malformed request"),
     401: _doc("`missing_api_key` or `invalid_api_key`"),
     403: _doc("`plan_not_allowed` or `chain_not_allowed`"),
     404: _doc("`not_found`: unknown id (`param` names it)"),
+    414: _doc("`uri_too_long`: path and query string over 8,192 bytes"),
     422: _doc("`invalid_parameter` / `invalid_body`: `param` names the value"),
     429: _doc("`rate_limited`: the daily limit is spent; see `Retry-After`"),
 }

@@ -14,11 +14,62 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import Annotated, Any, Literal, get_args
 
 from fastapi import Query
-from pydantic import BeforeValidator, Field
+from pydantic import BeforeValidator, Field, WithJsonSchema
 
 from quantscope.sandbox.errors import invalid_parameter
 
 MAX_ID = 2**63 - 1  # SQLite's INTEGER range: larger ids cannot exist
+MAX_SEARCH = 200  # characters of ``search`` (docs/service-contract.md, Query values)
+
+# --- the OpenAPI patterns of checked text ------------------------------------------------------
+# The routers check these values with their own code (and messages); the patterns only tell
+# /openapi.json exactly which texts pass, so a schema-driven client (or fuzzer) agrees with
+# the server. Every pattern is anchored and uses no inline flags (JSON Schema regexes have none).
+
+
+def any_case(word: str) -> str:
+    """A regex for ``word`` in any ASCII case: ``sol`` -> ``[Ss][Oo][Ll]``."""
+    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else re.escape(c) for c in word)
+
+
+def any_case_pattern(words: tuple[str, ...] | list[str]) -> str:
+    """An anchored regex accepting exactly one of ``words``, in any ASCII case."""
+    return "^(?:" + "|".join(any_case(word) for word in words) + ")$"
+
+
+def comma_list_pattern(words: tuple[str, ...] | list[str]) -> str:
+    """A comma list of ``words`` (any case); items may be blank and carry surrounding spaces."""
+    item = r"\s*(?:" + "|".join(any_case(word) for word in words) + r")?\s*"
+    return f"^{item}(?:,{item})*$"
+
+
+_YEAR = "(?:[0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})"  # 0001-9999
+_LEAP_YEAR = "(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)"
+_MONTH_DAY = (
+    "(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])"
+    "|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
+    "|02-(?:0[1-9]|1[0-9]|2[0-8]))"
+)
+_TIME = (
+    "(?:[T ](?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,3})?"
+    "(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])?)?"
+)
+#: Exactly the dates and date-times ``parse_iso_ms`` accepts (real calendar days only).
+ISO_PATTERN = f"^(?:{_YEAR}-{_MONTH_DAY}|{_LEAP_YEAR}-02-29){_TIME}$"
+CHAIN_PATTERN = any_case_pattern(("SOLANA", "BASE", "BSC"))
+
+
+def text_schema(
+    pattern: str | None = None, *, optional: bool, max_length: int | None = None
+) -> WithJsonSchema:
+    """The OpenAPI schema of a checked text query value (``optional``: may be absent)."""
+    text: dict[str, Any] = {"type": "string"}
+    if pattern is not None:
+        text["pattern"] = pattern
+    if max_length is not None:
+        text["maxLength"] = max_length
+    return WithJsonSchema({"anyOf": [text, {"type": "null"}]} if optional else text)
+
 
 # --- integers ----------------------------------------------------------------------------------
 
@@ -74,15 +125,21 @@ QueryBool = Annotated[Literal["true", "false"], BeforeValidator(lower_text)]
 
 Chain = Annotated[
     str | None,
+    text_schema(CHAIN_PATTERN, optional=True),
     Query(description="SOLANA, BASE or BSC (any case); default: every chain of the plan."),
 ]
 TokenSearch = Annotated[
     str | None,
     Query(
+        max_length=MAX_SEARCH,
         description="Case-insensitive substring of the token name or symbol, or the exact "
-        "token address; surrounding spaces are ignored."
+        f"token address; surrounding spaces are ignored; at most {MAX_SEARCH} characters.",
     ),
 ]
+#: An optional ISO date or date-time query value (checked by ``parse_iso_ms``).
+IsoText = Annotated[str | None, text_schema(ISO_PATTERN, optional=True)]
+#: A required one.
+RequiredIsoText = Annotated[str, text_schema(ISO_PATTERN, optional=False)]
 
 
 @dataclass
@@ -121,6 +178,9 @@ class Where:
 
 # --- date-times --------------------------------------------------------------------------------
 
+MIN_MS = int(datetime(1, 1, 1, tzinfo=UTC).timestamp()) * 1000
+MAX_MS = int(datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC).timestamp()) * 1000 + 999
+
 _ISO = re.compile(
     r"^([0-9]{4})-([0-9]{2})-([0-9]{2})"
     r"(?:[T ]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,3}))?(Z|[+-][0-9]{2}:[0-9]{2})?)?$"
@@ -153,4 +213,5 @@ def parse_iso_ms(param: str, text: str) -> int:
             f"YYYY-MM-DDTHH:MM:SS[.fff][Z|±HH:MM]), got {text!r} ({exc})",
         ) from None
     millis = int((frac or "0").ljust(3, "0"))
-    return int(moment.timestamp()) * 1000 + millis
+    # an offset can push year 1 or 9999 past the calendar: nothing exists there, so clamp
+    return min(max(int(moment.timestamp()) * 1000 + millis, MIN_MS), MAX_MS)

@@ -12,6 +12,7 @@ volume, market cap, liquidity) are stored in ``tokens``.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ from pathlib import Path
 from quantscope.sandbox.listing import Listing
 
 SCHEMA_VERSION = "2"
+BUSY_TIMEOUT_S = 10.0  # how long a statement waits for another connection's lock
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -227,14 +229,30 @@ class Store:
         self.listing = Listing()
         self._local = threading.local()
         self._write_lock = threading.Lock()
+        if self.path.is_file():
+            self._enable_wal()
+
+    def _enable_wal(self) -> None:
+        """Switch the file to WAL once, before any request: the switch needs the database to
+        itself, so racing it from the first concurrent requests failed with "database is
+        locked". WAL is a property of the file; later connections find it set."""
+        with contextlib.closing(self._open()) as conn:
+            conn.execute("PRAGMA journal_mode=WAL")
+
+    def _open(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self.path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_S
+        )
+        # the busy timeout first: every later statement (the journal mode too) waits for locks
+        conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+        return conn
 
     def connect(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            conn = self._open()
             conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA busy_timeout=10000")  # first: switching to WAL may wait
-            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA journal_mode=WAL")  # a no-op once _enable_wal has run
             # WAL + NORMAL: a commit (the quota count of every request) is not fsynced; still
             # atomic and consistent after a process crash, only a power cut may lose the last.
             conn.execute("PRAGMA synchronous=NORMAL")

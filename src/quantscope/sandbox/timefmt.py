@@ -17,8 +17,10 @@ _EPOCH = datetime(1970, 1, 1)
 
 @lru_cache(maxsize=8192)
 def _day_text(days: int) -> str:
-    """``YYYY-MM-DD`` of a day counted from 1970-01-01 (UTC)."""
-    return (_EPOCH + timedelta(days=days)).strftime("%Y-%m-%d")
+    """``YYYY-MM-DD`` of a day counted from 1970-01-01 (UTC); the year has 4 digits always
+    (strftime writes year 1 as ``1``)."""
+    day = _EPOCH + timedelta(days=days)
+    return f"{day.year:04d}-{day.month:02d}-{day.day:02d}"
 
 
 def iso_ms(ms: int) -> str:

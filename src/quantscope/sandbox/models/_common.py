@@ -137,6 +137,7 @@ ConfigField = Literal["threshold", "weight", "required", "disabled", "extraInfo"
 Success = Literal[True]
 
 ErrorCode = Literal[
+    "bad_request",
     "missing_api_key",
     "invalid_api_key",
     "plan_not_allowed",
@@ -148,6 +149,7 @@ ErrorCode = Literal[
     "invalid_parameter",
     "invalid_body",
     "insufficient_trades",
+    "uri_too_long",
     "rate_limited",
     "internal_error",
 ]

@@ -27,13 +27,17 @@ from quantscope.sandbox.models.evaluations import (
 from quantscope.sandbox.params import (
     Chain,
     Id,
+    IsoText,
     Offset,
     OptionalId,
     PageSize,
     QueryBool,
+    RequiredIsoText,
     TokenSearch,
     Where,
+    comma_list_pattern,
     parse_iso_ms,
+    text_schema,
 )
 from quantscope.sandbox.timefmt import iso_ms
 
@@ -51,13 +55,15 @@ QuantId = Annotated[
 ]
 EvaluationId = Annotated[Id, Query(description="The evaluation (an eval-results id).")]
 _TYPES_HELP = "TOKEN_STATUS, TOKEN_BUY, TOKEN_SELL (any case)"
+TypeList = Annotated[str | None, text_schema(comma_list_pattern(EVAL_TYPES), optional=True)]
 
 
 def parse_types(param: str, text: str | None) -> list[str]:
     """A comma list of evaluation types (any case, blanks ignored); 422 for an unknown one."""
     types: list[str] = []
     for item in (text or "").split(","):
-        name = item.strip().upper()
+        name = item.strip()
+        name = name.upper() if name.isascii() else name  # "ſ".upper() is "S": not a type
         if not name:
             continue
         if name not in EVAL_TYPES:
@@ -113,17 +119,17 @@ def eval_results(
         QueryBool, Query(description="true: only evaluations the AI step scored (aiScore set).")
     ] = "false",
     timeTo: Annotated[
-        str | None,
+        IsoText,
         Query(
             description="createdAt upper bound, inclusive: YYYY-MM-DD or "
             "YYYY-MM-DDTHH:MM:SS[.fff][Z|±HH:MM] (naive is UTC)."
         ),
     ] = None,
     timeFrom: Annotated[
-        str | None, Query(description="createdAt lower bound, inclusive; formats as timeTo.")
+        IsoText, Query(description="createdAt lower bound, inclusive; formats as timeTo.")
     ] = None,
     evaluationResultType: Annotated[
-        str | None, Query(description=f"One type or a comma list: {_TYPES_HELP}.")
+        TypeList, Query(description=f"One type or a comma list: {_TYPES_HELP}.")
     ] = None,
 ) -> dict[str, Any]:
     """Evaluations, newest first (createdAt, then id, descending), and how many match."""
@@ -169,13 +175,15 @@ def eval_results(
 def _count_filter(
     caller: Annotated[Caller, Depends(require("evaluations"))],
     timeFrom: Annotated[
-        str,
+        RequiredIsoText,
         Query(
             description="Window start, inclusive: "
             "YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS[.fff][Z|±HH:MM]."
         ),
     ],
-    timeTo: Annotated[str, Query(description="Window end, inclusive; formats as timeFrom.")],
+    timeTo: Annotated[
+        RequiredIsoText, Query(description="Window end, inclusive; formats as timeFrom.")
+    ],
     quantId: QuantId = None,
     returnAllQuants: Annotated[
         QueryBool, Query(description="true: count every quant even when quantId is given.")
@@ -291,7 +299,7 @@ def eval_history(
     take: Annotated[PageSize, Query(description="Results per page.")] = 50,
     skip: Annotated[Offset, Query(description="Results to skip.")] = 0,
     excludeTypes: Annotated[
-        str | None, Query(description=f"Types to leave out, a comma list: {_TYPES_HELP}.")
+        TypeList, Query(description=f"Types to leave out, a comma list: {_TYPES_HELP}.")
     ] = None,
 ) -> dict[str, Any]:
     """The evaluations of the same token by the same quant (this one included), newest first."""

@@ -12,7 +12,7 @@ import sqlite3
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Path, Query
-from pydantic import Field, PlainValidator, WithJsonSchema
+from pydantic import BeforeValidator, Field, PlainValidator, Strict, WithJsonSchema
 
 from quantscope.sandbox import optimizer
 from quantscope.sandbox.catalog import HOUR_MS, WORLD_NOW_MS, WORLD_START_MS
@@ -25,7 +25,7 @@ from quantscope.sandbox.models.optimization import (
     ApplyResult,
     Dashboard,
 )
-from quantscope.sandbox.params import OptionalId
+from quantscope.sandbox.params import MAX_ID, Id, OptionalId
 from quantscope.sandbox.timefmt import iso_ms
 
 router = APIRouter(route_class=JSONRoute, tags=["optimization"])
@@ -42,9 +42,12 @@ APPLIED_FIELDS = tuple(AppliedRecommendation.model_fields)
 # Request bodies
 
 
-def _apply_flag(value: object) -> bool | None:
-    """The analyze body's ``apply``: text ``true``/``false`` (any case), or a JSON boolean."""
-    if value is None or isinstance(value, bool):
+def _apply_flag(value: object) -> bool:
+    """The analyze body's ``apply``: text ``true``/``false`` (any case), or a JSON boolean.
+
+    ``null`` is refused: absent means false, but a present ``apply`` must say which.
+    """
+    if isinstance(value, bool):
         return value
     if isinstance(value, str) and value.lower() in ("true", "false"):
         return value.lower() == "true"
@@ -52,19 +55,36 @@ def _apply_flag(value: object) -> bool | None:
 
 
 ApplyFlag = Annotated[
-    bool | None,
+    bool,
     PlainValidator(_apply_flag),
     WithJsonSchema({"anyOf": [{"type": "string", "enum": ["true", "false"]}, {"type": "boolean"}]}),
 ]
 
 
-class AnalyzeBody(AnalyzeRequest):
-    """The analyze body as the sandbox reads it: ``apply`` also takes JSON booleans."""
+def _json_integer(value: object) -> object:
+    """A JSON number without a fraction (``20.0``) is an integer, as JSON Schema says."""
+    if type(value) is float and value.is_integer() and abs(value) < 2.0**63:
+        return int(value)
+    return value
 
+
+# the bounds first, the validators after them: pydantic then shows minimum/maximum in the schema
+BodyQuantId = Annotated[int, Field(ge=1, le=MAX_ID), Strict(), BeforeValidator(_json_integer)]
+BodyCount = Annotated[int, Field(ge=0, le=MAX_ID), Strict(), BeforeValidator(_json_integer)]
+
+
+class AnalyzeBody(AnalyzeRequest):
+    """The analyze body as the sandbox reads it: ``apply`` also takes JSON booleans, integers
+    may be written ``20.0``, and ids are bounded like every id (1 to 2^63-1)."""
+
+    quantId: BodyQuantId | None = Field(default=None, description="Absent or null: every quant.")
     apply: ApplyFlag = Field(  # type: ignore[assignment]
-        default=None,
+        default=False,
         description='"true" applies every generated recommendation in the same transaction; '
-        "text as in the spec, any case, or a JSON boolean. Absent: false.",
+        "text as in the spec, any case, or a JSON boolean (never null). Absent: false.",
+    )
+    minCompletedTrades: BodyCount | None = Field(
+        default=None, description="Closed trades a quant needs to be analysed (default 20)."
     )
 
 
@@ -291,7 +311,9 @@ def analyze(
 def apply(
     caller: Optimizer,
     store: StoreDep,
-    rec_id: Annotated[int, Path(alias="id", description="The recommendation's id.")],
+    rec_id: Annotated[
+        Id, Path(alias="id", description="The recommendation's id (1 to 2^63-1); unknown: 404.")
+    ],
 ) -> dict[str, Any]:
     """Set the config entry's threshold to the recommendation's ``newThreshold``."""
     with store.transaction() as conn:

@@ -48,6 +48,8 @@ def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 _REQUEST_SCHEMA = _inline_refs(PlaybookUpdateRequest.model_json_schema())
+# what _parse_request enforces beyond the model: a quant id is 1 to 2^63-1 (as every id)
+_REQUEST_SCHEMA["properties"]["quantId"].update(minimum=1, maximum=MAX_ID)
 
 
 def _config_group(store: StoreDep, quant_id: int) -> str:
@@ -129,6 +131,8 @@ def _parse_request(body: Any) -> tuple[int, list[playbook_store.Change]]:
         raise invalid_body(None, f"the body must be a JSON object, got {short_repr(body)}")
     _no_unknown_keys(body, ("quantId", "newConfigs"), "")
     quant_id = body.get("quantId")
+    if type(quant_id) is float and quant_id.is_integer() and abs(quant_id) < 2.0**63:
+        quant_id = int(quant_id)  # JSON Schema: 2.0 is an integer
     if "quantId" not in body:
         raise invalid_body("quantId", "quantId is required")
     if type(quant_id) is not int or not 1 <= quant_id <= MAX_ID:

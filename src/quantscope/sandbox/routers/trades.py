@@ -23,6 +23,7 @@ from quantscope.sandbox.params import (
     MAX_ID,
     Chain,
     Id,
+    IsoText,
     OptionalId,
     PageSize,
     TokenSearch,
@@ -147,14 +148,14 @@ def list_trades(
     ] = "all",
     search: TokenSearch = None,
     startDate: Annotated[
-        str | None,
+        IsoText,
         Query(
             description="Lower bound of open_date, inclusive: YYYY-MM-DD or "
             "YYYY-MM-DDTHH:MM:SS[.fff][Z|+HH:MM] (naive is UTC), compared to the second."
         ),
     ] = None,
     endDate: Annotated[
-        str | None,
+        IsoText,
         Query(description="Upper bound of open_date, inclusive; formats as startDate."),
     ] = None,
     chain: Chain = None,
