@@ -131,13 +131,14 @@ def require(capability: str) -> Callable[[Request], Any]:
     return dependency
 
 
-def get_store(request: Request) -> Store:
-    """The world's Store (app.state.store)."""
+async def get_store(request: Request) -> Store:
+    """The world's Store (app.state.store). ``async``: FastAPI runs a plain ``def``
+    dependency in its thread pool, two thread hops per request for an attribute read."""
     store: Store = request.app.state.store
     return store
 
 
-def get_world(request: Request) -> WorldInfo:
+async def get_world(request: Request) -> WorldInfo:
     """The WorldInfo being served (seed, scale, data dir)."""
     world: WorldInfo = request.app.state.world
     return world
