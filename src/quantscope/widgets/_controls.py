@@ -123,6 +123,25 @@ def stops(
     return tuple(sorted({float(v) for v in found} | {current}))
 
 
+class Quiet:
+    """Whether widget changes are being made by code, not by the user: observers return at
+    once while ``bool(quiet)``; ``with quiet():`` marks a block (blocks nest)."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+
+    def __bool__(self) -> bool:
+        return self.depth > 0
+
+    @contextmanager
+    def __call__(self) -> Iterator[None]:
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
+
+
 class ThresholdControl:
     """An ``IntSlider`` over indices into ``values`` and a text box with the exact value.
 
@@ -150,7 +169,7 @@ class ThresholdControl:
         self.box = W.HBox([self.slider, self.text])
         self.base: tuple[float, ...] = (0.0,)
         self.values: tuple[float, ...] = (0.0,)
-        self._quiet_depth = 0
+        self._quiet = Quiet()
         self._shown: tuple[float, ...] | None = None  # the list the slider was created for
         self.text.observe(self._typed, "value")
 
@@ -188,14 +207,6 @@ class ThresholdControl:
     def disabled(self, disabled: bool) -> None:
         self.slider.disabled = self.text.disabled = disabled
 
-    @contextmanager
-    def _quiet(self) -> Iterator[None]:
-        self._quiet_depth += 1
-        try:
-            yield
-        finally:
-            self._quiet_depth -= 1
-
     def reset(self, values: Sequence[float], value: float) -> None:
         """Offer ``values`` (sorted, holding ``value``) and hold ``value``, in one message."""
         self.base = tuple(float(v) for v in values)
@@ -232,14 +243,14 @@ class ThresholdControl:
             self.text.value = exact_text(value)
 
     def _moved(self, _: object) -> None:
-        if self._quiet_depth:
+        if self._quiet:
             return
         with self._quiet():
             self.text.value = exact_text(self.value)
         self.on_change(self.value)
 
     def _typed(self, _: object) -> None:
-        if self._quiet_depth:
+        if self._quiet:
             return
         held = self.value
         try:

@@ -32,8 +32,7 @@ from __future__ import annotations
 
 import html
 import warnings
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 import ipywidgets as W
 import pandas as pd
@@ -67,7 +66,7 @@ from quantscope.widgets._common import (
     rule_text,
     undone_threshold,
 )
-from quantscope.widgets._controls import ThresholdControl, exact_text, is_whole, stops
+from quantscope.widgets._controls import Quiet, ThresholdControl, exact_text, is_whole, stops
 
 CONFIG_TYPE = "BUYING"  # trades come from TOKEN_BUY evaluations, decided by BUYING thresholds
 RULES = (
@@ -124,7 +123,7 @@ class ThresholdPanel(Panel):
         self.writable: bool | None = None
         self.plot: ThresholdFigure | None = None
         self.whole = False
-        self._quiet_depth = 0
+        self._quiet = Quiet()  # programmatic changes of the pickers: observers ignore them
         self._given = (trades, details)
         self._wanted = (market_cap_class, criterion)
         wide = {"description_width": "initial"}
@@ -257,17 +256,8 @@ class ThresholdPanel(Panel):
         self.rule_picker.observe(lambda _: self._quietly(self._update), "value")
         self._show_class(criterion)
 
-    @contextmanager
-    def _quiet(self) -> Iterator[None]:
-        """Programmatic widget changes inside do not trigger the observers."""
-        self._quiet_depth += 1
-        try:
-            yield
-        finally:
-            self._quiet_depth -= 1
-
     def _quietly(self, action: Callable[[], None]) -> None:
-        if not self._quiet_depth:
+        if not self._quiet:
             action()
 
     # ----- what is shown -----
