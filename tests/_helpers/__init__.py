@@ -28,7 +28,14 @@ from _helpers.fake_service import (
 from _helpers.frames import DTYPES, EVALS, HAND, at, details_frame, trades_frame
 from _helpers.http import ApiSession, assert_error
 from _helpers.quota import quota_left, reset_quota, spend_quota
-from _helpers.widgets import QUANT, WidgetData, service_playbook, value_of
+from _helpers.widgets import (
+    QUANT,
+    WidgetData,
+    other_client,
+    service_playbook,
+    smart_money,
+    value_of,
+)
 
 __all__ = [
     "CUT",
@@ -49,9 +56,11 @@ __all__ = [
     "details_frame",
     "fake_client",
     "ok",
+    "other_client",
     "quota_left",
     "reset_quota",
     "service_playbook",
+    "smart_money",
     "spend_quota",
     "start_fake",
     "trades_frame",

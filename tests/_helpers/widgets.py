@@ -2,12 +2,14 @@
 
 ``QUANT`` is the quant the widget tests study; ``WidgetData`` holds its executed trades and eval
 details (the session fixture ``widget_data`` loads them once); ``service_playbook`` reads the
-playbook through a new client and cache; ``value_of`` reads one entry's field.
+playbook through a new client and cache; ``value_of`` reads one entry's field;
+``smart_money`` is the entry the write tests move; ``other_client`` is someone else.
 """
 
 from __future__ import annotations
 
 import tempfile
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import pandas as pd
@@ -39,3 +41,19 @@ def service_playbook(server: SandboxServer) -> pd.DataFrame:
 def value_of(playbook: pd.DataFrame, config_id: str, field: str = "threshold") -> Any:
     """A field of one playbook entry."""
     return playbook.loc[playbook["config_id"] == config_id, field].iloc[0]
+
+
+def smart_money(playbook: pd.DataFrame, cls: str = "DEGEN_CAP") -> pd.Series:
+    """The BUYING ``smart_money_buys`` entry of ``cls``: the entry the write tests move."""
+    return playbook[
+        (playbook["criterion"] == "smart_money_buys")
+        & (playbook["market_cap_class"] == cls)
+        & (playbook["config_type"] == "BUYING")
+    ].iloc[0]
+
+
+def other_client(server: SandboxServer, tmp_path: Path) -> Client:
+    """Someone else: another client with a cache of its own."""
+    return Client(
+        server.url, server.keys["enterprise"], cache_dir=str(tmp_path / "other"), progress=False
+    )

@@ -10,28 +10,21 @@ import weakref
 from collections.abc import Callable
 from pathlib import Path
 
-import pandas as pd
-from _helpers import QUANT, WidgetData, quota_left, service_playbook, value_of
+from _helpers import (
+    QUANT,
+    WidgetData,
+    other_client,
+    quota_left,
+    service_playbook,
+    smart_money,
+    value_of,
+)
 
 import quantscope.loaders as L
 from quantscope import audit
 from quantscope._client import Client
 from quantscope.sandbox.serve import SandboxServer
 from quantscope.widgets import AuditLog, PlaybookEditor, PlaybookView, RecommendationsPanel
-
-
-def smart_money(playbook: pd.DataFrame) -> pd.Series:
-    return playbook[
-        (playbook["criterion"] == "smart_money_buys")
-        & (playbook["market_cap_class"] == "DEGEN_CAP")
-        & (playbook["config_type"] == "BUYING")
-    ].iloc[0]
-
-
-def other_client(server: SandboxServer, tmp_path: Path) -> Client:
-    return Client(
-        server.url, server.keys["enterprise"], cache_dir=str(tmp_path / "other"), progress=False
-    )
 
 
 def test_a_write_through_one_panel_redraws_the_other_and_undo_stays_its_own(

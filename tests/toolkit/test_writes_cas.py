@@ -10,28 +10,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from _helpers import QUANT, quota_left, service_playbook, value_of
+from _helpers import QUANT, other_client, quota_left, service_playbook, smart_money, value_of
 
 import quantscope as qs
 import quantscope.loaders as L
 from quantscope import audit
 from quantscope._client import Client
 from quantscope.sandbox.serve import SandboxServer
-
-
-def smart_money(playbook: pd.DataFrame, cls: str = "DEGEN_CAP") -> pd.Series:
-    return playbook[
-        (playbook["criterion"] == "smart_money_buys")
-        & (playbook["market_cap_class"] == cls)
-        & (playbook["config_type"] == "BUYING")
-    ].iloc[0]
-
-
-def other_client(server: SandboxServer, tmp_path: Path) -> Client:
-    """Someone else: another client with a cache of its own."""
-    return Client(
-        server.url, server.keys["enterprise"], cache_dir=str(tmp_path / "other"), progress=False
-    )
 
 
 def test_a_stale_write_is_refused_naming_both_values_and_force_overrides(
