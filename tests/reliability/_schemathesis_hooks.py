@@ -32,6 +32,8 @@ import schemathesis
 from quantscope.sandbox.errors import ApiError
 from quantscope.sandbox.params import parse_iso_ms
 
+MAX_ID = 2**63 - 1  # the schema's maximum of analyze's minCompletedTrades (sandbox.params)
+MAX_PAGE = 1000  # the schema's maximum of a page size (sandbox.params.PageSize)
 PAIRS = (("startDate", "endDate"), ("timeFrom", "timeTo"))
 WINDOWED = ("/api/eval-timeseries", "/api/eval-count")
 HOUR_MS = 3_600_000
@@ -81,8 +83,12 @@ def map_case(context: Any, case: Any) -> Any:
     body = case.body
     if case.operation.path == "/api/refine-eval/analyze" and isinstance(body, dict):
         minimum = body.get("minCompletedTrades")
-        numeric = isinstance(minimum, int | float) and not isinstance(minimum, bool)
-        if numeric and minimum > MIN_TRADES_CAP:
+        # only a valid count (a whole number up to the schema's maximum): a value past it, or a
+        # fraction, is the negative case schemathesis meant, and lowering it would make it valid
+        whole = (isinstance(minimum, int) and not isinstance(minimum, bool)) or (
+            isinstance(minimum, float) and minimum.is_integer()
+        )
+        if whole and MIN_TRADES_CAP < minimum <= MAX_ID:
             body["minCompletedTrades"] = MIN_TRADES_CAP
     query = case.query
     if not isinstance(query, dict):
@@ -90,13 +96,14 @@ def map_case(context: Any, case: Any) -> Any:
     if PAGE_CAP:
         for name in PAGE_SIZES:
             value = query.get(name)
-            if isinstance(value, int) and not isinstance(value, bool) and value > PAGE_CAP:
+            valid = isinstance(value, int) and not isinstance(value, bool)
+            if valid and PAGE_CAP < value <= MAX_PAGE:  # past the maximum: a negative case
                 query[name] = PAGE_CAP
             elif (
                 isinstance(value, str)
                 and value.isascii()
                 and value.isdigit()
-                and PAGE_CAP < int(value) <= 5000
+                and PAGE_CAP < int(value) <= MAX_PAGE
             ):
                 query[name] = str(PAGE_CAP)
     for low, high in PAIRS:
