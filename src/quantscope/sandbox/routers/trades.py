@@ -257,12 +257,13 @@ def _summary(
     n, volume, wins, losses, profit, loss, pnl, _, _ = (
         a + b for a, b in zip(closed, opened, strict=True)
     )
-    if quant_id is None:
-        capital = conn.execute("SELECT TOTAL(capital_usd) FROM quants").fetchone()[0]
+    if quant_id is None:  # memoised too: quants never change while a world is served
+        capital_rows = store.listing.aggregate(conn, "SELECT TOTAL(capital_usd) FROM quants", ())
     else:
-        capital = conn.execute(
-            "SELECT TOTAL(capital_usd) FROM quants WHERE id = ?", (quant_id,)
-        ).fetchone()[0]
+        capital_rows = store.listing.aggregate(
+            conn, "SELECT TOTAL(capital_usd) FROM quants WHERE id = ?", (quant_id,)
+        )
+    capital = capital_rows[0][0]
     return {
         "totalTrades": n,
         "totalVolume": volume,
