@@ -12,7 +12,9 @@ by a sandbox in a child process, in one run:
   (uvicorn in a child process); the load generator is this process, ``threads`` threads each
   on its own keep-alive ``http.client`` connection, for ``seconds`` per round, rounds
   interleaved, best of N. Target: the sandbox at least a quarter of the bare app. Every answer
-  is checked to be a 200 (the quota is reset between rounds);
+  is checked to be a 200 (the quota is reset between rounds). Each round also records the
+  server process's CPU seconds per request answered: the CPU ratio (bare / sandbox) is what
+  a quiet machine's requests/s ratio would approach when the server is the bottleneck;
 * **full loads** (unless ``--no-loads``): ``load_trades()`` (best of ``repeat``) and
   ``load_evaluations()`` (one run) by a fresh client and cache in a child process, at scale 1
   and at ``--scale``: wall time, and the loading (client) process's peak RSS growth over the
