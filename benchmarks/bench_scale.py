@@ -12,7 +12,9 @@ by a sandbox in a child process, in one run:
   (uvicorn in a child process); the load generator is this process, ``threads`` threads each
   on its own keep-alive ``http.client`` connection, for ``seconds`` per round, rounds
   interleaved, best of N. Target: the sandbox at least a quarter of the bare app. Every answer
-  is checked to be a 200 (the quota is reset between rounds);
+  is checked to be a 200 (the quota is reset between rounds). Each round also records the
+  server process's CPU seconds per request answered: the CPU ratio (bare / sandbox) is what
+  a quiet machine's requests/s ratio would approach when the server is the bottleneck;
 * **full loads** (unless ``--no-loads``): ``load_trades()`` (best of ``repeat``) and
   ``load_evaluations()`` (one run) by a fresh client and cache in a child process, at scale 1
   and at ``--scale``: wall time, and the loading (client) process's peak RSS growth over the
@@ -105,7 +107,8 @@ def _serve_bare(info: WorldInfo, bodies: dict[str, bytes], conn: Connection) -> 
         app.add_api_route(path, endpoint, methods=["GET"])
     with SandboxServer(info, app=app) as server:
         conn.send(server.url)
-        conn.recv()
+        while conn.recv() == "stats":
+            conn.send(time.process_time())
 
 
 class ChildBare:
@@ -120,6 +123,11 @@ class ChildBare:
         child.close()
         self.url: str = self._conn.recv()
 
+    def cpu(self) -> float:
+        """CPU seconds of the bare app's process so far."""
+        self._conn.send("stats")
+        return float(self._conn.recv())
+
     def __enter__(self) -> ChildBare:
         return self
 
@@ -130,9 +138,11 @@ class ChildBare:
             self._process.kill()
 
 
-def throughput(url: str, key: str | None, path: str, threads: int, seconds: float) -> float:
-    """Requests/s of ``threads`` keep-alive clients on ``path`` for ``seconds``; every answer
-    must be a 200."""
+def throughput(
+    url: str, key: str | None, path: str, threads: int, seconds: float
+) -> tuple[float, int]:
+    """Requests/s of ``threads`` keep-alive clients on ``path`` for ``seconds``, and how many
+    requests were answered; every answer must be a 200."""
     counts = [0] * threads
     failures: list[str] = []
     start = threading.Barrier(threads + 1)
@@ -162,7 +172,7 @@ def throughput(url: str, key: str | None, path: str, threads: int, seconds: floa
     elapsed = time.perf_counter() - began
     if failures:
         raise RuntimeError(f"non-200 answers under load: {failures[:3]}")
-    return sum(counts) / elapsed
+    return sum(counts) / elapsed, sum(counts)
 
 
 # --- full loads in a child process ---------------------------------------------------------------
@@ -282,22 +292,34 @@ def run(
             )
             with ChildBare(served, bodies) as bare:
                 rates: dict[str, list[float]] = {}
+
+                def sandbox_cpu() -> float:
+                    return server.stats()[2]
+
+                cpu_per_request: dict[str, list[float]] = {}
                 for _ in range(repeat):
-                    for label, (url, k, path) in {
-                        "bare app, trades body": (bare.url, None, TRADES),
-                        "sandbox, trades page": (server.url, key, first_trades),
-                        "bare app, evaluations body": (bare.url, None, EVALS),
-                        "sandbox, evaluations page": (server.url, key, first_evals),
+                    for label, (url, k, path, cpu) in {
+                        "bare app, trades body": (bare.url, None, TRADES, bare.cpu),
+                        "sandbox, trades page": (server.url, key, first_trades, sandbox_cpu),
+                        "bare app, evaluations body": (bare.url, None, EVALS, bare.cpu),
+                        "sandbox, evaluations page": (server.url, key, first_evals, sandbox_cpu),
                     }.items():
                         _reset_quota(served)
-                        rates.setdefault(label, []).append(
-                            throughput(url, k, path, threads, seconds)
+                        cpu_before = cpu()
+                        rate, answered = throughput(url, k, path, threads, seconds)
+                        rates.setdefault(label, []).append(rate)
+                        cpu_per_request.setdefault(label, []).append(
+                            (cpu() - cpu_before) / answered
                         )
             for label, values in rates.items():
-                # seconds per request, so that ratio(bare, sandbox) = sandbox rps / bare rps
-                timings[label] = Timing(label, tuple(1.0 / v for v in values))
+                # seconds per request, so that ratio(bare, sandbox) = sandbox rps / bare rps;
+                # the CPU "run" is the server process's CPU seconds per request answered
+                timings[label] = Timing(
+                    label, tuple(1.0 / v for v in values), tuple(cpu_per_request[label])
+                )
                 facts[f"requests/s, {label}"] = (
-                    f"best {max(values):.0f} (runs {', '.join(f'{v:.0f}' for v in values)})"
+                    f"best {max(values):.0f} (runs {', '.join(f'{v:.0f}' for v in values)}); "
+                    f"server CPU per request best {min(cpu_per_request[label]) * 1e3:.3f} ms"
                 )
             ratios.append(
                 ratio(

@@ -196,6 +196,27 @@ def test_concurrent_requests_never_overspend(fresh_sandbox, api):
     assert quota_count(server.info.db_path, "basic") == 100
 
 
+def test_a_request_counted_while_another_writer_holds_the_database_waits_for_it(fresh_sandbox, api):
+    # The gate counts on the event loop through a connection that never waits; when another
+    # connection holds the write lock, the count is made again in a worker thread, which waits.
+    server = fresh_sandbox(clock=Clock(NOON))
+    growth = api("growth", server)
+    assert rate(growth.get("/api/unknown"))[:2] == (500, 499)  # the loop's connection is open
+    holder = sqlite3.connect(server.info.db_path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(growth.get, "/api/unknown")
+        for _ in range(50):  # the request is in, waiting for the lock: /health still answers
+            assert api(None, server).get("/health").status_code == 200
+        assert not pending.done()
+        holder.execute("COMMIT")
+        answered = pending.result(timeout=30)
+    holder.close()
+    assert answered.status_code == 404
+    assert rate(answered)[:2] == (500, 498)
+    assert quota_count(server.info.db_path, "growth") == 2
+
+
 def test_counter_survives_a_restart(fresh_sandbox, api):
     from quantscope.sandbox.serve import SandboxServer
 

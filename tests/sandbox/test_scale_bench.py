@@ -19,4 +19,8 @@ def test_scale_benchmark_runs(sandbox_world: WorldInfo) -> None:
     assert {"trades, last page", "sandbox, evaluations page"} <= set(result.timings)
     assert len(result.ratios) == 4
     assert all(r.value > 0 and math.isfinite(r.value) for r in result.ratios)
+    # the throughput rounds' CPU basis: the servers' CPU seconds per request answered
+    assert all(r.cpu_value > 0 and math.isfinite(r.cpu_value) for r in result.ratios)
+    served = result.timings["sandbox, trades page"]
+    assert all(0 < cpu < 1 for cpu in served.cpu_runs)
     assert result.report().startswith("### scale")

@@ -1,8 +1,9 @@
 """Keyset seeks and memoised aggregates (sandbox/listing.py) answer exactly the plain queries.
 
 Two servers over copies of the scale-1 world: one as served (keyset seeks, memoised counts and
-summaries, with a small ladder step so that jumps exercise the ladder), one with both switched
-off (plain LIMIT/OFFSET, every aggregate computed anew). Every page must be the same bytes,
+summaries, the chain filter and token join left out where every row passes them, with a small
+ladder step so that jumps exercise the ladder), one with all of it switched off (plain
+LIMIT/OFFSET, every aggregate computed anew). Every page must be the same bytes,
 walked in order and visited by jumps back and forth, for every sort of /api/trades and for
 /api/eval-results' filters.
 """
@@ -20,6 +21,7 @@ from fastapi import FastAPI
 
 from quantscope.sandbox import evaldetail, rendered
 from quantscope.sandbox.app import create_app
+from quantscope.sandbox.catalog import CHAINS
 from quantscope.sandbox.datadir import WorldInfo, copy_world
 from quantscope.sandbox.listing import Listing, Order
 from quantscope.sandbox.serve import SandboxServer
@@ -41,6 +43,7 @@ def _served(info: WorldInfo, *, keyset: bool) -> SandboxServer:
     listing: Listing = app.state.store.listing
     listing.keyset = keyset
     listing.memoise = keyset
+    listing.shortcuts = keyset
     listing.ladder_step = 150  # jumps past 150 rows climb a ladder even in a small world
     return SandboxServer(info, app=app).start()
 
@@ -198,3 +201,47 @@ def test_rendered_items_are_the_fresh_bytes(sandbox_world: WorldInfo) -> None:
     fresh = orjson.dumps([by_id[i] for i in trade_ids], option=rendered.OPTIONS)
     for _ in range(2):
         assert orjson.dumps(trade_items_by_id(conn, trade_ids)) == fresh
+
+
+def test_rows_off_the_catalog_keep_the_chain_filter_and_token_join(
+    pair: tuple[requests.Session, str, str],
+    sandbox_world: WorldInfo,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    # The newest trade copied onto an unknown chain and the newest evaluation onto a token that
+    # does not exist: every_row_joined sees them, so the pages still leave them out.
+    info = copy_world(sandbox_world, tmp_path_factory.mktemp("broken"))
+    store = Store(info.db_path)
+    with store.transaction() as conn:
+        conn.execute("PRAGMA foreign_keys=OFF")
+        conn.execute(
+            "INSERT INTO trades SELECT (SELECT MAX(id) + 1 FROM trades), quant_id, token_id, "
+            "'TRON', buy_eval_id, sell_eval_id, decision, trading_status, wait_until_ms, "
+            "validated_ms, confidence, mode, tracking, open_ms + 1, close_ms, status, result, "
+            "exit_reason, entry_price, exit_price, buy_cost, sell_revenue, pnl, roi, "
+            "native_spent, native_received, tokens_bought, tokens_sold, avg_buy_price_native "
+            "FROM trades ORDER BY open_ms DESC LIMIT 1"
+        )
+        conn.execute(
+            "INSERT INTO evaluations SELECT (SELECT MAX(id) + 1 FROM evaluations), quant_id, "
+            "1000000000, chain, type, created_ms + 1, hour, market_cap, mc_class, price, "
+            "liquidity, volume_24h, passed, scored, internal_score, ai_score, avg_score, "
+            "perf_roi, holders FROM evaluations ORDER BY created_ms DESC LIMIT 1"
+        )
+    assert not Listing().every_row_joined(store.connect(), "trades", CHAINS)
+    assert not Listing().every_row_joined(store.connect(), "evaluations", CHAINS)
+    broken = _served(info, keyset=True)
+    session, fast, _ = pair
+    try:
+        for path, params in (
+            ("/api/trades", {"pageSize": 5, "tradingStatus": "all"}),
+            ("/api/trades", {"pageSize": 5, "sortBy": "token_symbol"}),
+            ("/api/eval-results", {"limit": 5}),
+            ("/api/eval-results", {"limit": 5, "uniqueTokensOnly": "true"}),
+        ):
+            got = session.get(broken.url + path, params=params, timeout=60)
+            want = session.get(fast + path, params=params, timeout=60)
+            assert got.status_code == want.status_code == 200
+            assert got.content == want.content, (path, params)
+    finally:
+        broken.stop()

@@ -102,6 +102,7 @@ class Listing:
         self.max_queries = max_queries
         self.keyset = True  # False: plain LIMIT/OFFSET (tests compare the two)
         self.memoise = True  # False: every aggregate is computed again
+        self.shortcuts = True  # False: no join or chain filter left out (every_row_joined)
         self._aggregates: OrderedDict[tuple[Any, ...], list[tuple[Any, ...]]] = OrderedDict()
         self._marks: OrderedDict[tuple[Any, ...], _Marks] = OrderedDict()
         self._lock = threading.Lock()
@@ -131,6 +132,31 @@ class Listing:
                 while len(self._aggregates) > self.max_queries:
                     self._aggregates.popitem(last=False)
         return rows
+
+    def none_match(self, conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> bool:
+        """Whether the query ``sql`` (rows breaking an invariant) finds no row; asked once
+        per (sql, params) like any aggregate. The list endpoints use it to leave out a join or
+        a condition that every row of the world satisfies: the same rows, fewer lookups."""
+        return not self.aggregate(conn, f"SELECT EXISTS ({sql})", params)[0][0]
+
+    def every_row_joined(self, conn: sqlite3.Connection, table: str, chains: Sequence[str]) -> bool:
+        """Whether every row of ``table`` (``trades`` or ``evaluations``, aliased ``x``) lies on
+        one of ``chains`` and has its token in ``tokens``; asked once per world.
+
+        When it holds, a condition on all of ``chains`` matches every row and the inner join
+        with ``tokens`` drops none, so a query that reads no token column can leave both out
+        (an index alone may then answer it). The built worlds always hold it; the check keeps
+        the pages exact for any other database.
+        """
+        if not self.shortcuts:
+            return False
+        marks = ", ".join("?" * len(chains))
+        return self.none_match(
+            conn,
+            f"SELECT 1 FROM {table} x WHERE x.chain NOT IN ({marks}) "
+            "OR NOT EXISTS (SELECT 1 FROM tokens k WHERE k.id = x.token_id)",
+            tuple(chains),
+        )
 
     def page_ids(
         self,

@@ -156,6 +156,11 @@ class Where:
     def sql(self) -> str:
         return " WHERE " + " AND ".join(self.clauses) if self.clauses else ""
 
+    def uses(self, alias: str) -> bool:
+        """Whether a clause reads a column of the table joined as ``alias`` (e.g. ``"k"``)."""
+        column = re.compile(rf"\b{re.escape(alias)}\.")
+        return any(column.search(clause) for clause in self.clauses)
+
     def one_of(
         self, column: str, values: tuple[str, ...] | list[str], negate: bool = False
     ) -> None:

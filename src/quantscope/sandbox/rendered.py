@@ -24,9 +24,24 @@ World = tuple[str, int]
 
 
 def world_of(conn: sqlite3.Connection) -> World:
-    """The database file behind ``conn``, by path and inode."""
-    path = str(conn.execute("PRAGMA database_list").fetchone()[2])
-    return path, os.stat(path).st_ino if path else id(conn)
+    """The database file behind ``conn``, by path and inode.
+
+    A ``WorldConnection`` (the Store's) remembers it: a connection stays on the file it
+    opened, so asking once per connection is enough.
+    """
+    world: World | None = getattr(conn, "world", None)
+    if world is None:
+        path = str(conn.execute("PRAGMA database_list").fetchone()[2])
+        world = path, os.stat(path).st_ino if path else id(conn)
+        if isinstance(conn, WorldConnection):
+            conn.world = world
+    return world
+
+
+class WorldConnection(sqlite3.Connection):
+    """A connection that can remember its world (``world_of``)."""
+
+    world: World | None = None
 
 
 class RenderedItems:

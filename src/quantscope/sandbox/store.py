@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from quantscope.sandbox.listing import Listing
+from quantscope.sandbox.rendered import WorldConnection
 
 SCHEMA_VERSION = "2"
 BUSY_TIMEOUT_S = 10.0  # how long a statement waits for another connection's lock
@@ -241,23 +242,42 @@ class Store:
 
     def _open(self) -> sqlite3.Connection:
         conn = sqlite3.connect(
-            self.path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_S
+            self.path,
+            isolation_level=None,
+            check_same_thread=False,
+            timeout=BUSY_TIMEOUT_S,
+            factory=WorldConnection,
         )
         # the busy timeout first: every later statement (the journal mode too) waits for locks
         conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
         return conn
 
     def connect(self) -> sqlite3.Connection:
+        """This thread's connection; a statement waits up to ``BUSY_TIMEOUT_S`` for a lock."""
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            conn = self._open()
-            conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA journal_mode=WAL")  # a no-op once _enable_wal has run
-            # WAL + NORMAL: a commit (the quota count of every request) is not fsynced; still
-            # atomic and consistent after a process crash, only a power cut may lose the last.
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA foreign_keys=ON")
-            self._local.conn = conn
+            conn = self._local.conn = self._configure(self._open())
+        return conn
+
+    def connect_nowait(self) -> sqlite3.Connection:
+        """This thread's connection that never waits for a lock: a statement that would
+        wait fails at once with ``SQLITE_BUSY`` (``is_busy``). For the event loop's thread,
+        which must not block; the caller retries elsewhere with ``connect()``."""
+        conn: sqlite3.Connection | None = getattr(self._local, "nowait", None)
+        if conn is None:
+            conn = self._configure(self._open())
+            conn.execute("PRAGMA busy_timeout=0")
+            self._local.nowait = conn
+        return conn
+
+    @staticmethod
+    def _configure(conn: sqlite3.Connection) -> sqlite3.Connection:
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA journal_mode=WAL")  # a no-op once _enable_wal has run
+        # WAL + NORMAL: a commit (the quota count of every request) is not fsynced; still
+        # atomic and consistent after a process crash, only a power cut may lose the last.
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=ON")
         return conn
 
     @contextmanager
@@ -276,6 +296,13 @@ class Store:
     def meta(self, key: str) -> str | None:
         row = self.connect().execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
+
+
+def is_busy(exc: sqlite3.Error) -> bool:
+    """True when ``exc`` is SQLite's "database is locked" (SQLITE_BUSY and its extended
+    codes): the statement did nothing and may be run again."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF == sqlite3.SQLITE_BUSY
 
 
 def create_schema(conn: sqlite3.Connection) -> None:

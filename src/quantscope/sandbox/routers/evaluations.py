@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query
 
 from quantscope.sandbox import evaldetail
-from quantscope.sandbox.catalog import EVAL_TYPES, HOUR_MS
+from quantscope.sandbox.catalog import CHAINS, EVAL_TYPES, HOUR_MS
 from quantscope.sandbox.deps import Caller, JSONRoute, StoreDep, WorldDep, require
 from quantscope.sandbox.errors import invalid_parameter, not_found
 from quantscope.sandbox.listing import Order
@@ -133,8 +133,15 @@ def eval_results(
     ] = None,
 ) -> dict[str, Any]:
     """Evaluations, newest first (createdAt, then id, descending), and how many match."""
+    chains = caller.resolve_chains(chain)
+    conn = store.connect()
+    # every evaluation on a chain of the catalog with its token: then a filter on all the
+    # chains is no filter and the tokens are needed only to search (the newest page is then
+    # read from the createdAt index alone)
+    plain = store.listing.every_row_joined(conn, "evaluations", CHAINS)
     where = Where()
-    where.one_of("e.chain", caller.resolve_chains(chain))
+    if not plain or set(chains) != set(CHAINS):
+        where.one_of("e.chain", chains)
     if quantId is not None:
         where.add("e.quant_id = ?", quantId)
     if passed is not None:
@@ -147,15 +154,15 @@ def eval_results(
     where.token_search(search)
     _window(where, timeFrom, timeTo)
 
-    conn = store.connect()
-    matching = f"SELECT e.id, e.created_ms {_FROM}{where.sql()}"
+    source = _FROM if not plain or where.uses("k") else "FROM evaluations e"
+    matching = f"SELECT e.id, e.created_ms {source}{where.sql()}"
     if uniqueTokensOnly == "true":
         # The newest matching evaluation of each (token, quant). Ids follow createdAt (the world
         # numbers evaluations in time order), so the newest is the largest id: a GROUP BY runs
         # in half the time of a ROW_NUMBER() window. test_api_evaluations guards the invariant.
         matching = (
             "SELECT id, created_ms FROM evaluations WHERE id IN (SELECT MAX(e.id) "
-            f"{_FROM}{where.sql()} GROUP BY e.token_id, e.quant_id)"
+            f"{source}{where.sql()} GROUP BY e.token_id, e.quant_id)"
         )
     listing = store.listing  # the count once per filter, the page by a keyset seek
     (total,) = listing.aggregate(conn, f"SELECT COUNT(*) FROM ({matching})", where.params)[0]

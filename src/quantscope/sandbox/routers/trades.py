@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query
 
-from quantscope.sandbox.catalog import WORLD_NOW_MS
+from quantscope.sandbox.catalog import CHAINS, WORLD_NOW_MS
 from quantscope.sandbox.deps import Caller, JSONRoute, StoreDep, require
 from quantscope.sandbox.errors import invalid_parameter, not_found
 from quantscope.sandbox.listing import Order
@@ -172,8 +172,14 @@ def list_trades(
     ] = "executed",
 ) -> dict[str, Any]:
     """One page of trades, the summary over every matching trade, and where the page sits."""
+    chains = caller.resolve_chains(chain)
+    conn = store.connect()
+    # every trade on a chain of the catalog with its token: then a filter on all the chains is
+    # no filter, and the page's seek needs the tokens only to search or sort by symbol
+    plain = store.listing.every_row_joined(conn, "trades", CHAINS)
     where = Where()
-    where.one_of("t.chain", caller.resolve_chains(chain))
+    if not plain or set(chains) != set(CHAINS):
+        where.one_of("t.chain", chains)
     if quantId is not None:
         where.add("t.quant_id = ?", quantId)
     if tradingStatus != "all":
@@ -191,7 +197,6 @@ def list_trades(
     where.token_search(search)
     _date_range(where, startDate, endDate)
 
-    conn = store.connect()
     summary = _summary(store, conn, where, quantId)
     total = summary["totalTrades"]
     offset = (page - 1) * pageSize
@@ -202,8 +207,10 @@ def list_trades(
         )
         # Sort and cut the page on the narrow filter join (a keyset seek), then fetch the
         # page's full rows.
+        tokens = not plain or where.uses("k") or sortBy == "token_symbol"
+        source = _FILTER_FROM if tokens else "FROM trades t"
         ids = store.listing.page_ids(
-            conn, _FILTER_FROM, where.clauses, where.params, order, pageSize, offset
+            conn, source, where.clauses, where.params, order, pageSize, offset
         )
         trades = trade_items_by_id(conn, ids)
     return {
@@ -257,12 +264,13 @@ def _summary(
     n, volume, wins, losses, profit, loss, pnl, _, _ = (
         a + b for a, b in zip(closed, opened, strict=True)
     )
-    if quant_id is None:
-        capital = conn.execute("SELECT TOTAL(capital_usd) FROM quants").fetchone()[0]
+    if quant_id is None:  # memoised too: quants never change while a world is served
+        capital_rows = store.listing.aggregate(conn, "SELECT TOTAL(capital_usd) FROM quants", ())
     else:
-        capital = conn.execute(
-            "SELECT TOTAL(capital_usd) FROM quants WHERE id = ?", (quant_id,)
-        ).fetchone()[0]
+        capital_rows = store.listing.aggregate(
+            conn, "SELECT TOTAL(capital_usd) FROM quants WHERE id = ?", (quant_id,)
+        )
+    capital = capital_rows[0][0]
     return {
         "totalTrades": n,
         "totalVolume": volume,
