@@ -12,6 +12,9 @@ Each result also carries the cache entries of its answers (``Fetched.entry``,
 ``FetchedPages.entries``, ``FetchedMany.entries``), which the frame cache keeps beside a frame,
 and any of them takes ``decode=`` (``_decode.page_decoder``): a function turning an answer's
 bytes into its body in place of ``orjson``, passed down explicitly to where bodies are decoded.
+``get_pages`` also takes ``fold=``: what a load keeps of each page, applied as the page arrives
+(``loaders._base``: its items as typed columns), so a load never holds every page's decoded
+items, and no load holds its answers' ``Response`` objects (the cache has their bytes).
 The client reads and writes the HTTP cache only through ``ResponseCache`` (``client.cache``).
 
 Multi-request loads (``get_pages``, ``get_many``) serve cached answers first (no quota) and
@@ -44,6 +47,7 @@ so ``from quantscope._client import ...`` is the one import loaders and tests ne
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import os
 import sqlite3
@@ -51,7 +55,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -145,8 +149,12 @@ class _One:
     fetched_at: datetime
     spent: int
     stale: bool = False
-    response: Any = field(default=None, repr=False)
     key: str | None = None  # its cache entry's key, when known
+    count: int | None = None  # the items of a folded page (its body no longer lists them)
+
+    def items_in(self, paging: PageNumberPaging | OffsetPaging) -> int:
+        """How many items this page holds, folded or not."""
+        return self.count if self.count is not None else len(paging.items_of(self.body))
 
 
 _Refusal = QuotaWouldBeExceededError | QuotaShareExceededError
@@ -174,6 +182,17 @@ def _never_sent(exc: BaseException) -> bool:
 
 
 Decode = Callable[[bytes], Any]  # an answer's bytes -> its body (``_decode.page_decoder``)
+Fold = Callable[[Any], Any]  # a page's body -> what a load keeps of it (``get_pages(fold=)``)
+
+
+def _fold(one: _One, *, paging: PageNumberPaging | OffsetPaging, fold: Fold) -> None:
+    """``one``'s body folded (``get_pages(fold=...)``), its item count kept for the paging
+    checks; a page whose items are not a list is left as it came, for those checks to judge."""
+    items = one.body.get(paging.items) if isinstance(one.body, Mapping) else None
+    if isinstance(items, list):
+        folded = fold(one.body)
+        if folded is not one.body:
+            one.body, one.count = folded, len(items)
 
 
 class Client:
@@ -316,6 +335,7 @@ class Client:
         desc: str | None = None,
         decode: Decode | None = None,
         spend: Spend | None = None,
+        fold: Fold | None = None,
     ) -> FetchedPages:
         """Every page of a paginated endpoint, quota-aware; cached pages cost nothing.
 
@@ -327,8 +347,16 @@ class Client:
         cache entries in page order (None for a page without one, e.g. an expired copy
         standing in for a failed request). With ``Spend(partial=True)`` it may be incomplete:
         ``missing`` lists the pages not loaded.
+
+        ``fold``, when given, is applied to each page's body as soon as the page is loaded
+        (and its items counted), before the next one is asked for: the result's ``pages`` are
+        what it made of them, and ``items`` lists only the items of pages it left as they
+        were (``loaders._base``: each page's items become typed columns at once, so a load
+        holds one page's decoded items at a time, never every page's). A page of another
+        shape is never folded: the checks above judge it as it came.
         """
         spend = spend or Spend()
+        settle = None if fold is None else functools.partial(_fold, paging=paging, fold=fold)
         wire = paging.without_paging(wire_params(params))
         path, query = _split_path(endpoint, wire)
         label = desc or endpoint
@@ -336,7 +364,9 @@ class Client:
         mode = pricing()
         if mode is not None and not mode.probe and not self._holds(*head):
             raise Priced(self.estimate_for(endpoint, requests=1, cached=0, exact=False))
-        first, refusal = self._fetch_batch(endpoint, [head], desc=label, decode=decode, spend=spend)
+        first, refusal = self._fetch_batch(
+            endpoint, [head], desc=label, decode=decode, spend=spend, settle=settle
+        )
         if first[0] is None:
             empty = FetchedPages((), [], None, self._provenance(endpoint, wire, []), (0,))
             if refusal is not None:
@@ -356,7 +386,17 @@ class Client:
                     self.estimate_for(endpoint, requests=0, cached=1, exact=False, probed=spent)
                 )
             return self._pages_until_short(
-                endpoint, path, query, wire, first[0], paging, max_pages, label, decode, spend
+                endpoint,
+                path,
+                query,
+                wire,
+                first[0],
+                paging,
+                max_pages,
+                label,
+                decode,
+                spend,
+                settle,
             )
         count = paging.page_count(total)
         if max_pages is not None:
@@ -378,6 +418,7 @@ class Client:
             spent=spent,
             unit="pages",
             stop=is_empty,
+            settle=settle,
         )
         pages = [first[0], *results]
         # The total is the service's word; the pages are its data. An empty page before the
@@ -653,7 +694,7 @@ class Client:
             self._apply_lifetime(response, path, query, body, extend_to)
         fetched_at = getattr(response, "created_at", None) or datetime.now(UTC)
         key = getattr(response, "cache_key", None)
-        return _One(body, from_cache, fetched_at, spent, response=response, key=key)
+        return _One(body, from_cache, fetched_at, spent, key=key)
 
     def _entries_of(self, loaded: Sequence[_One]) -> tuple[CacheEntry | None, ...]:
         """The cache entries ``loaded`` were read from or stored as, in order; None for one
@@ -764,13 +805,20 @@ class Client:
         spent: int = 0,
         unit: str = "answers",
         stop: Callable[[_One], bool] | None = None,
+        settle: Callable[[_One], None] | None = None,
     ) -> tuple[list[_One | None], _Refusal | None]:
         """Cached answers first, then what the plan allows (``_plan``) of the rest, in order.
 
         ``spent``: requests this load already sent (the first page). ``stop``: sends nothing
-        more after an answer it holds true of (an empty page). Returns the answers (None where
+        more after an answer it holds true of (an empty page). ``settle``: applied to each
+        answer as soon as it is loaded (``get_pages``' fold). Returns the answers (None where
         not loaded) and the refusal to raise when the plan sent nothing more."""
-        results: list[_One | None] = [self._probe(p, q, endpoint, decode) for p, q in requests_]
+        results: list[_One | None] = []
+        for p, q in requests_:
+            cached = self._probe(p, q, endpoint, decode)
+            if cached is not None and settle is not None:
+                settle(cached)
+            results.append(cached)
         misses = [i for i, r in enumerate(results) if r is None]
         if misses and self.settings.offline:
             raise self._offline_miss(endpoint, [requests_[i][1] for i in misses])
@@ -798,6 +846,8 @@ class Client:
                     if extend_to is None:
                         self._extend_fetched(results, misses[:n], requests_, self._resume_until())
                     raise
+                if settle is not None:
+                    settle(one)
                 results[i] = one
                 stale += one.stale
                 bar.update(1)
@@ -904,12 +954,15 @@ class Client:
         requests_: Sequence[tuple[str, Mapping[str, str]]],
         extend_to: datetime,
     ) -> None:
-        """Keep what this load already fetched until after the reset, for the resume."""
+        """Keep what this load already fetched until after the reset, for the resume (the
+        stored copies are read back: a load does not hold its answers' responses)."""
         for i in indices:
             one = results[i]
-            if one is not None and one.response is not None and not one.from_cache:
+            if one is not None and one.key is not None and not one.from_cache:
                 path, query = requests_[i]
-                self._apply_lifetime(one.response, path, query, one.body, extend_to)
+                stored = self.cache.lookup(self._prepare("GET", path, query))
+                if stored is not None:
+                    self._apply_lifetime(stored, path, query, one.body, extend_to)
 
     def _pages_until_short(
         self,
@@ -923,6 +976,7 @@ class Client:
         label: str,
         decode: Decode | None,
         spend: Spend,
+        settle: Callable[[_One], None] | None = None,
     ) -> FetchedPages:
         """Paging when the body gives no total: next page until one comes back short (the
         quota is planned page by page: the cost is not known in advance)."""
@@ -941,6 +995,7 @@ class Client:
                 spend=spend,
                 spent=sum(int(not p.from_cache) for p in pages if p is not None),
                 unit="pages",
+                settle=settle,
             )
             if got[0] is None:
                 partial = self._pages_result(endpoint, wire, [*pages, None], paging, None)
@@ -961,6 +1016,8 @@ class Client:
         def short(one: _One | None) -> bool:
             if one is None:
                 return True
+            if one.count is not None:  # folded: its shape was a page's
+                return one.count <= at_most
             try:
                 paging.check(one.body, endpoint)
             except InvalidResponseError:
@@ -977,7 +1034,7 @@ class Client:
         pages: Sequence[_One | None],
         paging: PageNumberPaging | OffsetPaging,
     ) -> None:
-        got = sum(len(paging.items_of(p.body)) for p in pages if p is not None)
+        got = sum(p.items_in(paging) for p in pages if p is not None)
         warnings.warn(
             f"quantscope: {endpoint} said {total} items in all, but page {len(pages) + 1} "
             f"came back empty after {got}: the load stopped there (the pages are the "

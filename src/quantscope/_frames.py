@@ -275,8 +275,146 @@ def convert(values: list[Any], col: Col) -> tuple[Any, int]:
     return result, bad
 
 
+def _source_values(rows: list[Any], spec: FrameSpec) -> dict[str, Any]:
+    """Each of ``spec``'s source paths' values over ``rows`` (objects, ``Item`` structs decoded
+    for ``spec``, or a mix: read run by run, in order)."""
+    paths = [c.source for c in spec.columns]
+    if next((r for r in rows if isinstance(r, Item)), None) is None:
+        return column_values(rows, paths)
+    columns: dict[str, Any] = {p: [] for p in paths}
+    start = 0
+    while start < len(rows):
+        kind = type(rows[start])
+        end = start + 1
+        while end < len(rows) and type(rows[end]) is kind:
+            end += 1
+        run = rows[start:end]
+        if issubclass(kind, Item) and kind.spec == spec:
+            part = kind.columns(run)
+        else:
+            part = column_values(run, paths)
+        for p in paths:
+            columns[p].extend(part[p])
+        start = end
+    return columns
+
+
+class Columns:
+    """A frame in the making: a run of records' columns already converted to their dtypes.
+
+    ``Columns.of(records, spec)`` converts a run (one page of a paged load, as it arrives);
+    ``Columns.join(parts, spec)`` puts runs end to end (each column's arrays concatenated once,
+    categories from the union of the runs', sorted); ``frame()`` makes the DataFrame and the
+    one ``DataQualityWarning``. ``build_frame`` is ``Columns.of(records, spec).frame()``, so
+    a frame joined from pages is the one built from all their records at once: every
+    conversion is per value, except that a number column holding JSON booleans on one page
+    and unparseable text on another reads each page on its own (the booleans stay 1.0/0.0).
+    The records themselves are not kept (``first``, the first of them, names a bad answer).
+    """
+
+    __slots__ = ("arrays", "first", "length", "problems", "spec")
+
+    def __init__(
+        self,
+        spec: FrameSpec,
+        length: int,
+        arrays: dict[str, Any],
+        problems: dict[str, int],
+        first: Any = None,
+    ) -> None:
+        self.spec = spec
+        self.length = length
+        self.arrays = arrays
+        self.problems = problems
+        self.first = first
+
+    @classmethod
+    def of(cls, records: Sequence[Mapping[str, Any] | Item], spec: FrameSpec) -> Columns:
+        """``records`` (JSON objects, ``Item`` structs for ``spec``, or a mix) converted."""
+        rows = records if isinstance(records, list) else list(records)
+        return cls.of_values(_source_values(rows, spec), len(rows), spec, rows[0] if rows else None)
+
+    @classmethod
+    def of_values(
+        cls, columns: Mapping[str, Sequence[Any]], length: int, spec: FrameSpec, first: Any = None
+    ) -> Columns:
+        """The values already extracted (each source path's over ``length`` records, missing as
+        None or NaN, as ``column_values`` gives them) converted."""
+        arrays: dict[str, Any] = {}
+        problems: dict[str, int] = {}
+        for col in spec.columns:
+            arrays[col.name], bad = convert(columns[col.source], col)  # type: ignore[arg-type]
+            if bad:
+                problems[col.name] = bad
+        return cls(spec, length, arrays, problems, first)
+
+    @classmethod
+    def join(cls, parts: Sequence[Columns], spec: FrameSpec) -> Columns:
+        """``parts`` end to end, in order (none: no rows); the parts are left as they were."""
+        if len(parts) == 1:
+            return parts[0]
+        if not parts:
+            return cls.of([], spec)
+        problems: dict[str, int] = {}
+        for col in spec.columns:
+            bad = sum(p.problems.get(col.name, 0) for p in parts)
+            if bad:
+                problems[col.name] = bad
+        arrays = {c.name: _concat([p.arrays[c.name] for p in parts]) for c in spec.columns}
+        first = next((p.first for p in parts if p.length), None)
+        return cls(spec, sum(p.length for p in parts), arrays, problems, first)
+
+    def frame(self, *, warn: bool = True, stacklevel: int = 2) -> pd.DataFrame:
+        """The DataFrame of exactly ``spec``'s columns and dtypes; when ``warn``, the count of
+        unparseable values in one DataQualityWarning naming the columns (``stacklevel`` as
+        ``warnings.warn`` would take it in the caller)."""
+        spec = self.spec
+        frame = pd.DataFrame(self.arrays, index=pd.RangeIndex(self.length), columns=spec.names)
+        frame = frame.astype(spec.dtypes())
+        if spec.index is not None:
+            frame = frame.set_index(spec.index)
+        if self.problems and warn:
+            detail = ", ".join(f"{name} ({n})" for name, n in self.problems.items())
+            warnings.warn(
+                f"{spec.name}: {sum(self.problems.values())} value(s) could not be parsed and "
+                f"are missing: {detail}",
+                DataQualityWarning,
+                stacklevel=stacklevel + 1,
+            )
+        return frame
+
+
+def _concat(parts: list[Any]) -> Any:
+    """One column's converted arrays end to end, as ``convert`` would make the whole column."""
+    head = parts[0]
+    if isinstance(head, np.ndarray):
+        return np.concatenate(parts)
+    if isinstance(head, pd.Categorical):
+        return _join_categoricals(parts)
+    joined = type(head)._concat_same_type(parts)
+    if isinstance(joined, pd.arrays.ArrowStringArray):  # one Arrow chunk, as pd.array makes
+        return pd.arrays.ArrowStringArray(joined.__arrow_array__().combine_chunks())
+    return joined
+
+
+def _join_categoricals(parts: list[pd.Categorical]) -> pd.Categorical:
+    """Categoricals of text categories (``_categorical``'s) as one, categories sorted."""
+    union: set[str] = set()
+    for part in parts:
+        union.update(part.categories)
+    categories = pd.Index(sorted(union), dtype="str")
+    codes = []
+    for part in parts:
+        own = part.codes
+        if len(part.categories):
+            mapping = categories.get_indexer(part.categories)
+            own = np.where(own >= 0, mapping[np.maximum(own, 0)], -1)
+        codes.append(own)
+    return pd.Categorical.from_codes(np.concatenate(codes), categories=categories)
+
+
 def build_frame(
-    records: Sequence[Mapping[str, Any] | Item],
+    records: Sequence[Mapping[str, Any] | Item] | Columns,
     spec: FrameSpec,
     *,
     warn: bool = True,
@@ -285,31 +423,12 @@ def build_frame(
     """Records -> a DataFrame with exactly ``spec``'s columns and dtypes.
 
     The records are JSON objects, ``Item`` structs decoded for ``spec``, or a mix (see the
-    module docstring): the frame is the same. Unparseable values become missing; when ``warn``
-    is true their count is reported in one DataQualityWarning naming the columns.
+    module docstring): the frame is the same. They may also be ``Columns`` already converted
+    (a paged load's pages, joined). Unparseable values become missing; when ``warn`` is true
+    their count is reported in one DataQualityWarning naming the columns.
     """
-    rows = records if isinstance(records, list) else list(records)
-    paths = [c.source for c in spec.columns]
-    columns: dict[str, Any]
-    if next((r for r in rows if isinstance(r, Item)), None) is None:
-        columns = column_values(rows, paths)
-    else:  # typed items, maybe mixed with objects: column values run by run, in order
-        columns = {p: [] for p in paths}
-        start = 0
-        while start < len(rows):
-            kind = type(rows[start])
-            end = start + 1
-            while end < len(rows) and type(rows[end]) is kind:
-                end += 1
-            run = rows[start:end]
-            if issubclass(kind, Item) and kind.spec == spec:
-                part = kind.columns(run)
-            else:
-                part = column_values(run, paths)
-            for p in paths:
-                columns[p].extend(part[p])
-            start = end
-    return frame_of_columns(columns, len(rows), spec, warn=warn, stacklevel=stacklevel + 1)
+    columns = records if isinstance(records, Columns) else Columns.of(records, spec)
+    return columns.frame(warn=warn, stacklevel=stacklevel)
 
 
 def series_of(record: Mapping[str, Any], spec: FrameSpec, name: str) -> pd.Series:
@@ -333,23 +452,4 @@ def frame_of_columns(
 ) -> pd.DataFrame:
     """``build_frame`` from the values already extracted: each source path's values over the
     ``length`` records (missing as None or NaN), as ``column_values`` gives them."""
-    data: dict[str, Any] = {}
-    problems: dict[str, int] = {}
-    for col in spec.columns:
-        values, bad = convert(columns[col.source], col)  # type: ignore[arg-type]
-        data[col.name] = values
-        if bad:
-            problems[col.name] = bad
-    frame = pd.DataFrame(data, index=pd.RangeIndex(length), columns=spec.names)
-    frame = frame.astype(spec.dtypes())
-    if spec.index is not None:
-        frame = frame.set_index(spec.index)
-    if problems and warn:
-        detail = ", ".join(f"{name} ({n})" for name, n in problems.items())
-        warnings.warn(
-            f"{spec.name}: {sum(problems.values())} value(s) could not be parsed and are "
-            f"missing: {detail}",
-            DataQualityWarning,
-            stacklevel=stacklevel,
-        )
-    return frame
+    return Columns.of_values(columns, length, spec).frame(warn=warn, stacklevel=stacklevel)

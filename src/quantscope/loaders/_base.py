@@ -60,7 +60,7 @@ from quantscope._decode import page_decoder
 from quantscope._errors import DataQualityWarning, IncompleteDataWarning, InvalidResponseError
 from quantscope._estimate import Priced, pricing
 from quantscope._framecache import frame_key
-from quantscope._frames import FrameSpec, Item, build_frame, series_of
+from quantscope._frames import Columns, FrameSpec, Item, build_frame, series_of
 from quantscope._plans import PLANS, plan_named
 from quantscope._quota import Spend
 from quantscope._results import cached_provenance, with_provenance
@@ -106,16 +106,65 @@ class Recipe:
             keep = (*keep, self.paging.total_path[0])
         return page_decoder(self.spec, self.items, keep)
 
+    def folder(self) -> Callable[[Any], Any] | None:
+        """How a paged recipe's pages are kept as they arrive (``Client.get_pages(fold=)``):
+        the page's records as typed ``Columns`` in place of its list, beside its other keys
+        (the total, a summary), so a load never holds every page's decoded items at once.
+        None for other recipes. A page whose list holds anything but objects is kept as it
+        came: the frame's checks then name it (``records``)."""
+        if self.paging is None or not self.items:
+            return None
+        key, spec = self.items, self.spec
+
+        def fold(body: Any) -> Any:
+            items = body.get(key)
+            if not all(issubclass(kind, (Item, Mapping)) for kind in set(map(type, items))):
+                return body
+            kept = {k: v for k, v in body.items() if k != key}
+            kept[key] = Columns.of(items, spec)
+            return kept
+
+        return fold
+
     def frame(self, loaded: Loaded) -> pd.DataFrame:
         """The frame ``build`` (or the default) makes of ``loaded``."""
         if self.build is not None:
             return self.build(self, loaded)
-        return typed_frame(records_of(self, loaded), self.spec, loaded.provenance)
+        return typed_frame(columns_of(self, loaded), self.spec, loaded.provenance)
+
+
+def columns_of(recipe: Recipe, loaded: Loaded) -> Columns:
+    """The typed columns of what the client returned: of a paged load, each page's as it was
+    folded on arrival (``Recipe.folder``) and the checked records of any page left as it
+    came, in page order; of other loads, their checked records (``records_of``). A ``build``
+    of a paged recipe reads its records through this (its pages no longer list them)."""
+    if not isinstance(loaded, FetchedPages) or not any(_folded(recipe, b) for b in loaded.pages):
+        return Columns.of(records_of(recipe, loaded), recipe.spec)
+    parts: list[Columns] = []
+    run: list[Any] = []  # items of consecutive pages left as they came
+    for body in loaded.pages:
+        held = _folded(recipe, body)
+        if held is None:
+            run.extend(recipe.paging.items_of(body) if recipe.paging is not None else ())
+            continue
+        if run:
+            parts.append(Columns.of(records(run, recipe.endpoint), recipe.spec))
+            run = []
+        parts.append(held)
+    if run:
+        parts.append(Columns.of(records(run, recipe.endpoint), recipe.spec))
+    return Columns.join(parts, recipe.spec)
+
+
+def _folded(recipe: Recipe, body: Any) -> Columns | None:
+    held = body.get(recipe.items) if isinstance(body, Mapping) else None
+    return held if isinstance(held, Columns) else None
 
 
 def records_of(recipe: Recipe, loaded: Loaded) -> list[Any]:
     """The records of what the client returned, checked (the items of every page, or of the
-    one answer, or of every answer of many)."""
+    one answer, or of every answer of many; a paged load's folded pages hold columns instead:
+    ``columns_of``)."""
     if isinstance(loaded, FetchedPages):
         return records(loaded.items, recipe.endpoint)
     bodies = [loaded.data] if isinstance(loaded, Fetched) else [f.data for f in loaded.results if f]
@@ -157,7 +206,6 @@ def load(
             wired,
             recipe.keep,
         )
-    decode = recipe.decoder()
     wires: list[Wire] = [wire_params(p) for p in many] if many is not None else []
     if many is not None:
         wire = Wire(many=json.dumps(wires, separators=(",", ":")))
@@ -189,30 +237,9 @@ def load(
             recipe.endpoint, provenance_params, hit.entries, c.settings.service
         )
         return warn_incomplete(with_provenance(hit.frame, prov))
-    loaded: Loaded
+    loaded, entries = _fetch(c, recipe, wire, wires if many is not None else None, max_pages, spend)
     if many is not None:
-        fetched = c.get_many(recipe.endpoint, wires, desc=recipe.desc, decode=decode, spend=spend)
-        loaded = FetchedMany(
-            fetched.results,
-            replace(fetched.provenance, params=provenance_params),
-            fetched.missing,
-            fetched.entries,
-        )
-        entries = fetched.entries
-    elif recipe.paging is not None:
-        pages = c.get_pages(
-            recipe.endpoint,
-            wire,
-            paging=recipe.paging,
-            max_pages=max_pages,
-            desc=recipe.desc,
-            decode=decode,
-            spend=spend,
-        )
-        loaded, entries = pages, pages.entries
-    else:
-        one = c.get(recipe.endpoint, wire, decode=decode)
-        loaded, entries = one, (one.entry,)
+        loaded = replace(loaded, provenance=replace(loaded.provenance, params=provenance_params))
     try:
         frame = recipe.frame(loaded)
     except InvalidResponseError:
@@ -221,13 +248,44 @@ def load(
     if recipe.by_chain:
         note_plan_chains(frame, wire, c)
     missing = len(loaded.missing) if isinstance(loaded, FetchedPages | FetchedMany) else 0
+    of = len(loaded.results) if isinstance(loaded, FetchedMany) else loaded.provenance.pages
+    del loaded  # the answers (a paged load's columns): the frame cache stores the frame alone
     stored = [e for e in entries if e is not None]
     if missing:  # partial=True: what fitted, never kept as the frame of these parameters
-        of = len(loaded.results) if isinstance(loaded, FetchedMany) else loaded.provenance.pages
         with_provenance(frame, None, incomplete={"missing": missing, "of": of})
     elif stored and len(stored) == len(entries):  # every answer is in the cache as loaded
         c.frames.put(key, frame, stored)
     return warn_incomplete(frame)
+
+
+def _fetch(
+    c: Client,
+    recipe: Recipe,
+    wire: Wire,
+    wires: list[Wire] | None,
+    max_pages: int | None,
+    spend: Spend | None,
+) -> tuple[Loaded, tuple[CacheEntry | None, ...]]:
+    """The client's answers for ``recipe`` (``wires``: one request each) and their entries;
+    a paged recipe's pages folded as they arrive (``Recipe.folder``)."""
+    decode = recipe.decoder()
+    if wires is not None:
+        many = c.get_many(recipe.endpoint, wires, desc=recipe.desc, decode=decode, spend=spend)
+        return many, many.entries
+    if recipe.paging is not None:
+        pages = c.get_pages(
+            recipe.endpoint,
+            wire,
+            paging=recipe.paging,
+            max_pages=max_pages,
+            desc=recipe.desc,
+            decode=decode,
+            spend=spend,
+            fold=recipe.folder(),
+        )
+        return pages, pages.entries
+    one = c.get(recipe.endpoint, wire, decode=decode)
+    return one, (one.entry,)
 
 
 def at_fault(
@@ -323,14 +381,15 @@ def warn_incomplete(obj: _Held, *, stacklevel: int = 4) -> _Held:
 
 
 def typed_frame(
-    records: Sequence[Mapping[str, Any] | Item],
+    records: Sequence[Mapping[str, Any] | Item] | Columns,
     spec: FrameSpec,
     provenance: Provenance | None,
     **extra: Any,
 ) -> pd.DataFrame:
     """``build_frame`` plus ``df.attrs["quantscope"]`` (provenance and loader extras).
 
-    The records may be items decoded by ``_decode.page_decoder(spec, ...)`` (the same frame).
+    The records may be items decoded by ``_decode.page_decoder(spec, ...)`` (the same frame),
+    or ``Columns`` already converted (``columns_of``).
     Records holding none of the spec's fields are never silent rows of missing values: when
     every record is such (another resource, error objects inside a 200) it is an
     ``InvalidResponseError``; when some are, they are counted in a ``DataQualityWarning``."""
@@ -341,7 +400,7 @@ def typed_frame(
         if blank == len(frame):
             raise InvalidResponseError(
                 f"{endpoint}: none of the {blank} records holds a field of {spec.name} "
-                f"(first: {records[0]!r:.120}); is this the documented answer?",
+                f"(first: {_first(records)!r:.120}); is this the documented answer?",
                 endpoint=endpoint,
                 status_code=200,
             )
@@ -353,6 +412,10 @@ def typed_frame(
                 stacklevel=4,
             )
     return with_provenance(frame, provenance, **extra)
+
+
+def _first(records: Sequence[Any] | Columns) -> Any:
+    return records.first if isinstance(records, Columns) else records[0]
 
 
 def typed_series(record: Mapping[str, Any], spec: FrameSpec, provenance: Provenance) -> pd.Series:

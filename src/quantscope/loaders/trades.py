@@ -14,11 +14,11 @@ from quantscope._ids import IdArg, one_id, optional_id
 from quantscope.loaders._base import (
     Recipe,
     client_or_default,
+    columns_of,
     field,
     load,
     note_plan_chains,
     records,
-    records_of,
     spend_of,
     typed_frame,
     typed_series,
@@ -111,7 +111,7 @@ def load_trades(
 
 def _trades_frame(recipe: Recipe, pages: FetchedPages) -> pd.DataFrame:
     summary = pages.pages[0].get("summary") if pages.pages else None
-    return typed_frame(records_of(recipe, pages), recipe.spec, pages.provenance, summary=summary)
+    return typed_frame(columns_of(recipe, pages), recipe.spec, pages.provenance, summary=summary)
 
 
 class TradeDetail(NamedTuple):

@@ -1,0 +1,116 @@
+"""Paged loads keep each page as typed columns as it arrives (``Client.get_pages(fold=)``,
+``loaders._base.Recipe.folder``): the same frames, counts, checks and errors as before."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pandas as pd
+import pytest
+from _helpers import FakeService, Seen, fake_client, ok
+
+import quantscope.loaders as L
+from quantscope import _schemas
+from quantscope._client import PageNumberPaging
+from quantscope._errors import InvalidResponseError
+from quantscope._frames import Columns, build_frame
+
+
+def test_load_evaluations_over_pages_equals_build_frame_on_the_plain_pages(
+    api: Callable[..., Any], sandbox: Any, tmp_path: Path
+) -> None:
+    from quantscope._client import Client
+
+    with Client(sandbox.url, sandbox.keys["enterprise"], cache_dir=str(tmp_path)) as c:
+        df = L.load_evaluations(2, page_size=250, max_pages=4, client=c)
+    session = api()
+    items = []
+    for n in range(4):
+        params = {"quantId": 2, "offset": n * 250, "limit": 250}
+        items.extend(
+            orjson.loads(session.get("/api/eval-results", params=params).content)["results"]
+        )
+    want = build_frame(items, _schemas.EVALUATIONS)
+    want.attrs = df.attrs
+    assert len(df) == 1000 and df.attrs["quantscope"]["pages"] == 4
+    pd.testing.assert_frame_equal(df, want)
+
+
+def _pages(items_of: Callable[[int], Any], total: int) -> Callable[[Seen], Any]:
+    def handler(seen: Seen) -> Any:
+        n = int(seen.query.get("page", 1))
+        return ok({"trades": items_of(n), "pagination": {"total": total}, "summary": {"n": n}})
+
+    return handler
+
+
+def test_get_pages_folds_each_page_in_order_and_counts_its_items(
+    serve: Callable[..., FakeService], tmp_path: Path
+) -> None:
+    service = serve(_pages(lambda n: [{"id": n}, {"id": 10 + n}] if n < 3 else [{"id": 3}], 5))
+    seen: list[Any] = []
+
+    def fold(body: Any) -> Any:
+        seen.append(body["summary"]["n"])
+        return {**body, "trades": len(body["trades"])}  # the total stays: paging reads it
+
+    client = fake_client(service, tmp_path)
+    got = client.get_pages("/api/trades", paging=PageNumberPaging(2), fold=fold)
+    assert seen == [1, 2, 3]
+    assert got.items == [] and [p["trades"] for p in got.pages] == [2, 2, 1]
+    assert got.total == 5 and got.provenance.pages == 3
+    again = client.get_pages("/api/trades", paging=PageNumberPaging(2), fold=fold)  # cached
+    assert seen == [1, 2, 3, 1, 2, 3] and again.provenance.requests == 0
+
+
+def test_a_page_of_another_shape_is_not_folded_and_is_the_usual_error(
+    serve: Callable[..., FakeService], tmp_path: Path
+) -> None:
+    def items(n: int) -> Any:
+        return {"not": "a list"} if n == 2 else [{"id": n}, {"id": 10 + n}]
+
+    service = serve(_pages(items, 6))
+    folded: list[int] = []
+
+    def fold(body: Any) -> Any:
+        folded.append(body["summary"]["n"])
+        return dict(body)
+
+    with pytest.raises(InvalidResponseError, match="expected 'trades'"):
+        fake_client(service, tmp_path).get_pages(
+            "/api/trades", paging=PageNumberPaging(2), fold=fold
+        )
+    assert folded == [1]
+
+
+# The fake service reports a Basic plan's daily limit: the frame says the plan's chains narrow it.
+@pytest.mark.filterwarnings("ignore::quantscope.IncompleteDataWarning")
+def test_a_load_whose_pages_hold_no_field_is_refused_and_forgotten(
+    serve: Callable[..., FakeService], tmp_path: Path
+) -> None:
+    service = serve(_pages(lambda n: [{"other": n}, {"other": 10 + n}], 4))
+    client = fake_client(service, tmp_path)
+    with pytest.raises(InvalidResponseError, match="none of the 4 records holds a field of trades"):
+        L.load_trades(page_size=2, client=client)
+    sent = len(service.seen)
+    with pytest.raises(InvalidResponseError):
+        L.load_trades(page_size=2, client=client)
+    assert len(service.seen) == 2 * sent  # both pages were dropped from the cache: asked again
+
+
+@pytest.mark.filterwarnings("ignore::quantscope.IncompleteDataWarning")
+def test_trades_frame_reads_the_folded_pages(
+    serve: Callable[..., FakeService], tmp_path: Path
+) -> None:
+    rows = {1: [{"id": 1, "token_chain": "BSC"}, {"id": 2}], 2: [{"id": 3, "token_chain": "BASE"}]}
+    service = serve(_pages(lambda n: rows[n], 3))
+    df = L.load_trades(page_size=2, client=fake_client(service, tmp_path))
+    want = build_frame([*rows[1], *rows[2]], _schemas.TRADES)
+    want.attrs = df.attrs
+    pd.testing.assert_frame_equal(df, want)
+    assert list(df["chain"].cat.categories) == ["BASE", "BSC"]
+    assert df.attrs["quantscope"]["summary"] == {"n": 1}
+    assert isinstance(Columns.of(rows[1], _schemas.TRADES), Columns)
