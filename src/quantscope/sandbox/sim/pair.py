@@ -121,17 +121,21 @@ def _exit(
     sl = entry_price * (1 - quant.stop_loss)
     last = len(path.close) - 1
     stop = min(entry_hour + quant.horizon_h, last + 1)
-    # The first hour where any exit fires, then the first rule that fires in that hour; the
-    # rules in order: gap below the stop, the stop, gap above the target, the target.
+    # The first hour where any exit fires (the hour's open or its range crosses a level), then
+    # the first of the rules, in order, that fires in that hour.
     o, h, lo = path.open[entry_hour:stop], path.high[entry_hour:stop], path.low[entry_hour:stop]
-    later = np.arange(len(o)) > 0
-    fired = np.stack((later & (o <= sl), lo <= sl, later & (o >= tp), h >= tp))
-    hit = fired.any(axis=0)
-    if hit.any():
-        j = int(hit.argmax())
-        rule = int(fired[:, j].argmax())
-        price = (float(o[j]), float(sl), float(o[j]), float(tp))[rule]
-        return entry_hour + j, price, ("stop_loss", "take_profit")[rule // 2]
+    crossed = (lo <= sl) | (h >= tp)
+    crossed[1:] |= (o[1:] <= sl) | (o[1:] >= tp)
+    if crossed.any():
+        j = int(crossed.argmax())
+        k, opened = entry_hour + j, float(o[j])
+        if j > 0 and opened <= sl:
+            return k, opened, "stop_loss"
+        if lo[j] <= sl:
+            return k, float(sl), "stop_loss"
+        if j > 0 and opened >= tp:
+            return k, opened, "take_profit"
+        return k, float(tp), "take_profit"
     end = entry_hour + quant.horizon_h - 1
     if end <= last:
         return end, float(path.close[end]), "horizon"
