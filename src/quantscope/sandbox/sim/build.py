@@ -15,10 +15,11 @@ The story it simulates (docs/service-contract.md, "The simulator"):
    followed by a ``TOKEN_SELL`` evaluation.
 
 ``pair.py`` tells that story for one quant on one token, deciding with the criterion values of
-``criteria.py``. This module writes the tables: it runs ``pair.simulate_pair`` token by token into
-staging tables, numbers evaluations and trades by time, derives the transactions, and ends with
-the optimizer's first run (``optimizer.initial_analysis``), so a fresh world already holds
-recommendations. Only ``datadir`` imports it; request-time code never does.
+``criteria.py``; ``stage.py`` runs it token by token into staging tables (in worker processes for
+a large world). This module writes the tables: it numbers evaluations and trades by time from
+the staged rows, derives the transactions, creates the history tables' indexes once the rows
+are in, and ends with the optimizer's first run (``optimizer.initial_analysis``), so a fresh
+world already holds recommendations. Only ``datadir`` imports it; request-time code never does.
 """
 
 from __future__ import annotations
@@ -40,21 +41,18 @@ from quantscope.sandbox.catalog import (
     MARKET_CAP_CLASSES,
     WRAPPED_NATIVE_ADDRESS,
 )
-from quantscope.sandbox.sim import market
-from quantscope.sandbox.sim.pair import EVAL_COLUMNS, TRADE_COLUMNS, simulate_pair
+from quantscope.sandbox.sim import stage
+from quantscope.sandbox.sim.pair import EVAL_COLUMNS, TRADE_COLUMNS
 from quantscope.sandbox.sim.quants import DEFAULT_WEIGHT, QUANTS, threshold_for
-from quantscope.sandbox.sim.tokens import TokenMeta, base58, token_meta
+from quantscope.sandbox.sim.tokens import base58
 
 WORLD_VERSION = "1"
-TOKENS_PER_SCALE = 90
+TOKENS_PER_SCALE = stage.TOKENS_PER_SCALE
 
 
 def _stable_uuid(*parts: object) -> str:
     digest = hashlib.blake2b(":".join(map(str, parts)).encode(), digest_size=16).digest()
     return str(uuid.UUID(bytes=digest, version=4))
-
-
-_TYPE_ORDER = {"TOKEN_STATUS": 0, "TOKEN_BUY": 1, "TOKEN_SELL": 2}
 
 
 def _config_rows(seed: int) -> Iterator[tuple[object, ...]]:
@@ -80,41 +78,14 @@ def _config_rows(seed: int) -> Iterator[tuple[object, ...]]:
                     )
 
 
-def _token_row(seed: int, path: market.TokenPath, meta: TokenMeta) -> tuple[object, ...]:
-    last = len(path.close) - 1
-    price = float(path.close[last])
-    change = (price / float(path.close[last - 24]) - 1.0) * 100.0
-    volume = float(path.volume[last - 23 :].sum())
-    mcap = price * path.supply
-    if path.rug_hour is not None:
-        status = "RUGGED"
-    elif volume < 0.002 * mcap:
-        status = "DORMANT"
-    else:
-        status = "ACTIVE"
-    holders = int(meta.holders0 * (1 + meta.holder_growth))
-    return (
-        meta.id,
-        meta.name,
-        meta.symbol,
-        meta.address,
-        meta.chain,
-        f"https://sandbox.quantscope.invalid/tokens/{meta.id}.png",
-        meta.created_ms,
-        status,
-        path.supply,
-        path.rug_hour,
-        holders,
-        price,
-        change,
-        volume,
-        mcap,
-        mcap * path.liquidity_share,
-    )
+def build_world(
+    conn: sqlite3.Connection, seed: int, scale: int, *, workers: int | None = None
+) -> None:
+    """Fill an empty world database (schema created, transaction managed by the caller).
 
-
-def build_world(conn: sqlite3.Connection, seed: int, scale: int) -> None:
-    """Fill an empty world database (schema created, transaction managed by the caller)."""
+    ``workers``: processes that simulate the tokens (``stage.worker_count``: by default one
+    below ``stage.PARALLEL_MIN_SCALE``, up to two from there); the world is the same bytes.
+    """
     if scale < 1:
         raise ValueError("scale must be at least 1")
     conn.executemany(
@@ -173,8 +144,8 @@ def build_world(conn: sqlite3.Connection, seed: int, scale: int) -> None:
         for db in ("main", "temp"):
             conn.execute(f"PRAGMA {db}.cache_size = {_BUILD_CACHE_KIB}")
         with _indexes_deferred(conn):
-            _stage_world(conn, seed, scale)
-            _renumber(conn)
+            with stage.staged(conn, seed, scale, workers):
+                _renumber(conn)
             _write_transactions(conn, seed)
     finally:
         for db, size in zip(("main", "temp"), saved, strict=True):
@@ -186,53 +157,6 @@ _EVAL_SELECT = ", ".join(EVAL_COLUMNS)
 _TRADE_SELECT = ", ".join(TRADE_COLUMNS)
 _BATCH = 5000  # trades per batch when building transactions
 _BUILD_CACHE_KIB = -65536  # 64 MiB of page cache per database while building
-
-
-def _stage_world(conn: sqlite3.Connection, seed: int, scale: int) -> None:
-    """Simulate token by token into TEMP staging tables (memory stays flat in ``scale``).
-
-    Staging ids (``sid``) follow simulation order: token, quant, then the pair's own order. They
-    break ties in the time orders exactly as the stable sort of the in-memory build did.
-    """
-    conn.execute("DROP TABLE IF EXISTS temp.stage_evals")
-    conn.execute("DROP TABLE IF EXISTS temp.stage_trades")
-    conn.execute(
-        f"CREATE TEMP TABLE stage_evals (sid INTEGER PRIMARY KEY, type_order, {_EVAL_SELECT})"
-    )
-    conn.execute(f"CREATE TEMP TABLE stage_trades (sid INTEGER PRIMARY KEY, {_TRADE_SELECT})")
-    eval_sql = (
-        f"INSERT INTO stage_evals (sid, type_order, {_EVAL_SELECT}) "
-        f"VALUES ({','.join('?' * (len(EVAL_COLUMNS) + 2))})"
-    )
-    trade_sql = (
-        f"INSERT INTO stage_trades ({_TRADE_SELECT}) VALUES ({','.join('?' * len(TRADE_COLUMNS))})"
-    )
-    type_col = EVAL_COLUMNS.index("type")
-    n_evals = 0
-    for token_id in range(1, TOKENS_PER_SCALE * scale + 1):
-        path = market.token_path(seed, token_id)
-        meta = token_meta(seed, token_id, path)
-        conn.execute(
-            f"INSERT INTO tokens VALUES ({','.join('?' * 16)})", _token_row(seed, path, meta)
-        )
-        eval_rows: list[tuple[object, ...]] = []
-        trade_rows: list[tuple[object, ...]] = []
-        for quant in QUANTS:
-            rows, trades, links = simulate_pair(seed, quant, path, meta)
-            base = n_evals + 1  # staging ids start at 1
-            eval_rows.extend(
-                (base + i, _TYPE_ORDER[str(r[type_col])], *r) for i, r in enumerate(rows)
-            )
-            n_evals += len(rows)
-            for t in trades:
-                t["buy_eval_id"] = base + int(t["buy_eval_id"])
-            for ti, si in links:
-                trades[ti]["sell_eval_id"] = base + si
-            trade_rows.extend(tuple(t[c] for c in TRADE_COLUMNS) for t in trades)
-        conn.executemany(eval_sql, eval_rows)
-        conn.executemany(trade_sql, trade_rows)
-        if scale > 1:
-            market.token_path.cache_clear()
 
 
 def _renumber(conn: sqlite3.Connection) -> None:
@@ -254,7 +178,6 @@ def _renumber(conn: sqlite3.Connection) -> None:
         f"INSERT INTO evaluations (id, {_EVAL_SELECT}) "
         f"SELECT row_number() OVER ({eval_order}), {_EVAL_SELECT} FROM stage_evals"
     )
-    conn.execute("DROP TABLE temp.stage_evals")
     remap = {"buy_eval_id": "b.id", "sell_eval_id": "x.id"}
     conn.execute(
         f"INSERT INTO trades (id, {_TRADE_SELECT}) "
@@ -263,7 +186,6 @@ def _renumber(conn: sqlite3.Connection) -> None:
         "FROM stage_trades AS t JOIN eval_ids AS b ON b.sid = t.buy_eval_id "
         "LEFT JOIN eval_ids AS x ON x.sid = t.sell_eval_id"
     )
-    conn.execute("DROP TABLE temp.stage_trades")
     conn.execute("DROP TABLE temp.eval_ids")
 
 
