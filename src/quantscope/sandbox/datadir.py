@@ -4,8 +4,9 @@ A data directory holds one database per (seed, scale), ``world-s{seed}-x{scale}.
 ``keys.json`` (mode 0600) with the plain API keys of the world ensured last. A database is reused
 when its ``meta`` matches what this code would build (schema version, seed, scale, world
 version) and holds the seed's keys; otherwise it is built into a temporary file in the same
-directory and moved into place with ``os.replace``, so no reader ever sees a half-built world.
-A lock file serialises builders (two notebooks, parallel test workers) on POSIX systems.
+directory and moved into place with ``os.replace``, so no reader ever sees a half-built world;
+the temporary files of a killed build are deleted by the next build of that world. A lock file
+serialises builders (two notebooks, parallel test workers) on POSIX systems.
 
 The directory is, in order: the ``data_dir`` argument, ``$QUANTSCOPE_SANDBOX_DIR``, or
 ``<user cache dir>/quantscope/sandbox``.
