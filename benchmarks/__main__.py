@@ -17,6 +17,7 @@ from benchmarks._common import BenchResult, machine, print_result
 
 #: name -> module (``benchmarks.<module>.run``), in the order they run.
 BENCHMARKS: dict[str, str] = {
+    "build": "bench_build",
     "catalog": "bench_catalog",
     "decode": "bench_decode",
     "framecache": "bench_framecache",

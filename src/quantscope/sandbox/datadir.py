@@ -4,8 +4,9 @@ A data directory holds one database per (seed, scale), ``world-s{seed}-x{scale}.
 ``keys.json`` (mode 0600) with the plain API keys of the world ensured last. A database is reused
 when its ``meta`` matches what this code would build (schema version, seed, scale, world
 version) and holds the seed's keys; otherwise it is built into a temporary file in the same
-directory and moved into place with ``os.replace``, so no reader ever sees a half-built world.
-A lock file serialises builders (two notebooks, parallel test workers) on POSIX systems.
+directory and moved into place with ``os.replace``, so no reader ever sees a half-built world;
+the temporary files of a killed build are deleted by the next build of that world. A lock file
+serialises builders (two notebooks, parallel test workers) on POSIX systems.
 
 The directory is, in order: the ``data_dir`` argument, ``$QUANTSCOPE_SANDBOX_DIR``, or
 ``<user cache dir>/quantscope/sandbox``.
@@ -14,6 +15,7 @@ The directory is, in order: the ``data_dir`` argument, ``$QUANTSCOPE_SANDBOX_DIR
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 import sqlite3
@@ -89,6 +91,7 @@ def ensure_world(data_dir: Path | str | None = None, seed: int = 7, scale: int =
     keys = auth.derive_keys(seed)
     with _build_lock(directory / f".{db_path.name}.lock"):
         if not _is_current(db_path, expected_meta(seed, scale), keys):
+            _remove_dead_builds(db_path)
             _build(db_path, seed, scale)
     write_keys(directory, keys)
     return WorldInfo(directory, db_path, seed, scale, keys)
@@ -156,12 +159,32 @@ def _is_current(db_path: Path, meta: dict[str, str], keys: dict[str, str]) -> bo
         return False
 
 
+def _build_prefix(db_path: Path) -> str:
+    return f".{db_path.name}.build-"
+
+
+def _remove_dead_builds(db_path: Path) -> None:
+    """Delete what a killed build of this world left (its temp file, its staging files).
+
+    Called under the world's build lock, so no live build of it owns such a file; the world
+    itself was never touched by that build (it moves into place only once complete).
+    """
+    for leftover in db_path.parent.glob(f"{glob.escape(_build_prefix(db_path))}*"):
+        leftover.unlink(missing_ok=True)
+
+
 def _build(db_path: Path, seed: int, scale: int) -> None:
-    """Build the world into a temporary file next to ``db_path``, then move it into place."""
-    tmp = db_path.with_name(f".{db_path.name}.{uuid.uuid4().hex}.tmp")
+    """Build the world into a temporary file next to ``db_path``, then move it into place.
+
+    A build that dies leaves only temporary files (``_remove_dead_builds``), never a world that
+    ``_is_current`` would accept: the meta rows, keys and data commit together, and the file
+    is renamed into place only after the commit. So the one-off build runs without a rollback
+    journal or syncs.
+    """
+    tmp = db_path.with_name(f"{_build_prefix(db_path)}{uuid.uuid4().hex}.tmp")
     try:
         with contextlib.closing(sqlite3.connect(tmp, isolation_level=None)) as conn:
-            conn.execute("PRAGMA journal_mode=MEMORY")  # a crash only loses the temp file
+            conn.execute("PRAGMA journal_mode=OFF")  # a failed build only loses the temp file
             conn.execute("PRAGMA synchronous=OFF")
             store.create_schema(conn)
             conn.execute("BEGIN")

@@ -196,23 +196,26 @@ def analyze(
                 f"analysis needs (the most any quant has is {max(counts.values(), default=0)})"
             )
     floor = max(min_completed_trades, 1)
-    samples = [
-        s for s in load_samples(conn, world_seed(conn), quant_ids) if len(s.trade_ids) >= floor
-    ]
+    seed = world_seed(conn)
     marks = ",".join("?" * len(quant_ids))
     conn.execute(
         f"DELETE FROM recommendations WHERE applied = 0 AND quant_id IN ({marks})", quant_ids
     )
     ids: list[int] = []
     last_id = _last_id(conn)
-    for s in samples:
-        for entry in buying_entries(conn, s.quant_id, s.market_cap):
-            found = evaluate_criterion(
-                s.values[:, entry.position], s.profitable, entry.threshold, entry.operator
-            )
-            if found is not None and found.recommended:
-                last_id += 1
-                ids.append(_insert(conn, last_id, s, entry, found, now_ms))
+    analyzed = 0
+    for one in quant_ids:  # one quant's samples in memory at a time (a 1M-trade world's build)
+        for s in load_samples(conn, seed, [one]):
+            if len(s.trade_ids) < floor:
+                continue
+            analyzed += len(s.trade_ids)
+            for entry in buying_entries(conn, s.quant_id, s.market_cap):
+                found = evaluate_criterion(
+                    s.values[:, entry.position], s.profitable, entry.threshold, entry.operator
+                )
+                if found is not None and found.recommended:
+                    last_id += 1
+                    ids.append(_insert(conn, last_id, s, entry, found, now_ms))
     conn.execute(
         "INSERT INTO meta (key, value) VALUES (?, ?) "
         "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -221,7 +224,7 @@ def analyze(
     for rec_id in ids if apply else ():
         apply_recommendation(conn, rec_id, now_ms)
     return AnalysisSummary(
-        trades_analyzed=sum(len(s.trade_ids) for s in samples),
+        trades_analyzed=analyzed,
         recommendations_generated=len(ids),
         recommendations_applied=len(ids) if apply else 0,
         recommendation_ids=tuple(ids),

@@ -15,14 +15,16 @@ The story it simulates (docs/service-contract.md, "The simulator"):
    followed by a ``TOKEN_SELL`` evaluation.
 
 ``pair.py`` tells that story for one quant on one token, deciding with the criterion values of
-``criteria.py``. This module writes the tables: it runs ``pair.simulate_pair`` token by token into
-staging tables, numbers evaluations and trades by time, derives the transactions, and ends with
-the optimizer's first run (``optimizer.initial_analysis``), so a fresh world already holds
-recommendations. Only ``datadir`` imports it; request-time code never does.
+``criteria.py``; ``stage.py`` runs it token by token into staging tables (in worker processes for
+a large world). This module writes the tables: it numbers evaluations and trades by time from
+the staged rows, derives the transactions, creates the history tables' indexes once the rows
+are in, and ends with the optimizer's first run (``optimizer.initial_analysis``), so a fresh
+world already holds recommendations. Only ``datadir`` imports it; request-time code never does.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
@@ -39,21 +41,18 @@ from quantscope.sandbox.catalog import (
     MARKET_CAP_CLASSES,
     WRAPPED_NATIVE_ADDRESS,
 )
-from quantscope.sandbox.sim import market
-from quantscope.sandbox.sim.pair import EVAL_COLUMNS, TRADE_COLUMNS, simulate_pair
+from quantscope.sandbox.sim import stage
+from quantscope.sandbox.sim.pair import EVAL_COLUMNS, TRADE_COLUMNS
 from quantscope.sandbox.sim.quants import DEFAULT_WEIGHT, QUANTS, threshold_for
-from quantscope.sandbox.sim.tokens import TokenMeta, base58, token_meta
+from quantscope.sandbox.sim.tokens import base58
 
 WORLD_VERSION = "1"
-TOKENS_PER_SCALE = 90
+TOKENS_PER_SCALE = stage.TOKENS_PER_SCALE
 
 
 def _stable_uuid(*parts: object) -> str:
     digest = hashlib.blake2b(":".join(map(str, parts)).encode(), digest_size=16).digest()
     return str(uuid.UUID(bytes=digest, version=4))
-
-
-_TYPE_ORDER = {"TOKEN_STATUS": 0, "TOKEN_BUY": 1, "TOKEN_SELL": 2}
 
 
 def _config_rows(seed: int) -> Iterator[tuple[object, ...]]:
@@ -79,41 +78,14 @@ def _config_rows(seed: int) -> Iterator[tuple[object, ...]]:
                     )
 
 
-def _token_row(seed: int, path: market.TokenPath, meta: TokenMeta) -> tuple[object, ...]:
-    last = len(path.close) - 1
-    price = float(path.close[last])
-    change = (price / float(path.close[last - 24]) - 1.0) * 100.0
-    volume = float(path.volume[last - 23 :].sum())
-    mcap = price * path.supply
-    if path.rug_hour is not None:
-        status = "RUGGED"
-    elif volume < 0.002 * mcap:
-        status = "DORMANT"
-    else:
-        status = "ACTIVE"
-    holders = int(meta.holders0 * (1 + meta.holder_growth))
-    return (
-        meta.id,
-        meta.name,
-        meta.symbol,
-        meta.address,
-        meta.chain,
-        f"https://sandbox.quantscope.invalid/tokens/{meta.id}.png",
-        meta.created_ms,
-        status,
-        path.supply,
-        path.rug_hour,
-        holders,
-        price,
-        change,
-        volume,
-        mcap,
-        mcap * path.liquidity_share,
-    )
+def build_world(
+    conn: sqlite3.Connection, seed: int, scale: int, *, workers: int | None = None
+) -> None:
+    """Fill an empty world database (schema created, transaction managed by the caller).
 
-
-def build_world(conn: sqlite3.Connection, seed: int, scale: int) -> None:
-    """Fill an empty world database (schema created, transaction managed by the caller)."""
+    ``workers``: processes that simulate the tokens (``stage.worker_count``: by default one
+    below ``stage.PARALLEL_MIN_SCALE``, up to two from there); the world is the same bytes.
+    """
     if scale < 1:
         raise ValueError("scale must be at least 1")
     conn.executemany(
@@ -171,12 +143,13 @@ def build_world(conn: sqlite3.Connection, seed: int, scale: int) -> None:
     try:
         for db in ("main", "temp"):
             conn.execute(f"PRAGMA {db}.cache_size = {_BUILD_CACHE_KIB}")
-        _stage_world(conn, seed, scale)
-        _renumber(conn, seed)
+        with _indexes_deferred(conn):
+            with stage.staged(conn, seed, scale, workers):
+                _renumber(conn)
+            _write_transactions(conn, seed)
     finally:
         for db, size in zip(("main", "temp"), saved, strict=True):
             conn.execute(f"PRAGMA {db}.cache_size = {int(size)}")
-    _address_cache.clear()
     optimizer.initial_analysis(conn)  # the first run: a fresh world holds recommendations
 
 
@@ -186,68 +159,25 @@ _BATCH = 5000  # trades per batch when building transactions
 _BUILD_CACHE_KIB = -65536  # 64 MiB of page cache per database while building
 
 
-def _stage_world(conn: sqlite3.Connection, seed: int, scale: int) -> None:
-    """Simulate token by token into TEMP staging tables (memory stays flat in ``scale``).
+def _renumber(conn: sqlite3.Connection) -> None:
+    """Ids follow time: evaluations by (created, quant, token, type), trades by open time.
 
-    Staging ids (``sid``) follow simulation order: token, quant, then the pair's own order. They
-    break ties in the time orders exactly as the stable sort of the in-memory build did.
+    Each table is written once, in id order, from one sort of its staged rows (SQLite's external
+    merge sort: sequential temp-file passes, memory bounded by the page cache). Only buy and
+    sell evaluations are pointed at by trades, so only their staging ids get a map to ids.
     """
-    conn.execute("DROP TABLE IF EXISTS temp.stage_evals")
-    conn.execute("DROP TABLE IF EXISTS temp.stage_trades")
-    conn.execute(
-        f"CREATE TEMP TABLE stage_evals (sid INTEGER PRIMARY KEY, type_order, {_EVAL_SELECT})"
-    )
-    conn.execute(f"CREATE TEMP TABLE stage_trades (sid INTEGER PRIMARY KEY, {_TRADE_SELECT})")
-    eval_sql = (
-        f"INSERT INTO stage_evals (sid, type_order, {_EVAL_SELECT}) "
-        f"VALUES ({','.join('?' * (len(EVAL_COLUMNS) + 2))})"
-    )
-    trade_sql = (
-        f"INSERT INTO stage_trades ({_TRADE_SELECT}) VALUES ({','.join('?' * len(TRADE_COLUMNS))})"
-    )
-    type_col = EVAL_COLUMNS.index("type")
-    n_evals = 0
-    for token_id in range(1, TOKENS_PER_SCALE * scale + 1):
-        path = market.token_path(seed, token_id)
-        meta = token_meta(seed, token_id, path)
-        conn.execute(
-            f"INSERT INTO tokens VALUES ({','.join('?' * 16)})", _token_row(seed, path, meta)
-        )
-        eval_rows: list[tuple[object, ...]] = []
-        trade_rows: list[tuple[object, ...]] = []
-        for quant in QUANTS:
-            rows, trades, links = simulate_pair(seed, quant, path, meta)
-            base = n_evals + 1  # staging ids start at 1
-            eval_rows.extend(
-                (base + i, _TYPE_ORDER[str(r[type_col])], *r) for i, r in enumerate(rows)
-            )
-            n_evals += len(rows)
-            for t in trades:
-                t["buy_eval_id"] = base + int(t["buy_eval_id"])
-            for ti, si in links:
-                trades[ti]["sell_eval_id"] = base + si
-            trade_rows.extend(tuple(t[c] for c in TRADE_COLUMNS) for t in trades)
-        conn.executemany(eval_sql, eval_rows)
-        conn.executemany(trade_sql, trade_rows)
-        if scale > 1:
-            market.token_path.cache_clear()
-
-
-def _renumber(conn: sqlite3.Connection, seed: int) -> None:
-    """Ids follow time: evaluations by (created, quant, token, type), trades by open time."""
+    eval_order = "ORDER BY created_ms, quant_id, token_id, type_order, sid"
     conn.execute("DROP TABLE IF EXISTS temp.eval_ids")
-    conn.execute("CREATE TEMP TABLE eval_ids (id INTEGER PRIMARY KEY, sid INTEGER NOT NULL)")
+    conn.execute("CREATE TEMP TABLE eval_ids (sid INTEGER PRIMARY KEY, id INTEGER NOT NULL)")
     conn.execute(
-        "INSERT INTO eval_ids (id, sid) SELECT row_number() OVER ("
-        "ORDER BY created_ms, quant_id, token_id, type_order, sid), sid FROM stage_evals"
+        "INSERT INTO eval_ids (sid, id) SELECT sid, id FROM (SELECT sid, type_order, "
+        f"row_number() OVER ({eval_order}) AS id FROM stage_evals) "
+        "WHERE type_order > 0 ORDER BY sid"
     )
     conn.execute(
         f"INSERT INTO evaluations (id, {_EVAL_SELECT}) "
-        f"SELECT e.id, {', '.join('s.' + c for c in EVAL_COLUMNS)} "
-        "FROM eval_ids AS e JOIN stage_evals AS s ON s.sid = e.sid ORDER BY e.id"
+        f"SELECT row_number() OVER ({eval_order}), {_EVAL_SELECT} FROM stage_evals"
     )
-    conn.execute("CREATE INDEX temp.eval_ids_sid ON eval_ids(sid)")
-    conn.execute("DROP TABLE temp.stage_evals")
     remap = {"buy_eval_id": "b.id", "sell_eval_id": "x.id"}
     conn.execute(
         f"INSERT INTO trades (id, {_TRADE_SELECT}) "
@@ -256,28 +186,59 @@ def _renumber(conn: sqlite3.Connection, seed: int) -> None:
         "FROM stage_trades AS t JOIN eval_ids AS b ON b.sid = t.buy_eval_id "
         "LEFT JOIN eval_ids AS x ON x.sid = t.sell_eval_id"
     )
-    conn.execute("DROP TABLE temp.stage_trades")
     conn.execute("DROP TABLE temp.eval_ids")
-    tx_sql = (
-        "INSERT INTO transactions (trade_id, action, tx_hash, ts_ms, input_token, output_token, "
-        "input_amount, output_amount, input_value_usd, output_value_usd, price_usd) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-    )
+
+
+_TX_SQL = (
+    "INSERT INTO transactions (trade_id, action, tx_hash, ts_ms, input_token, output_token, "
+    "input_amount, output_amount, input_value_usd, output_value_usd, price_usd) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def _write_transactions(conn: sqlite3.Connection, seed: int) -> None:
+    """A BUY transaction per executed trade and a SELL per closed one, in trade id order."""
     last_id = 0
     while True:  # keyset batches: a fresh read each time, never a cursor open across writes
         batch = conn.execute(
-            f"SELECT id, {_TRADE_SELECT} FROM trades "
-            "WHERE id > ? AND trading_status = 'executed' ORDER BY id LIMIT ?",
+            "SELECT t.id, t.chain, k.address, t.open_ms, t.close_ms, t.native_spent, "
+            "t.tokens_bought, t.buy_cost, t.entry_price, t.tokens_sold, t.native_received, "
+            "t.exit_price, t.sell_revenue FROM trades AS t JOIN tokens AS k ON k.id = t.token_id "
+            "WHERE t.id > ? AND t.trading_status = 'executed' ORDER BY t.id LIMIT ?",
             (last_id, _BATCH),
         ).fetchall()
         if not batch:
             break
         tx_rows: list[tuple[object, ...]] = []
         for row in batch:
-            t = dict(zip(TRADE_COLUMNS, row[1:], strict=True))
-            tx_rows.extend(_transactions(seed, int(row[0]), t, conn))
-        conn.executemany(tx_sql, tx_rows)
+            tx_rows.extend(_transactions(seed, row))
+        conn.executemany(_TX_SQL, tx_rows)
         last_id = int(batch[-1][0])
+
+
+@contextlib.contextmanager
+def _indexes_deferred(conn: sqlite3.Connection) -> Iterator[None]:
+    """Drop the history tables' indexes for the bulk load, then create them again by sorting.
+
+    Inserting rows in id order into an index on time or token is a random write per row (most
+    of a large build's I/O); a ``CREATE INDEX`` afterwards is one sort. Every index from the
+    first deferred one on is dropped and created again in the same order with the same SQL, so
+    the schema (and ``iterdump``, which lists indexes in ``sqlite_master`` order) is unchanged.
+    """
+    indexes = conn.execute(
+        "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
+        "ORDER BY rowid"
+    ).fetchall()
+    first = next((i for i, (_, table, _) in enumerate(indexes) if table in _HISTORY), None)
+    deferred = [] if first is None else indexes[first:]
+    for name, _, _ in deferred:
+        conn.execute(f'DROP INDEX "{name}"')
+    yield  # a failed build is rolled back (or its file deleted): nothing to restore then
+    for _, _, sql in deferred:
+        conn.execute(sql)
+
+
+_HISTORY = frozenset({"evaluations", "trades", "transactions"})
 
 
 def _tx_hash(seed: int, trade_id: int, action: str, chain: str) -> str:
@@ -287,49 +248,40 @@ def _tx_hash(seed: int, trade_id: int, action: str, chain: str) -> str:
     return base58(digest, 88)
 
 
-_address_cache: dict[int, str] = {}
-
-
-def _transactions(
-    seed: int, trade_id: int, t: dict[str, Any], conn: sqlite3.Connection
-) -> list[tuple[object, ...]]:
-    chain = str(t["chain"])
-    token_id = int(t["token_id"])
-    address = _address_cache.get(token_id)
-    if address is None:
-        address = conn.execute("SELECT address FROM tokens WHERE id = ?", (token_id,)).fetchone()[0]
-        _address_cache[token_id] = address
+def _transactions(seed: int, trade: tuple[Any, ...]) -> list[tuple[object, ...]]:
+    """The transactions of one executed trade (a row of ``_write_transactions``' query)."""
+    (trade_id, chain, address, open_ms, close_ms, native_spent, tokens_bought, buy_cost) = trade[:8]
+    entry_price, tokens_sold, native_received, exit_price, sell_revenue = trade[8:]
     native = WRAPPED_NATIVE_ADDRESS[chain]
-    f = {k: float(v) for k, v in t.items() if isinstance(v, float)}
     rows: list[tuple[object, ...]] = [
         (
             trade_id,
             "BUY",
             _tx_hash(seed, trade_id, "BUY", chain),
-            t["open_ms"],
+            open_ms,
             native,
             address,
-            f["native_spent"],
-            f["tokens_bought"],
-            f["buy_cost"],
-            f["tokens_bought"] * f["entry_price"],
-            f["entry_price"],
+            native_spent,
+            tokens_bought,
+            buy_cost,
+            tokens_bought * entry_price,
+            entry_price,
         )
     ]
-    if t["close_ms"] is not None:
+    if close_ms is not None:
         rows.append(
             (
                 trade_id,
                 "SELL",
                 _tx_hash(seed, trade_id, "SELL", chain),
-                t["close_ms"],
+                close_ms,
                 address,
                 native,
-                f["tokens_sold"],
-                f["native_received"],
-                f["tokens_sold"] * f["exit_price"],
-                f["sell_revenue"],
-                f["exit_price"],
+                tokens_sold,
+                native_received,
+                tokens_sold * exit_price,
+                sell_revenue,
+                exit_price,
             )
         )
     return rows

@@ -16,6 +16,7 @@ depends only on its keys, so one evaluation's criterion values can be recomputed
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -138,9 +139,7 @@ def _splitmix64_int(x: int) -> int:
 
 def noise_uniform(keys: tuple[int, ...], counters: np.ndarray) -> np.ndarray:
     """Uniform [0, 1) numbers that depend only on ``keys`` and each counter."""
-    h = 0
-    for key in keys:
-        h = _splitmix64_int(h ^ (key & _MASK))
+    h = _key_hash(keys)
     mixed = _splitmix64(np.asarray(counters, dtype=np.uint64) ^ np.uint64(h))
     return (mixed >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
 
@@ -150,6 +149,33 @@ def noise_normal(keys: tuple[int, ...], counters: np.ndarray) -> np.ndarray:
     counters = np.asarray(counters, dtype=np.uint64)
     u1 = noise_uniform((*keys, 1), counters)
     u2 = noise_uniform((*keys, 2), counters)
+    return np.sqrt(-2.0 * np.log1p(-u1)) * np.cos(2.0 * np.pi * u2)
+
+
+def _key_hash(keys: tuple[int, ...], h: int = 0) -> int:
+    for key in keys:
+        h = _splitmix64_int(h ^ (key & _MASK))
+    return h
+
+
+def noise_normal_rows(
+    keys: tuple[int, ...], subkeys: Sequence[int], counters: np.ndarray
+) -> np.ndarray:
+    """``noise_normal((*keys, k), counters)`` for each ``k`` of ``subkeys``, as rows, at once.
+
+    The same numbers (the same elementwise operations on one contiguous block), without the
+    per-call overhead of a dozen small arrays.
+    """
+    prefix = _key_hash(keys)
+    subs = [_key_hash((k,), prefix) for k in subkeys]
+    counters = np.asarray(counters, dtype=np.uint64)
+
+    def uniform(stream: int) -> np.ndarray:
+        h = np.array([_splitmix64_int(s ^ stream) for s in subs], dtype=np.uint64)
+        mixed = _splitmix64(counters[None, :] ^ h[:, None])
+        return (mixed >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+
+    u1, u2 = uniform(1), uniform(2)
     return np.sqrt(-2.0 * np.log1p(-u1)) * np.cos(2.0 * np.pi * u2)
 
 

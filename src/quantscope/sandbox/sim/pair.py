@@ -120,16 +120,22 @@ def _exit(
     tp = entry_price * (1 + quant.take_profit)
     sl = entry_price * (1 - quant.stop_loss)
     last = len(path.close) - 1
-    for k in range(entry_hour, min(entry_hour + quant.horizon_h, last + 1)):
-        o, h, lo = path.open[k], path.high[k], path.low[k]
-        if k > entry_hour and o <= sl:
-            return k, float(o), "stop_loss"
-        if lo <= sl:
+    stop = min(entry_hour + quant.horizon_h, last + 1)
+    # The first hour where any exit fires (the hour's open or its range crosses a level), then
+    # the first of the rules, in order, that fires in that hour.
+    o, h, lo = path.open[entry_hour:stop], path.high[entry_hour:stop], path.low[entry_hour:stop]
+    crossed = (lo <= sl) | (h >= tp)
+    crossed[1:] |= (o[1:] <= sl) | (o[1:] >= tp)
+    if crossed.any():
+        j = int(crossed.argmax())
+        k, opened = entry_hour + j, float(o[j])
+        if j > 0 and opened <= sl:
+            return k, opened, "stop_loss"
+        if lo[j] <= sl:
             return k, float(sl), "stop_loss"
-        if k > entry_hour and o >= tp:
-            return k, float(o), "take_profit"
-        if h >= tp:
-            return k, float(tp), "take_profit"
+        if j > 0 and opened >= tp:
+            return k, opened, "take_profit"
+        return k, float(tp), "take_profit"
     end = entry_hour + quant.horizon_h - 1
     if end <= last:
         return end, float(path.close[end]), "horizon"
@@ -163,54 +169,64 @@ def simulate_pair(
     u = market.noise_uniform((seed, 7, quant.id, path.token_id), np.arange(len(hours) * 8))
     busy_until = -1  # hour until which the quant holds (or waits on) this token
 
+    # Python lists, converted once: a row takes its fields by index, never a numpy scalar.
+    cols = (
+        hours.tolist(),
+        mcap.tolist(),
+        classes.tolist(),
+        path.open[hours].tolist(),
+        liq.tolist(),
+        vol24.tolist(),
+    )
+    perf_l, holders_l, ai_l = perf.tolist(), holders.tolist(), ai.tolist()
+    signal = future_signal(path, hours).tolist()
+    rows = evals.rows
+
     def eval_row(
         i: int, etype: str, created_ms: int, passed: bool, scored: bool, internal: float
     ) -> int:
-        ai_i = float(ai[i]) if scored else 0.0
+        ai_i = ai_l[i] if scored else 0.0
         avg = round((internal + ai_i) / 2, 2) if scored else internal
-        return evals.add(
-            quant_id=quant.id,
-            token_id=path.token_id,
-            chain=path.chain,
-            type=etype,
-            created_ms=created_ms,
-            hour=int(hours[i]),
-            market_cap=float(mcap[i]),
-            mc_class=str(classes[i]),
-            price=float(path.open[hours[i]]),
-            liquidity=float(liq[i]),
-            volume_24h=float(vol24[i]),
-            passed=int(passed),
-            scored=int(scored),
-            internal_score=float(internal),
-            ai_score=ai_i,
-            avg_score=avg,
-            perf_roi=float(perf[i]),
-            holders=int(holders[i]),
+        hour, mcap_i, mc_class, price, liquidity, volume = (c[i] for c in cols)
+        rows.append(  # EVAL_COLUMNS order
+            (
+                quant.id,
+                path.token_id,
+                path.chain,
+                etype,
+                created_ms,
+                hour,
+                mcap_i,
+                mc_class,
+                price,
+                liquidity,
+                volume,
+                int(passed),
+                int(scored),
+                internal,
+                ai_i,
+                avg,
+                perf_l[i],
+                holders_l[i],
+            )
         )
+        return len(rows) - 1
 
     links: list[tuple[int, int]] = []  # (trade index, sell eval local index)
     exits: list[tuple[int, int, int]] = []  # (trade index, exit hour, close ms)
-    for i, h in enumerate(hours.tolist()):
+    scan = zip(scan_pass.tolist(), scan_scored.tolist(), scan_internal.tolist(), strict=True)
+    buy = (buy_pass.tolist(), buy_scored.tolist(), buy_internal.tolist())
+    for i, (h, (passed, scored, internal)) in enumerate(zip(cols[0], scan, strict=True)):
         scan_ms = WORLD_START_MS + h * HOUR_MS + quant.scan_offset_min * 60_000 + jitter_ms
-        eval_row(
-            i,
-            "TOKEN_STATUS",
-            scan_ms,
-            bool(scan_pass[i]),
-            bool(scan_scored[i]),
-            float(scan_internal[i]),
-        )
-        if not scan_pass[i] or h <= busy_until:
+        eval_row(i, "TOKEN_STATUS", scan_ms, passed, scored, internal)
+        if not passed or h <= busy_until:
             continue
         buy_ms = scan_ms + 90_000
-        buy_idx = eval_row(
-            i, "TOKEN_BUY", buy_ms, bool(buy_pass[i]), bool(buy_scored[i]), float(buy_internal[i])
-        )
-        if not buy_pass[i]:
+        buy_idx = eval_row(i, "TOKEN_BUY", buy_ms, buy[0][i], buy[1][i], buy[2][i])
+        if not buy[0][i]:
             continue
         r = u[i * 8 : i * 8 + 8]
-        zi = float(future_signal(path, np.array([h]))[0])
+        zi = signal[i]
         p_reject = 0.05 + 0.15 / (1.0 + np.exp(2.0 * zi))
         if r[0] < p_reject:
             decision = "REJECT"

@@ -120,11 +120,21 @@ def token_meta(seed: int, token_id: int, path: market.TokenPath) -> TokenMeta:
     )
 
 
+_B58_PAIRS = tuple(_B58[r % 58] + _B58[r // 58] for r in range(58 * 58))  # two digits, low first
+
+
 def base58(digest: bytes, length: int) -> str:
-    """``length`` base58 digits of ``digest`` (a big-endian integer), least significant first."""
+    """``length`` base58 digits of ``digest`` (a big-endian integer), least significant first.
+
+    Four digits per big-integer division (58**4), split by a table of digit pairs.
+    """
     num = int.from_bytes(digest, "big")
     chars = []
-    for _ in range(length):
+    for _ in range(length // 4):
+        num, rem = divmod(num, 11_316_496)  # 58**4
+        high, low = divmod(rem, 3364)  # 58**2
+        chars.append(_B58_PAIRS[low] + _B58_PAIRS[high])
+    for _ in range(length % 4):
         num, rem = divmod(num, 58)
         chars.append(_B58[rem])
     return "".join(chars)
