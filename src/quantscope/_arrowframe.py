@@ -63,6 +63,11 @@ def frame_to_arrow(frame: pd.DataFrame) -> memoryview:
     extra = {
         "dtypes": [str(d) for d in frame.dtypes],
         "tags": [dtype_tag(d) for d in frame.dtypes],
+        "index_tags": [
+            dtype_tag(frame.index.get_level_values(level).dtype)
+            for level in range(frame.index.nlevels)
+            if "columns" in index  # not a range: stored as columns after the frame's
+        ],
         "columns": [str(c) for c in frame.columns],
         "fast": all(isinstance(c, str) for c in frame.columns) and frame.columns.is_unique,
         "index": index,
@@ -78,7 +83,11 @@ def frame_to_arrow(frame: pd.DataFrame) -> memoryview:
     )
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table)
+        if table.num_rows:
+            writer.write_table(table)
+        else:  # write_table writes no batch then: the categories would be lost
+            columns = [column.combine_chunks() for column in table.columns]
+            writer.write_batch(pa.record_batch(columns, schema=table.schema))
     return memoryview(sink.getvalue())
 
 
@@ -121,37 +130,45 @@ class _Views:
 
     def frame(self, table: pa.Table, extra: dict[str, Any]) -> pd.DataFrame | None:
         """The frame of ``table`` as ``extra`` recorded it; None when any column differs."""
-        names, tags = extra["columns"], extra.get("tags")
-        if tags is None or table.column_names != names or len(tags) != len(names):
+        names, index_spec = extra["columns"], extra["index"]
+        keys = [] if "range" in index_spec else index_spec["columns"]
+        tags = [*extra.get("tags", ()), *extra.get("index_tags", ())]
+        if table.column_names != [*names, *keys] or len(tags) != table.num_columns:
             return None
-        columns: dict[str, Any] = {}
-        for name, tag, column in zip(names, tags, table.columns, strict=True):
-            if column.num_chunks != 1:
+        arrays = []
+        for tag, column in zip(tags, table.columns, strict=True):
+            built = self.column(column, tag)
+            if built is None:
                 return None
-            array = column.chunk(0)
-            build = _BUILDERS.get(array.type.id)
-            built = build(self, array, tag) if build is not None and array.offset == 0 else None
-            if built is None or dtype_tag(built.dtype) != tag:
-                return None
-            columns[name] = built
-        index_spec = extra["index"]
+            arrays.append(built)
         if "range" in index_spec:
             index = pd.RangeIndex(*index_spec["range"], name=index_spec["name"])
-            frame = pd.DataFrame(columns, index=index, copy=False)
+        elif len(keys) == 1:
+            index = pd.Index(arrays[-1], name=index_spec["names"][0])
         else:
-            keys = index_spec["columns"]
-            if not all(isinstance(k, str) and k in columns for k in keys):
-                return None
-            frame = pd.DataFrame(columns, copy=False).set_index(keys)
-            frame.index.names = index_spec["names"]
+            index = pd.MultiIndex.from_arrays(arrays[len(names) :], names=index_spec["names"])
+        frame = pd.DataFrame(dict(zip(names, arrays, strict=False)), index=index, copy=False)
         if [str(d) for d in frame.dtypes] != extra["dtypes"]:
             return None
         frame.attrs = extra["attrs"]
         return frame
 
+    def column(self, column: pa.ChunkedArray, tag: str) -> Any:
+        """One column by its recorded dtype ``tag``; None when it cannot be built so."""
+        if column.num_chunks > 1:
+            return None
+        array = column.chunk(0) if column.num_chunks else column.combine_chunks()
+        build = _BUILDERS.get(array.type.id)
+        built = build(self, array, tag) if build is not None and array.offset == 0 else None
+        if built is None or dtype_tag(built.dtype) != tag:
+            return None
+        return built
+
     def view(self, buffer: pa.Buffer | None, dtype: Any, length: int) -> np.ndarray | None:
         """``length`` values of ``dtype`` in ``buffer``: a view of ``base`` when ``buffer``
         lies in it (aligned); None when the buffer is missing or too short."""
+        if length == 0:
+            return np.empty(0, dtype)
         if buffer is None:
             return None
         nbytes = length * np.dtype(dtype).itemsize
@@ -201,11 +218,11 @@ class _Views:
         return DatetimeArray._simple_new(values, dtype=pd.DatetimeTZDtype(unit, zone))
 
     def booleans(self, array: pa.Array, tag: str) -> Any:
-        """Nullable booleans (bit-packed in Arrow: unpacked into a new array)."""
-        if tag != "boolean":
-            return None
+        """Booleans (bit-packed in Arrow: unpacked into a new array), nullable or NumPy's."""
         values = _bits(array.buffers()[1], len(array)).view(bool)
         invalid = self.invalid(array)
+        if tag == "bool":
+            return values if invalid is None else None
         return BooleanArray(values, np.zeros(len(array), bool) if invalid is None else invalid)
 
     def strings(self, array: pa.Array, tag: str) -> Any:
@@ -238,6 +255,8 @@ class _Views:
 
 def _bits(buffer: pa.Buffer | None, length: int) -> np.ndarray:
     """A bitmap (Arrow's order: least significant bit first) as ``length`` 0/1 bytes."""
+    if length == 0:
+        return np.zeros(0, np.uint8)
     if buffer is None or buffer.size * 8 < length:
         raise ValueError("an Arrow bitmap shorter than its array")
     packed = np.frombuffer(buffer, np.uint8)
