@@ -12,8 +12,10 @@ Only what Arrow lays out otherwise is converted: validity bitmaps (to NaN, NaT, 
 masks) and booleans (bit-packed); strings stay Arrow arrays (pandas' ``string[pyarrow]``,
 immutable by design). Every column is checked against its recorded dtype; a frame of any
 other dtype, layout or an inconsistent stream (a code out of its categories' range) takes
-pyarrow's full conversion instead, whose read-only columns are then copied. Nothing read
-is executed (no pickle): a stream copied from a colleague is data only.
+pyarrow's full conversion instead (after a full validation of the stream), whose read-only
+columns are then copied. Nothing read is executed (no pickle): a stream copied from a
+colleague is data only, and what the columns' views rely on is checked (buffer sizes,
+string offsets inside their data, codes inside their categories) before it is used.
 """
 
 from __future__ import annotations
@@ -109,6 +111,7 @@ def frame_from_arrow(blob: Any) -> pd.DataFrame:
     try:
         frame = _Views(base, buffer.address).frame(table, extra) if extra.get("fast") else None
         if frame is None:
+            table.validate(full=True)  # the conversion trusts offsets and codes (~3 ms)
             frame = _own_columns(table.to_pandas(split_blocks=True, use_threads=False))
             for col, dtype in extra.get("empty_categories", {}).items():
                 if col in frame.columns:
@@ -226,9 +229,14 @@ class _Views:
         return BooleanArray(values, np.zeros(len(array), bool) if invalid is None else invalid)
 
     def strings(self, array: pa.Array, tag: str) -> Any:
-        """pandas' Arrow strings over the stream's own buffers (immutable: no copy needed)."""
+        """pandas' Arrow strings over the stream's own buffers (immutable: no copy needed),
+        once their offsets are checked to stay inside their data (what pyarrow's read does
+        not check, and a string read past its buffer would be read from elsewhere)."""
         dtype = _STRING_DTYPES.get(tag)
-        if dtype is None:
+        _, offsets_buffer, data = array.buffers()
+        width = np.int64 if pa.types.is_large_string(array.type) else np.int32
+        offsets = self.view(offsets_buffer, width, len(array) + 1) if len(array) else None
+        if dtype is None or (offsets is not None and not _inside(offsets, data)):
             return None
         return ArrowStringArray(pa.chunked_array([array]), dtype=dtype)
 
@@ -251,6 +259,12 @@ class _Views:
             return None
         dtype = pd.CategoricalDtype(pd.Index(values), ordered=array.type.ordered)
         return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
+
+
+def _inside(offsets: np.ndarray, data: pa.Buffer | None) -> bool:
+    """Whether string ``offsets`` rise from 0 or more to at most the data's size."""
+    size = 0 if data is None else data.size
+    return bool(offsets[0] >= 0 and offsets[-1] <= size and (offsets[1:] >= offsets[:-1]).all())
 
 
 def _bits(buffer: pa.Buffer | None, length: int) -> np.ndarray:

@@ -29,10 +29,10 @@ instead of decoding every page and running ``build_frame`` again
   earlier versions (table ``frames``) are never read: the first store drops them, and their
   loads are misses that store Arrow frames instead. A row's entries are checked before its
   blob is read, in one read transaction. Bounded (``DEFAULT_MAX_BYTES``): the least
-  recently used rows are dropped when a new one would exceed it. A row read within ``TOUCH_AFTER_S`` of its last use is not written again, so hot
-  reloads only read. A frame whose answers are gone (cleared, invalidated) is never served
-  but stays until a new frame with its key replaces it or it is evicted;
-  ``FrameCache.clear()`` empties the file.
+  recently used rows are dropped when a new one would exceed it. A row read within
+  ``TOUCH_AFTER_S`` of its last use is not written again, so hot reloads only read. A frame
+  whose answers are gone (cleared, invalidated) is never served but stays until a new frame
+  with its key replaces it or it is evicted; ``FrameCache.clear()`` empties the file.
 * **Never in the way.** Any failure here (locked or unwritable file, an unreadable row, a
   frame Arrow cannot hold such as attrs that are not JSON) makes a miss or a skipped store,
   logged at DEBUG; the load then goes the usual way.

@@ -192,3 +192,15 @@ def test_the_frame_cache_drops_a_row_that_lies(tmp_path: Path) -> None:
     assert cache.stats()[0] == 1
     assert cache.get("k", Same()) is None  # a miss, and the row is gone
     assert cache.stats()[0] == 0
+
+
+def test_string_offsets_past_their_data_are_never_read(fallbacks: list[int]) -> None:
+    blob = np.frombuffer(frame_to_arrow(every_dtype()), np.uint8).copy()
+    buffer = pa.py_buffer(blob)
+    strings = pa.ipc.open_stream(buffer).read_all().column("token_symbol").chunk(0)
+    offsets = strings.buffers()[1]
+    start = offsets.address - buffer.address
+    blob[start + 8 * ROWS : start + 8 * (ROWS + 1)] = np.array([2**40], np.int64).view(np.uint8)
+    with pytest.raises(pa.ArrowException):
+        frame_from_arrow(blob)
+    assert fallbacks == []  # the direct path refused it; pyarrow's conversion raised
