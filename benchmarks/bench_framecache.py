@@ -63,6 +63,7 @@ class PickleFrameCache(FrameCache):
     """The frame cache as it was (pickled frames), for this baseline only."""
 
     encode = staticmethod(lambda frame: pickle.dumps(frame, protocol=5))
+    read_blob = staticmethod(lambda blob: blob.read())  # one copy, into new bytes
     decode = staticmethod(_pickle_loads)
 
 

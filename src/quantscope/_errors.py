@@ -6,6 +6,7 @@
     ├── ConfigurationError              bad settings: no key for a URL, bad env value, no client
     │   └── SandboxUnavailableError     no URL, and the sandbox extra is missing: pip install ...
     ├── OfflineCacheMissError           offline, and the cache lacks this request (endpoint, params)
+    ├── CatalogBusyError                another sync holds the catalog: .catalog .pid .host .since
     ├── QuotaError                      the daily quota: .endpoint .needed .remaining .limit .reset
     │   ├── QuotaWouldBeExceededError   a load does not fit in the quota left: nothing was sent
     │   ├── QuotaShareExceededError     a load would spend more than its share: confirm=True
@@ -34,7 +35,8 @@
     ├── IncompleteDataWarning           a frame holds less than the request matched: see attrs
     │                                   (a capped list, a plan's chains, a partial=True load)
     ├── InconsistentAnswerWarning       a total the pages did not reach: the load went by the pages
-    └── CacheRecoveredWarning           a corrupt cache file was set aside; a new cache started
+    ├── CacheRecoveredWarning           a corrupt cache file was set aside; a new cache started
+    └── StaleLockWarning                a catalog's sync lock left by a dead sync was taken over
 
 Every class lives here, whichever module raises it (``MissingColumnsError`` from ``_kinds``,
 ``UndoRefusedError`` from ``audit``, ``StaleWriteError`` from ``loaders.playbook``,
@@ -72,6 +74,7 @@ __all__ = [
     "APITimeoutError",
     "AuthenticationError",
     "CacheRecoveredWarning",
+    "CatalogBusyError",
     "ChainNotAllowedError",
     "ConfigurationError",
     "ConflictError",
@@ -94,6 +97,7 @@ __all__ = [
     "SandboxUnavailableError",
     "ServerError",
     "StaleDataWarning",
+    "StaleLockWarning",
     "StaleWriteError",
     "UndoRefusedError",
     "WriteRefusedError",
@@ -141,6 +145,26 @@ class OfflineCacheMissError(QuantscopeError):
         super().__init__(message)
         self.endpoint = endpoint
         self.params = dict(params)
+
+
+class CatalogBusyError(QuantscopeError):
+    """Another sync holds the catalog's lock (``catalog.lock``): nothing was read or written.
+    ``pid``, ``host`` and ``since`` (ISO text) name the holder, when it recorded itself."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        catalog: str,
+        pid: int | None = None,
+        host: str | None = None,
+        since: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.catalog = catalog
+        self.pid = pid
+        self.host = host
+        self.since = since
 
 
 class QuotaError(QuantscopeError):
@@ -361,6 +385,11 @@ class InconsistentAnswerWarning(QuantscopeWarning):
 class CacheRecoveredWarning(QuantscopeWarning):
     """The cache file could not be opened as a database (corrupt, truncated, not SQLite): it
     was set aside under a ``.corrupt-<time>`` name and a new, empty cache started."""
+
+
+class StaleLockWarning(QuantscopeWarning):
+    """A catalog's sync lock named a holder that died mid-sync (killed): the lock was free
+    (the system drops it with its holder) and this sync took it; the dead run resumes."""
 
 
 class IncompleteDataWarning(QuantscopeWarning):

@@ -21,17 +21,18 @@ instead of decoding every page and running ``build_frame`` again
   decoding it is what this avoids.
 * **Storage: Arrow, never pickle.** One SQLite file beside the HTTP cache
   (``frame_cache.sqlite``, 64 kB pages, read through mmap), one row per frame: the frame as an
-  Arrow IPC stream (``pa.Table.from_pandas``; dtypes, categories, UTC datetimes, nullable
-  ints, the index and the JSON-safe attrs kept in its pandas metadata). Reading a row parses
-  Arrow and runs no code from the file, so a cache directory copied from a colleague is safe
-  to use. Rows of the pickle format of earlier versions (table ``frames``) are never read:
-  the first store drops them, and their loads are misses that store Arrow frames instead. A
-  row's entries are checked before its blob is read, in one read transaction. Bounded
-  (``DEFAULT_MAX_BYTES``): the least recently used rows are dropped when a new one would
-  exceed it. A row read within ``TOUCH_AFTER_S`` of its last use is not written again, so hot
-  reloads only read. A frame whose answers are gone (cleared, invalidated) is never served
-  but stays until a new frame with its key replaces it or it is evicted;
-  ``FrameCache.clear()`` empties the file.
+  Arrow IPC stream (``_arrowframe``: dtypes, categories, UTC datetimes, nullable ints, the
+  index and the JSON-safe attrs). A row is read into a new writable buffer of which the
+  frame's columns are views (``read_writable``, ``_arrowframe.frame_from_arrow``): one copy
+  out of SQLite, none after. Reading a row parses Arrow and runs no code from the file, so a
+  cache directory copied from a colleague is safe to use. Rows of the pickle format of
+  earlier versions (table ``frames``) are never read: the first store drops them, and their
+  loads are misses that store Arrow frames instead. A row's entries are checked before its
+  blob is read, in one read transaction. Bounded (``DEFAULT_MAX_BYTES``): the least
+  recently used rows are dropped when a new one would exceed it. A row read within
+  ``TOUCH_AFTER_S`` of its last use is not written again, so hot reloads only read. A frame
+  whose answers are gone (cleared, invalidated) is never served but stays until a new frame
+  with its key replaces it or it is evicted; ``FrameCache.clear()`` empties the file.
 * **Never in the way.** Any failure here (locked or unwritable file, an unreadable row, a
   frame Arrow cannot hold such as attrs that are not JSON) makes a miss or a skipped store,
   logged at DEBUG; the load then goes the usual way.
@@ -39,14 +40,12 @@ instead of decoding every page and running ``build_frame`` again
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import logging
 import sqlite3
 import sys
 import time
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -57,6 +56,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from quantscope._arrowframe import frame_from_arrow, frame_to_arrow
 from quantscope._cache import CacheEntry
 from quantscope._frames import FrameSpec
 
@@ -74,7 +74,8 @@ log = logging.getLogger(__name__)
 FILENAME = "frame_cache.sqlite"
 DEFAULT_MAX_BYTES = 256 * 2**20
 TOUCH_AFTER_S = 60.0
-_FORMAT = 2  # bump when what is stored changes (1: pickled frames, table "frames")
+_FORMAT = 3  # bump when what is stored changes (1: pickled frames, table "frames")
+_READ_CHUNK = 2**18  # a blob is read in slices this long (cache-sized) into its buffer
 _MMAP_BYTES = 2**30
 
 # Modules whose code decides what a frame looks like, besides its spec and builder.
@@ -88,7 +89,6 @@ _SHAPING_MODULES = (
 
 _TABLE = "arrow_frames"
 _PICKLED_TABLE = "frames"  # format 1: pickled frames, dropped unread
-_META_KEY = b"quantscope"  # schema metadata: what Arrow alone would not give back
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS arrow_frames (
@@ -101,117 +101,15 @@ CREATE TABLE IF NOT EXISTS arrow_frames (
 """  # the blob last: reading the other columns does not walk its overflow pages
 
 
-def frame_to_arrow(frame: pd.DataFrame) -> memoryview:
-    """``frame`` as an Arrow IPC stream: its columns, index and attrs (JSON, in the pandas
-    metadata), plus what reading it back fast needs (``_META_KEY``: each column's dtype, the
-    index, the value dtype of any categorical column without categories, which Arrow would
-    give back as ``object``). Raises when Arrow cannot hold the frame (an object column of
-    mixed values) or when its attrs are not JSON (pyarrow would drop them)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # pyarrow only warns when it drops the attrs
-        table = pa.Table.from_pandas(frame)
-    pandas_meta = json.loads((table.schema.metadata or {})[b"pandas"])
-    index: dict[str, Any]
-    (first, *more) = pandas_meta["index_columns"] or [None]
-    if isinstance(first, dict) and first.get("kind") == "range" and not more:
-        index = {"range": [first["start"], first["stop"], first["step"]], "name": first["name"]}
-    else:
-        index = {"columns": pandas_meta["index_columns"], "names": list(frame.index.names)}
-    extra = {
-        "dtypes": [str(d) for d in frame.dtypes],
-        "columns": [str(c) for c in frame.columns],
-        "fast": all(isinstance(c, str) for c in frame.columns) and frame.columns.is_unique,
-        "index": index,
-        "attrs": frame.attrs,
-        "empty_categories": {
-            str(col): str(dtype.categories.dtype)
-            for col, dtype in frame.dtypes.items()
-            if isinstance(dtype, pd.CategoricalDtype) and len(dtype.categories) == 0
-        },
-    }
-    table = table.replace_schema_metadata(
-        {**(table.schema.metadata or {}), _META_KEY: json.dumps(extra).encode()}
-    )
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table)
-    return memoryview(sink.getvalue())
-
-
-# Arrow types -> the loaders' dtypes, for the fast path (pandas' metadata is not consulted).
-_FAST_TYPES: dict[pa.DataType, Any] = {
-    pa.int64(): pd.Int64Dtype(),
-    pa.bool_(): pd.BooleanDtype(),
-    pa.large_string(): pd.StringDtype("pyarrow"),
-    pa.string(): pd.StringDtype("pyarrow"),
-}
-
-
-def frame_from_arrow(blob: bytes) -> pd.DataFrame:
-    """The frame ``frame_to_arrow`` wrote (an Arrow IPC stream; nothing in it is executed).
-
-    Fast path: Arrow's types mapped straight to the loaders' dtypes, one block per column on
-    this thread, the index and attrs from ``_META_KEY``, and the result checked against the
-    recorded dtypes; any difference (a frame of other dtypes) takes pyarrow's full
-    conversion from the pandas metadata instead. Either way the columns Arrow lent
-    read-only are copied once, so the frame is as writable as one a loader built. The cyclic
-    garbage collector is paused meanwhile: many new objects, none holding a cycle."""
-    table = pa.ipc.open_stream(pa.py_buffer(blob)).read_all()
-    extra = json.loads((table.schema.metadata or {}).get(_META_KEY, b"{}"))
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        frame = _fast_frame(table, extra) if extra.get("fast") else None
-        if frame is None:
-            frame = table.to_pandas(split_blocks=True, use_threads=False)
-    finally:
-        if paused:
-            gc.enable()
-    frame = _own_columns(frame)
-    for col, dtype in extra.get("empty_categories", {}).items():
-        if col in frame.columns:
-            frame[col] = frame[col].astype(pd.CategoricalDtype(pd.Index([], dtype=dtype)))
-    return frame
-
-
-def _fast_frame(table: pa.Table, extra: dict[str, Any]) -> pd.DataFrame | None:
-    """The frame from ``table`` by the recorded dtypes and index; None when it differs."""
-    frame = table.to_pandas(
-        ignore_metadata=True,
-        split_blocks=True,
-        use_threads=False,
-        types_mapper=_FAST_TYPES.get,
-    )
-    index = extra["index"]
-    if "range" in index:
-        frame.index = pd.RangeIndex(*index["range"], name=index["name"])
-    else:
-        columns = index["columns"]
-        if not all(isinstance(c, str) and c in frame.columns for c in columns):
-            return None
-        frame = frame.set_index(columns)
-        frame.index.names = index["names"]
-    if [str(c) for c in frame.columns] != extra["columns"]:
-        return None
-    if [str(d) for d in frame.dtypes] != extra["dtypes"]:
-        return None
-    frame.attrs = extra["attrs"]
-    return frame
-
-
-def _own_columns(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` (fresh from Arrow) with its read-only NumPy blocks copied in place (pandas'
-    private block list, checked: when it is not as expected, a deep copy does the same)."""
-    blocks = getattr(getattr(frame, "_mgr", None), "blocks", None)
-    if not isinstance(blocks, tuple | list):
-        return frame.copy(deep=True)
-    for block in blocks:
-        values = getattr(block, "values", None)
-        # NumPy arrays, and arrays backed by one (datetimes with a zone, categorical codes).
-        data = values if isinstance(values, np.ndarray) else getattr(values, "_ndarray", None)
-        if values is not None and isinstance(data, np.ndarray) and not data.flags.writeable:
-            block.values = values.copy()
-    return frame
+def read_writable(blob: sqlite3.Blob) -> np.ndarray:
+    """The bytes of ``blob`` in a new writable NumPy buffer (SQLite's blobs read only into
+    new ``bytes``: slices of ``_READ_CHUNK``, copied while hot in the CPU's cache)."""
+    size = len(blob)
+    buffer = np.empty(size, np.uint8)
+    into = memoryview(buffer.data)
+    for start in range(0, size, _READ_CHUNK):
+        into[start : start + _READ_CHUNK] = blob.read(_READ_CHUNK)
+    return buffer
 
 
 class Unchanged(Protocol):
@@ -232,9 +130,12 @@ class FrameCache:
     """Frames in one SQLite file (Arrow IPC), keyed by ``frame_key``, valid while their
     answers are."""
 
-    #: How a frame becomes the stored bytes and back (a benchmark's baseline swaps them).
+    #: How a frame becomes the stored bytes, how a stored blob is read (into a new writable
+    #: buffer, which the frame's columns then use) and how it becomes a frame again (a
+    #: benchmark's baseline swaps all three).
     encode: Callable[[pd.DataFrame], bytes | memoryview] = staticmethod(frame_to_arrow)
-    decode: Callable[[bytes], pd.DataFrame] = staticmethod(frame_from_arrow)
+    read_blob: Callable[[sqlite3.Blob], Any] = staticmethod(read_writable)
+    decode: Callable[[Any], pd.DataFrame] = staticmethod(frame_from_arrow)
 
     def __init__(self, path: Path | str, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.path = Path(path)
@@ -274,9 +175,7 @@ class FrameCache:
             self._touch(key)
         return CachedFrame(frame, entries)
 
-    def _read(
-        self, key: str, cache: Unchanged
-    ) -> tuple[float, tuple[CacheEntry, ...], bytes | None] | None:
+    def _read(self, key: str, cache: Unchanged) -> tuple[float, tuple[CacheEntry, ...], Any] | None:
         """``(used, entries, blob)`` of a usable row (``blob`` None when its entries are
         unreadable); None when there is none, it is not usable, or on a failure."""
         try:
@@ -296,9 +195,9 @@ class FrameCache:
                         return used, (), None
                     if not entries or not cache.unchanged(entries):
                         return None  # the next load stores its frame under the same key
-                    # One copy, straight from the pages into the bytes (a SELECT makes two).
+                    # Straight from the pages into the buffer (a SELECT copies twice).
                     with db.blobopen(_TABLE, "frame", rowid, readonly=True) as blob:
-                        return used, entries, blob.read()
+                        return used, entries, self.read_blob(blob)
                 finally:
                     db.execute("COMMIT")
         except (sqlite3.Error, OSError) as exc:

@@ -239,7 +239,7 @@ def test_killed_sync_resumes_to_the_same_catalog(
     run = qs.open_catalog(path).runs[-1]
     assert run["status"] == "running"  # nothing ran on the way out
     assert len(run["tasks"]) == 3  # trades, evaluations, July's details: each swapped in whole
-    with _client(own_sandbox, cache) as c:
+    with _client(own_sandbox, cache) as c, pytest.warns(qs.StaleLockWarning, match="killed"):
         report = qs.sync(path, quant_id=QUANT, resources=ALL, start=START, end=END, client=c)
     assert report.run == 1 and report.status == "complete"
     assert _rows(path) == _rows(reference[0])

@@ -24,7 +24,7 @@ import pyarrow as pa
 import pytest
 
 import quantscope.loaders as L
-from quantscope import _schemas
+from quantscope import _arrowframe, _schemas
 from quantscope._cache import CacheEntry
 from quantscope._client import Client, FetchedPages, PageNumberPaging
 from quantscope._config import RetryPolicy
@@ -483,12 +483,19 @@ def test_unreadable_row_tails_are_read_the_slow_sure_way(
     ],
 )
 def test_every_list_loader_reloads_from_the_frame_cache(
-    client: Client, calls: Calls, load: Callable[[Client], pd.DataFrame]
+    client: Client,
+    calls: Calls,
+    load: Callable[[Client], pd.DataFrame],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     cold = load(client)
     assert calls.build == 1 and prov(cold)["requests"] == 1
+    converted: list[int] = []  # frames read by pyarrow's full conversion, not as views
+    own = _arrowframe._own_columns
+    monkeypatch.setattr(_arrowframe, "_own_columns", lambda f: converted.append(1) or own(f))
     warm = load(client)
     assert calls.build == 1 and calls.decode == 1
+    assert converted == []  # every loader's dtypes are read back as views of the row
     pd.testing.assert_frame_equal(warm, cold)
     assert_reloaded(prov(warm), prov(cold))
 
@@ -593,5 +600,14 @@ def test_a_reloaded_frame_is_writable(client: Client, calls: Calls) -> None:
     warm.loc[warm.index[0], ["pnl_usd", "trade_id"]] = [1.5, 7]  # in place, as users do
     warm.iloc[1, warm.columns.get_loc("opened_at")] = pd.Timestamp("2026-01-01", tz="UTC")
     assert warm["pnl_usd"].iloc[0] == 1.5 and warm["trade_id"].iloc[0] == 7
+    # Every kind of column, by the in-place ways pandas offers (pandas 3 writes into the
+    # column's own array: a read-only one would raise).
+    warm.loc[warm["roi"] > 0, "roi"] = 0.0
+    warm.loc[warm.index[2], ["chain", "evaluation_passed"]] = [cold["chain"].iloc[-1], None]
+    warm.fillna({"closed_at": pd.Timestamp("2026-02-01", tz="UTC")}, inplace=True)
+    warm.mask(warm[["duration_s"]] > 60, -1.0, inplace=True)
+    warm.loc[warm.index[3], "token_symbol"] = "EDITED"
+    assert (warm["roi"] <= 0).all() and warm["closed_at"].notna().all()
+    assert warm["evaluation_passed"].isna().iloc[2] and warm["token_symbol"].iloc[3] == "EDITED"
     again = trades(client)  # the stored frame is not the one edited
     pd.testing.assert_frame_equal(again, cold)

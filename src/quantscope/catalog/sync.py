@@ -29,6 +29,7 @@ the run's snapshot day), so the catalog ends as an uninterrupted run would have 
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -46,6 +47,7 @@ from quantscope._ids import IdArg, many_ids
 from quantscope._progress import progress
 from quantscope._quota import share_limit
 from quantscope.catalog.layout import RESOURCES, Resource
+from quantscope.catalog.lock import sync_lock
 from quantscope.catalog.manifest import Manifest, Store, now_iso
 from quantscope.catalog.read import month_of, parse_time, read_resource
 from quantscope.catalog.write import partition_dir, write_partition
@@ -535,7 +537,9 @@ def sync(
             ``endpoint_url``, ``key``, ``secret``...).
 
     A quota refusal or any error stops the sync after the last whole task and is raised
-    (with a note); the same call then resumes the run.
+    (with a note); the same call then resumes the run. One sync at a time per local catalog
+    (``catalog.lock``): another one running raises ``CatalogBusyError`` (a dry run reads
+    only and is not locked out).
     """
     names = list(resources) if resources is not None else list(DEFAULT_RESOURCES)
     unknown = [n for n in names if n not in RESOURCES]
@@ -549,6 +553,23 @@ def sync(
         raise ConfigurationError("sync needs quant_id= (one id or several)")
     c = client_or_default(client)
     store = Store(catalog, storage_options)
+    with contextlib.nullcontext() if dry_run else sync_lock(store):
+        where = (names, quants, start, end, timeframe)
+        return _sync(store, c, catalog, where, confirm, max_requests, dry_run)
+
+
+def _sync(
+    store: Store,
+    c: Client,
+    catalog: Any,
+    where: tuple[list[str], list[int], Any, Any, str],
+    confirm: bool,
+    max_requests: int | None,
+    dry_run: bool,
+) -> SyncReport:
+    """``sync``'s work, under the catalog's lock unless ``dry_run``: ``where`` is what it
+    asks for (resources, quants, start, end, timeframe)."""
+    names, quants, start, end, timeframe = where
     manifest = store.load()
     request = _request(names, quants, start, end, timeframe)
     now = pd.Timestamp.now(tz="UTC")
