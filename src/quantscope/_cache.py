@@ -25,8 +25,8 @@ import glob
 import os
 import sqlite3
 import warnings
-from contextlib import closing
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from hashlib import blake2b

@@ -91,6 +91,11 @@ def _request_head(request: CachedRequest | None) -> dict[str, Any] | None:
     }
 
 
+def _field(head: dict[str, Any], name: str) -> Any:
+    """A field of a stored head; None when absent (requests-cache's own default)."""
+    return head.get(name)
+
+
 def _request_of(head: dict[str, Any] | None) -> CachedRequest | None:
     if head is None:
         return None
@@ -98,8 +103,8 @@ def _request_of(head: dict[str, Any] | None) -> CachedRequest | None:
         body=_bytes(head.get("body")),
         cookies=cookiejar_from_dict(head.get("cookies") or {}),
         headers=CaseInsensitiveDict(head.get("headers") or {}),
-        method=head.get("method"),
-        url=head.get("url"),
+        method=_field(head, "method"),
+        url=_field(head, "url"),
     )
 
 
@@ -129,7 +134,7 @@ def _head(response: CachedResponse, *, with_body: bool) -> dict[str, Any]:
 
 
 def _response_of(
-    head: dict[str, Any], content: bytes, created_at: datetime | None, expires: datetime | None
+    head: dict[str, Any], content: bytes, created_at: Any, expires: datetime | None
 ) -> CachedResponse:
     return CachedResponse(
         content=content,
@@ -137,14 +142,14 @@ def _response_of(
         cookies=cookiejar_from_dict(head.get("cookies") or {}),
         created_at=created_at,
         elapsed=timedelta(seconds=head.get("elapsed") or 0.0),
-        encoding=head.get("encoding"),
+        encoding=_field(head, "encoding"),
         expires=expires,
         headers=CaseInsensitiveDict(head.get("headers") or {}),
         history=[_history_item(h) for h in head.get("history") or ()],
-        reason=head.get("reason"),
+        reason=_field(head, "reason"),
         request=_request_of(head.get("request")) or CachedRequest(),
         status_code=int(head.get("status") or 0),
-        url=head.get("url"),
+        url=_field(head, "url"),
     )
 
 
@@ -184,6 +189,8 @@ def loads(value: bytes | memoryview | str | None) -> CachedResponse | None:
     if not isinstance(value, bytes | memoryview) or bytes(value[: len(MAGIC)]) != MAGIC:
         return None
     data = bytes(value)
+    if len(data) < STAMP_BYTES:
+        return None
     _, created, expires, size = _PREFIX.unpack_from(data)
     end = STAMP_BYTES + size
     try:
