@@ -39,12 +39,12 @@ import urllib3
 from requests import PreparedRequest, Request, Response
 from requests.adapters import HTTPAdapter
 from requests_cache import NEVER_EXPIRE, CachedResponse, CachedSession
-from requests_cache.backends.sqlite import SQLiteCache
 from requests_cache.cache_keys import create_key
 from requests_cache.policy import ExpirationPatterns
 from requests_cache.policy.expiration import get_expiration_datetime
 
-from quantscope._cacheformat import FORMAT_VERSION, HTTP_SERIALIZER, STAMP_BYTES, stamps_of
+from quantscope._cacheformat import FORMAT_VERSION, STAMP_BYTES, stamps_of
+from quantscope._cachestore import BodyFileCache, bodies_dir
 from quantscope._errors import CacheRecoveredWarning
 
 __all__ = [
@@ -278,35 +278,25 @@ def _drop_key_from_vary(response: Any, *args: Any, **kwargs: Any) -> Any:
     return response
 
 
-# SQLite settings of the cache file. Pages of 64 kB: a page of 1,000 evaluations is a 2.4 MB
-# blob, a chain of ~600 overflow pages of 4 kB that SQLite writes one by one twice (the WAL,
-# then the checkpoint); with 64 kB pages storing 49 of them took half the CPU (benchmarks/
-# README.md, loadpath). Small answers (eval details, ~5 kB) cost ~0.1 ms more per commit.
-# The page size only applies to a new file.
-_PAGE_SIZE = 65536
-
-
 def build_session(cache_path: Path, scope: str, base_url: str) -> CachedSession:
     """A CachedSession over SQLite at ``cache_path`` with quantscope's keys and lifetimes.
 
     Only 200 answers to GET are stored, in quantscope's own format (``_cacheformat``: no
-    pickle). ``stale_if_error`` stays off: the client serves stale copies itself, with one
-    warning instead of requests-cache's logged traceback.
+    pickle; large bodies in files beside the database, ``_cachestore``). ``stale_if_error``
+    stays off: the client serves stale copies itself, with one warning instead of
+    requests-cache's logged traceback.
     """
     cache_path.parent.mkdir(parents=True, exist_ok=True)
     session = CachedSession(
-        cache_name=str(cache_path),
-        backend="sqlite",
-        serializer=HTTP_SERIALIZER,
+        # WAL: a commit per cached answer cost ~17 ms in rollback-journal mode, a quarter of an
+        # eval-details request; loaders fetch details one request per evaluation.
+        backend=BodyFileCache(cache_path, wal=True),
         expire_after=rule_for("*").expire_after,
         urls_expire_after=urls_expire_after(base_url),
         allowable_methods=("GET",),
         allowable_codes=(200,),
         key_fn=make_key_fn(scope, base_url),
         stale_if_error=False,
-        # WAL: a commit per cached answer cost ~17 ms in rollback-journal mode, a quarter of an
-        # eval-details request; loaders fetch details one request per evaluation.
-        wal=True,
     )
     session.hooks["response"].append(_drop_key_from_vary)
     for prefix in ("http://", "https://"):
@@ -316,17 +306,14 @@ def build_session(cache_path: Path, scope: str, base_url: str) -> CachedSession:
 
 def _older_format(cache_path: Path) -> str | None:
     """Why the file at ``cache_path`` cannot be used as it is (answers stored in another
-    format), or None: then it is quantscope's (a new file is made so, with large pages).
+    format), or None: then it is quantscope's (a new or empty file is made so).
 
     The format is the file's ``PRAGMA user_version``; a file without it that holds answers
     was written by a quantscope that stored pickles (requests-cache's default serializer).
     Nothing of those answers is read. A file that is not a database raises
     ``sqlite3.DatabaseError``.
     """
-    new = not cache_path.exists() or cache_path.stat().st_size == 0
     with closing(sqlite3.connect(cache_path, timeout=5.0, isolation_level=None)) as db:
-        if new:
-            db.execute(f"PRAGMA page_size = {_PAGE_SIZE}")
         version = int(db.execute("PRAGMA user_version").fetchone()[0])
         if version == FORMAT_VERSION:
             return None
@@ -346,9 +333,9 @@ def open_session(cache_path: Path, scope: str, base_url: str) -> CachedSession:
     """``build_session``; a cache file that is not a database (corrupt, truncated, another
     format) or holds answers stored in another format (an older quantscope's pickles) is set
     aside under ``<name>.corrupt-<UTC time>`` or ``<name>.old-format-<UTC time>`` (with its
-    WAL files) with one ``CacheRecoveredWarning``, and a new cache is started: the cache is
-    the researcher's quota, never a reason the toolkit cannot start. An unwritable directory
-    still raises."""
+    WAL and body files) with one ``CacheRecoveredWarning``, and a new cache is started: the
+    cache is the researcher's quota, never a reason the toolkit cannot start. An unwritable
+    directory still raises."""
     cache_path.parent.mkdir(parents=True, exist_ok=True)
     try:
         older = _older_format(cache_path)
@@ -361,10 +348,14 @@ def open_session(cache_path: Path, scope: str, base_url: str) -> CachedSession:
         reason, kind = f"could not be read ({exc})", "corrupt"
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     aside = cache_path.with_name(f"{cache_path.name}.{kind}-{stamp}")
-    for suffix in ("", "-wal", "-shm"):
-        part = Path(f"{cache_path}{suffix}")
+    for part, moved in (
+        (cache_path, aside),
+        (Path(f"{cache_path}-wal"), Path(f"{aside}-wal")),
+        (Path(f"{cache_path}-shm"), Path(f"{aside}-shm")),
+        (bodies_dir(cache_path), bodies_dir(aside)),
+    ):
         if part.exists():
-            part.replace(Path(f"{aside}{suffix}"))
+            part.replace(moved)
     warnings.warn(
         f"quantscope: the cache file {cache_path} {reason}; it was set aside as {aside.name} "
         "and a new, empty cache started (cached answers will be asked again; the old file can "
@@ -467,10 +458,10 @@ class ResponseCache:
         offline: bool = False,
         companions: Sequence[Clearable] = (),
     ) -> None:
-        if not isinstance(session.cache, SQLiteCache):
-            raise TypeError("quantscope's cache is the SQLite backend of requests-cache")
+        if not isinstance(session.cache, BodyFileCache):
+            raise TypeError("quantscope's cache is _cachestore.BodyFileCache (SQLite + files)")
         self._session = session
-        self._store: SQLiteCache = session.cache
+        self._store: BodyFileCache = session.cache
         self.offline = offline
         self._companions = tuple(companions)
         self.hits = 0
@@ -565,10 +556,12 @@ class ResponseCache:
         return found
 
     def info(self) -> CacheInfo:
-        """Entries and bytes on disk (the SQLite file), and this client's hits and misses."""
+        """Entries and bytes on disk (the SQLite file and its body files), and this client's
+        hits and misses."""
         size = sum(
             os.path.getsize(p) for p in (self.path, Path(f"{self.path}-wal")) if os.path.exists(p)
         )
+        size += self._store.responses.bodies_size()
         return CacheInfo(self.path, size, len(self._store.responses), self.hits, self.misses)
 
     def clear(self, endpoint: str | None = None) -> int:

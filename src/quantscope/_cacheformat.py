@@ -15,7 +15,9 @@ A stored value (format 1)::
     24      4      n: the length of the head
     28      n      the head: UTF-8 JSON of the rest (status, reason, url, encoding, elapsed,
                    headers, cookies, the request as stored (key redacted), redirects)
-    28 + n  ...    the body, as received (after ``_cache.scrub_key``)
+    28 + n  ...    the body, as received (after ``_cache.scrub_key``); nothing when the body
+                   is kept in a file beside the cache (large answers, ``_cachestore``: the
+                   head then holds ``body_size``)
 
 The two stamps sit at a fixed offset, so ``stamps_of`` reads them from the first
 ``STAMP_BYTES`` of a row without building a response (``ResponseCache._stamps``). A value
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import json
 import struct
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -163,15 +166,19 @@ def _history_item(head: dict[str, Any]) -> CachedResponse:
     )
 
 
-def dumps(response: CachedResponse) -> bytes:
-    """``response`` in the stored layout (see the module docstring): one copy of the body."""
-    head = json.dumps(
-        _head(response, with_body=False), separators=(",", ":"), ensure_ascii=False
-    ).encode()
+def dumps(response: CachedResponse, *, body_elsewhere: bool = False) -> bytes:
+    """``response`` in the stored layout (see the module docstring): one copy of the body, or
+    none with ``body_elsewhere`` (the head then records the body's size, and the caller keeps
+    the body: ``_cachestore``)."""
+    fields = _head(response, with_body=False)
+    content = response._content or b""
+    if body_elsewhere:
+        fields["body_size"] = len(content)
+    head = json.dumps(fields, separators=(",", ":"), ensure_ascii=False).encode()
     created = _micros(response.created_at or datetime.now(UTC))
     expires = NO_EXPIRY if response.expires is None else _micros(response.expires)
     prefix = _PREFIX.pack(MAGIC, created, expires, len(head))
-    return b"".join((prefix, head, response._content or b""))
+    return prefix + head if body_elsewhere else b"".join((prefix, head, content))
 
 
 def stamps_of(prefix: bytes) -> tuple[datetime, datetime | None] | None:
@@ -183,9 +190,12 @@ def stamps_of(prefix: bytes) -> tuple[datetime, datetime | None] | None:
     return _moment(created), None if expires == NO_EXPIRY else _moment(expires)
 
 
-def loads(value: bytes | memoryview | str | None) -> CachedResponse | None:
+def loads(
+    value: bytes | memoryview | str | None, body: Callable[[], bytes | None] | None = None
+) -> CachedResponse | None:
     """The stored answer; None (a miss) for a value that is not in this format, including
-    every pickle: it is never unpickled, nor read past its first bytes."""
+    every pickle: it is never unpickled, nor read past its first bytes. A body kept elsewhere
+    is read by ``body()``; a missing one, or one of another size, is a miss too."""
     if not isinstance(value, bytes | memoryview) or bytes(value[: len(MAGIC)]) != MAGIC:
         return None
     data = bytes(value)
@@ -199,9 +209,15 @@ def loads(value: bytes | memoryview | str | None) -> CachedResponse | None:
         return None
     if not isinstance(head, dict) or len(data) < end:
         return None
+    if "body_size" in head:
+        content = body() if body is not None else None
+        if content is None or len(content) != head["body_size"]:
+            return None
+    else:
+        content = data[end:]
     return _response_of(
         head,
-        data[end:],
+        content,
         _moment(created),
         None if expires == NO_EXPIRY else _moment(expires),
     )
