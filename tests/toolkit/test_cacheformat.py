@@ -35,7 +35,8 @@ from quantscope._cacheformat import (
     loads,
     stamps_of,
 )
-from quantscope._client import Client
+from quantscope._cachestore import BODY_FILE_BYTES, bodies_dir
+from quantscope._client import Client, OffsetPaging
 from quantscope._errors import CacheRecoveredWarning
 from quantscope.sandbox.serve import SandboxServer
 
@@ -149,16 +150,75 @@ def test_a_value_in_another_format_is_a_miss(value: Any) -> None:
         assert stamps_of(value[:STAMP_BYTES]) is None
 
 
-def test_every_stored_row_is_in_the_format(client: Client) -> None:
-    L.load_evaluations(page_size=500, max_pages=2, client=client)
+def test_every_stored_row_is_in_the_format_and_large_bodies_are_files(client: Client) -> None:
+    pages = L.load_evaluations(page_size=500, max_pages=2, client=client)
     details(client, [1, 2, 3])
     stored = rows(client.cache.path)
     assert len(stored) == 5
-    for _, value in stored:
-        assert value.startswith(MAGIC) and b"\x80\x04\x95" not in value[: STAMP_BYTES + 2]
+    inline = 0
+    for key, value in stored:
+        assert value.startswith(MAGIC)
+        head_size = int.from_bytes(value[24:28], "little")
+        head = json.loads(value[STAMP_BYTES : STAMP_BYTES + head_size])
+        body = value[STAMP_BYTES + head_size :]
+        file = bodies_dir(client.cache.path) / f"{key}.body"
+        if "body_size" in head:  # a page of 500 evaluations: ~1.2 MB, in a file
+            assert body == b"" and file.stat().st_size == head["body_size"] >= BODY_FILE_BYTES
+        else:  # a detail answer: small, in its row
+            assert 0 < len(body) < BODY_FILE_BYTES and not file.exists()
+            inline += 1
+    assert inline == 3
     with closing(sqlite3.connect(client.cache.path)) as db:
         assert db.execute("PRAGMA user_version").fetchone() == (FORMAT_VERSION,)
-        assert db.execute("PRAGMA page_size").fetchone() == (65536,)
+    info = client.cache.info()
+    files = sum(p.stat().st_size for p in bodies_dir(client.cache.path).iterdir())
+    assert info.entries == 5 and info.size_bytes > files > 2 * BODY_FILE_BYTES
+    again = L.load_evaluations(page_size=500, max_pages=2, client=client)
+    pd.testing.assert_frame_equal(again, pages)  # (the frame cache's)
+    assert again.attrs["quantscope"]["requests"] == 0
+
+
+def test_a_body_file_missing_or_cut_short_is_a_miss(client: Client) -> None:
+    first = client.get_pages(
+        "/api/eval-results", {}, paging=OffsetPaging(page_size=500), max_pages=2
+    )
+    files = sorted(bodies_dir(client.cache.path).iterdir())
+    assert len(files) == 2
+    files[0].unlink()
+    files[1].write_bytes(files[1].read_bytes()[:-1])
+    again = client.get_pages(
+        "/api/eval-results", {}, paging=OffsetPaging(page_size=500), max_pages=2
+    )
+    assert again.provenance.requests == 2  # both asked again, and stored again
+    assert again.items == first.items
+    assert sorted(bodies_dir(client.cache.path).iterdir()) == files
+    third = client.get_pages(
+        "/api/eval-results", {}, paging=OffsetPaging(page_size=500), max_pages=2
+    )
+    assert third.provenance.requests == 0 and third.items == first.items
+
+
+def test_body_files_go_with_their_rows(client: Client) -> None:
+    """Deleted with their rows (forget, clear of an endpoint, clear), never left behind."""
+
+    def load() -> Any:
+        return client.get_pages(
+            "/api/eval-results", {}, paging=OffsetPaging(page_size=500), max_pages=2
+        )
+
+    fetched = load()
+    bodies = bodies_dir(client.cache.path)
+    keys = [e.key for e in fetched.entries if e is not None]
+    assert len(keys) == 2 and len(list(bodies.iterdir())) == 2
+    client.cache.forget(keys[:1])
+    assert [p.name for p in bodies.iterdir()] == [f"{keys[1]}.body"]
+    load()
+    assert client.cache.clear("/api/eval-results") == 2
+    assert list(bodies.iterdir()) == []
+    load()
+    details(client, [1])
+    assert client.cache.clear() == 3
+    assert not bodies.exists() or list(bodies.iterdir()) == []
 
 
 # --- nothing is ever unpickled ---------------------------------------------------------------
