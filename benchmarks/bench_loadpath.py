@@ -6,7 +6,8 @@ alone, garbage collection included), in one run, the loaders as they are now (``
 ``load_eval_details``: the recipe of ``loaders._base``, with the typed page decoder and the
 frame cache) against **the old path**, rebuilt here from the client's primitives as the loaders
 ran before issue 9: plain JSON bodies (``orjson``), ``build_frame`` on the records, no frame
-cache, and (cold) bodies read through requests' own adapter in 10 kB chunks. Cases:
+cache, and (cold) bodies read through requests' own adapter in 10 kB chunks and stored by
+requests-cache's pickle serializer on 4 kB pages (``old_client``). Cases:
 
 * **evaluations cold, old / recipe**: a new ``Client`` on an empty cache directory, every page
   a request. Judged on the client side's CPU time (this process's: the sandbox runs in
@@ -30,9 +31,11 @@ from __future__ import annotations
 import argparse
 import itertools
 import multiprocessing
+import sqlite3
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping, Sequence
+from contextlib import closing
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -40,9 +43,11 @@ from typing import Any
 import pandas as pd
 import requests
 from requests.adapters import HTTPAdapter
+from requests_cache.serializers import pickle_serializer
 
 from benchmarks._common import BenchResult, Case, bench_data_dir, measure, print_result, ratio
 from quantscope import _schemas
+from quantscope._cacheformat import FORMAT_VERSION
 from quantscope._client import Client, OffsetPaging
 from quantscope.loaders._base import records, typed_frame
 from quantscope.loaders.evaluations import (
@@ -138,6 +143,20 @@ class ChildSandbox:
             self._process.kill()
 
 
+def old_client(url: str, key: str, cache_dir: Path) -> Client:
+    """A ``Client`` storing answers as before issue 9: requests' own adapter (bodies read in
+    10 kB chunks), requests-cache's pickle serializer, a cache file of 4 kB pages (WAL)."""
+    cache_dir.mkdir(parents=True)
+    with closing(sqlite3.connect(cache_dir / "http_cache.sqlite", isolation_level=None)) as db:
+        db.execute("PRAGMA page_size = 4096")
+        db.execute(f"PRAGMA user_version = {FORMAT_VERSION}")  # taken over, not set aside
+    c = Client(url, key, cache_dir=str(cache_dir), progress=False)
+    for prefix in ("http://", "https://"):
+        c._session.mount(prefix, HTTPAdapter())
+    c._session.cache.responses.serializer = pickle_serializer.copy()
+    return c
+
+
 def old_evaluations(
     c: Client, page_size: int = PAGE_SIZE, max_pages: int | None = None
 ) -> pd.DataFrame:
@@ -225,11 +244,9 @@ def run(
 
             def old_cold() -> Client:
                 # Before issue 9 the body was read through requests' own adapter, in 10 kB
-                # chunks (``_cache.WholeBodyAdapter`` reads it in one call).
-                c = cold()
-                for prefix in ("http://", "https://"):
-                    c._session.mount(prefix, HTTPAdapter())
-                return c
+                # chunks (``_cache.WholeBodyAdapter`` reads it in one call), and stored by
+                # requests-cache's pickle serializer in a file of 4 kB pages.
+                return old_client(url, key, next(cold_dirs))
 
             def check(results: Mapping[str, object]) -> None:
                 _same_values(results, EVAL_COLD_OLD, EVAL_COLD)

@@ -16,6 +16,10 @@ how cache keys are scoped. The cache is the researcher's quota (100 requests a d
   a cache key or on disk: requests-cache redacts the ``X-API-Key`` header (exact spelling) from
   stored requests, and only a one-way digest of a digest enters the key. Cost of the choice:
   a new key starts with a cold cache.
+* **Storage.** Answers are stored in quantscope's format (``_cacheformat``: a JSON head and the
+  body's bytes, never a pickle), bodies of 256 kB or more in files beside the SQLite file
+  (``_cachestore``). A file an older quantscope filled with pickles is set aside unread
+  (``open_session``).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import os
 import sqlite3
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from hashlib import blake2b
@@ -38,11 +43,12 @@ import urllib3
 from requests import PreparedRequest, Request, Response
 from requests.adapters import HTTPAdapter
 from requests_cache import NEVER_EXPIRE, CachedResponse, CachedSession
-from requests_cache.backends.sqlite import SQLiteCache
 from requests_cache.cache_keys import create_key
 from requests_cache.policy import ExpirationPatterns
 from requests_cache.policy.expiration import get_expiration_datetime
 
+from quantscope._cacheformat import FORMAT_VERSION, STAMP_BYTES, stamps_of
+from quantscope._cachestore import BodyFileCache, bodies_dir
 from quantscope._errors import CacheRecoveredWarning
 
 __all__ = [
@@ -279,22 +285,22 @@ def _drop_key_from_vary(response: Any, *args: Any, **kwargs: Any) -> Any:
 def build_session(cache_path: Path, scope: str, base_url: str) -> CachedSession:
     """A CachedSession over SQLite at ``cache_path`` with quantscope's keys and lifetimes.
 
-    Only 200 answers to GET are stored. ``stale_if_error`` stays off: the client serves stale
-    copies itself, with one warning instead of requests-cache's logged traceback.
+    Only 200 answers to GET are stored, in quantscope's own format (``_cacheformat``: no
+    pickle; large bodies in files beside the database, ``_cachestore``). ``stale_if_error``
+    stays off: the client serves stale copies itself, with one warning instead of
+    requests-cache's logged traceback.
     """
     cache_path.parent.mkdir(parents=True, exist_ok=True)
     session = CachedSession(
-        cache_name=str(cache_path),
-        backend="sqlite",
+        # WAL: a commit per cached answer cost ~17 ms in rollback-journal mode, a quarter of an
+        # eval-details request; loaders fetch details one request per evaluation.
+        backend=BodyFileCache(cache_path, wal=True),
         expire_after=rule_for("*").expire_after,
         urls_expire_after=urls_expire_after(base_url),
         allowable_methods=("GET",),
         allowable_codes=(200,),
         key_fn=make_key_fn(scope, base_url),
         stale_if_error=False,
-        # WAL: a commit per cached answer cost ~17 ms in rollback-journal mode, a quarter of an
-        # eval-details request; loaders fetch details one request per evaluation.
-        wal=True,
     )
     session.hooks["response"].append(_drop_key_from_vary)
     for prefix in ("http://", "https://"):
@@ -302,30 +308,66 @@ def build_session(cache_path: Path, scope: str, base_url: str) -> CachedSession:
     return session
 
 
+def _older_format(cache_path: Path) -> str | None:
+    """Why the file at ``cache_path`` cannot be used as it is (answers stored in another
+    format), or None: then it is quantscope's (a new or empty file is made so).
+
+    The format is the file's ``PRAGMA user_version``; a file without it that holds answers
+    was written by a quantscope that stored pickles (requests-cache's default serializer).
+    Nothing of those answers is read. A file that is not a database raises
+    ``sqlite3.DatabaseError``.
+    """
+    with closing(sqlite3.connect(cache_path, timeout=5.0, isolation_level=None)) as db:
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        if version == FORMAT_VERSION:
+            return None
+        tables = {n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if "responses" in tables and db.execute("SELECT 1 FROM responses LIMIT 1").fetchone():
+            if version == 0:
+                return (
+                    "holds answers pickled by an older quantscope (requests-cache's default "
+                    "format), which this version never unpickles"
+                )
+            return f"holds answers in another storage format ({version}; this is {FORMAT_VERSION})"
+        db.execute(f"PRAGMA user_version = {FORMAT_VERSION}")
+    return None
+
+
 def open_session(cache_path: Path, scope: str, base_url: str) -> CachedSession:
     """``build_session``; a cache file that is not a database (corrupt, truncated, another
-    format) is set aside under ``<name>.corrupt-<UTC time>`` (with its WAL files) with one
-    ``CacheRecoveredWarning``, and a new cache is started: the cache is the researcher's
-    quota, never a reason the toolkit cannot start. An unwritable directory still raises."""
+    format) or holds answers stored in another format (an older quantscope's pickles) is set
+    aside under ``<name>.corrupt-<UTC time>`` or ``<name>.old-format-<UTC time>`` (with its
+    WAL and body files) with one ``CacheRecoveredWarning``, and a new cache is started: the
+    cache is the researcher's quota, never a reason the toolkit cannot start. An unwritable
+    directory still raises."""
+    cache_path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        return build_session(cache_path, scope, base_url)
+        older = _older_format(cache_path)
+        if older is None:
+            return build_session(cache_path, scope, base_url)
+        reason, kind = older, "old-format"
     except sqlite3.DatabaseError as exc:
         if type(exc) is not sqlite3.DatabaseError:  # OperationalError: locked, read-only...
             raise
-        reason = str(exc)
+        reason, kind = f"could not be read ({exc})", "corrupt"
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    aside = cache_path.with_name(f"{cache_path.name}.corrupt-{stamp}")
-    for suffix in ("", "-wal", "-shm"):
-        part = Path(f"{cache_path}{suffix}")
+    aside = cache_path.with_name(f"{cache_path.name}.{kind}-{stamp}")
+    for part, moved in (
+        (cache_path, aside),
+        (Path(f"{cache_path}-wal"), Path(f"{aside}-wal")),
+        (Path(f"{cache_path}-shm"), Path(f"{aside}-shm")),
+        (bodies_dir(cache_path), bodies_dir(aside)),
+    ):
         if part.exists():
-            part.replace(Path(f"{aside}{suffix}"))
+            part.replace(moved)
     warnings.warn(
-        f"quantscope: the cache file {cache_path} could not be read ({reason}); it was set "
-        f"aside as {aside.name} and a new, empty cache started (cached answers will be asked "
-        "again)",
+        f"quantscope: the cache file {cache_path} {reason}; it was set aside as {aside.name} "
+        "and a new, empty cache started (cached answers will be asked again; the old file can "
+        "be deleted)",
         CacheRecoveredWarning,
         stacklevel=3,
     )
+    _older_format(cache_path)
     return build_session(cache_path, scope, base_url)
 
 
@@ -398,47 +440,8 @@ class Clearable(Protocol):
     def clear(self) -> int: ...
 
 
-# How requests-cache 1.3 (SQLite backend, pickle serializer) stores an answer: a pickled dict
-# of the response's fields in attribute order (``_content``, ``created_at``, ``elapsed``,
-# ``encoding``, ``expires``, ``headers``, ...), the body first, ``created_at`` and ``expires``
-# as ISO text, ``expires`` left out when it is None (never expires). ``_stamps`` reads those two
-# from the tail of the row without unpickling (and so without building a response object); a
-# row whose tail does not read that way is deserialized the usual way instead.
-_TAIL_BYTES = 4096
-_CREATED = b"\x8c\ncreated_at\x94\x8c"
-_EXPIRES = b"\x8c\x07expires\x94\x8c"
-_HEADERS = b"\x8c\x07headers\x94"
 _MMAP_BYTES = 2**30
 _SQL_VARIABLES = 900  # below SQLite's default limit of host parameters per statement
-
-
-def _iso_after(tail: bytes, at: int) -> datetime | None:
-    """The datetime pickled as short ISO text (length byte, text) at ``tail[at:]``."""
-    size = tail[at] if at < len(tail) else 0
-    text = tail[at + 1 : at + 1 + size]
-    if not size or len(text) != size:
-        return None
-    try:
-        return datetime.fromisoformat(text.decode("ascii"))
-    except (UnicodeDecodeError, ValueError):
-        return None
-
-
-def _stamp_of(tail: bytes) -> tuple[datetime, datetime | None] | None:
-    """``(created_at, expires)`` read from the tail of a stored row; None when it does not
-    read as expected (the caller then deserializes the row)."""
-    at = tail.rfind(_CREATED)
-    if at < 0:
-        return None
-    created = _iso_after(tail, at + len(_CREATED))
-    headers = tail.find(_HEADERS, at)
-    if created is None or headers < 0:
-        return None
-    at = tail.find(_EXPIRES, at, headers)
-    if at < 0:  # no expires field: it never expires
-        return created, None
-    expires = _iso_after(tail, at + len(_EXPIRES))
-    return None if expires is None else (created, expires)
 
 
 class ResponseCache:
@@ -459,10 +462,10 @@ class ResponseCache:
         offline: bool = False,
         companions: Sequence[Clearable] = (),
     ) -> None:
-        if not isinstance(session.cache, SQLiteCache):
-            raise TypeError("quantscope's cache is the SQLite backend of requests-cache")
+        if not isinstance(session.cache, BodyFileCache):
+            raise TypeError("quantscope's cache is _cachestore.BodyFileCache (SQLite + files)")
         self._session = session
-        self._store: SQLiteCache = session.cache
+        self._store: BodyFileCache = session.cache
         self.offline = offline
         self._companions = tuple(companions)
         self.hits = 0
@@ -533,43 +536,36 @@ class ResponseCache:
     def _stamps(self, keys: Sequence[str]) -> dict[str, tuple[datetime, datetime | None]]:
         """``key -> (created_at, expires)`` of the stored answers among ``keys``.
 
-        One query finds the rows (and their sizes, which SQLite knows without reading them);
-        only the last ``_TAIL_BYTES`` of each are read, through SQLite's incremental blob I/O,
-        so checking a frame built from 49 pages of 400 kB reads ~200 kB, not 20 MB.
+        One query finds the rows; only the first ``STAMP_BYTES`` (28) of each are read, through
+        SQLite's incremental blob I/O, where ``_cacheformat`` keeps the two stamps: checking a
+        frame built from 49 pages of 2.4 MB reads ~1.4 kB, and no response is built. A row in
+        another format (an older quantscope's pickle) counts as absent, unread.
         """
         found: dict[str, tuple[datetime, datetime | None]] = {}
-        unread: list[str] = []
         table = self._store.responses.table_name
         unique = list(dict.fromkeys(keys))
         with self._store.responses.connection() as con:
-            con.execute(f"PRAGMA mmap_size = {_MMAP_BYTES}")  # tails read without a syscall each
+            con.execute(f"PRAGMA mmap_size = {_MMAP_BYTES}")  # heads read without a syscall each
             for i in range(0, len(unique), _SQL_VARIABLES):
                 chunk = unique[i : i + _SQL_VARIABLES]
                 marks = ",".join("?" * len(chunk))
                 rows = con.execute(
-                    f"SELECT key, rowid, length(value) FROM {table} WHERE key IN ({marks})",
-                    chunk,
+                    f"SELECT key, rowid FROM {table} WHERE key IN ({marks})", chunk
                 ).fetchall()
-                for key, rowid, size in rows:
+                for key, rowid in rows:
                     with con.blobopen(table, "value", rowid, readonly=True) as blob:
-                        blob.seek(max(0, (size or 0) - _TAIL_BYTES))
-                        tail = blob.read()
-                    stamp = _stamp_of(tail)
-                    if stamp is None:
-                        unread.append(key)
-                    else:
+                        stamp = stamps_of(blob.read(STAMP_BYTES))
+                    if stamp is not None:
                         found[key] = stamp
-        for key in unread:  # not in the expected layout: the slow, sure way
-            stored = self._store.get_response(key)
-            if stored is not None and stored.status_code == 200:
-                found[key] = (stored.created_at, stored.expires)
         return found
 
     def info(self) -> CacheInfo:
-        """Entries and bytes on disk (the SQLite file), and this client's hits and misses."""
+        """Entries and bytes on disk (the SQLite file and its body files), and this client's
+        hits and misses."""
         size = sum(
             os.path.getsize(p) for p in (self.path, Path(f"{self.path}-wal")) if os.path.exists(p)
         )
+        size += self._store.responses.bodies_size()
         return CacheInfo(self.path, size, len(self._store.responses), self.hits, self.misses)
 
     def clear(self, endpoint: str | None = None) -> int:

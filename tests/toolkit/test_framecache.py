@@ -443,16 +443,26 @@ def test_eval_details_warm_spends_nothing_and_reads_no_stored_answer(
     assert client.quota.remaining == quota
 
 
-def test_unreadable_row_tails_are_read_the_slow_sure_way(
+def test_row_stamps_are_read_from_the_head_of_each_row(
     client: Client, calls: Calls, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """``unchanged`` reads created_at and expires from the first bytes of each stored row
+    (``_cacheformat``: at a fixed offset), never the answer; an expired row says so there."""
     from quantscope import _cache
+    from quantscope._cacheformat import STAMP_BYTES
 
     first = trades(client)
-    monkeypatch.setattr(_cache, "_TAIL_BYTES", 8)  # too short to hold created_at
-    calls.build = 0
-    pd.testing.assert_frame_equal(trades(client), first)
+    read: list[int] = []
+    real = _cache.stamps_of
+    with monkeypatch.context() as patch:
+        patch.setattr(_cache, "stamps_of", lambda head: read.append(len(head)) or real(head))
+        patch.setattr(
+            type(client.cache._store), "get_response", lambda *a, **k: pytest.fail("deserialized")
+        )
+        calls.build = 0
+        pd.testing.assert_frame_equal(trades(client), first)
     assert calls.build == 0
+    assert len(read) == prov(first)["pages"] and set(read) == {STAMP_BYTES}
     client._session.cache.reset_expiration(timedelta(seconds=-1))  # expired: read so too
     assert prov(trades(client))["requests"] == prov(first)["pages"]
     assert calls.build == 1
