@@ -34,6 +34,7 @@ Simulation (``sim/``)
     ``quants``         the simulated quants and their build-time playbooks
     ``rules``          pass/fail decisions of a playbook over criterion values
     ``pair``           the evaluations and trades of one quant on one token
+    ``stage``          tokens simulated in worker processes into staging files (from scale 8)
     ``build``          the one-off world build that writes every table
     ``narrative``      the texts of alerts and AI analyses
 """
