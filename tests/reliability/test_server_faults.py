@@ -219,8 +219,10 @@ def _all_or_nothing_after_kill(
     snapshot: Callable[[], Any],
     delay: float,
 ) -> tuple[bool, bool]:
-    """Start, fire ``send`` in a thread, SIGKILL after ``delay``, restart: (changed, healthy)."""
-    process.start()
+    """On a running ``process``: fire ``send`` in a thread, SIGKILL after ``delay``, restart.
+
+    Returns (changed, healthy).
+    """
     before = snapshot()
     with ThreadPoolExecutor(1) as pool:
         pool.submit(send)
@@ -259,7 +261,7 @@ def test_kill_9_in_a_large_put_writes_all_or_nothing(
         {"configId": cid, "field": "weight", "newValue": 7.25 + run}
         for cid in weights(keyed(key), process.url, 1)
     )
-    process.stop()
+    # the same process takes the PUT (one start less per run; the snapshot reads the database)
     changed, healthy = _all_or_nothing_after_kill(
         process, info.db_path, send, snapshot, KILL_AFTER_S[run]
     )
@@ -290,6 +292,7 @@ def test_kill_9_in_analyze_and_apply_writes_all_or_nothing(
 
     before = snapshot()  # the build's own analysis: unapplied recommendations only
     assert before[1] == 0
+    process.start()
     _, healthy = _all_or_nothing_after_kill(
         process, info.db_path, send, snapshot, KILL_AFTER_S[run]
     )
