@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 import msgspec
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from quantscope._errors import DataQualityWarning
 from quantscope._parse import parse_numbers
@@ -208,6 +209,24 @@ def _to_datetime(values: list[Any], kind: str) -> tuple[pd.Series, int]:
     return out, present - int(out.notna().sum())
 
 
+_ARROW_STRINGS = pd.StringDtype().storage == "pyarrow"  # pandas 3 with pyarrow: always here
+
+
+def _strings(values: list[Any]) -> Any:
+    """Text as the ``string`` dtype. With Arrow storage, text and missing values (None, NaN)
+    go straight into one Arrow array (what ``pd.array(values, dtype="string")`` makes, without
+    its checks per value: ~2x faster a page); anything else (numbers) takes pandas' way, which
+    writes them as text. Otherwise (Python storage) equal texts are shared (``_shared``)."""
+    if _ARROW_STRINGS:
+        try:
+            return pd.arrays.ArrowStringArray(
+                pa.array(values, type=pa.large_string(), from_pandas=True)
+            )
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            return pd.array(values, dtype="string")
+    return pd.array(_shared(values), dtype="string")
+
+
 def _shared(values: Sequence[Any]) -> list[Any]:
     """``values`` with equal texts as one object each: a column of few distinct texts (token
     symbols, addresses) then pickles, and unpickles from the frame cache, as those few."""
@@ -261,12 +280,12 @@ def convert(values: list[Any], col: Col) -> tuple[Any, int]:
     elif kind == "category":
         result = _categorical(values)
     elif kind == "string":
-        result = pd.array(_shared(values), dtype="string")
+        result = _strings(values)
     elif kind in ("iso", "trade_date", "epoch_ms"):
         series, bad = _to_datetime(values, kind)
         return series.array, bad
     elif kind == "json":
-        result = pd.array(_json_texts(values), dtype="string")
+        result = _strings(_json_texts(values))
     else:  # object: nested JSON as Python objects, missing as None
         result = _objects(values)
         result[pd.isna(result)] = None
