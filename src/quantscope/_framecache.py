@@ -243,7 +243,8 @@ class FrameCache:
                 except BaseException:
                     db.execute("ROLLBACK")
                     raise
-        except (sqlite3.Error, OSError) as exc:
+        except (sqlite3.Error, OSError, ValueError, pa.ArrowException) as exc:
+            # ValueError: a stream longer than its blob (SQLite's blobs cannot grow)
             log.debug("frame cache: cannot store %s in %s: %s", key, self.path, exc)
             return False
         return True
