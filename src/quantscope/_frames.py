@@ -383,6 +383,14 @@ class Columns:
         first = next((p.first for p in parts if p.length), None)
         return cls(spec, sum(p.length for p in parts), arrays, problems, first)
 
+    def rows(self, start: int, stop: int) -> Columns:
+        """Rows ``start:stop`` (views where the arrays allow). Unparseable-value counts are
+        per run, not per row: the slice starting at 0 keeps them all, the others none."""
+        arrays = {name: values[start:stop] for name, values in self.arrays.items()}
+        problems = dict(self.problems) if start == 0 else {}
+        first = self.first if start == 0 else None
+        return Columns(self.spec, max(0, min(stop, self.length) - start), arrays, problems, first)
+
     def frame(self, *, warn: bool = True, stacklevel: int = 2) -> pd.DataFrame:
         """The DataFrame of exactly ``spec``'s columns and dtypes; when ``warn``, the count of
         unparseable values in one DataQualityWarning naming the columns (``stacklevel`` as
