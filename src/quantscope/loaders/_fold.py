@@ -42,8 +42,9 @@ class PageRows:
 class PageFolder:
     """The fold of one paged load (``Client.get_pages(fold=)``): stateful, one per load."""
 
-    def __init__(self, key: str, spec: FrameSpec, rows: int = FOLD_ROWS) -> None:
-        self.key, self.spec, self.rows = key, spec, rows
+    def __init__(self, key: str, spec: FrameSpec, rows: int | None = None) -> None:
+        self.key, self.spec = key, spec
+        self.rows = FOLD_ROWS if rows is None else rows
         self._waiting: list[dict[str, Any]] = []  # kept bodies whose items are not converted
         self._count = 0
 
