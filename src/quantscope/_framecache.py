@@ -24,7 +24,10 @@ instead of decoding every page and running ``build_frame`` again
   Arrow IPC stream (``_arrowframe``: dtypes, categories, UTC datetimes, nullable ints, the
   index and the JSON-safe attrs). A row is read into a new writable buffer of which the
   frame's columns are views (``read_writable``, ``_arrowframe.frame_from_arrow``): one copy
-  out of SQLite, none after. Reading a row parses Arrow and runs no code from the file, so a
+  out of SQLite, none after. A frame is stored by writing its stream into a ``zeroblob`` of
+  the size a counting pass gave, piece by piece (``_arrowframe.ArrowStream``, SQLite's
+  incremental blob I/O, no mmap): never the whole stream in memory, nor SQLite's copies of
+  a bound blob. Reading a row parses Arrow and runs no code from the file, so a
   cache directory copied from a colleague is safe to use. Rows of the pickle format of
   earlier versions (table ``frames``) are never read: the first store drops them, and their
   loads are misses that store Arrow frames instead. A row's entries are checked before its
