@@ -321,13 +321,14 @@ def _source_values(rows: list[Any], spec: FrameSpec) -> dict[str, Any]:
 class Columns:
     """A frame in the making: a run of records' columns already converted to their dtypes.
 
-    ``Columns.of(records, spec)`` converts a run (one page of a paged load, as it arrives);
+    ``Columns.of(records, spec)`` converts a run (a batch of pages of a paged load, as they
+    arrive: ``loaders._fold``); ``rows(start, stop)`` is a slice of one;
     ``Columns.join(parts, spec)`` puts runs end to end (each column's arrays concatenated once,
     categories from the union of the runs', sorted); ``frame()`` makes the DataFrame and the
     one ``DataQualityWarning``. ``build_frame`` is ``Columns.of(records, spec).frame()``, so
     a frame joined from pages is the one built from all their records at once: every
-    conversion is per value, except that a number column holding JSON booleans on one page
-    and unparseable text on another reads each page on its own (the booleans stay 1.0/0.0).
+    conversion is per value, except that a number column holding JSON booleans in one run
+    and unparseable text in another reads each run on its own (the booleans stay 1.0/0.0).
     The records themselves are not kept (``first``, the first of them, names a bad answer).
     """
 
