@@ -31,7 +31,14 @@ import pandas as pd
 import pyarrow as pa
 from pandas.arrays import ArrowStringArray, BooleanArray, DatetimeArray, IntegerArray
 
-__all__ = ["META_KEY", "dtype_tag", "frame_from_arrow", "frame_to_arrow"]
+__all__ = [
+    "META_KEY",
+    "ArrowStream",
+    "arrow_stream",
+    "dtype_tag",
+    "frame_from_arrow",
+    "frame_to_arrow",
+]
 
 META_KEY = b"quantscope"  # schema metadata: what Arrow alone would not give back
 
@@ -52,6 +59,46 @@ def frame_to_arrow(frame: pd.DataFrame) -> memoryview:
     index, the value dtype of any categorical column without categories, which Arrow would
     give back as ``object``). Raises when Arrow cannot hold the frame (an object column of
     mixed values) or when its attrs are not JSON (pyarrow would drop them)."""
+    sink = pa.BufferOutputStream()
+    arrow_stream(frame).write_to(sink)
+    return memoryview(sink.getvalue())
+
+
+class ArrowStream:
+    """``frame_to_arrow``'s stream before it is written: its size (``nbytes``, from a pass
+    that writes nothing) and ``write_to`` any file-like object, piece by piece, so that a
+    store of the frame never holds the whole stream in memory (the table's columns share the
+    frame's arrays where Arrow's layout is pandas': numbers, datetimes, codes, strings)."""
+
+    __slots__ = ("_nbytes", "table")
+
+    def __init__(self, table: pa.Table) -> None:
+        self.table = table
+        self._nbytes: int | None = None
+
+    @property
+    def nbytes(self) -> int:
+        if self._nbytes is None:
+            sink = pa.MockOutputStream()
+            self.write_to(sink)
+            self._nbytes = int(sink.size())
+        return self._nbytes
+
+    def write_to(self, sink: Any) -> None:
+        """The stream into ``sink``: a pyarrow stream, or any object with ``write(buffer)``."""
+        table = self.table
+        if not isinstance(sink, pa.NativeFile):
+            sink = pa.PythonFile(sink, mode="w")
+        with pa.ipc.new_stream(sink, table.schema) as writer:
+            if table.num_rows:
+                writer.write_table(table)
+            else:  # write_table writes no batch then: the categories would be lost
+                columns = [column.combine_chunks() for column in table.columns]
+                writer.write_batch(pa.record_batch(columns, schema=table.schema))
+
+
+def arrow_stream(frame: pd.DataFrame) -> ArrowStream:
+    """``frame`` ready to be written as ``frame_to_arrow``'s stream (same raises)."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # pyarrow only warns when it drops the attrs
         table = pa.Table.from_pandas(frame)
@@ -83,14 +130,7 @@ def frame_to_arrow(frame: pd.DataFrame) -> memoryview:
     table = table.replace_schema_metadata(
         {**(table.schema.metadata or {}), META_KEY: json.dumps(extra).encode()}
     )
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        if table.num_rows:
-            writer.write_table(table)
-        else:  # write_table writes no batch then: the categories would be lost
-            columns = [column.combine_chunks() for column in table.columns]
-            writer.write_batch(pa.record_batch(columns, schema=table.schema))
-    return memoryview(sink.getvalue())
+    return ArrowStream(table)
 
 
 def frame_from_arrow(blob: Any) -> pd.DataFrame:

@@ -13,8 +13,9 @@ Each result also carries the cache entries of its answers (``Fetched.entry``,
 and any of them takes ``decode=`` (``_decode.page_decoder``): a function turning an answer's
 bytes into its body in place of ``orjson``, passed down explicitly to where bodies are decoded.
 ``get_pages`` also takes ``fold=``: what a load keeps of each page, applied as the page arrives
-(``loaders._base``: its items as typed columns), so a load never holds every page's decoded
-items, and no load holds its answers' ``Response`` objects (the cache has their bytes).
+(``loaders._fold``: its items as typed columns, converted a batch of pages at a time), so a
+load never holds every page's decoded items, and no load holds its answers' ``Response``
+objects (the cache has their bytes).
 The client reads and writes the HTTP cache only through ``ResponseCache`` (``client.cache``).
 
 Multi-request loads (``get_pages``, ``get_many``) serve cached answers first (no quota) and
@@ -351,8 +352,9 @@ class Client:
         ``fold``, when given, is applied to each page's body as soon as the page is loaded
         (and its items counted), before the next one is asked for: the result's ``pages`` are
         what it made of them, and ``items`` lists only the items of pages it left as they
-        were (``loaders._base``: each page's items become typed columns at once, so a load
-        holds one page's decoded items at a time, never every page's). A page of another
+        were (``loaders._fold``: pages' items become typed columns a batch of pages at a
+        time, so a load holds at most a batch's decoded items, never every page's). ``fold``
+        sees the pages in the order they are loaded (cached ones first). A page of another
         shape is never folded: the checks above judge it as it came.
         """
         spend = spend or Spend()

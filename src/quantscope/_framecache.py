@@ -24,7 +24,10 @@ instead of decoding every page and running ``build_frame`` again
   Arrow IPC stream (``_arrowframe``: dtypes, categories, UTC datetimes, nullable ints, the
   index and the JSON-safe attrs). A row is read into a new writable buffer of which the
   frame's columns are views (``read_writable``, ``_arrowframe.frame_from_arrow``): one copy
-  out of SQLite, none after. Reading a row parses Arrow and runs no code from the file, so a
+  out of SQLite, none after. A frame is stored by writing its stream into a ``zeroblob`` of
+  the size a counting pass gave, piece by piece (``_arrowframe.ArrowStream``, SQLite's
+  incremental blob I/O, no mmap): never the whole stream in memory, nor SQLite's copies of
+  a bound blob. Reading a row parses Arrow and runs no code from the file, so a
   cache directory copied from a colleague is safe to use. Rows of the pickle format of
   earlier versions (table ``frames``) are never read: the first store drops them, and their
   loads are misses that store Arrow frames instead. A row's entries are checked before its
@@ -56,7 +59,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from quantscope._arrowframe import frame_from_arrow, frame_to_arrow
+from quantscope._arrowframe import ArrowStream, arrow_stream, frame_from_arrow
 from quantscope._cache import CacheEntry
 from quantscope._frames import FrameSpec
 
@@ -133,7 +136,9 @@ class FrameCache:
     #: How a frame becomes the stored bytes, how a stored blob is read (into a new writable
     #: buffer, which the frame's columns then use) and how it becomes a frame again (a
     #: benchmark's baseline swaps all three).
-    encode: Callable[[pd.DataFrame], bytes | memoryview] = staticmethod(frame_to_arrow)
+    #: ``encode`` may give the bytes, or an ``ArrowStream`` (the default), which ``put``
+    #: writes into the row's blob in pieces: no copy of the whole stream is ever held.
+    encode: Callable[[pd.DataFrame], bytes | memoryview | ArrowStream] = staticmethod(arrow_stream)
     read_blob: Callable[[sqlite3.Blob], Any] = staticmethod(read_writable)
     decode: Callable[[Any], pd.DataFrame] = staticmethod(frame_from_arrow)
 
@@ -214,25 +219,35 @@ class FrameCache:
         except Exception as exc:  # a frame Arrow cannot hold is not cached
             log.debug("frame cache: cannot store the frame for %s as Arrow: %s", key, exc)
             return False
-        if len(blob) > self.max_bytes:
+        try:
+            size = blob.nbytes if isinstance(blob, ArrowStream) else len(blob)
+        except Exception as exc:  # the stream's pass that only counts its bytes
+            log.debug("frame cache: cannot store the frame for %s as Arrow: %s", key, exc)
+            return False
+        if size > self.max_bytes:
             return False
         meta = json.dumps([[e.key, e.created_at.isoformat()] for e in entries])
         try:
             with self._connect() as db:
+                db.execute("PRAGMA mmap_size = 0")  # writing the blob maps none of the file
                 db.execute("BEGIN IMMEDIATE")
                 try:
                     db.execute(f"DROP TABLE IF EXISTS {_PICKLED_TABLE}")  # never unpickled
-                    db.execute(
-                        "INSERT OR REPLACE INTO arrow_frames (key, used, size, meta, frame) "
-                        "VALUES (?, ?, ?, ?, ?)",
-                        (key, time.time(), len(blob), meta, blob),
-                    )
+                    if isinstance(blob, ArrowStream):
+                        _insert_stream(db, (key, time.time(), size, meta), blob, size)
+                    else:
+                        db.execute(
+                            "INSERT OR REPLACE INTO arrow_frames (key, used, size, meta, frame) "
+                            "VALUES (?, ?, ?, ?, ?)",
+                            (key, time.time(), size, meta, blob),
+                        )
                     self._evict(db)
                     db.execute("COMMIT")
                 except BaseException:
                     db.execute("ROLLBACK")
                     raise
-        except (sqlite3.Error, OSError) as exc:
+        except (sqlite3.Error, OSError, ValueError, pa.ArrowException) as exc:
+            # ValueError: a stream longer than its blob (SQLite's blobs cannot grow)
             log.debug("frame cache: cannot store %s in %s: %s", key, self.path, exc)
             return False
         return True
@@ -331,6 +346,49 @@ class _Connection:
         if self.db is not None:
             self.db.close()
             self.db = None
+
+
+def _insert_stream(
+    db: sqlite3.Connection, row: tuple[str, float, int, str], stream: ArrowStream, size: int
+) -> None:
+    """The row with a blob of ``size`` zeros, then ``stream`` written into it piece by piece
+    (SQLite's incremental blob I/O): neither the stream nor a bound copy of it is held whole.
+    Raises when the stream is not ``size`` bytes long (the blob cannot grow)."""
+    cursor = db.execute(
+        "INSERT OR REPLACE INTO arrow_frames (key, used, size, meta, frame) "
+        "VALUES (?, ?, ?, ?, zeroblob(?))",
+        (*row, size),
+    )
+    rowid = cursor.lastrowid
+    if rowid is None:
+        raise sqlite3.DataError("the frame's row was not inserted")
+    with db.blobopen(_TABLE, "frame", rowid) as blob:
+        stream.write_to(_BlobFile(blob))
+        if blob.tell() != size:
+            raise sqlite3.DataError(f"frame stream of {blob.tell()} bytes, {size} counted")
+
+
+class _BlobFile:
+    """A writable SQLite blob as the file ``pa.PythonFile`` writes to."""
+
+    closed = False
+
+    def __init__(self, blob: sqlite3.Blob) -> None:
+        self.blob = blob
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data)
+        self.blob.write(view)
+        return view.nbytes
+
+    def tell(self) -> int:
+        return self.blob.tell()
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
 
 
 def _entries_from(meta: str) -> tuple[CacheEntry, ...]:

@@ -621,3 +621,34 @@ def test_a_reloaded_frame_is_writable(client: Client, calls: Calls) -> None:
     assert warm["evaluation_passed"].isna().iloc[2] and warm["token_symbol"].iloc[3] == "EDITED"
     again = trades(client)  # the stored frame is not the one edited
     pd.testing.assert_frame_equal(again, cold)
+
+
+def test_a_frame_is_written_into_its_blob_as_the_stream_frame_to_arrow_makes(
+    tmp_path: Path,
+) -> None:
+    """``put`` writes the stream in pieces into a blob sized by a counting pass: the stored
+    bytes are exactly ``frame_to_arrow``'s, and the size column says how many."""
+    cache = FrameCache(tmp_path / FILENAME)
+    stored = frame(5_000).assign(
+        text=pd.array([None if i % 7 == 0 else f"t{i}" * 40 for i in range(5_000)], "string"),
+        chain=pd.Categorical([("eth", "sol", None)[i % 3] for i in range(5_000)]),
+    )
+    assert cache.put("k", stored, entry("k"))
+    ((key, blob),) = stored_rows(cache.path)
+    assert key == "k" and blob == bytes(_arrowframe.frame_to_arrow(stored))
+    assert cache.stats() == (1, len(blob))
+    got = cache.get("k", SAME)
+    assert got is not None
+    pd.testing.assert_frame_equal(got.frame, stored)
+
+
+def test_a_stream_longer_than_counted_is_not_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The blob cannot grow: a stream that does not fit its counted size leaves nothing (the
+    row is rolled back) and the load goes on (False)."""
+    cache = FrameCache(tmp_path / FILENAME)
+    assert cache.put("old", frame(3), entry("o"))
+    monkeypatch.setattr(_arrowframe.ArrowStream, "nbytes", property(lambda self: 100))
+    assert not cache.put("k", frame(1_000), entry("k"))
+    assert [key for key, _ in stored_rows(cache.path)] == ["old"]

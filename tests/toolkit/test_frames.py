@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from quantscope import _frames
 from quantscope._frames import Col, DataQualityWarning, FrameSpec, build_frame, series_of
 
 SPEC = FrameSpec(
@@ -125,3 +126,19 @@ def test_series_of_one_record_converts_each_value_by_its_kind() -> None:
     assert bad.isna().all() and str(bad.dtype) == "float64"
     mixed = FrameSpec("m", (Col("n", "n", "int"), Col("s", "s", "string")))
     assert str(series_of({"n": 3, "s": "x"}, mixed, "m").dtype) == "object"
+
+
+def test_text_columns_are_what_pandas_makes_of_the_values() -> None:
+    """``string`` columns go straight into one Arrow array; values Arrow does not take as text
+    (numbers, booleans) are written as text the way pandas writes them."""
+    for values in (
+        [None, "a", float("nan"), "", "é" * 3],
+        ["x", 1, None, True],
+        [None],
+        [],
+    ):
+        got = _frames._strings(values)
+        want = pd.array(values, dtype="string")
+        assert type(got) is type(want) and got.dtype == want.dtype
+        assert list(got) == list(want)
+        assert got.equals(want)

@@ -17,6 +17,8 @@ from quantscope import _schemas
 from quantscope._client import PageNumberPaging
 from quantscope._errors import InvalidResponseError
 from quantscope._frames import Columns, build_frame
+from quantscope.loaders import _fold
+from quantscope.loaders._fold import PageFolder, joined
 
 
 def test_load_evaluations_over_pages_equals_build_frame_on_the_plain_pages(
@@ -114,3 +116,49 @@ def test_trades_frame_reads_the_folded_pages(
     assert list(df["chain"].cat.categories) == ["BASE", "BSC"]
     assert df.attrs["quantscope"]["summary"] == {"n": 1}
     assert isinstance(Columns.of(rows[1], _schemas.TRADES), Columns)
+
+
+def test_pages_are_folded_a_batch_at_a_time_and_joined_in_page_order() -> None:
+    """A batch converts the items of the pages that reached it together; pages that arrive out
+    of their order (cached ones first) are put back in page order; pages of the last, unfilled
+    batch keep their items and are converted at the join."""
+    spec = _schemas.EVALUATIONS
+    pages = [
+        {"results": [{"id": 10 * n + i, "chain": ("eth", "sol")[i % 2]} for i in range(3)]}
+        for n in range(7)
+    ]
+    folder = PageFolder("results", spec, rows=6)  # two pages of 3 items a batch
+    order = [0, 2, 4, 1, 3, 5, 6]  # 0, 2, 4 cached; then the misses in order
+    kept = {n: folder({**pages[n]}) for n in order}
+    held = [kept[n]["results"] for n in range(7)]
+    assert [type(h).__name__ for h in held] == [*["PageRows"] * 6, "list"]
+    assert held[0].columns is held[2].columns  # batches in order of arrival: {0, 2} {4, 1}
+    assert held[4].columns is held[1].columns and held[3].columns is held[5].columns
+    got = joined(
+        [kept[n] for n in range(7)],
+        "results",
+        spec,
+        lambda run: Columns.of(run, spec),
+        lambda body: list(body["results"]),
+    )
+    want = build_frame([item for page in pages for item in page["results"]], spec)
+    pd.testing.assert_frame_equal(got.frame(), want)
+    assert list(got.frame()["evaluation_id"]) == [10 * n + i for n in range(7) for i in range(3)]
+
+
+def test_load_evaluations_from_partly_cached_pages_equals_a_cold_load(
+    sandbox: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pages 2 and 4 cached before (folded first, the rest after), two pages a batch: the
+    same frame, in order."""
+    from quantscope._client import Client
+
+    monkeypatch.setattr(_fold, "FOLD_ROWS", 200)
+    with Client(sandbox.url, sandbox.keys["enterprise"], cache_dir=str(tmp_path / "a")) as c:
+        cold = L.load_evaluations(2, page_size=100, max_pages=6, client=c)
+    with Client(sandbox.url, sandbox.keys["enterprise"], cache_dir=str(tmp_path / "b")) as c:
+        for n in (1, 3):
+            c.get("/api/eval-results", {"quantId": 2, "offset": n * 100, "limit": 100})
+        warm = L.load_evaluations(2, page_size=100, max_pages=6, client=c)
+    assert warm.attrs["quantscope"]["requests"] == 4
+    pd.testing.assert_frame_equal(warm.reset_index(drop=True), cold.reset_index(drop=True))

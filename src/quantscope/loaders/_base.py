@@ -66,6 +66,7 @@ from quantscope._quota import Spend
 from quantscope._results import cached_provenance, with_provenance
 from quantscope._wire import Params, Wire, wire_params
 from quantscope.catalog.answer import answer
+from quantscope.loaders._fold import PageFolder, PageRows, joined
 
 Loaded = Fetched | FetchedPages | FetchedMany
 
@@ -108,23 +109,14 @@ class Recipe:
 
     def folder(self) -> Callable[[Any], Any] | None:
         """How a paged recipe's pages are kept as they arrive (``Client.get_pages(fold=)``):
-        the page's records as typed ``Columns`` in place of its list, beside its other keys
-        (the total, a summary), so a load never holds every page's decoded items at once.
-        None for other recipes. A page whose list holds anything but objects is kept as it
-        came: the frame's checks then name it (``records``)."""
+        a new ``_fold.PageFolder`` (one per load) that turns the pages' records into typed
+        ``Columns`` a batch of pages at a time, beside their other keys (the total, a
+        summary), so a load never holds every page's decoded items at once. None for other
+        recipes. A page whose list holds anything but objects is kept as it came: the frame's
+        checks then name it (``records``)."""
         if self.paging is None or not self.items:
             return None
-        key, spec = self.items, self.spec
-
-        def fold(body: Any) -> Any:
-            items = body.get(key)
-            if not all(issubclass(kind, (Item, Mapping)) for kind in set(map(type, items))):
-                return body
-            kept = {k: v for k, v in body.items() if k != key}
-            kept[key] = Columns.of(items, spec)
-            return kept
-
-        return fold
+        return PageFolder(self.items, self.spec)
 
     def frame(self, loaded: Loaded) -> pd.DataFrame:
         """The frame ``build`` (or the default) makes of ``loaded``."""
@@ -134,31 +126,26 @@ class Recipe:
 
 
 def columns_of(recipe: Recipe, loaded: Loaded) -> Columns:
-    """The typed columns of what the client returned: of a paged load, each page's as it was
-    folded on arrival (``Recipe.folder``) and the checked records of any page left as it
-    came, in page order; of other loads, their checked records (``records_of``). A ``build``
-    of a paged recipe reads its records through this (its pages no longer list them)."""
+    """The typed columns of what the client returned: of a paged load, each page's rows as
+    they were folded on arrival (``Recipe.folder``) and the checked records of any page that
+    still lists them, in page order (``_fold.joined``); of other loads, their checked records
+    (``records_of``). A ``build`` of a paged recipe reads its records through this (its pages
+    no longer list them)."""
     if not isinstance(loaded, FetchedPages) or not any(_folded(recipe, b) for b in loaded.pages):
         return Columns.of(records_of(recipe, loaded), recipe.spec)
-    parts: list[Columns] = []
-    run: list[Any] = []  # items of consecutive pages left as they came
-    for body in loaded.pages:
-        held = _folded(recipe, body)
-        if held is None:
-            run.extend(recipe.paging.items_of(body) if recipe.paging is not None else ())
-            continue
-        if run:
-            parts.append(Columns.of(records(run, recipe.endpoint), recipe.spec))
-            run = []
-        parts.append(held)
-    if run:
-        parts.append(Columns.of(records(run, recipe.endpoint), recipe.spec))
-    return Columns.join(parts, recipe.spec)
+    paging = recipe.paging
+    return joined(
+        loaded.pages,
+        recipe.items,
+        recipe.spec,
+        lambda run: Columns.of(records(run, recipe.endpoint), recipe.spec),
+        paging.items_of if paging is not None else (lambda body: []),
+    )
 
 
-def _folded(recipe: Recipe, body: Any) -> Columns | None:
+def _folded(recipe: Recipe, body: Any) -> bool:
     held = body.get(recipe.items) if isinstance(body, Mapping) else None
-    return held if isinstance(held, Columns) else None
+    return isinstance(held, PageRows)
 
 
 def records_of(recipe: Recipe, loaded: Loaded) -> list[Any]:
