@@ -397,7 +397,9 @@ class Columns:
         unparseable values in one DataQualityWarning naming the columns (``stacklevel`` as
         ``warnings.warn`` would take it in the caller)."""
         spec = self.spec
-        frame = pd.DataFrame(self.arrays, index=pd.RangeIndex(self.length), columns=spec.names)
+        frame = pd.DataFrame(
+            self.arrays, index=pd.RangeIndex(self.length), columns=spec.names, copy=False
+        )
         frame = frame.astype(spec.dtypes())
         if spec.index is not None:
             frame = frame.set_index(spec.index)

@@ -86,7 +86,9 @@ class Recipe:
     must depend on nothing but the answers and the parameters: the frame is kept under the
     spec, ``build``'s name and code, the parameters and the paging, not what a closure holds.
     ``by_chain``: the answers span chains, and the service narrows them to the plan's chains
-    when the request names no ``chain`` (docs/service-contract.md, "Chains").
+    when the request names no ``chain`` (docs/service-contract.md, "Chains"). ``fold_rows``:
+    the rows of a batch of pages converted together (``_fold.FOLD_ROWS`` when None); records
+    that are large once decoded want smaller batches.
     """
 
     endpoint: str
@@ -97,6 +99,7 @@ class Recipe:
     build: Callable[[Recipe, Any], pd.DataFrame] | None = None
     desc: str | None = None
     by_chain: bool = False
+    fold_rows: int | None = None
 
     def decoder(self) -> Callable[[bytes], Any] | None:
         """The typed decoder of this recipe's answers (None: plain JSON)."""
@@ -116,7 +119,7 @@ class Recipe:
         checks then name it (``records``)."""
         if self.paging is None or not self.items:
             return None
-        return PageFolder(self.items, self.spec)
+        return PageFolder(self.items, self.spec, self.fold_rows)
 
     def frame(self, loaded: Loaded) -> pd.DataFrame:
         """The frame ``build`` (or the default) makes of ``loaded``."""

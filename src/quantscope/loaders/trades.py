@@ -31,6 +31,10 @@ STATS = "/api/trades/stats"
 
 # The top-level keys of a trades page that the load reads besides the trades.
 TRADES_KEEP = ("pagination", "summary")
+# A decoded trade is ~2.7 kB (nested token, costs, exits): the default batch of 16,384 rows held
+# ~44 MB of them at once, 8x the frame of a 32k-trade load; a page at a time costs no more CPU
+# (benchmarks/README.md, scale).
+TRADES_FOLD_ROWS = 1_000
 # Pages decoded straight into the trades columns (msgspec), with the total and the summary:
 # the decoder ``load_trades``' recipe uses (for benchmarks and tests of the decoder).
 TRADES_DECODE = page_decoder(_schemas.TRADES, "trades", TRADES_KEEP)
@@ -104,6 +108,7 @@ def load_trades(
         build=_trades_frame,
         desc="trades",
         by_chain=True,
+        fold_rows=TRADES_FOLD_ROWS,
     )
     spend = spend_of(confirm, max_requests, partial)
     return load(recipe, params, client=client, max_pages=max_pages, spend=spend)
