@@ -9,7 +9,6 @@ unpickled, whatever reads it (a load, the frame-cache check, ``clear``, a write'
 from __future__ import annotations
 
 import json
-import os
 import pickle
 import sqlite3
 import warnings
@@ -22,6 +21,7 @@ from typing import Any
 import pandas as pd
 import pytest
 import requests_cache
+from _helpers.canary import Canary
 from requests.structures import CaseInsensitiveDict
 from requests_cache import CachedResponse
 from requests_cache.models import CachedRequest
@@ -41,16 +41,6 @@ from quantscope._errors import CacheRecoveredWarning
 from quantscope.sandbox.serve import SandboxServer
 
 CACHE_FILE = "http_cache.sqlite"
-
-
-class Canary:
-    """Unpickling this makes a directory: proof that a stored value was unpickled."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (os.makedirs, (str(self.path),))
 
 
 def rows(path: Path) -> list[tuple[str, bytes]]:

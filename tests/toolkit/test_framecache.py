@@ -8,7 +8,6 @@ calls of ``Client._decode`` and ``build_frame`` (instrumentation around the real
 from __future__ import annotations
 
 import dataclasses
-import os
 import pickle
 import sqlite3
 import warnings
@@ -22,6 +21,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 import pytest
+from _helpers.canary import Canary
 
 import quantscope.loaders as L
 from quantscope import _arrowframe, _schemas
@@ -511,16 +511,6 @@ def test_every_list_loader_reloads_from_the_frame_cache(
 
 
 # --- Arrow, never pickle --------------------------------------------------------------
-
-
-class Canary:
-    """Unpickling this makes a directory: proof that a blob was unpickled."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (os.makedirs, (str(self.path),))
 
 
 def stored_rows(path: Path) -> list[tuple[str, bytes]]:
