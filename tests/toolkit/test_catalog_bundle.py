@@ -289,3 +289,63 @@ def test_the_notebook_is_checked_and_warned_of_when_it_names_a_service(
     with pytest.raises(qsc.BundleError, match=r"study\.py: not a notebook"):
         qsc.export_bundle(tmp_path / "s.qsbundle", catalog, notebook=script)
     assert not (tmp_path / "s.qsbundle").exists()
+
+
+def _restored(bundle: qsc.Bundle, target: Path, deflate: Callable[[str], bool]) -> Path:
+    """``bundle`` rewritten member by member, the members ``deflate`` picks deflated."""
+    with zipfile.ZipFile(bundle.path) as src, zipfile.ZipFile(target, "w") as out:
+        for info in src.infolist():
+            copy = zipfile.ZipInfo(info.filename, date_time=info.date_time)
+            copy.external_attr = info.external_attr
+            copy.compress_type = (
+                zipfile.ZIP_DEFLATED if deflate(info.filename) else zipfile.ZIP_STORED
+            )
+            out.writestr(copy, src.read(info))
+    return target
+
+
+def test_members_that_could_unpack_past_the_bundle_are_refused(
+    bundle: qsc.Bundle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A zip bomb's shapes: compressed Parquet, a JSON or notebook member declaring more than
+    its cap. Refused from the central directory, before a byte is read or written."""
+    from quantscope.catalog import bundle_format
+
+    squeezed = _restored(bundle, tmp_path / "sq.qsbundle", lambda n: n.endswith(".parquet"))
+    dest = tmp_path / "out"
+    with pytest.raises(qsc.BundleError, match=r"part-[0-9a-f]{16}\.parquet' is compressed"):
+        qsc.open_bundle(squeezed, dest)
+    assert not dest.exists()
+    # The same bundle with its JSON deflated (as export writes it) is fine.
+    plain = _restored(bundle, tmp_path / "ok.qsbundle", lambda n: n.endswith(".json"))
+    assert qsc.verify_bundle(plain).members == bundle.members
+    monkeypatch.setattr(bundle_format, "MAX_MANIFEST", 100)
+    with pytest.raises(qsc.BundleError, match=r"manifest\.json' declares [\d,]+ bytes unpacked"):
+        qsc.verify_bundle(plain)
+
+
+def test_a_damaged_member_or_a_full_disk_is_one_clear_error(
+    bundle: qsc.Bundle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from quantscope.catalog import bundle_open
+
+    deflated = _restored(bundle, tmp_path / "d.qsbundle", lambda n: n.endswith(".json"))
+    with zipfile.ZipFile(deflated) as z:
+        info = z.getinfo("catalog/manifest.json")
+        start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    raw = bytearray(deflated.read_bytes())
+    for i in range(start + 5, start + info.compress_size - 5, 7):  # wreck the deflate stream
+        raw[i] ^= 0x55
+    damaged = tmp_path / "damaged.qsbundle"
+    damaged.write_bytes(bytes(raw))
+    with pytest.raises(qsc.BundleError, match=r"'catalog/manifest\.json' cannot be read"):
+        qsc.verify_bundle(damaged)
+
+    free = type("Usage", (), {"free": 1000, "total": 10**9, "used": 10**9 - 1000})()
+    monkeypatch.setattr(bundle_open.shutil, "disk_usage", lambda path: free)
+    dest = tmp_path / "full" / "study"
+    with pytest.raises(
+        qsc.BundleError, match=r"unpacking needs [\d,]+ bytes and .* has 1,000 free"
+    ):
+        qsc.open_bundle(bundle.path, dest)
+    assert not dest.exists() and list(dest.parent.iterdir()) == []

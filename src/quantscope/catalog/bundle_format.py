@@ -27,6 +27,7 @@ import json
 import re
 import stat
 import zipfile
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +53,13 @@ BUNDLE_JSON = "bundle.json"
 CATALOG_MANIFEST = "catalog/manifest.json"
 #: bundle.json is read into memory before any check can use it: it may not be larger.
 MAX_BUNDLE_JSON = 16 * 2**20
+#: The catalog's manifest is read into memory and the notebook unpacked whole: the sizes their
+#: zip entries declare (which bound what reading them can produce) may not be larger. Parquet
+#: members must be stored as they are (``export_bundle`` writes them so), so none unpacks to
+#: more than the bytes it occupies in the bundle.
+MAX_MANIFEST = 256 * 2**20
+MAX_NOTEBOOK = 256 * 2**20
+_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
 
 _PARTITION = re.compile(
     r"catalog/[a-z_]+/[a-z_]+=[A-Za-z0-9_-]+/[a-z_]+=[A-Za-z0-9_-]+/part-[0-9a-f]{16}\.parquet"
@@ -87,6 +95,37 @@ def check_member(where: str, info: zipfile.ZipInfo) -> None:
         raise BundleError(
             f"{where}: member {name!r} is not allowed in a bundle (only bundle.json, the "
             "catalog's manifest.json and Parquet partitions, and one .ipynb notebook)"
+        )
+    _check_size(where, info)
+
+
+def _check_size(where: str, info: zipfile.ZipInfo) -> None:
+    """Refuse a member that could unpack to more than a bundle holds (a zip bomb): compressed
+    Parquet, an unknown compression method, a JSON or notebook member declaring too much."""
+    name = info.filename
+    if info.compress_type not in _METHODS:
+        raise BundleError(
+            f"{where}: member {name!r} uses zip compression method {info.compress_type} "
+            "(a bundle's members are stored or deflated)"
+        )
+    if is_partition(name):
+        if info.compress_type != zipfile.ZIP_STORED or info.file_size != info.compress_size:
+            raise BundleError(
+                f"{where}: member {name!r} is compressed inside the zip (a bundle stores its "
+                "Parquet files as they are, so none unpacks to more than it occupies)"
+            )
+        return
+    cap, what = (
+        (MAX_BUNDLE_JSON, "bundle.json")
+        if name == BUNDLE_JSON
+        else (MAX_MANIFEST, "catalog manifest")
+        if name == CATALOG_MANIFEST
+        else (MAX_NOTEBOOK, "notebook")
+    )
+    if info.file_size > cap:
+        raise BundleError(
+            f"{where}: member {name!r} declares {info.file_size:,} bytes unpacked, over the "
+            f"{cap:,} a bundle's {what} may hold"
         )
 
 
@@ -172,7 +211,11 @@ def read_bundle_json(path: Path, archive: zipfile.ZipFile) -> Bundle:
     info = archive.getinfo(BUNDLE_JSON)
     if info.file_size > MAX_BUNDLE_JSON:
         raise BundleError(f"{where}: bundle.json is {info.file_size} bytes: not a bundle's")
-    bundle = Bundle.from_json(path, archive.read(info))
+    try:
+        data = archive.read(info)
+    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+        raise BundleError(f"{where}: bundle.json cannot be read ({exc})") from None
+    bundle = Bundle.from_json(path, data)
     held = set(names) - {BUNDLE_JSON}
     listed = set(bundle.members)
     if listed - held:

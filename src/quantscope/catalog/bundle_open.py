@@ -18,6 +18,7 @@ import shlex
 import shutil
 import uuid
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -47,14 +48,22 @@ def _zip(path: Path) -> zipfile.ZipFile:
 
 
 def _copy_hashed(archive: zipfile.ZipFile, info: zipfile.ZipInfo, out: object) -> str:
-    """Read one member in chunks (written to ``out`` if it has ``write``); its SHA-256."""
+    """Read one member in chunks (written to ``out`` if it has ``write``); its SHA-256. A
+    member that cannot be read (a damaged deflate stream, a wrong CRC, cut short) is a
+    ``BundleError`` naming it. Reading stops at the size its entry declares (zipfile's own
+    bound), which ``bundle_format.check_member`` has capped."""
     digest = hashlib.sha256()
     write = getattr(out, "write", None)
-    with archive.open(info) as member:
-        while chunk := member.read(_CHUNK):
-            digest.update(chunk)
-            if write is not None:
-                write(chunk)
+    try:
+        with archive.open(info) as member:
+            while chunk := member.read(_CHUNK):
+                digest.update(chunk)
+                if write is not None:
+                    write(chunk)
+    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+        raise BundleError(
+            f"{archive.filename}: member {info.filename!r} cannot be read ({exc})"
+        ) from None
     return digest.hexdigest()
 
 
@@ -182,6 +191,13 @@ def _unpack(bundle: Bundle, archive: zipfile.ZipFile, dest: Path) -> None:
     """Every member into a new sibling directory, hashed again as it is written (the file
     may have changed since it was verified), made read-only, then renamed to ``dest``."""
     dest.parent.mkdir(parents=True, exist_ok=True)
+    needed = sum(info.file_size for info in archive.infolist())
+    free = shutil.disk_usage(dest.parent).free
+    if needed > free:
+        raise BundleError(
+            f"{bundle.path}: unpacking needs {needed:,} bytes and {dest.parent} has {free:,} "
+            "free: open it --to a directory on a larger disk"
+        )
     partial = dest.with_name(f".{dest.name}.partial-{uuid.uuid4().hex[:8]}")
     partial.mkdir()
     top = partial.resolve()
