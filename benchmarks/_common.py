@@ -87,6 +87,18 @@ class Timing:
         return min(self.thread_runs) if self.thread_runs else math.nan
 
 
+@dataclass(frozen=True)
+class TimedElsewhere:
+    """What a case's ``run`` returns when the work ran in another process that timed itself
+    (e.g. a fresh interpreter on an older commit's code): ``measure`` records these seconds
+    instead of its own, which would be the waiting. ``cpu`` is that process's CPU time, so it
+    stands for both the CPU and the thread columns; ``result`` goes to the warm-up's check."""
+
+    wall: float
+    cpu: float
+    result: object = None
+
+
 def _timed_once(case: Case[Any]) -> tuple[float, float, float, object]:
     arg = case.setup() if case.setup is not None else None
     try:
@@ -99,6 +111,8 @@ def _timed_once(case: Case[Any]) -> tuple[float, float, float, object]:
     finally:
         if case.teardown is not None:
             case.teardown(arg)
+    if isinstance(result, TimedElsewhere):
+        return result.wall, result.cpu, result.cpu, result.result
     return elapsed, cpu, thread, result
 
 

@@ -8,6 +8,7 @@ reload benchmark's warm loads sent no request: facts, not speeds.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -114,7 +115,9 @@ def test_reload_benchmark_runs_and_warm_loads_send_nothing(sandbox_world: WorldI
     assert result.facts["requests received by the sandbox during warm runs"] == 0
 
 
-def test_loadpath_benchmark_runs_and_warm_loads_send_nothing(sandbox_world: WorldInfo) -> None:
+def test_loadpath_benchmark_runs_and_warm_loads_send_nothing(
+    sandbox_world: WorldInfo, tmp_path: Path
+) -> None:
     result = bench_loadpath.run(
         1, details=40, page_size=500, max_pages=2, data_dir=sandbox_world.data_dir
     )
@@ -126,6 +129,14 @@ def test_loadpath_benchmark_runs_and_warm_loads_send_nothing(sandbox_world: Worl
         bench_loadpath.DETAILS_WARM_OLD,
         bench_loadpath.DETAILS_WARM,
     }
+    exported = bench_loadpath.export_src(bench_loadpath.BEFORE_ISSUE_9, tmp_path) is not None
+    if exported:  # a checkout holding the commit: the code before issue 9 ran, in a new process
+        names |= {bench_loadpath.EVAL_COLD_BEFORE, bench_loadpath.EVAL_COLD_FRESH}
+        assert str(result.facts["cold load before issue 9"]).startswith("commit 623eb29")
+        judged = [r for r in result.ratios if r.target == 2.0]
+        assert [(r.numerator, r.denominator) for r in judged] == [
+            (bench_loadpath.EVAL_COLD_BEFORE, bench_loadpath.EVAL_COLD_FRESH)
+        ]
     assert_sane(result, names)
     assert all(len(t.thread_runs) == 1 and t.best_thread > 0 for t in result.timings.values())
     assert result.checks and all(result.checks.values()), result.checks
