@@ -3,7 +3,8 @@
 Two servers over copies of the scale-1 world: one as served (keyset seeks, memoised counts and
 summaries, the chain filter and token join left out where every row passes them, with a small
 ladder step so that jumps exercise the ladder), one with all of it switched off (plain
-LIMIT/OFFSET, every aggregate computed anew). Every page must be the same bytes,
+LIMIT/OFFSET, every aggregate computed anew; every page in a worker thread, its arguments
+solved by FastAPI). Every page must be the same bytes,
 walked in order and visited by jumps back and forth, for every sort of /api/trades and for
 /api/eval-results' filters.
 """
@@ -45,6 +46,8 @@ def _served(info: WorldInfo, *, keyset: bool) -> SandboxServer:
     listing.memoise = keyset
     listing.shortcuts = keyset
     listing.ladder_step = 150  # jumps past 150 rows climb a ladder even in a small world
+    app.state.store.inline_first = keyset  # off: every page in a worker thread (inline.py)
+    app.state.fast_solve = keyset  # off: FastAPI solves every request (fastsolve.py)
     return SandboxServer(info, app=app).start()
 
 

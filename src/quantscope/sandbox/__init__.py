@@ -15,6 +15,8 @@ Serving (top level)
     ``models/<g>``     the request/response bodies of the same group; ``models/_common`` the
                        formats, strict types and vocabularies they share
     ``deps`` ``params`` ``errors``   what routers share: caller, parameters, the error body
+    ``fastsolve``      route arguments without FastAPI's per-request look-ups (valid values)
+    ``inline``         read-only pages answered on the event loop's thread when cheap
     ``auth`` ``plans``  API keys, quotas and the plan table
     ``display`` ``timefmt`` ``trade_json``   wire formats: display strings, times, trade rows
     ``evaldetail``     evaluation details and facts recomputed at request time from ``sim/``

@@ -78,6 +78,7 @@ def create_app(info: WorldInfo, *, clock: Clock | None = None, metered: bool = T
     )
     app.state.store = Store(info.db_path)
     app.state.world = info
+    app.state.fast_solve = True  # deps.JSONRoute: arguments without FastAPI's look-ups
     app.add_middleware(
         ApiGate,
         store=app.state.store,

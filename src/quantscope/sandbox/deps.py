@@ -24,10 +24,10 @@ import asyncio
 import contextvars
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import orjson
 from fastapi import Depends, Request
@@ -35,6 +35,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.routing import APIRoute
 from starlette.responses import JSONResponse, Response
 
+from quantscope.sandbox import fastsolve, inline
 from quantscope.sandbox.catalog import CHAINS
 from quantscope.sandbox.datadir import WorldInfo
 from quantscope.sandbox.errors import ApiError
@@ -181,7 +182,12 @@ class JSONRoute(APIRoute):
     wraps the endpoint so it returns an ``OrjsonResponse`` itself, with the route's
     ``status_code``. Returned Response objects pass unchanged; headers set on an injected
     ``response: Response`` parameter are not merged, so return a Response to set headers.
-    A plain ``def`` endpoint runs, and its response renders, in a ``WORKERS`` thread.
+    A plain ``def`` endpoint runs, and its response renders, in a ``WORKERS`` thread, unless
+    it is marked ``inline_first`` and its attempt on the event loop's thread succeeds.
+
+    A route simple enough (``fastsolve.plan_for``) gets its arguments without FastAPI's
+    per-request look-ups when every value is valid; an invalid one goes to FastAPI's handler,
+    which answers the 422 as before. ``app.state.fast_solve = False`` (tests) turns it off.
     """
 
     def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
@@ -189,9 +195,45 @@ class JSONRoute(APIRoute):
             endpoint = _wrap_endpoint(endpoint, kwargs.get("status_code") or 200)
         super().__init__(path, endpoint, **kwargs)
 
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        full = super().get_route_handler()
+        plan = fastsolve.plan_for(self.dependant)
+        call = self.dependant.call
+        if plan is None or call is None or not getattr(call, "_orjson_wrapped", False):
+            return full
+        provider = self.dependency_overrides_provider
+
+        async def handler(request: Request) -> Response:
+            if getattr(request.app.state, "fast_solve", True) and not getattr(
+                provider, "dependency_overrides", None
+            ):
+                values = await plan.solve(request)
+                if values is not None:
+                    response: Response = await call(**values)  # wrapped: always a Response
+                    return response
+            return await full(request)
+
+        return handler
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def inline_first(endpoint: F) -> F:
+    """Mark a read-only sync endpoint to be attempted on the event loop's thread first.
+
+    Put it under the route decorator. The endpoint must take a ``StoreDep`` parameter, read
+    only tables that never change while a world is served, and may be run twice (an attempt
+    that would not be cheap is abandoned and the endpoint run again in a worker thread:
+    inline.py). Without a Store among its arguments it runs in a worker as usual.
+    """
+    endpoint._inline_first = True  # type: ignore[attr-defined]
+    return endpoint
+
 
 def _wrap_endpoint(endpoint: Callable[..., Any], status_code: int) -> Callable[..., Any]:
     wrapper: Any  # a function that gets a marker attribute
+    first_inline = bool(getattr(endpoint, "_inline_first", False))
     if inspect.iscoroutinefunction(endpoint):
 
         @functools.wraps(endpoint)
@@ -206,6 +248,16 @@ def _wrap_endpoint(endpoint: Callable[..., Any], status_code: int) -> Callable[.
 
         @functools.wraps(endpoint)
         async def offloaded(*args: Any, **kwargs: Any) -> Any:
+            if first_inline:
+                store = next((v for v in kwargs.values() if isinstance(v, Store)), None)
+                if store is not None and store.inline_first:
+                    try:
+                        with inline.attempt(store.connect_nowait()):
+                            answer = respond(args, kwargs)
+                        inline.COUNTS["inline"] += 1
+                        return answer
+                    except inline.RunElsewhere:
+                        inline.COUNTS["moved"] += 1
             call = functools.partial(respond, args, kwargs)
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(WORKERS, contextvars.copy_context().run, call)

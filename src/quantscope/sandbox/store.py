@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from quantscope.sandbox import inline
 from quantscope.sandbox.listing import Listing
 from quantscope.sandbox.rendered import WorldConnection
 
@@ -228,6 +229,8 @@ class Store:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.listing = Listing()
+        #: False: the endpoints marked ``deps.inline_first`` always run in a worker thread
+        self.inline_first = True
         self._local = threading.local()
         self._write_lock = threading.Lock()
         if self.path.is_file():
@@ -253,7 +256,14 @@ class Store:
         return conn
 
     def connect(self) -> sqlite3.Connection:
-        """This thread's connection; a statement waits up to ``BUSY_TIMEOUT_S`` for a lock."""
+        """This thread's connection; a statement waits up to ``BUSY_TIMEOUT_S`` for a lock.
+
+        Inside an ``inline.attempt`` (the event loop's thread) it is ``connect_nowait()``'s:
+        the loop never waits for a lock, and its reads share the page cache of the quota
+        counts made on the same connection (a commit on another connection would reset it).
+        """
+        if inline.active():
+            return self.connect_nowait()
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
             conn = self._local.conn = self._configure(self._open())
@@ -283,6 +293,7 @@ class Store:
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """All-or-nothing: commits when the block ends, rolls back if it raises."""
+        inline.ensure_cheap("a transaction")  # writes wait for the write lock: never inline
         conn = self.connect()
         with self._write_lock:
             conn.execute("BEGIN IMMEDIATE")

@@ -14,7 +14,7 @@ from fastapi import APIRouter, Depends, Query
 
 from quantscope.sandbox import evaldetail
 from quantscope.sandbox.catalog import CHAINS, EVAL_TYPES, HOUR_MS
-from quantscope.sandbox.deps import Caller, JSONRoute, StoreDep, WorldDep, require
+from quantscope.sandbox.deps import Caller, JSONRoute, StoreDep, WorldDep, inline_first, require
 from quantscope.sandbox.errors import invalid_parameter, not_found
 from quantscope.sandbox.listing import Order
 from quantscope.sandbox.models.evaluations import (
@@ -101,6 +101,7 @@ _NEWEST_FIRST = Order("created_ms", "id", descending=True)
 
 
 @router.get("/api/eval-results", response_model=EvaluationResultList)
+@inline_first
 def eval_results(
     caller: Annotated[Caller, Depends(require("evaluations"))],
     store: StoreDep,

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Path, Query
 
 from quantscope.sandbox.catalog import CHAINS, WORLD_NOW_MS
-from quantscope.sandbox.deps import Caller, JSONRoute, StoreDep, require
+from quantscope.sandbox.deps import Caller, JSONRoute, StoreDep, inline_first, require
 from quantscope.sandbox.errors import invalid_parameter, not_found
 from quantscope.sandbox.listing import Order
 from quantscope.sandbox.models.trades import TradeDetailResponse, TradeList, TradeStats
@@ -130,6 +130,7 @@ def _change(now: float, before: float) -> float:
 
 
 @router.get("/api/trades", response_model=TradeList)
+@inline_first
 def list_trades(
     caller: Annotated[Caller, Depends(require("trades"))],
     store: StoreDep,
