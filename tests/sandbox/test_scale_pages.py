@@ -151,9 +151,16 @@ def test_evaluation_pages_identical(
         _same(pair, "/api/eval-results", {**filters, "limit": min(size, 100), "offset": offset})
 
 
-def test_order_after_matches_sqlite_order(sandbox_world: WorldInfo) -> None:
+@pytest.fixture(scope="module")
+def own_world(sandbox_world: WorldInfo, tmp_path_factory: pytest.TempPathFactory) -> WorldInfo:
+    """A copy of the session's world: a ``Store`` switches its database to WAL, and the
+    session's world must stay as built for the tests that check that switch."""
+    return copy_world(sandbox_world, tmp_path_factory.mktemp("pages-db"))
+
+
+def test_order_after_matches_sqlite_order(own_world: WorldInfo) -> None:
     """Rows after any row's key are exactly the rows that follow it, NULLs included."""
-    conn = Store(sandbox_world.db_path).connect()
+    conn = Store(own_world.db_path).connect()
     for descending in (True, False):
         order = Order("t.close_ms", "t.id", descending, nullable=True)
         rows = conn.execute(f"SELECT t.close_ms, t.id FROM trades t {order.sql()}").fetchall()
@@ -166,9 +173,9 @@ def test_order_after_matches_sqlite_order(sandbox_world: WorldInfo) -> None:
             assert [tuple(r) for r in after] == [tuple(r) for r in rows[at + 1 :]]
 
 
-def test_ladder_marks_and_memo(sandbox_world: WorldInfo) -> None:
+def test_ladder_marks_and_memo(own_world: WorldInfo) -> None:
     """A cold jump leaves ladder marks; an aggregate is computed once per (sql, params)."""
-    conn = Store(sandbox_world.db_path).connect()
+    conn = Store(own_world.db_path).connect()
     listing = Listing(ladder_step=100)
     order = Order("t.open_ms", "t.id", descending=True)
     plain = Listing()
@@ -185,9 +192,9 @@ def test_ladder_marks_and_memo(sandbox_world: WorldInfo) -> None:
     assert listing.aggregate(conn, sql, [1]) is listing.aggregate(conn, sql, [1])
 
 
-def test_rendered_items_are_the_fresh_bytes(sandbox_world: WorldInfo) -> None:
+def test_rendered_items_are_the_fresh_bytes(own_world: WorldInfo) -> None:
     """Items spliced from rendered.ITEMS are byte for byte the items rendered anew."""
-    conn = Store(sandbox_world.db_path).connect()
+    conn = Store(own_world.db_path).connect()
     ids = [5, 17_000, 3, 40_001, 5]  # out of order, one twice
     rows = conn.execute(
         "SELECT e.*, k.symbol, k.address, k.image, k.name FROM evaluations e "
