@@ -167,8 +167,8 @@ def column_values(records: Sequence[Any], paths: Sequence[str]) -> dict[str, Any
 
 
 def _as_float(values: list[Any]) -> tuple[np.ndarray, int]:
-    try:
-        return np.array([np.nan if v is None else v for v in values], dtype=np.float64), 0
+    try:  # NumPy reads None as NaN for a float64 array (no copy of the list without them)
+        return np.array(values, dtype=np.float64), 0
     except (TypeError, ValueError):  # text where a number was expected: parse it tolerantly
         return parse_numbers(values)
 
@@ -250,6 +250,10 @@ def _categorical(values: list[Any]) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, categories=pd.Index(uniques[order], dtype="str"))
 
 
+def _all_bool(values: Sequence[Any]) -> bool:
+    return len(values) > 0 and set(map(type, values)) == {bool}
+
+
 def convert(values: list[Any], col: Col) -> tuple[Any, int]:
     """One column's values as its declared dtype, and how many could not be parsed."""
     kind = col.kind
@@ -268,6 +272,10 @@ def convert(values: list[Any], col: Col) -> tuple[Any, int]:
             pd.array([None if np.isnan(x) else int(x) for x in arr.tolist()], dtype="Int64")
             if np.isnan(arr).any()
             else pd.array(arr.astype(np.int64), dtype="Int64")
+        )
+    elif kind == "bool" and _all_bool(values):  # the usual column: no value missing or odd
+        result = pd.arrays.BooleanArray(
+            np.array(values, dtype=np.bool_), np.zeros(len(values), dtype=np.bool_)
         )
     elif kind == "bool":
         ok = [v if isinstance(v, bool) else None for v in values]
