@@ -347,14 +347,25 @@ class _Texts:
         return _Texts(self.values[rows])
 
 
+_LONG_TEXT = 128  # characters: a str object's ~49 bytes of overhead are then small
+
+
+def _long_texts(values: Sequence[Any]) -> bool:
+    """Whether a text column's values are long texts (its first values tell): kept as
+    ``_Texts`` until the frame; short ones (symbols, addresses) cost ~2x their Arrow size as
+    ``str`` objects, so they become Arrow arrays at once (a fold's batch holds less)."""
+    sample = [v for v in values[:64] if type(v) is str]
+    return bool(sample) and sum(map(len, sample)) >= _LONG_TEXT * len(sample)
+
+
 class Columns:
     """A frame in the making: a run of records' columns already converted to their dtypes.
 
     ``Columns.of(records, spec)`` converts a run (a batch of pages of a paged load, as they
     arrive: ``loaders._fold``); ``rows(start, stop)`` is a slice of one;
     ``Columns.join(parts, spec)`` puts runs end to end (each column's arrays concatenated once,
-    categories from the union of the runs', sorted; text columns stay the decoded values until
-    ``frame()``, ``_Texts``); ``frame()`` makes the DataFrame and the one
+    categories from the union of the runs', sorted; columns of long texts stay the decoded
+    values until ``frame()``, ``_Texts``); ``frame()`` makes the DataFrame and the one
     ``DataQualityWarning``. ``build_frame`` is ``Columns.of(records, spec).frame()``, so
     a frame joined from pages is the one built from all their records at once: every
     conversion is per value, except that a number column holding JSON booleans in one run
@@ -394,7 +405,7 @@ class Columns:
         problems: dict[str, int] = {}
         for col in spec.columns:
             values = columns[col.source]
-            if col.kind == "string":  # converted by ``frame`` (``_Texts``): never unparseable
+            if col.kind == "string" and _long_texts(values):  # made by ``frame`` (``_Texts``)
                 arrays[col.name] = _Texts(values if isinstance(values, list) else list(values))
                 continue
             arrays[col.name], bad = convert(values, col)  # type: ignore[arg-type]
@@ -455,11 +466,14 @@ class Columns:
 def _concat(parts: list[Any]) -> Any:
     """One column's converted arrays end to end, as ``convert`` would make the whole column."""
     head = parts[0]
-    if isinstance(head, _Texts):
+    if all(isinstance(part, _Texts) for part in parts):
         texts: list[Any] = []
         for part in parts:
             texts.extend(part.values)
         return _Texts(texts)
+    if any(isinstance(part, _Texts) for part in parts):  # long texts in some runs only
+        parts = [_strings(p.values) if isinstance(p, _Texts) else p for p in parts]
+        head = parts[0]
     if isinstance(head, np.ndarray):
         return np.concatenate(parts)
     if isinstance(head, pd.Categorical):
