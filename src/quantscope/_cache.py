@@ -16,6 +16,8 @@ how cache keys are scoped. The cache is the researcher's quota (100 requests a d
   a cache key or on disk: requests-cache redacts the ``X-API-Key`` header (exact spelling) from
   stored requests, and only a one-way digest of a digest enters the key. Cost of the choice:
   a new key starts with a cold cache.
+* **The session** (``_Session``) reads the environment's proxy and CA-bundle settings once
+  per origin (requests reads them on every request): set them before ``connect()``.
 * **Storage.** Answers are stored in quantscope's format (``_cacheformat``: a JSON head and the
   body's bytes, never a pickle), bodies of 256 kB or more in files beside the SQLite file
   (``_cachestore``). A file an older quantscope filled with pickles is set aside unread
