@@ -114,16 +114,19 @@ class _Plan:
             for depth in range(1, len(chain)):
                 key = chain[:depth]
                 if key not in parents:
-                    get = attrgetter(chain[depth - 1])
-                    parents[key] = [None if v is None else get(v) for v in values]
+                    parents[key] = _get_each(attrgetter(chain[depth - 1]), values)
                 values = parents[key]
-            get = attrgetter(chain[-1])
-            out[path] = (
-                list(map(get, values))
-                if len(chain) == 1
-                else [None if v is None else get(v) for v in values]
-            )
+            out[path] = _get_each(attrgetter(chain[-1]), values)
         return out
+
+
+def _get_each(get: Callable[[Any], Any], values: list[Any]) -> list[Any]:
+    """``get`` of each value, None for a None (a nested parent that was null or absent): a
+    pass in C when there is none (a struct always has its fields: only None lacks them)."""
+    try:
+        return list(map(get, values))
+    except AttributeError:
+        return [None if v is None else get(v) for v in values]
 
 
 class _Unsupported(Exception):

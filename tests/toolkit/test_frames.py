@@ -83,6 +83,19 @@ def test_unparseable_values_are_counted_in_one_warning() -> None:
     assert frame["pnl_usd"].isna().sum() == 1 and frame["id"].isna().sum() == 1
 
 
+def test_flags_all_booleans_or_not_convert_alike() -> None:
+    """A column of booleans only (converted in one step) and one with missing or odd values
+    (value by value) give the same flags; the odd value is counted, a missing one is not."""
+    spec = FrameSpec("flags", (Col("flag", "flag", "bool"),))
+    plain = build_frame([{"flag": True}, {"flag": False}, {"flag": True}], spec)
+    assert plain["flag"].tolist() == [True, False, True] and str(plain["flag"].dtype) == "boolean"
+    with pytest.warns(DataQualityWarning, match=r"flag \(1\)"):
+        mixed = build_frame([{"flag": True}, {"flag": None}, {"flag": "yes"}, {}], spec)
+    assert mixed["flag"].tolist() == [True, pd.NA, pd.NA, pd.NA]
+    converted, bad = _frames.convert([1, True], spec.columns[0])  # 1 is not a JSON boolean
+    assert converted.tolist() == [pd.NA, True] and bad == 1
+
+
 def test_unknown_enum_values_are_kept() -> None:
     frame = build_frame([record(chain="ARBITRUM"), record()], SPEC)
     assert list(frame["chain"]) == ["ARBITRUM", "SOLANA"]
