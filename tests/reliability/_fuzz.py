@@ -88,6 +88,7 @@ class FuzzResult:
     outcomes: list[Outcome]
     counts: dict[int, int]  # the server's answers, by status
     elapsed_s: float
+    server_cpu_s: float
 
 
 class FuzzJob:
@@ -109,10 +110,10 @@ class FuzzJob:
             server.start()
             with ThreadPoolExecutor(PARALLEL_RUNS) as pool:
                 outcomes = list(pool.map(lambda run: self._schemathesis(server.url, run), PLAN))
-            counts = server.counts()
+            counts, cpu = server.counts(), server.cpu_seconds()
         finally:
             server.stop()
-        return FuzzResult(outcomes, counts, time.monotonic() - started)
+        return FuzzResult(outcomes, counts, time.monotonic() - started, cpu)
 
     def _schemathesis(self, url: str, run: Run) -> Outcome:
         """One schemathesis run against ``url``, to its end."""

@@ -89,6 +89,12 @@ class ServerProcess:
                 return int(line.split()[1]) * 1024
         raise RuntimeError("no VmRSS")
 
+    def cpu_seconds(self) -> float:
+        """The server's CPU time so far, user + system (Linux /proc)."""
+        stat = Path(f"/proc/{self.pid}/stat").read_text()
+        fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) "
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def counts(self) -> dict[int, int]:
         """The responses an ``unmetered`` server sent so far, by status (its own count)."""
         assert self.unmetered and self.proc is not None, "not an unmetered server running"

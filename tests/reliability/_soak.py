@@ -52,6 +52,7 @@ class SoakResult:
     rss_after: int
     health: str  # /health's status after the minute
     cancelled: bool
+    server_cpu_s: float
 
 
 class SoakJob:
@@ -91,6 +92,7 @@ class SoakJob:
             rss_after,
             str(health),
             self._cancelled.is_set(),
+            server.cpu_seconds(),
         )
 
     def _client(self, server: ServerProcess, key: str, seed: int, until: float) -> Counter[str]:

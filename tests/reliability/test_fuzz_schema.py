@@ -33,7 +33,10 @@ def test_twenty_thousand_fuzzed_requests_find_nothing(fuzz_job: Future[FuzzResul
     by_status = dict(sorted(counts.items()))
     figures = f"{total} requests in {fuzz.elapsed_s:.0f} s, by status {by_status}"
     print(figures)
-    print("runs (s):", ", ".join(f"{o.run.name} {o.elapsed_s:.0f}" for o in fuzz.outcomes))
+    print(
+        f"fuzz server CPU {fuzz.server_cpu_s:.0f} s; runs (s):",
+        ", ".join(f"{o.run.name} {o.elapsed_s:.0f}" for o in fuzz.outcomes),
+    )
     for outcome in fuzz.outcomes:
         run = f"schemathesis run {outcome.run.name} (seed {outcome.run.seed}):\n"
         assert outcome.returncode == 0, run + outcome.stdout[-6000:] + outcome.stderr[-2000:]

@@ -37,7 +37,7 @@ def test_a_minute_of_mixed_load_gives_no_error_and_bounded_memory(
     print(
         f"soak: {sum(seen.values())} requests in {SOAK_S:.0f} s, RSS "
         f"{soak.rss_before / 2**20:.1f} -> {soak.rss_half / 2**20:.1f} (half-way) -> "
-        f"{soak.rss_after / 2**20:.1f} MiB"
+        f"{soak.rss_after / 2**20:.1f} MiB, server CPU {soak.server_cpu_s:.0f} s"
     )
     assert not soak.cancelled, "the soak was cancelled before its minute was over"
     assert set(seen) == {"ok"}, seen
