@@ -64,7 +64,8 @@ test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q tests -m "not slow"
 
 # The reliability suite (tests/reliability; CI runs it after `make test`): schemathesis over
-# every operation (20,000+ requests), races, quota races, restarts, kill -9, a 60 s soak.
+# every operation (20,000+ requests), races, quota races, restarts, kill -9, a 60 s soak; the
+# fuzz and the soak run in the background while the fault tests run (tests/reliability/conftest.py).
 # Figures and how to read them: docs/reliability.md.
 reliability: $(STAMP)
 	$(BIN)/python -m pytest -q tests/reliability -m reliability -s -p no:cacheprovider

@@ -25,7 +25,7 @@ Loaded by the schemathesis subprocess through ``SCHEMATHESIS_HOOKS`` (test_fuzz_
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, TypeGuard
 
 import schemathesis
 
@@ -64,6 +64,16 @@ def _ms(value: Any) -> int | None:
         return None
 
 
+def _int(value: Any) -> TypeGuard[int]:
+    """An ``int`` proper (``True`` is no count)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _whole(value: Any) -> TypeGuard[int | float]:
+    """A whole number: an ``int`` proper or a float without a fraction (``3.0``)."""
+    return _int(value) or (isinstance(value, float) and value.is_integer())
+
+
 def _integral(value: Any) -> Any:
     """``1.0`` (a float, or its text) as ``1``; anything else unchanged."""
     if isinstance(value, float) and value.is_integer():
@@ -85,10 +95,7 @@ def map_case(context: Any, case: Any) -> Any:
         minimum = body.get("minCompletedTrades")
         # only a valid count (a whole number up to the schema's maximum): a value past it, or a
         # fraction, is the negative case schemathesis meant, and lowering it would make it valid
-        whole = (isinstance(minimum, int) and not isinstance(minimum, bool)) or (
-            isinstance(minimum, float) and minimum.is_integer()
-        )
-        if whole and MIN_TRADES_CAP < minimum <= MAX_ID:
+        if _whole(minimum) and MIN_TRADES_CAP < minimum <= MAX_ID:
             body["minCompletedTrades"] = MIN_TRADES_CAP
     query = case.query
     if not isinstance(query, dict):
@@ -96,8 +103,7 @@ def map_case(context: Any, case: Any) -> Any:
     if PAGE_CAP:
         for name in PAGE_SIZES:
             value = query.get(name)
-            valid = isinstance(value, int) and not isinstance(value, bool)
-            if valid and PAGE_CAP < value <= MAX_PAGE:  # past the maximum: a negative case
+            if _int(value) and PAGE_CAP < value <= MAX_PAGE:  # past the maximum: a negative case
                 query[name] = PAGE_CAP
             elif (
                 isinstance(value, str)

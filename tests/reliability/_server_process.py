@@ -1,15 +1,17 @@
-"""The sandbox as a process of its own, for the restart, crash and soak tests.
+"""The sandbox as a process of its own, for the fuzz, the restart, crash and soak tests.
 
 ``ServerProcess(data_dir).start()`` runs ``quantscope sandbox serve --port 0`` over a data
 directory that already holds a built world (``copy_world``), reads the URL it prints first and
 waits for ``/health``. ``unmetered=True`` serves the same world with the quota gate lifted
-(``create_app(metered=False)``, the test-only switch), through a short Python launcher, since
-neither the CLI nor the environment can lift it.
+(``create_app(metered=False)``, the test-only switch) and its answers counted by status
+(``counts()``), through ``_unmetered_server.py``, since neither the CLI nor the environment can
+lift it. A server process also ends when its stdin closes, so none outlives the tests.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -20,18 +22,7 @@ from pathlib import Path
 import requests
 
 SOURCE = Path(__file__).parents[2] / "src"
-
-_UNMETERED = """
-import sys, time
-from quantscope.sandbox.app import create_app
-from quantscope.sandbox.datadir import ensure_world
-from quantscope.sandbox.serve import SandboxServer
-info = ensure_world(sys.argv[1])
-with SandboxServer(info, app=create_app(info, metered=False)) as server:
-    print(server.url, flush=True)
-    while True:
-        time.sleep(3600)
-"""
+UNMETERED = Path(__file__).with_name("_unmetered_server.py")
 
 
 class ServerProcess:
@@ -54,7 +45,7 @@ class ServerProcess:
     def start(self) -> ServerProcess:
         path = os.pathsep.join([str(SOURCE), os.environ.get("PYTHONPATH", "")])
         if self.unmetered:
-            argv = [sys.executable, "-c", _UNMETERED, str(self.data_dir)]
+            argv = [sys.executable, str(UNMETERED), str(self.data_dir)]
         else:
             argv = [
                 sys.executable,
@@ -71,6 +62,7 @@ class ServerProcess:
         try:
             self.proc = subprocess.Popen(
                 argv,
+                stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=log,
                 text=True,
@@ -97,11 +89,28 @@ class ServerProcess:
                 return int(line.split()[1]) * 1024
         raise RuntimeError("no VmRSS")
 
+    def cpu_seconds(self) -> float:
+        """The server's CPU time so far, user + system (Linux /proc)."""
+        stat = Path(f"/proc/{self.pid}/stat").read_text()
+        fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) "
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def counts(self) -> dict[int, int]:
+        """The responses an ``unmetered`` server sent so far, by status (its own count)."""
+        assert self.unmetered and self.proc is not None, "not an unmetered server running"
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write("counts\n")
+        self.proc.stdin.flush()
+        return {int(status): n for status, n in json.loads(self.proc.stdout.readline()).items()}
+
     def stop(self, sig: int = signal.SIGTERM) -> None:
         """Send ``sig`` and reap the process. Idempotent."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(sig)
             self.proc.wait(30)
-        if self.proc is not None and self.proc.stdout is not None:
-            self.proc.stdout.close()
+        if self.proc is not None:
+            for pipe in (self.proc.stdin, self.proc.stdout):
+                if pipe is not None:
+                    with contextlib.suppress(OSError):  # a closed pipe: the process is gone
+                        pipe.close()
         self.proc = None
