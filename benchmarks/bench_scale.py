@@ -60,6 +60,7 @@ from benchmarks._common import (
 )
 from benchmarks.bench_loadpath import ChildSandbox
 from quantscope.sandbox.datadir import WorldInfo, copy_world, ensure_world
+from quantscope.sandbox.plans import get_plan
 
 DEFAULT_REPEAT = 3
 DEFAULT_SCALE = 10
@@ -85,6 +86,12 @@ class Http:
 
     def close(self) -> None:
         self._conn.close()
+
+
+#: Requests a sandbox throughput round may send: the enterprise key's daily limit (5,000)
+#: less a margin, since the quota is reset only between rounds (a reset during a round would
+#: be a write from another connection, a cost the real service does not have).
+ROUND_CAP = get_plan("enterprise").daily_limit - 4 * 8
 
 
 def _reset_quota(info: WorldInfo) -> None:
@@ -144,11 +151,18 @@ class ChildBare:
 
 
 def throughput(
-    url: str, key: str | None, path: str, threads: int, seconds: float
+    url: str,
+    key: str | None,
+    path: str,
+    threads: int,
+    seconds: float,
+    max_requests: int | None = None,
 ) -> tuple[float, int]:
-    """Requests/s of ``threads`` keep-alive clients on ``path`` for ``seconds``, and how many
-    requests were answered; every answer must be a 200."""
+    """Requests/s of ``threads`` keep-alive clients on ``path`` for ``seconds`` (or until
+    ``max_requests`` are answered: the sandbox's daily quota, which a fast server reaches
+    within a round), and how many requests were answered; every answer must be a 200."""
     counts = [0] * threads
+    cap = math.inf if max_requests is None else max_requests
     failures: list[str] = []
     start = threading.Barrier(threads + 1)
     stop_at = [math.inf]
@@ -157,7 +171,7 @@ def throughput(
         client = Http(url, key)
         try:
             start.wait()
-            while time.perf_counter() < stop_at[0]:
+            while time.perf_counter() < stop_at[0] and sum(counts) < cap:
                 status, _ = client.get(path)
                 if status != 200:
                     failures.append(f"{path}: {status}")
@@ -360,7 +374,9 @@ def run(
                     }.items():
                         _reset_quota(served)
                         cpu_before = cpu()
-                        rate, answered = throughput(url, k, path, threads, seconds)
+                        rate, answered = throughput(
+                            url, k, path, threads, seconds, None if k is None else ROUND_CAP
+                        )
                         rates.setdefault(label, []).append(rate)
                         cpu_per_request.setdefault(label, []).append(
                             (cpu() - cpu_before) / answered
