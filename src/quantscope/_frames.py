@@ -326,47 +326,14 @@ def _source_values(rows: list[Any], spec: FrameSpec) -> dict[str, Any]:
     return columns
 
 
-class _Texts:
-    """A text column's values before they become one Arrow array (``_strings``): runs of a
-    paged load are joined as lists of the decoded ``str`` objects, and the array is made
-    once for the frame, instead of an array per run copied again into one at the join (the
-    frame's text is most of its bytes: ~17 MB of ``ai_analysis`` for 49k evaluations)."""
-
-    __slots__ = ("values",)
-
-    def __init__(self, values: list[Any]) -> None:
-        self.values = values
-
-    def __len__(self) -> int:
-        return len(self.values)
-
-    def __iter__(self) -> Any:
-        return iter(self.values)
-
-    def __getitem__(self, rows: slice) -> _Texts:
-        return _Texts(self.values[rows])
-
-
-_LONG_TEXT = 128  # characters: a str object's ~49 bytes of overhead are then small
-
-
-def _long_texts(values: Sequence[Any]) -> bool:
-    """Whether a text column's values are long texts (its first values tell): kept as
-    ``_Texts`` until the frame; short ones (symbols, addresses) cost ~2x their Arrow size as
-    ``str`` objects, so they become Arrow arrays at once (a fold's batch holds less)."""
-    sample = [v for v in values[:64] if type(v) is str]
-    return bool(sample) and sum(map(len, sample)) >= _LONG_TEXT * len(sample)
-
-
 class Columns:
     """A frame in the making: a run of records' columns already converted to their dtypes.
 
     ``Columns.of(records, spec)`` converts a run (a batch of pages of a paged load, as they
     arrive: ``loaders._fold``); ``rows(start, stop)`` is a slice of one;
     ``Columns.join(parts, spec)`` puts runs end to end (each column's arrays concatenated once,
-    categories from the union of the runs', sorted; columns of long texts stay the decoded
-    values until ``frame()``, ``_Texts``); ``frame()`` makes the DataFrame and the one
-    ``DataQualityWarning``. ``build_frame`` is ``Columns.of(records, spec).frame()``, so
+    categories from the union of the runs', sorted); ``frame()`` makes the DataFrame and the
+    one ``DataQualityWarning``. ``build_frame`` is ``Columns.of(records, spec).frame()``, so
     a frame joined from pages is the one built from all their records at once: every
     conversion is per value, except that a number column holding JSON booleans in one run
     and unparseable text in another reads each run on its own (the booleans stay 1.0/0.0).
@@ -404,11 +371,7 @@ class Columns:
         arrays: dict[str, Any] = {}
         problems: dict[str, int] = {}
         for col in spec.columns:
-            values = columns[col.source]
-            if col.kind == "string" and _long_texts(values):  # made by ``frame`` (``_Texts``)
-                arrays[col.name] = _Texts(values if isinstance(values, list) else list(values))
-                continue
-            arrays[col.name], bad = convert(values, col)  # type: ignore[arg-type]
+            arrays[col.name], bad = convert(columns[col.source], col)  # type: ignore[arg-type]
             if bad:
                 problems[col.name] = bad
         return cls(spec, length, arrays, problems, first)
@@ -442,12 +405,8 @@ class Columns:
         unparseable values in one DataQualityWarning naming the columns (``stacklevel`` as
         ``warnings.warn`` would take it in the caller)."""
         spec = self.spec
-        arrays = {
-            name: _strings(values.values) if isinstance(values, _Texts) else values
-            for name, values in self.arrays.items()
-        }
         frame = pd.DataFrame(
-            arrays, index=pd.RangeIndex(self.length), columns=spec.names, copy=False
+            self.arrays, index=pd.RangeIndex(self.length), columns=spec.names, copy=False
         )
         frame = frame.astype(spec.dtypes())
         if spec.index is not None:
@@ -466,14 +425,6 @@ class Columns:
 def _concat(parts: list[Any]) -> Any:
     """One column's converted arrays end to end, as ``convert`` would make the whole column."""
     head = parts[0]
-    if all(isinstance(part, _Texts) for part in parts):
-        texts: list[Any] = []
-        for part in parts:
-            texts.extend(part.values)
-        return _Texts(texts)
-    if any(isinstance(part, _Texts) for part in parts):  # long texts in some runs only
-        parts = [_strings(p.values) if isinstance(p, _Texts) else p for p in parts]
-        head = parts[0]
     if isinstance(head, np.ndarray):
         return np.concatenate(parts)
     if isinstance(head, pd.Categorical):

@@ -103,28 +103,6 @@ def test_the_parts_are_left_whole_and_one_arrow_chunk_per_text_column() -> None:
     same(again, frame)
 
 
-@pytest.mark.parametrize("kinds", ["long", "short", "long,short", "short,long,long"])
-def test_long_texts_join_as_one_arrow_chunk_whatever_the_runs(kinds: str) -> None:
-    """Runs of long texts keep their values until the frame; runs of short ones, or a mix
-    of both, still give build_frame's frame with one Arrow chunk, the parts left whole."""
-    pages = [
-        [
-            {"id": i * 3 + j, "note": (f"{kind}-{i}-{j} " * (30 if kind == "long" else 1))}
-            for j in range(3)
-        ]
-        + [{"id": 99 + i, "note": None}, {"id": 199 + i, "note": 7}]
-        for i, kind in enumerate(kinds.split(","))
-    ]
-    records = [r for page in pages for r in page]
-    parts = [Columns.of(p, SPEC) for p in pages]
-    before = [list(p.arrays["note"]) for p in parts]
-    frame = Columns.join(parts, SPEC).frame()
-    same(frame, build_frame(records, SPEC))
-    assert frame["note"].array.__arrow_array__().num_chunks == 1
-    assert frame["note"].iloc[0] == pages[0][0]["note"] and frame["note"].iloc[4] == "7"
-    assert [list(p.arrays["note"]) for p in parts] == before
-
-
 @pytest.mark.parametrize("pages", [[], [[]], [[], []]])
 def test_no_rows(pages: list[list[Any]]) -> None:
     joined = Columns.join([Columns.of(p, SPEC) for p in pages], SPEC)
