@@ -49,6 +49,16 @@ def test_list_routes_take_the_fast_plan() -> None:
     assert plans["/api/trades/{id}"] is None  # a path parameter: FastAPI solves it
 
 
+def test_no_plan_without_fastapis_private_helpers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A FastAPI without the helpers ``fastsolve`` reads leaves every route to FastAPI."""
+    import fastapi.dependencies.utils as fastapi_utils
+
+    route = next(r for router in routers.ROUTERS for r in router.routes if r.path == "/api/trades")
+    assert fastsolve.plan_for(route.dependant) is not None
+    monkeypatch.delattr(fastapi_utils, "_is_json_field")
+    assert fastsolve.plan_for(route.dependant) is None
+
+
 def _served(info: WorldInfo, *, shortcuts: bool) -> SandboxServer:
     app: FastAPI = create_app(info)
     app.state.store.inline_first = shortcuts

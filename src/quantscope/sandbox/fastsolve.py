@@ -127,11 +127,14 @@ def _takes_more_than_request(call: Callable[..., Any]) -> bool:
 
 def _query_field(field: Any) -> _QueryField | None:
     """A scalar query parameter as FastAPI would read it, or None for any other kind."""
-    from fastapi.dependencies.utils import (  # private helpers: checked, not relied on
-        _get_param_model,
-        _is_json_field,
-        field_annotation_is_sequence,
-    )
+    try:  # FastAPI's private helpers (its pinned version has them): without them, no plan
+        from fastapi.dependencies.utils import (
+            _get_param_model,
+            _is_json_field,
+            field_annotation_is_sequence,
+        )
+    except ImportError:
+        return None
 
     info = field.field_info
     alias = get_validation_alias(field)
