@@ -29,6 +29,7 @@ ERROR_CODES: dict[str, int] = {
     "invalid_parameter": 422,
     "invalid_body": 422,
     "insufficient_trades": 422,
+    "payload_too_large": 413,
     "uri_too_long": 414,
     "rate_limited": 429,
     "internal_error": 500,
@@ -121,6 +122,11 @@ API_ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     401: _doc("`missing_api_key` or `invalid_api_key`"),
     403: _doc("`plan_not_allowed` or `chain_not_allowed`"),
     404: _doc("`not_found`: unknown id (`param` names it)"),
+    413: _doc(
+        "`payload_too_large`: a body over the route's limit (PUT /api/degen/config 262,144 "
+        "bytes, POST /api/refine-eval/analyze 4,096, any other request 1,024); answered before "
+        "the body is read, the connection is closed"
+    ),
     414: _doc("`uri_too_long`: path and query string over 8,192 bytes"),
     422: _doc("`invalid_parameter` / `invalid_body`: `param` names the value"),
     429: _doc("`rate_limited`: the daily limit is spent; see `Retry-After`"),

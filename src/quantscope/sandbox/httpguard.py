@@ -11,8 +11,12 @@ request line) are answered with a plain-text ``Invalid HTTP request received.``.
 * a **read deadline**: a request must arrive whole (head and body) within ``READ_TIMEOUT_S`` of
   the connection opening or of the previous response; otherwise the connection is closed
   quietly (one debug line, never a warning per connection);
-* a **connection cap**: above ``MAX_CONNECTIONS`` open connections the oldest idle ones (no
-  request in progress) are closed to make room, so idle connections cannot starve new clients;
+* a **connection cap**: above ``MAX_CONNECTIONS`` open connections, those that have waited
+  longest on their client are closed to make room: idle ones (between requests) and ones still
+  sending a request, its head or its body (a head can be complete while the body drips). Only
+  a connection whose request has arrived whole and is being answered is never evicted; when
+  every other one is, the new connection is refused. So neither idle connections nor slow
+  bodies can starve new clients and ``/health``;
 * the contract's **JSON error body** for protocol errors: 414 ``uri_too_long`` for a request line
   longer than ``MAX_REQUEST_LINE`` bytes, 400 ``bad_request`` for any other malformed request.
 
@@ -63,6 +67,7 @@ class GuardedH11Protocol(H11Protocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._deadline: asyncio.TimerHandle | None = None
+        self._waiting_since = 0.0  # loop time the connection began waiting for this request
         self._line_bytes = 0  # bytes of the current request line seen so far
         self._line_done = False
 
@@ -76,6 +81,7 @@ class GuardedH11Protocol(H11Protocol):
     def _arm_deadline(self) -> None:
         self._cancel_deadline()
         self._line_bytes, self._line_done = 0, False
+        self._waiting_since = self.loop.time()
         self._deadline = self.loop.call_later(self.read_timeout_s, self._on_deadline)
 
     def _cancel_deadline(self) -> None:
@@ -112,21 +118,36 @@ class GuardedH11Protocol(H11Protocol):
 
     # --- the connection cap ------------------------------------------------------------------
 
-    def _idle(self) -> bool:
-        return self.cycle is None or self.cycle.response_complete
+    def _waiting_on_client(self) -> bool:
+        """True unless the server is working on a request it has whole.
+
+        Idle between requests, or still receiving one (its head, or its body: a head can be
+        complete while the body drips), the connection waits on its client and may be evicted.
+        """
+        if self.cycle is None or self.cycle.response_complete:
+            return True
+        return self.conn.their_state is not h11.DONE
 
     def _make_room(self) -> None:
         excess = len(self.connections) - self.max_connections
         if excess <= 0:
             return
-        for other in list(self.connections):
-            if excess <= 0:
-                break
-            if other is not self and isinstance(other, GuardedH11Protocol) and other._idle():
-                other.transport.close()
-                self.connections.discard(other)
-                excess -= 1
-        if excess > 0:  # every other connection is busy: refuse this one
+        # the connections waiting on their client longest first, idle or stuck mid-request
+        waiting = sorted(
+            (
+                other
+                for other in self.connections
+                if other is not self
+                and isinstance(other, GuardedH11Protocol)
+                and other._waiting_on_client()
+            ),
+            key=lambda other: other._waiting_since,
+        )
+        for other in waiting[:excess]:
+            other.transport.close()
+            self.connections.discard(other)
+            excess -= 1
+        if excess > 0:  # every other connection has a whole request in progress: refuse this one
             self.transport.close()
 
     # --- protocol errors as the contract's JSON ----------------------------------------------
