@@ -196,3 +196,35 @@ def test_a_slow_body_is_closed_at_the_read_deadline(
         answer = _read_answer(sock, 5.0)
         assert time.monotonic() - started < 3.0
     assert answer == b""  # closed without an answer, as a stalled head is
+
+
+# --- uvicorn's private protocol: a verified range, and a fallback ------------------------
+
+
+@pytest.mark.parametrize("version", ["0.29.0", "0.54.0", "0.54.1"])
+def test_verified_uvicorn_versions_get_the_guarded_protocol(version: str) -> None:
+    assert httpguard.protocol_for(version) is httpguard.GuardedH11Protocol
+
+
+@pytest.mark.parametrize("version", ["0.55.0", "1.0.0", "0.28.1", "dev"])
+def test_another_uvicorn_falls_back_to_plain_h11_with_a_warning(
+    version: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    assert httpguard.protocol_for(version) == "h11"
+    assert [r.levelname for r in caplog.records] == ["WARNING"]
+    assert version in caplog.records[0].getMessage()
+
+
+def test_the_fallback_still_serves_and_limits_bodies(
+    fresh_sandbox: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn, "__version__", "9.0.0")
+    server = fresh_sandbox()
+    assert requests.get(server.url + "/health", timeout=5).json()["status"] == "ok"
+    with socket.create_connection(_host_port(server)) as sock:
+        sock.sendall(_head("PUT", CONFIG, server.keys["enterprise"], 100_000_000))
+        answer = _read_answer(sock, 5.0)
+    assert answer.startswith(b"HTTP/1.1 413 "), answer[:300]
+    assert "9.0.0" in caplog.text

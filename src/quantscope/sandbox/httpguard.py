@@ -20,6 +20,12 @@ request line) are answered with a plain-text ``Invalid HTTP request received.``.
 * the contract's **JSON error body** for protocol errors: 414 ``uri_too_long`` for a request line
   longer than ``MAX_REQUEST_LINE`` bytes, 400 ``bad_request`` for any other malformed request.
 
+It reads uvicorn's private h11 protocol (``self.conn``, ``self.cycle``, ``self.connections``,
+``handle_events``), verified on uvicorn 0.29 to 0.54: pyproject.toml caps the ``[sandbox]``
+extra below 0.55, and ``protocol_for(uvicorn.__version__)`` falls back to uvicorn's own ``h11``
+(public settings only: ``timeout_keep_alive``, the body limits of the application) with one
+warning on any other version, so a newer uvicorn still serves, without these guards.
+
 Ambiguous framing (``Content-Length`` with ``Transfer-Encoding``) and URLs over ``MAX_URL`` bytes
 that h11 still parses are refused by the application's gate (app.py), which answers with
 ``Connection: close`` so nothing after them on the connection is ever executed.
@@ -43,6 +49,26 @@ READ_TIMEOUT_S = 10.0  # a whole request must arrive within this after connect /
 MAX_CONNECTIONS = 256  # open connections; far below the usual 1,024 file descriptors
 MAX_URL = 8192  # bytes of path and query string
 MAX_REQUEST_LINE = MAX_URL + 64  # method, URL and version
+
+
+VERIFIED_UVICORN = ((0, 29), (0, 55))  # [from, to): the versions whose internals this reads
+
+
+def protocol_for(version: str) -> type[H11Protocol] | str:
+    """``GuardedH11Protocol`` on a verified uvicorn version, else uvicorn's plain ``"h11"``."""
+    try:
+        major_minor = tuple(int(part) for part in version.split(".")[:2])
+    except ValueError:
+        major_minor = ()
+    low, high = VERIFIED_UVICORN
+    if len(major_minor) == 2 and low <= major_minor < high:
+        return GuardedH11Protocol
+    logger.warning(
+        "uvicorn %s is not a version the sandbox's connection guard was verified on (0.29 to "
+        "0.54): serving with uvicorn's own h11, without read deadlines or the connection cap",
+        version,
+    )
+    return "h11"
 
 
 def json_error_response(status: int, code: str, message: str) -> bytes:
