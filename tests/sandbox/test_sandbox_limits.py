@@ -228,3 +228,26 @@ def test_the_fallback_still_serves_and_limits_bodies(
         answer = _read_answer(sock, 5.0)
     assert answer.startswith(b"HTTP/1.1 413 "), answer[:300]
     assert "9.0.0" in caplog.text
+
+
+# --- the OpenAPI document states the limits and the rules ------------------------------
+
+
+def test_openapi_states_413_and_the_rules_across_parameters(sandbox: SandboxServer) -> None:
+    paths = requests.get(sandbox.url + "/openapi.json", timeout=60).json()["paths"]
+    for path, operations in paths.items():
+        for method, operation in operations.items():
+            assert {"400", "413", "414"} <= set(operation["responses"]), (method, path)
+    described = paths["/api/trades"]["get"]["responses"]["413"]["description"]
+    for method, route in bodylimit.BODY_LIMITS:
+        assert f"{method} {route} {bodylimit.BODY_LIMITS[method, route]:,} bytes" in described
+    assert f"any other request {bodylimit.DEFAULT_LIMIT:,}" in described
+    rules = {
+        ("/api/trades", "get"): "`startDate` <= `endDate`",
+        ("/api/eval-results", "get"): "`timeFrom` <= `timeTo`",
+        ("/api/eval-count", "get"): "`timeFrom` <= `timeTo`",
+        ("/api/eval-timeseries", "get"): "more than 1,000 buckets",
+        ("/api/refine-eval/analyze", "post"): "fewer closed trades than `minCompletedTrades`",
+    }
+    for (path, method), rule in rules.items():
+        assert rule in paths[path][method]["responses"]["422"]["description"], path

@@ -377,7 +377,11 @@ def served_methods(request: Request) -> list[str]:
 def _add_health(app: FastAPI) -> None:
     info: WorldInfo = app.state.world
 
-    @app.get("/health", tags=["sandbox"])
+    @app.get(
+        "/health",
+        tags=["sandbox"],
+        responses={status: API_ERROR_RESPONSES[status] for status in (400, 413, 414)},
+    )
     async def health() -> dict[str, Any]:
         """Liveness and the world being served; needs no key and spends no quota."""
         return {
