@@ -168,13 +168,12 @@ class ApiGate:
             return
         method, path = scope["method"], scope["path"]
         limit = bodylimit.limit_for(method, path)
-        oversized = bodylimit.too_large(method, path, limit)
         declared = bodylimit.declared_length(scope.get("headers", []))
         if declared is not None and declared > limit:  # refused before any byte is read
-            await error_response(oversized)(scope, receive, send)
+            await error_response(bodylimit.too_large(method, path, limit))(scope, receive, send)
             return
         if declared is None:  # chunked (or no body): counted as the application reads it
-            receive = bodylimit.LimitedReceive(receive, oversized, limit)
+            receive = bodylimit.LimitedReceive(receive, method, path, limit)
         extra_headers: dict[str, str] = {}
         if is_api_path(scope["path"]):
             try:

@@ -73,15 +73,15 @@ class BodyTooLarge(HTTPException):
 class LimitedReceive:
     """An ASGI ``receive`` that counts body bytes and raises ``BodyTooLarge`` past ``limit``."""
 
-    def __init__(self, receive: Receive, error: ApiError, limit: int) -> None:
+    def __init__(self, receive: Receive, method: str, path: str, limit: int) -> None:
         self._receive = receive
-        self._error = error
-        self._left = limit
+        self._route = (method, path)
+        self._limit = self._left = limit
 
     async def __call__(self) -> Message:
         message = await self._receive()
         if message["type"] == "http.request":
             self._left -= len(message.get("body", b""))
             if self._left < 0:
-                raise BodyTooLarge(self._error)
+                raise BodyTooLarge(too_large(*self._route, self._limit))
         return message
