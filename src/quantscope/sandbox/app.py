@@ -27,7 +27,7 @@ from starlette.responses import Response
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from quantscope.sandbox import auth, httpguard, routers
+from quantscope.sandbox import auth, bodylimit, httpguard, routers
 from quantscope.sandbox.datadir import WorldInfo
 from quantscope.sandbox.deps import CALLER_STATE, Caller, OrjsonResponse
 from quantscope.sandbox.errors import API_ERROR_RESPONSES, ApiError, invalid_body
@@ -166,6 +166,14 @@ class ApiGate:
         if framing is not None:
             await error_response(framing)(scope, receive, send)
             return
+        method, path = scope["method"], scope["path"]
+        limit = bodylimit.limit_for(method, path)
+        declared = bodylimit.declared_length(scope.get("headers", []))
+        if declared is not None and declared > limit:  # refused before any byte is read
+            await error_response(bodylimit.too_large(method, path, limit))(scope, receive, send)
+            return
+        if declared is None:  # chunked (or no body): counted as the application reads it
+            receive = bodylimit.LimitedReceive(receive, method, path, limit)
         extra_headers: dict[str, str] = {}
         if is_api_path(scope["path"]):
             try:
@@ -246,6 +254,10 @@ class ApiGate:
 
         try:
             await self.app(scope, receive, send_with_headers)
+        except bodylimit.BodyTooLarge as exc:  # read outside FastAPI's handlers
+            if started:
+                raise
+            await error_response(exc.error)(scope, receive, send_with_headers)
         except Exception:
             logger.exception("unhandled error in %s %s", scope.get("method"), scope["path"])
             if started:  # too late for an error body; let the server close the connection
@@ -325,6 +337,8 @@ def http_error(request: Request, exc: StarletteHTTPException) -> ApiError:
     The contract's codes are a closed list: a client error other than 404/405 can only come
     from reading the request body, so it becomes 422 ``invalid_body``.
     """
+    if isinstance(exc, bodylimit.BodyTooLarge):
+        return exc.error
     target = f"{request.method} {request.url.path}"
     default = exc.detail in (None, "", "Not Found", "Method Not Allowed")
     if exc.status_code == 404:
@@ -362,7 +376,11 @@ def served_methods(request: Request) -> list[str]:
 def _add_health(app: FastAPI) -> None:
     info: WorldInfo = app.state.world
 
-    @app.get("/health", tags=["sandbox"])
+    @app.get(
+        "/health",
+        tags=["sandbox"],
+        responses={status: API_ERROR_RESPONSES[status] for status in (400, 413, 414)},
+    )
     async def health() -> dict[str, Any]:
         """Liveness and the world being served; needs no key and spends no quota."""
         return {

@@ -29,6 +29,7 @@ ERROR_CODES: dict[str, int] = {
     "invalid_parameter": 422,
     "invalid_body": 422,
     "insufficient_trades": 422,
+    "payload_too_large": 413,
     "uri_too_long": 414,
     "rate_limited": 429,
     "internal_error": 500,
@@ -121,7 +122,24 @@ API_ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     401: _doc("`missing_api_key` or `invalid_api_key`"),
     403: _doc("`plan_not_allowed` or `chain_not_allowed`"),
     404: _doc("`not_found`: unknown id (`param` names it)"),
+    413: _doc(
+        "`payload_too_large`: a body over the route's limit (PUT /api/degen/config "
+        "262,144 bytes, POST /api/refine-eval/analyze 4,096 bytes, any other request 1,024 "
+        "bytes); answered before the body is read, the connection is closed"
+    ),
     414: _doc("`uri_too_long`: path and query string over 8,192 bytes"),
     422: _doc("`invalid_parameter` / `invalid_body`: `param` names the value"),
     429: _doc("`rate_limited`: the daily limit is spent; see `Retry-After`"),
 }
+
+
+def unprocessable(rule: str) -> dict[int | str, dict[str, Any]]:
+    """The 422 answer of an operation with a rule across its parameters, stated in the document.
+
+    JSON Schema describes each parameter alone, so a rule that joins two of them (a date
+    range's order) or depends on the data (a quant's closed trades) is stated in words here.
+    """
+    return {422: _doc(f"`invalid_parameter` / `invalid_body`: `param` names the value. {rule}")}
+
+
+DATE_ORDER = "`{0}` after `{1}` is 422 `invalid_parameter` naming `{0}` (`{0}` <= `{1}`)."

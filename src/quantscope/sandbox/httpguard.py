@@ -11,10 +11,20 @@ request line) are answered with a plain-text ``Invalid HTTP request received.``.
 * a **read deadline**: a request must arrive whole (head and body) within ``READ_TIMEOUT_S`` of
   the connection opening or of the previous response; otherwise the connection is closed
   quietly (one debug line, never a warning per connection);
-* a **connection cap**: above ``MAX_CONNECTIONS`` open connections the oldest idle ones (no
-  request in progress) are closed to make room, so idle connections cannot starve new clients;
+* a **connection cap**: above ``MAX_CONNECTIONS`` open connections, those that have waited
+  longest on their client are closed to make room: idle ones (between requests) and ones still
+  sending a request, its head or its body (a head can be complete while the body drips). Only
+  a connection whose request has arrived whole and is being answered is never evicted; when
+  every other one is, the new connection is refused. So neither idle connections nor slow
+  bodies can starve new clients and ``/health``;
 * the contract's **JSON error body** for protocol errors: 414 ``uri_too_long`` for a request line
   longer than ``MAX_REQUEST_LINE`` bytes, 400 ``bad_request`` for any other malformed request.
+
+It reads uvicorn's private h11 protocol (``self.conn``, ``self.cycle``, ``self.connections``,
+``handle_events``), verified on uvicorn 0.29 to 0.54: pyproject.toml caps the ``[sandbox]``
+extra below 0.55, and ``protocol_for(uvicorn.__version__)`` falls back to uvicorn's own ``h11``
+(public settings only: ``timeout_keep_alive``, the body limits of the application) with one
+warning on any other version, so a newer uvicorn still serves, without these guards.
 
 Ambiguous framing (``Content-Length`` with ``Transfer-Encoding``) and URLs over ``MAX_URL`` bytes
 that h11 still parses are refused by the application's gate (app.py), which answers with
@@ -41,6 +51,26 @@ MAX_URL = 8192  # bytes of path and query string
 MAX_REQUEST_LINE = MAX_URL + 64  # method, URL and version
 
 
+VERIFIED_UVICORN = ((0, 29), (0, 55))  # [from, to): the versions whose internals this reads
+
+
+def protocol_for(version: str) -> type[H11Protocol] | str:
+    """``GuardedH11Protocol`` on a verified uvicorn version, else uvicorn's plain ``"h11"``."""
+    try:
+        major_minor = tuple(int(part) for part in version.split(".")[:2])
+    except ValueError:
+        major_minor = ()
+    low, high = VERIFIED_UVICORN
+    if len(major_minor) == 2 and low <= major_minor < high:
+        return GuardedH11Protocol
+    logger.warning(
+        "uvicorn %s is not a version the sandbox's connection guard was verified on (0.29 to "
+        "0.54): serving with uvicorn's own h11, without read deadlines or the connection cap",
+        version,
+    )
+    return "h11"
+
+
 def json_error_response(status: int, code: str, message: str) -> bytes:
     """A whole HTTP/1.1 response carrying the contract's error body, closing the connection."""
     body = orjson.dumps(error_body(status, code, message))
@@ -63,6 +93,7 @@ class GuardedH11Protocol(H11Protocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._deadline: asyncio.TimerHandle | None = None
+        self._waiting_since = 0.0  # loop time the connection began waiting for this request
         self._line_bytes = 0  # bytes of the current request line seen so far
         self._line_done = False
 
@@ -76,6 +107,7 @@ class GuardedH11Protocol(H11Protocol):
     def _arm_deadline(self) -> None:
         self._cancel_deadline()
         self._line_bytes, self._line_done = 0, False
+        self._waiting_since = self.loop.time()
         self._deadline = self.loop.call_later(self.read_timeout_s, self._on_deadline)
 
     def _cancel_deadline(self) -> None:
@@ -112,21 +144,36 @@ class GuardedH11Protocol(H11Protocol):
 
     # --- the connection cap ------------------------------------------------------------------
 
-    def _idle(self) -> bool:
-        return self.cycle is None or self.cycle.response_complete
+    def _waiting_on_client(self) -> bool:
+        """True unless the server is working on a request it has whole.
+
+        Idle between requests, or still receiving one (its head, or its body: a head can be
+        complete while the body drips), the connection waits on its client and may be evicted.
+        """
+        if self.cycle is None or self.cycle.response_complete:
+            return True
+        return self.conn.their_state is not h11.DONE
 
     def _make_room(self) -> None:
         excess = len(self.connections) - self.max_connections
         if excess <= 0:
             return
-        for other in list(self.connections):
-            if excess <= 0:
-                break
-            if other is not self and isinstance(other, GuardedH11Protocol) and other._idle():
-                other.transport.close()
-                self.connections.discard(other)
-                excess -= 1
-        if excess > 0:  # every other connection is busy: refuse this one
+        # the connections waiting on their client longest first, idle or stuck mid-request
+        waiting = sorted(
+            (
+                other
+                for other in self.connections
+                if other is not self
+                and isinstance(other, GuardedH11Protocol)
+                and other._waiting_on_client()
+            ),
+            key=lambda other: other._waiting_since,
+        )
+        for other in waiting[:excess]:
+            other.transport.close()
+            self.connections.discard(other)
+            excess -= 1
+        if excess > 0:  # every other connection has a whole request in progress: refuse this one
             self.transport.close()
 
     # --- protocol errors as the contract's JSON ----------------------------------------------

@@ -58,14 +58,14 @@ def socket_url(sock: socket.socket) -> str:
 def _uvicorn_config(app: FastAPI, *, quiet: bool) -> uvicorn.Config:
     import uvicorn
 
-    from quantscope.sandbox.httpguard import GuardedH11Protocol
+    from quantscope.sandbox.httpguard import protocol_for
 
     return uvicorn.Config(
         app,
         # h11 with read deadlines and a connection cap (httpguard.py); not httptools, whose
         # framing checks differ, nor limit_concurrency, which answers 503 to every new request
-        # (/health too) once idle connections reach the limit
-        http=GuardedH11Protocol,
+        # (/health too) once idle connections reach the limit; plain h11 on an unverified uvicorn
+        http=protocol_for(uvicorn.__version__),
         timeout_keep_alive=5,  # uvicorn's default, stated: idle after a response
         lifespan="off",
         ws="none",  # no websocket endpoints; avoids importing websockets and its warnings

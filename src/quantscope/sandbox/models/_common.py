@@ -149,6 +149,7 @@ ErrorCode = Literal[
     "invalid_parameter",
     "invalid_body",
     "insufficient_trades",
+    "payload_too_large",
     "uri_too_long",
     "rate_limited",
     "internal_error",

@@ -15,7 +15,7 @@ from fastapi import APIRouter, Depends, Query
 from quantscope.sandbox import evaldetail
 from quantscope.sandbox.catalog import CHAINS, EVAL_TYPES, HOUR_MS
 from quantscope.sandbox.deps import Caller, JSONRoute, StoreDep, WorldDep, inline_first, require
-from quantscope.sandbox.errors import invalid_parameter, not_found
+from quantscope.sandbox.errors import DATE_ORDER, invalid_parameter, not_found, unprocessable
 from quantscope.sandbox.listing import Order
 from quantscope.sandbox.models.evaluations import (
     EvaluationCount,
@@ -100,7 +100,11 @@ _FROM = "FROM evaluations e JOIN tokens k ON k.id = e.token_id"
 _NEWEST_FIRST = Order("created_ms", "id", descending=True)
 
 
-@router.get("/api/eval-results", response_model=EvaluationResultList)
+@router.get(
+    "/api/eval-results",
+    response_model=EvaluationResultList,
+    responses=unprocessable(DATE_ORDER.format("timeFrom", "timeTo")),
+)
 @inline_first
 def eval_results(
     caller: Annotated[Caller, Depends(require("evaluations"))],
@@ -230,7 +234,14 @@ def bucket_size(lower: int, upper: int) -> tuple[int, int]:
     return WEEK_MS, MONDAY_OFFSET_MS
 
 
-@router.get("/api/eval-timeseries", response_model=Timeseries)
+@router.get(
+    "/api/eval-timeseries",
+    response_model=Timeseries,
+    responses=unprocessable(
+        DATE_ORDER.format("timeFrom", "timeTo")
+        + f" A window of more than {MAX_BUCKETS:,} buckets is 422 naming `timeTo`."
+    ),
+)
 def eval_timeseries(counted: CountFilter, store: StoreDep) -> dict[str, Any]:
     """Evaluation counts per UTC-aligned bucket (1 h up to a 48 h window, 1 day up to 120 days,
     else 1 week from Monday), empty buckets included; buckets cover the window's start and end.
@@ -255,7 +266,11 @@ def eval_timeseries(counted: CountFilter, store: StoreDep) -> dict[str, Any]:
     return {"timeseries": series}
 
 
-@router.get("/api/eval-count", response_model=EvaluationCount)
+@router.get(
+    "/api/eval-count",
+    response_model=EvaluationCount,
+    responses=unprocessable(DATE_ORDER.format("timeFrom", "timeTo")),
+)
 def eval_count(counted: CountFilter, store: StoreDep) -> dict[str, Any]:
     """Evaluations in the window (createdAt, inclusive) on the plan's chains; how many passed."""
     where, _ = counted

@@ -84,7 +84,9 @@ class AnalyzeBody(AnalyzeRequest):
         "text as in the spec, any case, or a JSON boolean (never null). Absent: false.",
     )
     minCompletedTrades: BodyCount | None = Field(
-        default=None, description="Closed trades a quant needs to be analysed (default 20)."
+        default=None,
+        description="Closed trades a quant needs to be analysed (default 20); more than the "
+        "quant has (without quantId: than every quant has) is 422 insufficient_trades.",
     )
 
 
@@ -263,9 +265,10 @@ def dashboard(
         404: {"model": ErrorBody, "description": "`not_found`: unknown `quantId`"},
         422: {
             "model": ErrorBody,
-            "description": "`invalid_body` (`param` names the field), or `insufficient_trades`: "
-            "the quant (or, without `quantId`, every quant) has fewer closed trades than "
-            "`minCompletedTrades`",
+            "description": "`invalid_body` (`param` names the field), or `insufficient_trades` "
+            "(`param` is `minCompletedTrades`): the quant (or, without `quantId`, every quant) "
+            "has fewer closed trades than `minCompletedTrades` (default 20). The rule depends on "
+            "the data, so any schema-valid value above a quant's closed trades is refused.",
         },
     },
 )

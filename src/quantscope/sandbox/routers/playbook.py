@@ -71,7 +71,10 @@ def get_config(
     quantId: Annotated[Id, Query(description="The quant whose playbook to read.")],
     configGroupId: Annotated[
         str | None,
-        Query(description="Optional; must be the quant's config group id (else 404)."),
+        Query(
+            description="Optional; must be the quant's config group id (else 404).",
+            max_length=64,  # a UUID; a longer value is no group either (422, as the schema says)
+        ),
     ] = None,
 ) -> Any:
     """A quant's live playbook: one element per market-cap class (DEGEN_CAP, LOW_CAP, MID_CAP).

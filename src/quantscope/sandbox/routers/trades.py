@@ -15,7 +15,7 @@ from fastapi import APIRouter, Depends, Path, Query
 
 from quantscope.sandbox.catalog import CHAINS, WORLD_NOW_MS
 from quantscope.sandbox.deps import Caller, JSONRoute, StoreDep, inline_first, require
-from quantscope.sandbox.errors import invalid_parameter, not_found
+from quantscope.sandbox.errors import DATE_ORDER, invalid_parameter, not_found, unprocessable
 from quantscope.sandbox.listing import Order
 from quantscope.sandbox.models.trades import TradeDetailResponse, TradeList, TradeStats
 from quantscope.sandbox.params import (
@@ -129,7 +129,11 @@ def _change(now: float, before: float) -> float:
 # --------------------------------------------------------------------------------------------
 
 
-@router.get("/api/trades", response_model=TradeList)
+@router.get(
+    "/api/trades",
+    response_model=TradeList,
+    responses=unprocessable(DATE_ORDER.format("startDate", "endDate")),
+)
 @inline_first
 def list_trades(
     caller: Annotated[Caller, Depends(require("trades"))],
