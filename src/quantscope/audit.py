@@ -314,6 +314,16 @@ def _checked(quant_id: int, changes: Sequence[Change], client: Client, force: bo
     return checked
 
 
+def _applied(changes: Sequence[Change], checks: Sequence[_Check]) -> bool:
+    """Whether a PUT that got no answer was applied, by its read-back: every entry holds its
+    new value, or one entry does that did not before (the service writes all changes of a
+    request or none, so the others were written too, and changed since by another writer)."""
+    return all(c.ok for c in checks) or any(
+        check.ok and not same_value(change.old_value, change.new_value)
+        for change, check in zip(changes, checks, strict=True)
+    )
+
+
 def write_changes(
     quant_id: int,
     changes: Sequence[Change],
@@ -330,7 +340,8 @@ def write_changes(
     holds the change's ``old_value``; ``force=True`` writes anyway (the log holds the value
     replaced). A PUT the service refused raises and logs nothing (the service wrote nothing).
     A PUT that got no answer may have been applied: the playbook is read back, and when it
-    holds every new value the write is logged (with a note) and returned, else the error is
+    shows the PUT applied (every new value, or one that was not there before: the service
+    writes all or none) the write is logged (with a note) and returned, else the error is
     raised and nothing is logged. A read-back that fails after an answered PUT is logged with
     ``verified`` false and re-raised after logging.
 
@@ -371,10 +382,10 @@ def _write(
         L.update_playbook(quant_id, [c.request() for c in changes], client=client)
     except APIConnectionError:
         playbook, checks, failure = _read_back(quant_id, changes, client)
-        if failure is not None or not all(c.ok for c in checks):
+        if failure is not None or not _applied(changes, checks):
             raise  # not applied (the service writes all or nothing), or not known: no log
         note = "the PUT got no answer; the read-back shows it applied"
-        checks = [c._replace(note=note) for c in checks]
+        checks = [c._replace(note=note if c.ok else f"{note}, but {c.note}") for c in checks]
     else:
         playbook, checks, failure = _read_back(quant_id, changes, client)
     entries = _log(quant_id, changes, checks, client=client, log=log, action=action, undoes=undoes)

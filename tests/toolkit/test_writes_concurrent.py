@@ -257,3 +257,59 @@ def test_the_lock_directory_is_never_one_someone_else_could_swap(
     (temp / f"quantscope-{os.getuid()}").unlink()
     assert lock_dir(client) == temp / f"quantscope-{os.getuid()}" / "locks"
     assert oct((temp / f"quantscope-{os.getuid()}").stat().st_mode & 0o777) == "0o700"
+
+
+@pytest.mark.parametrize("applied", [True, False], ids=["applied", "not-applied"])
+def test_a_put_without_an_answer_is_logged_all_or_nothing_by_its_read_back(
+    fresh_sandbox: Callable[..., SandboxServer],
+    client_for: Callable[..., Client],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    applied: bool,
+) -> None:
+    """The answer to a two-entry PUT is lost (the service applied it, or not), and a writer
+    elsewhere then moves the second entry: applied, both entries are logged (the second as
+    not holding its value, and why); not applied, the error is raised and nothing logged."""
+    server = fresh_sandbox()
+    client = client_for(server)
+    log = audit.AuditLog(tmp_path / "log.jsonl")
+    playbook = L.load_playbook(QUANT, client=client)
+    first, second = smart_money(playbook), smart_money(playbook, "LOW_CAP")
+    a, b = float(first["threshold"]), float(second["threshold"])
+    put = L.update_playbook
+
+    def answer_lost(*args: Any, **kwargs: Any) -> Any:
+        if applied:
+            put(*args, **kwargs)
+        with ApiSession(server.url, server.keys["enterprise"]) as elsewhere:
+            move = {"configId": str(second["config_id"]), "field": "threshold", "newValue": b + 5}
+            body = {"quantId": QUANT, "newConfigs": [move]}
+            assert elsewhere.put(CONFIG, json=body).status_code == 200
+        raise qs.APIConnectionError("connection reset while reading the answer", endpoint=CONFIG)
+
+    monkeypatch.setattr(L, "update_playbook", answer_lost)
+    changes = [
+        audit.Change.of(first, "threshold", a + 1),
+        audit.Change.of(second, "threshold", b + 1),
+    ]
+    if not applied:
+        with pytest.raises(qs.APIConnectionError, match="connection reset"):
+            audit.write_changes(QUANT, changes, client=client, log=log)
+        assert log.entries() == []
+        assert float(value_of(service_playbook(server), str(first["config_id"]))) == a
+        return
+    written = audit.write_changes(QUANT, changes, client=client, log=log)
+    mine, theirs = written.entries
+    assert (mine.read_back, mine.verified) == (a + 1, True)
+    assert mine.note == "the PUT got no answer; the read-back shows it applied"
+    assert (theirs.old_value, theirs.new_value, theirs.read_back, theirs.verified) == (
+        b,
+        b + 1,
+        b + 5,
+        False,
+    )
+    assert theirs.note is not None and theirs.note.startswith(
+        f"the PUT got no answer; the read-back shows it applied, but read back "
+        f"threshold={b + 5!r}, sent {b + 1!r}: the service holds another value"
+    )
+    assert log.entries() == [mine, theirs]
