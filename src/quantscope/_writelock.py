@@ -153,7 +153,7 @@ def _flock(path: Path, deadline: float, client: Client, quant_id: int, wait_s: f
                 if time.monotonic() >= deadline:
                     raise _busy(client, quant_id, wait_s, _holder(fd)) from None
                 time.sleep(pause)
-                pause = min(pause * 2, 0.05)
+                pause = min(pause * 2, 0.01)
         me = {"pid": os.getpid(), "host": socket.gethostname(), "since": _now()}
         os.ftruncate(fd, 0)
         os.pwrite(fd, json.dumps(me).encode(), 0)

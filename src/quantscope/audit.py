@@ -20,9 +20,14 @@ replaced. Then one PUT (the service applies all of its changes or none), then on
 playbook to check that every field now holds the value sent: three requests. Only then are the
 entries appended to the audit log, all lines of one write in a single ``write()``; a PUT that
 fails logs nothing, and a read-back that disagrees (or fails) is logged with
-``verified: false``. ``undo`` is a write of the old values whose check is that the entries
-still hold what the undone write set (``UndoRefusedError`` otherwise): it never restores over a
-change it did not make.
+``verified: false``. All of it holds the playbook's lock (``_writelock``): no other write
+through quantscope on this machine, in any thread or process, lands between the check and the
+read-back, so of writers that saw the same value one writes and the others are refused as
+stale. Across machines the service offers no conditional write: docs/writes.md.
+
+``undo`` is a write of the old values whose check is that the entries still hold what the
+undone write set (``UndoRefusedError`` otherwise): it never restores over a change it did not
+make.
 
 After every write that reached the service, the functions registered with ``on_write`` are
 called with the client, the quant and the playbook as read back (``widgets`` keeps its shared
@@ -30,7 +35,9 @@ view of the playbook up to date this way, without this module knowing about pane
 
 The log is JSON lines at ``<cache dir>/audit.jsonl`` (``AuditLog.for_client``): wall-clock
 time, the service (``client.settings.service`` and the URL without credentials, never the
-key), quant, config id, criterion, field, old and new value, and whether it verified.
+key), quant, config id, criterion, field, the old value (as the check read it from the
+service), the new value (as sent), the value read back after the write (what the service
+held: another writer's value when it changed in between) and whether it verified.
 """
 
 from __future__ import annotations

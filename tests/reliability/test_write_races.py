@@ -33,7 +33,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.reliability]
 WRITER = Path(__file__).with_name("_cas_writer.py")
 SOURCE = Path(__file__).parents[2] / "src"
 CONFIG = "/api/degen/config"
-ROUNDS = 25
+ROUNDS = 15
 
 
 def threshold(session: ApiSession, config_id: str) -> float:
