@@ -18,9 +18,10 @@ two locks, taken in this order:
   directory is ``<temp dir>/quantscope-<uid>/locks`` (mode 0700, used only when it is a real
   directory owned by this user; else ``<cache dir>/locks``), so processes serialise whatever
   cache directories they use. The system drops a flock with its holder (``kill -9`` included),
-  so a dead writer never blocks the next one. Lock files are small, hold the holder's pid, host
-  and start while held, and are never deleted (deleting a lock file races: one process may lock
-  the unlinked file while another creates a new one).
+  so a dead writer never blocks the next one; a child forked meanwhile holds nothing. Lock
+  files are small, hold the holder's pid, host and start while held, and are never deleted
+  (deleting a lock file races: one process may lock the unlinked file while another creates a
+  new one).
 
 A writer waits at most ``WAIT_S`` seconds for a lock (a write is three requests, each bounded
 by the client's timeout), then is refused with ``PlaybookBusyError`` naming the holder:
@@ -71,6 +72,23 @@ class _PlaybookLock:
         self.rlock = threading.RLock()
         self.depth = 0
         self.fd: int | None = None
+
+
+def _forget_after_fork() -> None:
+    """In a child process (``fork``): hold nothing. Its copies of the parent's locks would let
+    it in re-entrantly (the forking thread lives on in it) while the parent's write goes on;
+    closing its copies of the lock files leaves the parent's flocks held by the parent."""
+    global _GUARD
+    _GUARD = threading.Lock()
+    for lock in _LOCKS.values():
+        if lock.fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(lock.fd)
+    _LOCKS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 def service_url(client: Client) -> str:

@@ -313,3 +313,24 @@ def test_a_put_without_an_answer_is_logged_all_or_nothing_by_its_read_back(
         f"threshold={b + 5!r}, sent {b + 1!r}: the service holds another value"
     )
     assert log.entries() == [mine, theirs]
+
+
+def test_a_process_forked_during_a_write_holds_nothing_of_its_lock(tmp_path: Path) -> None:
+    """The child of a fork in the middle of a write is another process: it waits for the
+    parent's lock (here: gives up after its wait), instead of entering it re-entrantly."""
+    with (
+        Client("http://127.0.0.1:9", "k" * 32, cache_dir=str(tmp_path), progress=False) as client,
+        playbook_lock(client, QUANT),
+    ):
+        pid = os.fork()
+        if pid == 0:  # the child: exit 0 only when refused
+            code = 1
+            try:
+                with playbook_lock(client, QUANT, wait_s=0.2):
+                    pass
+            except qs.PlaybookBusyError as exc:
+                code = 0 if exc.pid == os.getppid() else 2
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
