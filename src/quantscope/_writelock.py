@@ -55,7 +55,7 @@ try:
 except ImportError:  # Windows: no flock, the process lock only
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["WAIT_S", "lock_dir", "playbook_lock"]
+__all__ = ["WAIT_S", "digest", "lock_dir", "playbook_lock", "service_url"]
 
 #: How long a writer waits for another writer of the same playbook before giving up.
 WAIT_S = 120.0
