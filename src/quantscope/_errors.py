@@ -15,7 +15,8 @@
     ├── MissingColumnsError (KeyError)  df.quant / plot method on a frame without its columns
     ├── WriteRefusedError               a write refused before anything was sent: nothing written
     │   ├── StaleWriteError             an entry no longer holds the value the caller saw: .stale
-    │   └── UndoRefusedError            audit.undo would not restore what the entry changed
+    │   ├── UndoRefusedError            audit.undo would not restore what the entry changed
+    │   └── PlaybookBusyError           another write held the playbook's lock too long: .pid
     ├── APIConnectionError              no answer: refused, reset, DNS (after the retries)
     │   └── APITimeoutError             no answer in time
     └── APIStatusError                  a non-2xx answer: .status_code .body .code .param .endpoint
@@ -88,6 +89,7 @@ __all__ = [
     "OfflineCacheMissError",
     "PermissionDeniedError",
     "PlanNotAllowedError",
+    "PlaybookBusyError",
     "QuantscopeError",
     "QuantscopeWarning",
     "QuotaError",
@@ -277,6 +279,27 @@ class StaleWriteError(WriteRefusedError):
 class UndoRefusedError(WriteRefusedError):
     """An undo that would not restore what the entry changed (undone before, or changed since:
     then ``stale`` names the entries and the values they hold now)."""
+
+
+class PlaybookBusyError(WriteRefusedError):
+    """Another write to the same playbook on this machine held its lock longer than the wait
+    (``_writelock``): nothing was read or written. ``quant_id``; ``pid``, ``host`` and
+    ``since`` (ISO text) name the holder, when it recorded itself."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        quant_id: int,
+        pid: int | None = None,
+        host: str | None = None,
+        since: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.quant_id = quant_id
+        self.pid = pid
+        self.host = host
+        self.since = since
 
 
 class APIConnectionError(QuantscopeError):

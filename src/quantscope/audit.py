@@ -20,9 +20,14 @@ replaced. Then one PUT (the service applies all of its changes or none), then on
 playbook to check that every field now holds the value sent: three requests. Only then are the
 entries appended to the audit log, all lines of one write in a single ``write()``; a PUT that
 fails logs nothing, and a read-back that disagrees (or fails) is logged with
-``verified: false``. ``undo`` is a write of the old values whose check is that the entries
-still hold what the undone write set (``UndoRefusedError`` otherwise): it never restores over a
-change it did not make.
+``verified: false``. All of it holds the playbook's lock (``_writelock``): no other write
+through quantscope on this machine, in any thread or process, lands between the check and the
+read-back, so of writers that saw the same value one writes and the others are refused as
+stale. Across machines the service offers no conditional write: docs/writes.md.
+
+``undo`` is a write of the old values whose check is that the entries still hold what the
+undone write set (``UndoRefusedError`` otherwise): it never restores over a change it did not
+make.
 
 After every write that reached the service, the functions registered with ``on_write`` are
 called with the client, the quant and the playbook as read back (``widgets`` keeps its shared
@@ -30,7 +35,9 @@ view of the playbook up to date this way, without this module knowing about pane
 
 The log is JSON lines at ``<cache dir>/audit.jsonl`` (``AuditLog.for_client``): wall-clock
 time, the service (``client.settings.service`` and the URL without credentials, never the
-key), quant, config id, criterion, field, old and new value, and whether it verified.
+key), quant, config id, criterion, field, the old value (as the check read it from the
+service), the new value (as sent), the value read back after the write (what the service
+held: another writer's value when it changed in between) and whether it verified.
 """
 
 from __future__ import annotations
@@ -53,6 +60,7 @@ from quantscope._changes import (
     Change,
     number,
     plain,
+    same_value,
     stale_changes,
     stale_write_error,
 )
@@ -63,6 +71,7 @@ from quantscope._errors import (
     StaleWriteError,
     UndoRefusedError,
 )
+from quantscope._writelock import playbook_lock
 
 __all__ = [
     "AuditEntry",
@@ -115,6 +124,7 @@ class AuditEntry:
     undoes: str | None = None  # the id of the entry an undo reverts
     recommendation_id: int | None = None
     note: str | None = None  # why it did not verify
+    read_back: Any = None  # what the service held after the write (None: the read-back failed)
 
     @property
     def change(self) -> Change:
@@ -208,38 +218,55 @@ def _service(client: Client) -> tuple[str, str]:
     return client.settings.service, urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
-def _holds(playbook: pd.DataFrame, change: Change) -> tuple[bool, str | None]:
-    """Whether the read-back playbook holds the change's new value (and why not)."""
+class _Check(NamedTuple):
+    """What the read-back showed for one change: whether it holds the value sent, why not,
+    and the value it holds (None when the read-back failed or lacks the entry)."""
+
+    ok: bool
+    note: str | None
+    held: Any = None
+
+
+def _value(playbook: pd.DataFrame, change: Change) -> tuple[bool, Any]:
+    """Whether ``playbook`` has the change's entry, and the value its field holds there."""
     rows = playbook[(playbook["config_id"] == change.config_id).fillna(False).to_numpy(bool)]
     if rows.empty:
-        return False, f"config {change.config_id} is missing from the playbook read back"
-    actual = plain(rows.iloc[0][FIELD_COLUMNS[change.field]])
-    expected = change.new_value
-    same = (
-        float(actual) == float(expected)
-        if isinstance(expected, int | float)
-        and not isinstance(expected, bool)
-        and actual is not None
-        else actual == expected
+        return False, None
+    return True, plain(rows.iloc[0][FIELD_COLUMNS[change.field]])
+
+
+def _holds(playbook: pd.DataFrame, change: Change) -> _Check:
+    """Whether the read-back playbook holds the change's new value (and why not)."""
+    found, actual = _value(playbook, change)
+    if not found:
+        return _Check(False, f"config {change.config_id} is missing from the playbook read back")
+    if same_value(actual, change.new_value):
+        return _Check(True, None, actual)
+    return _Check(
+        False,
+        f"read back {change.field}={actual!r}, sent {change.new_value!r}: the service holds "
+        "another value (another writer's, written after this one from another machine or "
+        "around quantscope; or the service did not keep it)",
+        actual,
     )
-    return same, None if same else f"read back {change.field}={actual!r}, sent {expected!r}"
 
 
 def _read_back(
     quant_id: int, changes: Sequence[Change], client: Client
-) -> tuple[pd.DataFrame | None, list[tuple[bool, str | None]], QuantscopeError | None]:
+) -> tuple[pd.DataFrame | None, list[_Check], QuantscopeError | None]:
+    """Read the playbook from the service (never the cache) and check every change in it."""
     try:
-        playbook = L.load_playbook(quant_id, client=client)
+        playbook = L.load_playbook(quant_id, fresh=True, client=client)
     except QuantscopeError as exc:
         note = f"the read-back failed: {exc}"
-        return None, [(False, note)] * len(changes), exc
+        return None, [_Check(False, note)] * len(changes), exc
     return playbook, [_holds(playbook, c) for c in changes], None
 
 
 def _log(
     quant_id: int,
     changes: Sequence[Change],
-    checks: Sequence[tuple[bool, str | None]],
+    checks: Sequence[_Check],
     *,
     client: Client,
     log: AuditLog,
@@ -265,13 +292,14 @@ def _log(
             field=c.field,
             old_value=c.old_value,
             new_value=c.new_value,
-            verified=ok,
+            verified=check.ok,
             batch=batch,
             undoes=None if undoes is None else undoes[i],
             recommendation_id=recommendation_id,
-            note=note,
+            note=check.note,
+            read_back=check.held,
         )
-        for i, (c, (ok, note)) in enumerate(zip(changes, checks, strict=True))
+        for i, (c, check) in enumerate(zip(changes, checks, strict=True))
     ]
     log.append(entries)
     return entries
@@ -280,18 +308,27 @@ def _log(
 def _checked(quant_id: int, changes: Sequence[Change], client: Client, force: bool) -> list[Change]:
     """Compare: read the playbook from the service; refuse (``StaleWriteError``) when an entry
     no longer holds the change's ``old_value``, unless ``force``. Returns the changes with
-    ``old_value`` as the service holds it now (what a forced write replaces, and logs)."""
+    ``old_value`` as the service holds it now (what the write replaces, and logs). Called with
+    the playbook's lock held, so nobody on this machine writes before the PUT."""
     now = L.load_playbook(quant_id, fresh=True, client=client)
     stale = stale_changes(now, changes)
     if stale and not force:
         raise stale_write_error(stale, now)
-    current = {(c.config_id, c.field): value for c, value in stale}
-    return [
-        replace(c, old_value=current[(c.config_id, c.field)])
-        if (c.config_id, c.field) in current
-        else c
-        for c in changes
-    ]
+    checked = []
+    for change in changes:
+        found, value = _value(now, change)
+        checked.append(replace(change, old_value=value) if found else change)
+    return checked
+
+
+def _applied(changes: Sequence[Change], checks: Sequence[_Check]) -> bool:
+    """Whether a PUT that got no answer was applied, by its read-back: every entry holds its
+    new value, or one entry does that did not before (the service writes all changes of a
+    request or none, so the others were written too, and changed since by another writer)."""
+    return all(c.ok for c in checks) or any(
+        check.ok and not same_value(change.old_value, change.new_value)
+        for change, check in zip(changes, checks, strict=True)
+    )
 
 
 def write_changes(
@@ -310,29 +347,56 @@ def write_changes(
     holds the change's ``old_value``; ``force=True`` writes anyway (the log holds the value
     replaced). A PUT the service refused raises and logs nothing (the service wrote nothing).
     A PUT that got no answer may have been applied: the playbook is read back, and when it
-    holds every new value the write is logged (with a note) and returned, else the error is
+    shows the PUT applied (every new value, or one that was not there before: the service
+    writes all or none) the write is logged (with a note) and returned, else the error is
     raised and nothing is logged. A read-back that fails after an answered PUT is logged with
     ``verified`` false and re-raised after logging.
+
+    Check, PUT, read-back and log happen under the playbook's lock (``_writelock``): no other
+    write through quantscope on this machine reaches this playbook in between, so of writers
+    that saw the same value one writes and the others are refused as stale. Each entry's
+    ``old_value`` is what the check read from the service and ``read_back`` what the service
+    held after the write; a read-back that shows another value (a writer from elsewhere) is
+    logged with ``verified`` false and a note saying so, and returned, not raised.
     """
     if not changes:
         raise ValueError("write_changes needs at least one change")
     client = client if client is not None else get_default_client()
     log = log if log is not None else AuditLog.for_client(client)
+    with playbook_lock(client, quant_id):
+        entries, playbook, failure = _write(
+            quant_id, changes, client, log, force=force, action=action, undoes=undoes
+        )
+    _written(client, quant_id, playbook)
+    if failure is not None:
+        raise failure
+    return Written(entries, playbook)
+
+
+def _write(
+    quant_id: int,
+    changes: Sequence[Change],
+    client: Client,
+    log: AuditLog,
+    *,
+    force: bool,
+    action: str,
+    undoes: Sequence[str | None] | None,
+) -> tuple[list[AuditEntry], pd.DataFrame | None, QuantscopeError | None]:
+    """``write_changes``' check, PUT, read-back and log (the caller holds the lock)."""
     changes = _checked(quant_id, changes, client, force)
     try:
         L.update_playbook(quant_id, [c.request() for c in changes], client=client)
     except APIConnectionError:
         playbook, checks, failure = _read_back(quant_id, changes, client)
-        if failure is not None or not all(ok for ok, _ in checks):
+        if failure is not None or not _applied(changes, checks):
             raise  # not applied (the service writes all or nothing), or not known: no log
-        checks = [(True, "the PUT got no answer; the read-back shows it applied")] * len(checks)
+        note = "the PUT got no answer; the read-back shows it applied"
+        checks = [c._replace(note=note if c.ok else f"{note}, but {c.note}") for c in checks]
     else:
         playbook, checks, failure = _read_back(quant_id, changes, client)
     entries = _log(quant_id, changes, checks, client=client, log=log, action=action, undoes=undoes)
-    _written(client, quant_id, playbook)
-    if failure is not None:
-        raise failure
-    return Written(entries, playbook)
+    return entries, playbook, failure
 
 
 def apply_recommendation_verified(
@@ -354,19 +418,20 @@ def apply_recommendation_verified(
     """
     client = client if client is not None else get_default_client()
     log = log if log is not None else AuditLog.for_client(client)
-    (change,) = _checked(quant_id, [Change.of_recommendation(recommendation)], client, force)
     rec_id = int(recommendation["recommendation_id"])
-    L.apply_recommendation(rec_id, client=client)
-    playbook, checks, failure = _read_back(quant_id, [change], client)
-    entries = _log(
-        quant_id,
-        [change],
-        checks,
-        client=client,
-        log=log,
-        action="recommendation",
-        recommendation_id=rec_id,
-    )
+    with playbook_lock(client, quant_id):  # as write_changes: one writer on this machine
+        (change,) = _checked(quant_id, [Change.of_recommendation(recommendation)], client, force)
+        L.apply_recommendation(rec_id, client=client)
+        playbook, checks, failure = _read_back(quant_id, [change], client)
+        entries = _log(
+            quant_id,
+            [change],
+            checks,
+            client=client,
+            log=log,
+            action="recommendation",
+            recommendation_id=rec_id,
+        )
     _written(client, quant_id, playbook)
     if failure is not None:
         raise failure
@@ -396,19 +461,20 @@ def undo(
     client = client if client is not None else get_default_client()
     log = log if log is not None else AuditLog.for_client(client)
     (quant_id,) = quants
-    done = log.undone() & {e.id for e in chosen}
-    if done:
-        raise UndoRefusedError(f"already undone: audit entries {sorted(done)}")
     try:
-        return write_changes(
-            quant_id,
-            [e.change.reverted() for e in chosen],
-            force=force,
-            client=client,
-            log=log,
-            action="undo",
-            undoes=[e.id for e in chosen],
-        )
+        with playbook_lock(client, quant_id):  # two undos of one entry: the second sees the first
+            done = log.undone() & {e.id for e in chosen}
+            if done:
+                raise UndoRefusedError(f"already undone: audit entries {sorted(done)}")
+            return write_changes(
+                quant_id,
+                [e.change.reverted() for e in chosen],
+                force=force,
+                client=client,
+                log=log,
+                action="undo",
+                undoes=[e.id for e in chosen],
+            )
     except StaleWriteError as exc:
         moved = "; ".join(
             f"{c.where} is now {number(now)}, not the {number(c.old_value)} the undone change set"

@@ -21,6 +21,7 @@ from quantscope import _schemas
 from quantscope._changes import Change, stale_changes, stale_write_error
 from quantscope._client import Client, Fetched
 from quantscope._ids import IdArg, one_id, optional_id
+from quantscope._writelock import playbook_lock
 from quantscope.loaders._base import (
     Recipe,
     client_or_default,
@@ -194,14 +195,20 @@ def apply_recommendation(
     ``old_threshold`` (nothing is sent; ``force=True`` skips the check). Given an id, the
     service's own check applies: it refuses (409 ``stale_recommendation``) a recommendation
     whose entry changed since it was made, and so it does after ``force=True``.
+
+    A row's check and the apply hold the playbook's lock (``_writelock``): no other write
+    through quantscope on this machine lands between them.
     """
     c = client_or_default(client)
-    if isinstance(recommendation, pd.Series):
+    if not isinstance(recommendation, pd.Series):
+        return _apply(c, recommendation)
+    with playbook_lock(c, one_id(recommendation["quant_id"], "quant_id")):
         if not force:
             check_recommendation(recommendation, client=c)
-        recommendation_id = recommendation["recommendation_id"]
-    else:
-        recommendation_id = recommendation
+        return _apply(c, recommendation["recommendation_id"])
+
+
+def _apply(c: Client, recommendation_id: IdArg) -> pd.Series:
     fetched = c.post(APPLY, params={"id": one_id(recommendation_id, "recommendation_id")})
     data = field(fetched.data, APPLY, "data")
     return typed_series(data, _schemas.APPLIED, fetched.provenance)

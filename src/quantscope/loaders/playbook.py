@@ -18,6 +18,7 @@ from quantscope._changes import Change, stale_changes, stale_write_error
 from quantscope._client import Client, Fetched
 from quantscope._errors import InvalidResponseError
 from quantscope._ids import IdArg, one_id
+from quantscope._writelock import playbook_lock
 from quantscope.loaders._base import Recipe, client_or_default, field, load, records, typed_frame
 
 CONFIG = "/api/degen/config"
@@ -134,6 +135,10 @@ def update_playbook(
     ``force=True`` skips that check; a dict without ``old_value`` sets the value it gives,
     whatever the entry holds. Returns the updated entries. Cached reads of the playbook and
     the optimizer dashboard are invalidated.
+
+    The check and the PUT hold the playbook's lock (``_writelock``): no other write through
+    quantscope on this machine lands between them (nor, for a plain set, between another
+    writer's check and its PUT).
     """
     parsed = [_change(c) for c in changes]
     if not parsed:
@@ -141,12 +146,13 @@ def update_playbook(
     c = client_or_default(client)
     quant = one_id(quant_id, "quant_id")
     seen = [change for _, change in parsed if change is not None]
-    if seen and not force:
-        now = load_playbook(quant, fresh=True, client=c)
-        stale = stale_changes(now, seen)
-        if stale:
-            raise stale_write_error(stale, now)
     body = {"quantId": quant, "newConfigs": [wire for wire, _ in parsed]}
-    fetched = c.put(CONFIG, body)
+    with playbook_lock(c, quant):
+        if seen and not force:
+            now = load_playbook(quant, fresh=True, client=c)
+            stale = stale_changes(now, seen)
+            if stale:
+                raise stale_write_error(stale, now)
+        fetched = c.put(CONFIG, body)
     updated = records(field(fetched.data, CONFIG, "updatedConfigs", list), CONFIG)
     return typed_frame(updated, _schemas.PLAYBOOK_UPDATE, fetched.provenance)
