@@ -174,7 +174,8 @@ class _Watch:
             self._active, self.fired = False, True
             stops = list(self._stops)
         for stop in stops:
-            with suppress(OSError):  # already closed
+            # already closed, or (urllib3's response.shutdown) already back in the pool
+            with suppress(OSError, RuntimeError, ValueError):
                 stop()
 
     def finish(self) -> None:

@@ -154,7 +154,18 @@ def leaks(root: Path, secrets: Iterable[str]) -> dict[str, list[str]]:
 
 #: Free-text fields the proxy writes the key into (parsers keep their text as it is).
 TEXT_FIELDS = frozenset(
-    {"aiAnalysis", "reasoning", "alert", "name", "token", "tokenName", "message", "detail"}
+    {
+        "aiAnalysis",
+        "reasoning",
+        "alert",
+        "name",
+        "token",
+        "token_name",
+        "tokenName",
+        "txHash",
+        "message",
+        "detail",
+    }
 )
 _MARK = "QSLEAKMARK"
 
