@@ -132,7 +132,7 @@ def test_timeouts_raise_api_timeout_error(
     client = fake_client(
         service, tmp_path, timeout_s=0.1, retry=RetryPolicy(max_retries=1, backoff_base_s=0)
     )
-    with pytest.raises(APITimeoutError, match="did not answer in time .*timeout_s=0.1"):
+    with pytest.raises(APITimeoutError, match=r"did not answer in time .*timeout_s=0\.1"):
         client.get("/api/trades")
     assert service.count() == 1
 

@@ -5,11 +5,12 @@ A proxy in front of the real sandbox (``_helpers.leaks.EchoingProxy``) answers t
 request of each URL with a same-origin 307 and writes the key into free-text fields of every
 JSON answer (literal, and JSON-escaped in several mixes) and into a header. Through it: the
 loaders (HTTP cache and frame cache, a warm reload), a catalog sync, catalog reads written
-out, a bundle, a report (of the loaded trades; the reliability case has the whole one), ``quantscope fetch`` to a file and to stdout, a playbook write through
-``audit`` (its log) and an error message. Then every file under the cache, catalog, output and
-audit directories is searched for the key (literal, UTF-16, base64, hex, ``\\u`` escapes,
-percent-encoding), every Parquet/Arrow cell and SQLite value too: none holds it. So are
-``repr(client)``, ``repr(settings)``, log records and warnings. The bigger run is
+out, a bundle, a report (of the loaded trades; the reliability case has the whole one),
+``quantscope fetch`` to a file and to stdout, a playbook write through ``audit`` (its log)
+and an error message. Then every file under the cache, catalog, output and audit directories
+is searched for the key (literal, UTF-16, base64, hex, ``\\u`` escapes, percent-encoding),
+every Parquet/Arrow cell and SQLite value too: none holds it. So are ``repr(client)``,
+``repr(settings)``, log records and warnings. The bigger run is
 ``tests/reliability/test_key_secret.py``.
 """
 
