@@ -85,7 +85,7 @@ def test_every_artefact_through_an_echoing_redirecting_service_holds_no_key(
                 shown = io.StringIO()
                 with contextlib.redirect_stdout(shown), contextlib.redirect_stderr(shown):
                     assert cli.main(["fetch", name, *args, "-o", str(target)]) == 0
-                (out / f"fetch-{name}.txt").open("a").write(shown.getvalue())
+                _append(out / f"fetch-{name}.txt", shown.getvalue())
 
         playbook = L.load_playbook(1, fresh=True, client=client)
         row = playbook.iloc[0]
@@ -95,13 +95,18 @@ def test_every_artefact_through_an_echoing_redirecting_service_holds_no_key(
         for endpoint, params in (("/api/trades/{id}", {"id": 99_999_999}), ("/api/nope", {})):
             with pytest.raises(qsc.APIStatusError) as error:
                 client.get(endpoint, params)
-            (out / "errors.txt").open("a").write(f"{error.value}\n{error.value.body!r}\n")
+            _append(out / "errors.txt", f"{error.value}\n{error.value.body!r}\n")
         assert key not in repr(client) + repr(client.settings)
         client.close()
     assert proxy.echoed > 10_000 and proxy.redirected > 100
     found = leaks(tmp_path, [key])
     print(f"seed {seed}: {proxy.echoed} echoes, {proxy.redirected} redirects, {len(found)} files")
     assert found == {}
+
+
+def _append(path: Path, text: str) -> None:
+    with path.open("a") as file:
+        file.write(text)
 
 
 def test_the_scrub_costs_little_per_megabyte(sandbox: SandboxServer) -> None:

@@ -194,3 +194,17 @@ def test_url_credentials_never_appear_in_a_configuration_error() -> None:
     settings = resolve_settings("https://someone:hunter22@host:8443/v1/", "k", env={})
     assert (settings.url, settings.auth) == ("https://host:8443/v1", ("someone", "hunter22"))
     assert "hunter22" not in repr(settings)
+
+
+def test_the_quota_command_follows_no_redirect_with_the_key(
+    serve: Callable[..., FakeService], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from quantscope import cli
+
+    other = serve(lambda s: ok())
+    service = serve(lambda s: (307, {"Location": other.url + s.path}, {}))
+    monkeypatch.setenv("QUANTSCOPE_URL", service.url)
+    monkeypatch.setenv("QUANTSCOPE_API_KEY", SECRET)
+    monkeypatch.setenv("QUANTSCOPE_CACHE_DIR", str(tmp_path))
+    assert cli.main(["quota"]) == 1  # one line on stderr, not the other origin's answer
+    assert other.seen == [] and service.count() == 1
