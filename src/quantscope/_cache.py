@@ -18,6 +18,9 @@ how cache keys are scoped. The cache is the researcher's quota (100 requests a d
   a new key starts with a cold cache.
 * **The session** (``_Session``) reads the environment's proxy and CA-bundle settings once
   per origin (requests reads them on every request): set them before ``connect()``.
+* **Redirects** to another origin are refused before anything is sent there, and no
+  request of any hop is stored with its credential headers (``_transport``,
+  ``_cacheformat``).
 * **Storage.** Answers are stored in quantscope's format (``_cacheformat``: a JSON head and the
   body's bytes, never a pickle), bodies of 256 kB or more in files beside the SQLite file
   (``_cachestore``). A file an older quantscope filled with pickles is set aside unread
@@ -40,10 +43,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 from urllib.parse import urlsplit
 
-import requests
-import urllib3
 from requests import PreparedRequest, Request, Response
-from requests.adapters import HTTPAdapter
 from requests_cache import NEVER_EXPIRE, CachedResponse, CachedSession
 from requests_cache.cache_keys import create_key
 from requests_cache.policy import ExpirationPatterns
@@ -52,6 +52,7 @@ from requests_cache.policy.expiration import get_expiration_datetime
 from quantscope._cacheformat import FORMAT_VERSION, STAMP_BYTES, stamps_of
 from quantscope._cachestore import BodyFileCache, bodies_dir
 from quantscope._errors import CacheRecoveredWarning
+from quantscope._transport import WholeBodyAdapter, guard_redirect
 
 __all__ = [
     "CACHE_RULES",
@@ -335,11 +336,19 @@ class _Session(CachedSession):
     ``load_evaluations``). The settings in force when the client made its first request to an
     origin are kept for its life: proxies set in the environment before ``connect()`` are
     used; a change made afterwards needs a new client (``connect()`` again). A call passing its
-    own ``proxies`` is merged anew, as requests does."""
+    own ``proxies`` is merged anew, as requests does.
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    ``origin`` is the configured service's URL: a redirect that leaves its origin loses its
+    credential headers and is refused (``_transport.guard_redirect``)."""
+
+    def __init__(self, *args: Any, origin: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._environment: dict[tuple[Any, ...], Any] = {}
+        self.origin = origin
+
+    def rebuild_auth(self, prepared_request: PreparedRequest, response: Response) -> None:
+        guard_redirect(prepared_request, response, self.origin)
+        super().rebuild_auth(prepared_request, response)
 
     def merge_environment_settings(
         self, url: Any, proxies: Any, stream: Any, verify: Any, cert: Any
@@ -388,6 +397,7 @@ def build_session(cache_path: Path, scope: str, base_url: str) -> CachedSession:
         allowable_codes=(200,),
         key_fn=make_key_fn(scope, base_url),
         stale_if_error=False,
+        origin=base_url,
     )
     session.hooks["response"].append(_drop_key_from_vary)
     for prefix in ("http://", "https://"):
@@ -456,57 +466,6 @@ def open_session(cache_path: Path, scope: str, base_url: str) -> CachedSession:
     )
     _older_format(cache_path)
     return build_session(cache_path, scope, base_url)
-
-
-class WholeBodyAdapter(HTTPAdapter):
-    """Reads an answer's body in one call instead of requests' 10 kB chunks.
-
-    A page of 1,000 evaluations is 2.4 MB: requests' ``Response.content`` pulled it through
-    urllib3's Python layers in ~230 reads, a quarter of a cold ``load_evaluations``'s client CPU
-    (benchmarks/README.md, loadpath). Streamed requests (``stream=True``) are left as they are.
-    """
-
-    def send(  # type: ignore[override]
-        self, request: PreparedRequest, stream: bool = False, **kwargs: Any
-    ) -> Response:
-        response = super().send(request, stream=stream, **kwargs)
-        if not stream:
-            # Read to the end (urllib3 then hands the connection back to the pool itself),
-            # turning urllib3's failures into requests' exceptions as ``iter_content`` does.
-            try:
-                body = response.raw.read(decode_content=True)
-            except urllib3.exceptions.ProtocolError as exc:
-                raise requests.exceptions.ChunkedEncodingError(exc) from exc
-            except urllib3.exceptions.DecodeError as exc:
-                raise requests.exceptions.ContentDecodingError(exc) from exc
-            except urllib3.exceptions.ReadTimeoutError as exc:
-                raise requests.exceptions.ConnectionError(exc) from exc
-            except urllib3.exceptions.SSLError as exc:
-                raise requests.exceptions.SSLError(exc) from exc
-            response._content = scrub_key(body or b"", response, request)
-            response._content_consumed = True  # type: ignore[attr-defined]
-        return response
-
-
-def scrub_key(body: bytes, response: Response, request: PreparedRequest) -> bytes:
-    """``body`` with the request's API key replaced by ``***``, and the same in the answer's
-    headers: whatever a service echoes (an error page quoting the request, a debug field),
-    the key never reaches the cache file, a frame or a message. One ``bytes.replace`` over
-    the body: ~1 ms for a 2.4 MB page."""
-    key = request.headers.get("X-API-Key")
-    if not key:
-        return body
-    secret = key if isinstance(key, str) else key.decode("latin-1")
-    for name, value in list(response.headers.items()):
-        if secret in value:
-            response.headers[name] = value.replace(secret, "***")
-    needle = secret.encode()
-    if needle not in body:
-        return body
-    body = body.replace(needle, b"***")
-    if "Content-Length" in response.headers:
-        response.headers["Content-Length"] = str(len(body))
-    return body
 
 
 class CacheEntry(NamedTuple):

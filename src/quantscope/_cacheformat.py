@@ -14,7 +14,8 @@ A stored value (format 1)::
     16      8      expires: the same; NO_EXPIRY when the answer never expires
     24      4      n: the length of the head
     28      n      the head: UTF-8 JSON of the rest (status, reason, url, encoding, elapsed,
-                   headers, cookies, the request as stored (key redacted), redirects)
+                   headers, cookies, the request as stored, redirects: the request
+                   of every hop with its credential headers ``REDACTED``)
     28 + n  ...    the body, as received (after ``_cache.scrub_key``); nothing when the body
                    is kept in a file beside the cache (large answers, ``_cachestore``: the
                    head then holds ``body_size``)
@@ -39,6 +40,8 @@ from requests.structures import CaseInsensitiveDict
 from requests_cache import CachedResponse
 from requests_cache.models import CachedRequest
 from requests_cache.serializers import SerializerPipeline, Stage
+
+from quantscope._secret import KEY_HEADERS
 
 __all__ = [
     "FORMAT_VERSION",
@@ -82,13 +85,24 @@ def _bytes(text: str | None) -> bytes | None:
     return None if text is None else text.encode("latin-1")
 
 
+def _stored_headers(headers: Any) -> dict[str, str]:
+    """A request's headers as stored: a credential (``_secret.KEY_HEADERS``, any spelling)
+    is kept as ``REDACTED``, whichever hop it was sent on. requests-cache redacts only the
+    final request's ``X-API-Key`` (exact spelling); the requests of a redirect's hops
+    (``history``, ``next``) would otherwise be written with the key."""
+    return {
+        name: "REDACTED" if name.lower() in KEY_HEADERS else value
+        for name, value in (headers or {}).items()
+    }
+
+
 def _request_head(request: CachedRequest | None) -> dict[str, Any] | None:
     if request is None:
         return None
     return {
         "method": request.method,
         "url": request.url,
-        "headers": dict(request.headers or {}),
+        "headers": _stored_headers(request.headers),
         "body": _text(request.body),
         "cookies": dict((request.cookies or {}).items()),
     }

@@ -94,16 +94,26 @@ def _quota(args: argparse.Namespace) -> int:
     from quantscope._errors import APIConnectionError, error_from_response, format_reset
     from quantscope._plans import plan_for_limit
     from quantscope._quota import quota_from_headers
+    from quantscope._transport import WholeBodyAdapter, deadline
 
     if args.offline:
         raise _usage("quota needs the service: it is read from a fresh answer's headers")
     with client_from(args) as client:
         url, key = client.base_url, client.settings.api_key
         service = client.settings.service
+    # Uncached, but on the client's transport: the call's deadline, the key scrubbed from the
+    # answer, URL credentials as basic auth, and no redirect followed (the key stays home).
     try:
-        response = requests.get(
-            url + QUOTA_PROBE, headers={"X-API-Key": key or ""}, timeout=client.settings.timeout_s
-        )
+        with requests.Session() as session, deadline(client.settings.timeout_s):
+            for prefix in ("http://", "https://"):
+                session.mount(prefix, WholeBodyAdapter())
+            response = session.get(
+                url + QUOTA_PROBE,
+                headers={"X-API-Key": key or ""},
+                auth=client.settings.auth,
+                timeout=client.settings.timeout_s,
+                allow_redirects=False,
+            )
     except requests.RequestException as exc:
         raise APIConnectionError(
             f"cannot reach {url}: {type(exc).__name__}; check QUANTSCOPE_URL and the network",
@@ -111,7 +121,9 @@ def _quota(args: argparse.Namespace) -> int:
         ) from None
     quota = quota_from_headers(response.headers)
     if response.status_code not in (200, 429) or quota is None:
-        raise error_from_response(response.status_code, response.content, endpoint=QUOTA_PROBE)
+        raise error_from_response(
+            response.status_code, response.content, endpoint=QUOTA_PROBE, secrets=[key or ""]
+        )
     now = datetime.now(UTC)
     facts = {
         "service": service,

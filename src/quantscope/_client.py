@@ -113,6 +113,7 @@ from quantscope._results import (
     PageNumberPaging,
     Provenance,
 )
+from quantscope._transport import deadline, time_left
 from quantscope._wire import Params, _path_params, _split_path, wire_params
 
 __all__ = [
@@ -245,6 +246,8 @@ class Client:
         if settings.api_key:
             # Exactly this spelling: requests-cache redacts only "X-API-Key" from stored requests.
             self._session.headers["X-API-Key"] = settings.api_key
+        if settings.auth is not None:  # from user:password@ in the URL, never stored
+            self._session.auth = settings.auth
         self.frames = FrameCache.beside(settings.cache_path)
         self.cache = ResponseCache(
             self._session, offline=settings.offline, companions=(self.frames,)
@@ -466,7 +469,14 @@ class Client:
     def _send(
         self, method: str, path: str, query: Mapping[str, str], json_body: Any, endpoint: str
     ) -> tuple[Any, int, int]:
-        """Send with retries; returns (response, attempts, answers from the service)."""
+        """Send with retries, all within the call's deadline (``timeout_s``); returns
+        (response, attempts, answers from the service)."""
+        with deadline(self.settings.timeout_s):
+            return self._send_until_deadline(method, path, query, json_body, endpoint)
+
+    def _send_until_deadline(
+        self, method: str, path: str, query: Mapping[str, str], json_body: Any, endpoint: str
+    ) -> tuple[Any, int, int]:
         policy = self.settings.retry
         attempts = spent = 0
         rate_retried = False
@@ -478,7 +488,7 @@ class Client:
                     self.base_url + path,
                     params=dict(query),
                     json=json_body,
-                    timeout=self.settings.timeout_s,
+                    timeout=self.settings.timeout_s,  # each part capped at the time left
                 )
             except requests.RequestException as exc:
                 self._raise_or_wait(method, path, endpoint, exc, attempts)
@@ -497,6 +507,7 @@ class Client:
                 and method == "GET"
                 and attempts <= policy.max_retries
                 and (retry_after is None or retry_after <= policy.max_wait_s)
+                and _waits_in_time(policy.backoff(attempts - 1, retry_after))
             ):
                 self._sleep(policy.backoff(attempts - 1, retry_after))
                 continue
@@ -505,6 +516,7 @@ class Client:
                 and not rate_retried
                 and retry_after is not None
                 and retry_after <= policy.rate_limit_wait_s
+                and _waits_in_time(retry_after)
             ):
                 rate_retried = True  # a burst limit, not the daily quota: wait once
                 self._sleep(retry_after)
@@ -521,22 +533,27 @@ class Client:
             exc, requests.ConnectionError | requests.exceptions.ChunkedEncodingError
         )
         safe = method == "GET" or _never_sent(exc)
-        if transient and safe and attempts <= policy.max_retries:
-            self._sleep(policy.backoff(attempts - 1))
+        wait = policy.backoff(attempts - 1)
+        if transient and safe and attempts <= policy.max_retries and _waits_in_time(wait):
+            self._sleep(wait)
             return
+        out_of_time = timeout or time_left() == 0
         tries = f" after {attempts} attempts" if attempts > 1 else ""
-        what = "did not answer in time" if timeout else "could not be reached"
+        what = "did not answer in time" if out_of_time else "could not be reached"
         tail = (
             "; check QUANTSCOPE_URL and the network, or use cached data with "
             "qsc.connect(offline=True)"
             if method == "GET"
             else "; the write may or may not have been applied: reload before retrying"
         )
-        reason = type(exc).__name__
-        message = (
-            f"{method} {endpoint}: the service at {self.base_url} {what}{tries} ({reason}){tail}"
+        budget = (
+            f"; timeout_s={self.settings.timeout_s:g} bounds the whole call" if out_of_time else ""
         )
-        cls = APITimeoutError if timeout else APIConnectionError
+        message = (
+            f"{method} {endpoint}: the service at {self.base_url} {what}{tries} "
+            f"({type(exc).__name__}{budget}){tail}"
+        )
+        cls = APITimeoutError if out_of_time else APIConnectionError
         raise cls(message, endpoint=endpoint, attempts=attempts) from exc
 
     def _note_quota(self, headers: Mapping[str, str]) -> None:
@@ -1111,6 +1128,12 @@ class Client:
         return Fetched(body, prov)
 
 
+def _waits_in_time(seconds: float) -> bool:
+    """Whether a wait of ``seconds`` still leaves time for an attempt within the deadline."""
+    left = time_left()
+    return left is None or seconds < left
+
+
 def _as_datetime(lifetime: Lifetime) -> datetime:
     if isinstance(lifetime, datetime):
         return lifetime
@@ -1150,7 +1173,8 @@ def connect(
         cache_dir: where the HTTP cache lives (default: the user cache dir).
         offline: answer only from the cache; a miss raises ``OfflineCacheMissError``.
         progress: progress bars for multi-request loads (default on).
-        timeout_s: seconds to wait for each answer.
+        timeout_s: the deadline of each call in seconds: connect, headers and body of every
+            attempt and the waits between retries together (``APITimeoutError`` after it).
         quota_reserve: requests a multi-request load leaves unspent.
         retry: how transient failures are retried (``RetryPolicy``).
         quota_share: the share of the quota left one load may spend without

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 import platformdirs
 
@@ -53,6 +53,10 @@ class RetryPolicy:
     refused, connect timeout): after a reset or a read timeout the write may have been applied,
     and ``analyze`` / ``apply`` are not idempotent (a repeat supersedes recommendations or
     answers 409 for a write that succeeded).
+
+    Every retry stays within the call's deadline (``Settings.timeout_s``): a wait that would
+    end after it is not made, and the last answer (or failure) is reported instead. An
+    attempt that ran out of time is therefore never retried.
     """
 
     max_retries: int = 3
@@ -77,7 +81,9 @@ class Settings:
     """Everything a client was configured with, resolved once; the key is left out of repr.
 
     ``url`` is None only between resolution and the start of the embedded sandbox; a
-    connected client always has one. ``service`` says where the data comes from, for people;
+    connected client always has one. It never holds credentials: ``user:password@`` in a
+    configured URL is taken out into ``auth`` (sent as HTTP basic auth, never stored, never
+    shown). ``service`` says where the data comes from, for people;
     ``service_id`` identifies the data source for the cache (stable across the embedded
     sandbox's changing ports).
     """
@@ -95,6 +101,7 @@ class Settings:
     service_id: str = ""
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
     catalog: str | None = None
+    auth: tuple[str, str] | None = field(default=None, repr=False)
 
     @property
     def has_api_key(self) -> bool:
@@ -104,6 +111,21 @@ class Settings:
     def cache_path(self) -> Path:
         """The SQLite file of the HTTP cache."""
         return self.cache_dir / "http_cache.sqlite"
+
+
+def _split_credentials(url: str) -> tuple[str, tuple[str, str] | None]:
+    """``url`` without ``user:password@``, and the credentials it carried (percent-decoded).
+
+    Credentials in a URL would be stored with every cached answer (its URL) and shown in
+    reprs and messages: they are taken out here, once, and sent as HTTP basic auth
+    (``Settings.auth``) instead."""
+    parts = urlsplit(url.strip())
+    if "@" not in parts.netloc:
+        return url, None
+    userinfo, _, hostport = parts.netloc.rpartition("@")
+    user, _, password = userinfo.partition(":")
+    clean = urlunsplit((parts.scheme, hostport, parts.path, parts.query, parts.fragment))
+    return clean, (unquote(user), unquote(password))
 
 
 def _normalize_url(url: str, source: str) -> str:
@@ -172,12 +194,16 @@ def resolve_settings(
     Args:
         url: the service's base URL (paths ``/api/...`` are appended). None and no
             ``QUANTSCOPE_URL``: the embedded sandbox (``url`` stays None here).
+            ``user:password@`` in it is taken out and sent as HTTP basic auth (``auth``).
         api_key: sent as ``X-API-Key``. Required with a URL; refused without one, so a real
             key is never sent to the local sandbox by mistake.
         cache_dir: directory of the HTTP cache; default ``platformdirs.user_cache_dir``.
         offline: serve only from the cache.
         progress: progress bars on multi-request loads; ``QUANTSCOPE_PROGRESS=0`` disables.
-        timeout_s: per-request timeout in seconds.
+        timeout_s: the deadline of each call, in seconds: connect, headers and body of
+            every attempt, and the waits between retries, together. A call that has not
+            its whole answer by then raises ``APITimeoutError``; a retry is made only while
+            time is left (``RetryPolicy``).
         quota_reserve: requests a multi-request load leaves unspent.
         retry: the retry policy; default ``RetryPolicy()``.
         quota_share: the share (0-1] of the quota left one load may spend unless confirmed;
@@ -218,11 +244,14 @@ def resolve_settings(
                     "catalog to answer from with no service)"
                 )
             catalog, raw_url = env_catalog, None
+    auth = None
+    if raw_url is not None:
+        raw_url, auth = _split_credentials(str(raw_url))
     norm_url = _normalize_url(str(raw_url), sources[ENV_URL]) if raw_url is not None else None
     if catalog is not None and (url is not None or api_key is not None):
         raise ConfigurationError("connect to a service (url=, api_key=) or a catalog, not both")
     if catalog is not None:
-        norm_url, key = None, None  # the catalog stands in for any service the env names
+        norm_url, key, auth = None, None, None  # the catalog stands in for any service
     elif norm_url is not None and not key:
         raise ConfigurationError(
             f"a service URL is set ({sources[ENV_URL]}) but no API key: set "
@@ -260,4 +289,5 @@ def resolve_settings(
         service_id=f"catalog:{where}" if where else norm_url or "",
         sources=sources,
         catalog=where,
+        auth=auth,
     )

@@ -12,6 +12,7 @@
     │   ├── QuotaShareExceededError     a load would spend more than its share: confirm=True
     │   └── RateLimitError              429 (also an APIStatusError, below)
     ├── InvalidResponseError            a 2xx answer that is not JSON, or not the documented shape
+    ├── RedirectRefusedError            a redirect to another origin, not followed: .origin .target
     ├── MissingColumnsError (KeyError)  df.quant / plot method on a frame without its columns
     ├── WriteRefusedError               a write refused before anything was sent: nothing written
     │   ├── StaleWriteError             an entry no longer holds the value the caller saw: .stale
@@ -68,6 +69,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from quantscope._plans import PLANS, first_plan_for
+from quantscope._secret import scrub_value
 
 __all__ = [
     "APIConnectionError",
@@ -96,6 +98,7 @@ __all__ = [
     "QuotaShareExceededError",
     "QuotaWouldBeExceededError",
     "RateLimitError",
+    "RedirectRefusedError",
     "SandboxUnavailableError",
     "ServerError",
     "StaleDataWarning",
@@ -107,8 +110,6 @@ __all__ = [
     "format_reset",
     "redact",
 ]
-
-REDACTED = "***"
 
 
 class QuantscopeError(Exception):
@@ -302,6 +303,19 @@ class PlaybookBusyError(WriteRefusedError):
         self.since = since
 
 
+class RedirectRefusedError(QuantscopeError):
+    """The service redirected to another origin (scheme, host, port) than the configured one.
+
+    Not followed: the API key is sent only to the configured origin. ``origin`` and ``target``
+    name both; the message says how to point quantscope at the new one if it is trusted."""
+
+    def __init__(self, message: str, *, origin: str, target: str, status_code: int) -> None:
+        super().__init__(message)
+        self.origin = origin
+        self.target = target
+        self.status_code = status_code
+
+
 class APIConnectionError(QuantscopeError):
     """No HTTP answer at all (after the retries): refused, reset, DNS failure."""
 
@@ -441,19 +455,9 @@ _BY_CODE: dict[str, type[APIStatusError]] = {
 
 
 def redact(value: Any, secrets: Iterable[str]) -> Any:
-    """``value`` with every occurrence of each secret replaced by ``***`` (strings, recursively)."""
-    secrets = [s for s in secrets if s]
-    if not secrets:
-        return value
-    if isinstance(value, str):
-        for secret in secrets:
-            value = value.replace(secret, REDACTED)
-        return value
-    if isinstance(value, Mapping):
-        return {redact(k, secrets): redact(v, secrets) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return type(value)(redact(v, secrets) for v in value)
-    return value
+    """``value`` with every spelling of each secret (literal or JSON-escaped) replaced by
+    ``***`` in every string of it, recursively (``_secret.scrub_value``)."""
+    return scrub_value(value, secrets)
 
 
 def format_reset(reset: datetime | None, now: datetime | None = None) -> str:
