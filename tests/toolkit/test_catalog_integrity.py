@@ -182,7 +182,8 @@ def _edit_manifest(path: Path, edit: Callable[[Manifest], None]) -> None:
 
 
 @pytest.mark.parametrize(
-    "how", ["../../../../etc/passwd", "relative escape", "absolute", "symlink"]
+    "how",
+    ["../../../../etc/passwd", "relative escape", "absolute", "symlink", "symlinked directory"],
 )
 def test_paths_outside_the_catalog_are_refused_never_opened(
     how: str, copy: Path, own_sandbox: SandboxServer, tmp_path: Path
@@ -193,6 +194,12 @@ def test_paths_outside_the_catalog_are_refused_never_opened(
     if how == "symlink":
         original.unlink()
         original.symlink_to(outside)
+    elif how == "symlinked directory":  # a sync must not write through it either
+        away = tmp_path / "away"
+        shutil.copytree(original.parent, away)
+        shutil.rmtree(original.parent)
+        original.parent.symlink_to(away, target_is_directory=True)
+        outside = away / original.name
     else:
         target = {
             "../../../../etc/passwd": "../../../../etc/passwd",
@@ -215,6 +222,9 @@ def test_paths_outside_the_catalog_are_refused_never_opened(
     report = _sync(own_sandbox, tmp_path / "cache", copy)  # re-fetched; the outside file stays
     assert report.status == "complete"
     assert outside.is_file() and Path("/etc/passwd").is_file()
+    assert [p.name for p in outside.parent.iterdir() if p.suffix == ".parquet"] == [
+        outside.name
+    ]  # nothing written or removed out there
     assert len(qs.open_catalog(copy).trades(QUANT)) == 107
     assert qs.open_catalog(copy).verify() == []
 

@@ -1,22 +1,25 @@
 """A catalog knows its own integrity: every file checked against its manifest record.
 
-The manifest records each partition's file, its size, its SHA-256 and (since quantscope
-0.x, issue 20) the SHA-256 of its Parquet footer (``footer_sha256``); files written since
-also carry a CRC-32 per data page (pyarrow's ``write_page_checksum``). Three depths:
+The manifest records each partition's file, its size, its SHA-256 and (since issue 20) the
+SHA-256 of its Parquet footer (``footer_sha256``); files written since also carry a CRC-32
+per data page (pyarrow's ``write_page_checksum``). Three depths:
 
-* **confined** (no I/O, always): a record's file must be
+* **confined** (always): a record's file must be
   ``<resource>/<key>=<value>/<key>=<value>/part-<16 hex>.parquet`` of its own resource and
   partition keys; on a local disk its real path (symlinks resolved) must lie inside the
   catalog. A path that leaves the catalog (``../``, absolute, a link out) is never opened,
   never deleted.
-* **cheap** (every read, ``catalog info``, the start of every sync): the file exists and has
-  the recorded size, ``PAR1`` at both ends, and its footer has the recorded digest (schema,
-  row counts, offsets, key-value metadata: nothing in the footer can change unseen). A read
-  then verifies every page's CRC-32 as pyarrow decodes it and the row count. Together these
-  cost ~1-2% of a read (``benchmarks/bench_catalog.py``); a file written before footers were
-  recorded is hashed whole instead (it has no page CRCs to check).
-* **full** (``Catalog.verify``, ``quantscope catalog verify``, before a bundle is exported):
-  the SHA-256 of the whole file.
+* **cheap** (every read, ``Catalog.info``, a sync's start outside its scope): the file
+  exists and has the recorded size, ``PAR1`` at both ends, and its footer has the recorded
+  digest (schema, row counts, offsets, key-value metadata: nothing in the footer can change
+  unseen). A read then verifies every page's CRC-32 as pyarrow decodes it and the row
+  count (a page header's own bytes are not covered: a flip there that changes no value
+  reads as the stored rows; ``verify`` sees it). Together these
+  cost 0-4% of a read (``benchmarks/bench_catalog.py``: ``cat.trades`` against the same read
+  unchecked); a file written before footers were recorded is hashed whole instead (it has no
+  page CRCs to check: ~1 GB/s, ~10% of a read).
+* **full** (``Catalog.verify``, ``quantscope catalog info``/``verify``, before a bundle is
+  exported, a sync's start for what it may fetch again): the SHA-256 of the whole file.
 
 A problem is a ``Problem`` (partition, file, what); reads raise ``CatalogIntegrityError``
 naming the file, and ``sync`` fetches damaged partitions again (``catalog.sync``).

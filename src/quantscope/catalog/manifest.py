@@ -162,6 +162,8 @@ class Store:
         name, flushed, then renamed (module docstring); ``CatalogWriteError`` when it cannot."""
         target = self.path(relative)
         try:
+            if self.local:
+                self._unlink_links(relative)
             self.fs.makedirs(target.rsplit("/", 1)[0], exist_ok=True)
             if self.local:
                 _write_atomic(target, data)
@@ -173,6 +175,18 @@ class Store:
     def save(self, manifest: Manifest) -> None:
         """Swap the manifest atomically (module docstring)."""
         self.write_bytes(MANIFEST, manifest.to_json())
+
+    def _unlink_links(self, relative: str) -> None:
+        """Remove the links (to anywhere) among the directories on the way to ``relative``,
+        so a write never goes through one out of the catalog (the link goes, not its target;
+        the file itself is replaced by a rename, which replaces a link, not its target)."""
+        if not _plain(relative):
+            raise OSError(errno.EINVAL, f"not a path inside the catalog: {relative!r}")
+        here = self.root
+        for part in relative.split("/")[:-1]:
+            here = f"{here}/{part}"
+            if os.path.islink(here):
+                os.unlink(here)
 
     def write_error(self, relative: str, exc: OSError) -> CatalogWriteError:
         """The one-line error for ``relative`` that could not be written."""
