@@ -289,3 +289,16 @@ def test_json_of_info_lists_damage(copy: Path, capsys: pytest.CaptureFixture[str
 def test_duckdb_errors_of_an_intact_catalog_stay_duckdb_errors(copy: Path) -> None:
     with pytest.raises(duckdb.Error):
         qs.open_catalog(copy).sql("SELECT no_such_column FROM trades")
+
+
+def test_a_sync_that_cannot_repair_what_it_needs_says_which_sync_can(
+    copy: Path, own_sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    DAMAGES["truncated"](_file(copy))
+    with _client(own_sandbox, tmp_path / "cache") as c:
+        with pytest.raises(qs.CatalogIntegrityError, match="resources including 'trades'"):
+            qs.sync(
+                copy, quant_id=QUANT, resources=["eval_details"], start=START, end=END, client=c
+            )
+        report = qs.sync(copy, quant_id=QUANT, resources=RESOURCES, start=START, end=END, client=c)
+    assert report.status == "complete" and len(report.repaired) == 1

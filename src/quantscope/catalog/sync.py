@@ -414,8 +414,20 @@ def _month_load(
 
 
 def _trades_of(ctx: _Context, quant: int) -> pd.DataFrame:
+    """The quant's stored trades in the window (what details and candles are planned from);
+    damaged ones are fetched again only by a sync that asks for trades: it says so."""
     parts = [p for p in _held(ctx, "trades", quant).values() if _in_window(ctx, p["keys"]["month"])]
-    return read_resource(ctx.store, RESOURCES["trades"], parts)
+    try:
+        return read_resource(ctx.store, RESOURCES["trades"], parts)
+    except CatalogIntegrityError as exc:
+        raise CatalogIntegrityError(
+            f"catalog {ctx.store.url}: the stored trades of quant {quant} that eval_details and "
+            f"ohlcv are planned from are damaged ({', '.join(exc.files)}): sync with "
+            "resources including 'trades' to fetch them again",
+            catalog=exc.catalog,
+            files=exc.files,
+            problems=exc.problems,
+        ) from None
 
 
 def _details_plan(ctx: _Context, quant: int) -> dict[str, list[int]]:
