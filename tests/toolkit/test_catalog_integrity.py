@@ -302,3 +302,31 @@ def test_a_sync_that_cannot_repair_what_it_needs_says_which_sync_can(
             )
         report = qs.sync(copy, quant_id=QUANT, resources=RESOURCES, start=START, end=END, client=c)
     assert report.status == "complete" and len(report.repaired) == 1
+
+
+def test_a_damaged_snapshot_of_a_past_day_is_dropped(
+    copy: Path, own_sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    """A past day's snapshot cannot be fetched again: the sync drops it and says so."""
+    store = Store(copy)
+    manifest = store.load()
+    name = next(n for n in manifest.partitions if n.startswith("playbook/"))
+    record = manifest.partitions.pop(name)
+    old_name = "playbook/quant_id=1/snapshot=2026-08-01"
+    old_file = f"{old_name}/{Path(record['file']).name}"
+    (copy / old_name).mkdir(parents=True)
+    shutil.copyfile(copy / record["file"], copy / old_file)
+    keys = {**record["keys"], "snapshot": "2026-08-01"}
+    manifest.partitions[old_name] = {**record, "file": old_file, "keys": keys}
+    manifest.partitions[name] = record
+    store.save(manifest)
+    DAMAGES["truncated"](copy / old_file)
+    with pytest.raises(qs.CatalogIntegrityError, match="2026-08-01"):
+        qs.open_catalog(copy).playbook(QUANT, as_of="2026-08-02")
+    with _client(own_sandbox, tmp_path / "cache") as c:
+        report = qs.sync(copy, quant_id=QUANT, resources=["playbook"], client=c)
+    assert report.status == "complete" and report.dropped == [old_file]
+    assert "dropped (a damaged past snapshot): " + old_file in str(report)
+    cat = qs.open_catalog(copy)
+    assert old_name not in cat.partitions and not (copy / old_file).exists()
+    assert cat.runs[-1]["dropped"] == [old_file] and cat.verify() == []

@@ -62,11 +62,11 @@ from quantscope._estimate import Estimate, estimate
 from quantscope._ids import IdArg, many_ids
 from quantscope._progress import progress
 from quantscope._quota import share_limit
-from quantscope.catalog.integrity import scan
 from quantscope.catalog.layout import RESOURCES, Resource
 from quantscope.catalog.lock import sync_lock
 from quantscope.catalog.manifest import MANIFEST, Manifest, Store, is_temporary, now_iso
 from quantscope.catalog.read import month_of, parse_time, read_resource
+from quantscope.catalog.repair import damaged_files, drop_past_snapshots, undo_damaged_tasks
 from quantscope.catalog.write import partition_dir, write_partition
 from quantscope.loaders._base import client_or_default
 
@@ -707,15 +707,15 @@ def _sync(
         window=(parse_time(start), parse_time(end)),
         timeframe=timeframe,
         run=run,
-        damaged=_damaged(store, manifest, names, quants, (parse_time(start), parse_time(end))),
+        damaged=damaged_files(store, manifest, names, quants, (parse_time(start), parse_time(end))),
     )
-    dropped = _drop_past_snapshots(ctx, names, quants)
+    dropped = drop_past_snapshots(manifest, ctx.damaged, names, quants, ctx.snapshot)
     if dry_run:
         return _dry_run(ctx, names, quants, catalog)
     if not resuming:
         manifest.runs.append(run)
     elif ctx.damaged:
-        _undo_damaged_tasks(ctx)
+        undo_damaged_tasks(run, manifest, ctx.damaged)
     run["status"] = "running"
     run["attempts"].append({"started_at": now_iso(now.to_pydatetime()), "status": "running"})
     report = SyncReport(str(catalog), run["id"], "running", False, dropped=dropped)
@@ -825,33 +825,6 @@ def _collect_garbage(store: Store, manifest: Manifest) -> None:
             store.remove(relative)
 
 
-def _damaged(
-    store: Store,
-    manifest: Manifest,
-    names: Sequence[str],
-    quants: Sequence[int],
-    window: tuple[pd.Timestamp | None, pd.Timestamp | None],
-) -> set[str]:
-    """The files found damaged when a sync begins: those it may fetch again (its resources,
-    quants and months) hashed whole, the others checked cheaply (``catalog.integrity``)."""
-    wanted = {str(q) for q in quants}
-    lo, hi = (month_of(t) if t is not None else None for t in window)
-    reads = set(names) | ({"trades"} if {"eval_details", "ohlcv"} & set(names) else set())
-
-    def mine(p: Mapping[str, Any]) -> bool:
-        keys = p.get("keys") or {}
-        month = keys.get("month")
-        return (
-            p.get("resource") in reads
-            and ("quant_id" not in keys or keys["quant_id"] in wanted)
-            and (month is None or ((lo is None or month >= lo) and (hi is None or month <= hi)))
-        )
-
-    scope = {n: p for n, p in manifest.partitions.items() if mine(p)}
-    rest = {n: p for n, p in manifest.partitions.items() if n not in scope}
-    return {p.file for p in [*scan(store, scope, full=True), *scan(store, rest)]}
-
-
 def _note_repairs(ctx: _Context, report: SyncReport) -> None:
     """The run and the report name what was fetched again and what is still damaged."""
     report.repaired = list(ctx.repaired)
@@ -860,41 +833,3 @@ def _note_repairs(ctx: _Context, report: SyncReport) -> None:
         ctx.run["repaired"] = sorted({*ctx.run.get("repaired", ()), *ctx.repaired})
     if report.dropped:
         ctx.run["dropped"] = sorted({*ctx.run.get("dropped", ()), *report.dropped})
-
-
-def _drop_past_snapshots(ctx: _Context, names: Sequence[str], quants: Sequence[int]) -> list[str]:
-    """Damaged snapshots of the sync's resources and quants from a day before its own: they
-    cannot be fetched again, so they leave the manifest (their files, the garbage)."""
-    wanted = {str(q) for q in quants}
-    dropped = []
-    for name, p in sorted(ctx.manifest.partitions.items()):
-        keys = p["keys"]
-        if (
-            not ctx.whole(p)
-            and p.get("resource") in ("signals", "playbook", "recommendations")
-            and p["resource"] in names
-            and keys.get("quant_id") in wanted
-            and keys.get("snapshot") != ctx.snapshot
-        ):
-            del ctx.manifest.partitions[name]
-            ctx.damaged.discard(p.get("file"))
-            dropped.append(str(p.get("file")))
-    return dropped
-
-
-def _undo_damaged_tasks(ctx: _Context) -> None:
-    """A resumed run does again the tasks it had done over partitions now damaged."""
-    tasks = ctx.run["tasks"]
-    for p in ctx.manifest.partitions.values():
-        if ctx.whole(p):
-            continue
-        keys, resource = p.get("keys") or {}, p.get("resource")
-        if resource == "ohlcv":
-            for tid in [t for t in tasks if t.startswith("ohlcv:")]:
-                del tasks[tid]
-        elif resource == "eval_details":
-            tasks.pop(
-                f"eval_details:quant_id={keys.get('quant_id')}:month={keys.get('month')}", None
-            )
-        else:
-            tasks.pop(f"{resource}:quant_id={keys.get('quant_id')}", None)
