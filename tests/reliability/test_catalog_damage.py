@@ -53,7 +53,7 @@ from quantscope.catalog.manifest import Store
 from quantscope.catalog.read import read_resource
 from quantscope.sandbox.serve import SandboxServer
 
-pytestmark = pytest.mark.reliability
+pytestmark = [pytest.mark.slow, pytest.mark.reliability]
 
 START, END = "2026-07-01", "2026-07-31T23:59:59"
 ALL = ["trades", "evaluations", "eval_details", "ohlcv", "signals", "playbook", "recommendations"]
