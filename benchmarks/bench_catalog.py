@@ -10,7 +10,11 @@ loader's order (newest first). Cases, each reading one quant-month:
   filter, no dtypes of the loader (object/str columns, int64 where the loader has Int64);
 * **catalog**: ``cat.trades(quant_id=q, start=..., end=...)``: the manifest read, the window
   applied as the service does, and the loader's exact frame (Int64, boolean, string,
-  categories sorted as the loader makes them, the loader's row order checked).
+  categories sorted as the loader makes them, the loader's row order checked), every file
+  checked against its manifest record (``catalog.integrity``: confined path, size, footer
+  digest, page CRC-32s, rows; issue 20);
+* **unchecked**: the same call with the file read as before issue 20 (``pq.read_table`` of
+  the path, no check): the cost of the checks is ``catalog / unchecked``, in the same run.
 
 Target: catalog / floor <= 1.5 (issue 12). Then a second catalog of ``--big`` (default 10M)
 trades (100 quant-months of 100k) and a DuckDB group-by over all of it through ``cat.sql``
@@ -23,19 +27,22 @@ Run: ``python -m benchmarks.bench_catalog [--trades N] [--big N] [--repeat N]``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 
+import quantscope.catalog.read as catalog_read
 from benchmarks._common import BenchResult, Case, Timing, measure, print_result, ratio
 from quantscope._schemas import TRADES
-from quantscope.catalog.layout import RESOURCES
+from quantscope.catalog.layout import RESOURCES, Resource, with_keys
 from quantscope.catalog.manifest import Manifest, Store
 from quantscope.catalog.read import open_catalog
 from quantscope.catalog.write import partition_dir, write_partition
@@ -48,6 +55,7 @@ QUANTS = 10
 MONTHS = ("2026-07", "2026-08", "2026-09")
 FLOOR = "floor: read_table().to_pandas()"
 OURS = "cat.trades(quant_id, start, end)"
+UNCHECKED = "cat.trades, files unchecked (before issue 20)"
 GROUP_BY = "DuckDB group-by, all trades"
 PRUNED = "DuckDB group-by, one quant"
 
@@ -112,9 +120,34 @@ def build_catalog(path: Path, n: int, quants: int, months: Sequence[str], seed: 
     return path
 
 
+def _read_unchecked(store: Store, resource: Resource, record: Mapping[str, Any]) -> pa.Table:
+    """A partition's file read as before issue 20: the path, no check."""
+    return with_keys(resource, pq.read_table(store.path(record["file"])), record["keys"])
+
+
+@contextlib.contextmanager
+def unchecked() -> Iterator[None]:
+    """Meanwhile, the catalog reads its files unchecked (the baseline of the checks' cost)."""
+    checked = catalog_read.read_checked
+    catalog_read.read_checked = _read_unchecked
+    try:
+        yield
+    finally:
+        catalog_read.read_checked = checked
+
+
+def _unchecked_trades(cat: Any, start: str, end: str) -> pd.DataFrame:
+    with unchecked():
+        frame: pd.DataFrame = cat.trades(2, start=start, end=end)
+    return frame
+
+
 def _check(results: Mapping[str, object]) -> None:
     floor, ours = results[FLOOR], results[OURS]
     assert isinstance(floor, pd.DataFrame) and isinstance(ours, pd.DataFrame)
+    before = results[UNCHECKED]
+    assert isinstance(before, pd.DataFrame)
+    pd.testing.assert_frame_equal(ours, before)
     assert len(floor) == len(ours) and list(floor.columns) == list(ours.columns)
     assert (floor["trade_id"].to_numpy() == ours["trade_id"].to_numpy("int64")).all()
 
@@ -139,6 +172,7 @@ def run(
     cases: list[Case[None]] = [
         Case(FLOOR, lambda _: pq.read_table(file).to_pandas()),
         Case(OURS, lambda _: cat.trades(2, start=start, end=end)),
+        Case(UNCHECKED, lambda _: _unchecked_trades(cat, start, end)),
     ]
     timings = measure(cases, repeat, check=_check)
     typed = cat.trades(2, start=start, end=end)
@@ -172,6 +206,7 @@ def run(
         all_timings,
         [
             ratio(all_timings, OURS, FLOOR, TARGET, at_least=False),
+            ratio(all_timings, OURS, UNCHECKED, None),
             ratio(all_timings, GROUP_BY, PRUNED, None),
         ],
         facts,

@@ -12,6 +12,12 @@ The row is the truth: a body file is read only through a row that names its size
 missing, cut short or left over from a crash is a miss (asked again), never a wrong answer.
 Files follow their rows: replaced with them (same key, same name), deleted with them
 (``__delitem__``, ``bulk_delete``), emptied with them (``clear``).
+
+**A full disk is not an error of the load.** An answer that cannot be stored (no space left,
+a file size limit, a read-only or locked file: ``OSError``, ``sqlite3.DatabaseError``) is
+handed back unstored: the load goes on uncached, with one ``CacheWriteWarning`` per cache
+directory and process (``warn_unwritable``, which the frame cache shares); the half-written
+body file is removed.
 """
 
 from __future__ import annotations
@@ -19,7 +25,9 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import sqlite3
 import threading
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +36,33 @@ from requests_cache.backends.base import BaseCache
 from requests_cache.backends.sqlite import SQLiteCache, SQLiteDict
 
 from quantscope._cacheformat import HTTP_SERIALIZER, dumps, loads
+from quantscope._errors import CacheWriteWarning
 
-__all__ = ["BODY_FILE_BYTES", "BodyFileCache", "bodies_dir"]
+__all__ = ["BODY_FILE_BYTES", "WRITE_ERRORS", "BodyFileCache", "bodies_dir", "warn_unwritable"]
+
+#: What a cache write that cannot happen raises (a full disk: ENOSPC, EFBIG, SQLITE_FULL...).
+WRITE_ERRORS = (OSError, sqlite3.DatabaseError)
+_warned: set[str] = set()
+_warned_lock = threading.Lock()
+
+
+def warn_unwritable(directory: Path | str, what: str, exc: BaseException) -> None:
+    """One ``CacheWriteWarning`` per cache ``directory`` and process: ``what`` could not be
+    written (``exc``), so loads go on uncached."""
+    key = os.path.abspath(directory)
+    with _warned_lock:
+        if key in _warned:
+            return
+        _warned.add(key)
+    reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    warnings.warn(
+        f"quantscope: cannot write the {what} in {key} ({reason}): loads go on without "
+        "caching what cannot be stored (a full disk? free space there, or set another "
+        "cache_dir)",
+        CacheWriteWarning,
+        stacklevel=2,
+    )
+
 
 BODY_FILE_BYTES = 256 * 1024
 _SAFE_KEY = re.compile(r"[0-9a-f]{8,64}")  # quantscope's keys are hex digests
@@ -66,9 +99,13 @@ class _Responses(SQLiteDict):
             return
         self.bodies.mkdir(parents=True, exist_ok=True)
         part = path.with_name(f"{path.name}.{os.getpid()}-{threading.get_ident()}.part")
-        with open(part, "wb") as out:
-            out.write(content)
-        os.replace(part, path)
+        try:
+            with open(part, "wb") as out:
+                out.write(content)
+            os.replace(part, path)
+        except BaseException:
+            part.unlink(missing_ok=True)  # a full disk leaves no half body behind
+            raise
         row = dumps(value, body_elsewhere=True)
         with self.connection(commit=True) as con:
             con.execute(
@@ -140,3 +177,14 @@ class BodyFileCache(SQLiteCache):
         self.redirects = SQLiteDict(
             db_path, table_name="redirects", lock=self.responses._lock, serializer=None, **kwargs
         )
+
+    def save_response(
+        self, response: Any, cache_key: str | None = None, expires: Any = None
+    ) -> None:
+        """Store ``response`` (requests-cache's ``save_response``); one that cannot be
+        written (a full disk) is left unstored with one ``CacheWriteWarning`` (module
+        docstring), and the load that fetched it goes on."""
+        try:
+            super().save_response(response, cache_key, expires)
+        except WRITE_ERRORS as exc:
+            warn_unwritable(Path(str(self.db_path)).parent, "HTTP cache", exc)

@@ -7,6 +7,8 @@
     │   └── SandboxUnavailableError     no URL, and the sandbox extra is missing: pip install ...
     ├── OfflineCacheMissError           offline, and the cache lacks this request (endpoint, params)
     ├── CatalogBusyError                another sync holds the catalog: .catalog .pid .host .since
+    ├── CatalogIntegrityError           catalog files damaged, missing, outside it: .catalog .files
+    ├── CatalogWriteError               a catalog file could not be written (a full disk): .path
     ├── QuotaError                      the daily quota: .endpoint .needed .remaining .limit .reset
     │   ├── QuotaWouldBeExceededError   a load does not fit in the quota left: nothing was sent
     │   ├── QuotaShareExceededError     a load would spend more than its share: confirm=True
@@ -38,6 +40,7 @@
     │                                   (a capped list, a plan's chains, a partial=True load)
     ├── InconsistentAnswerWarning       a total the pages did not reach: the load went by the pages
     ├── CacheRecoveredWarning           a corrupt cache file was set aside; a new cache started
+    ├── CacheWriteWarning               a cache could not be written (full disk): loads go uncached
     └── StaleLockWarning                a catalog's sync lock left by a dead sync was taken over
 
 Every class lives here, whichever module raises it (``MissingColumnsError`` from ``_kinds``,
@@ -77,7 +80,10 @@ __all__ = [
     "APITimeoutError",
     "AuthenticationError",
     "CacheRecoveredWarning",
+    "CacheWriteWarning",
     "CatalogBusyError",
+    "CatalogIntegrityError",
+    "CatalogWriteError",
     "ChainNotAllowedError",
     "ConfigurationError",
     "ConflictError",
@@ -168,6 +174,34 @@ class CatalogBusyError(QuantscopeError):
         self.pid = pid
         self.host = host
         self.since = since
+
+
+class CatalogIntegrityError(QuantscopeError):
+    """Catalog files do not match their manifest records (``catalog.integrity``): missing,
+    another size, a damaged footer or page, another SHA-256, or a path outside the catalog.
+    ``files`` lists them (relative to the catalog), ``problems`` says what is wrong with each;
+    the same ``sync`` re-fetches them (docs/catalog.md, Integrity)."""
+
+    def __init__(
+        self, message: str, *, catalog: str, files: Sequence[str], problems: Sequence[str] = ()
+    ) -> None:
+        super().__init__(message)
+        self.catalog = catalog
+        self.files = list(files)
+        self.problems = list(problems)
+
+
+class CatalogWriteError(QuantscopeError):
+    """A catalog file could not be written (no space left, a file size limit, read-only):
+    nothing was left under a final name; the run is recorded as interrupted when the manifest
+    could still be written, else it stays ``running``, and the same ``sync`` resumes either.
+    ``path`` is the file, ``errno`` the system's error number."""
+
+    def __init__(self, message: str, *, catalog: str, path: str, errno: int | None) -> None:
+        super().__init__(message)
+        self.catalog = catalog
+        self.path = path
+        self.errno = errno
 
 
 class QuotaError(QuantscopeError):
@@ -422,6 +456,11 @@ class InconsistentAnswerWarning(QuantscopeWarning):
 class CacheRecoveredWarning(QuantscopeWarning):
     """The cache file could not be opened as a database (corrupt, truncated, not SQLite): it
     was set aside under a ``.corrupt-<time>`` name and a new, empty cache started."""
+
+
+class CacheWriteWarning(QuantscopeWarning):
+    """A cache (the HTTP cache, its body files, the frame cache) could not be written (a full
+    disk, a file size limit): the load goes on uncached; warned once per cache directory."""
 
 
 class StaleLockWarning(QuantscopeWarning):

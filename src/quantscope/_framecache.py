@@ -38,11 +38,14 @@ instead of decoding every page and running ``build_frame`` again
   with its key replaces it or it is evicted; ``FrameCache.clear()`` empties the file.
 * **Never in the way.** Any failure here (locked or unwritable file, an unreadable row, a
   frame Arrow cannot hold such as attrs that are not JSON) makes a miss or a skipped store,
-  logged at DEBUG; the load then goes the usual way.
+  logged at DEBUG; the load then goes the usual way. A store that fails because the disk is
+  full (or the file cannot be written) also warns, once per cache directory and process
+  (``CacheWriteWarning``, shared with the HTTP cache: ``_cachestore.warn_unwritable``).
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import logging
@@ -61,6 +64,7 @@ import pyarrow as pa
 
 from quantscope._arrowframe import ArrowStream, arrow_stream, frame_from_arrow
 from quantscope._cache import CacheEntry
+from quantscope._cachestore import warn_unwritable
 from quantscope._frames import FrameSpec
 
 __all__ = [
@@ -249,6 +253,8 @@ class FrameCache:
         except (sqlite3.Error, OSError, ValueError, pa.ArrowException) as exc:
             # ValueError: a stream longer than its blob (SQLite's blobs cannot grow)
             log.debug("frame cache: cannot store %s in %s: %s", key, self.path, exc)
+            if _unwritable(exc):
+                warn_unwritable(self.path.parent, "frame cache", exc)
             return False
         return True
 
@@ -389,6 +395,21 @@ class _BlobFile:
 
     def close(self) -> None:
         pass
+
+
+_NO_ROOM = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EROFS})
+
+
+def _unwritable(exc: BaseException) -> bool:
+    """Whether a store failed for want of room (a full disk, a file size limit, a quota, a
+    read-only disk), as opposed to a frame that cannot be stored or a busy or broken file
+    (those stay quiet misses, as the module docstring says)."""
+    if isinstance(exc, OSError):
+        return exc.errno in _NO_ROOM
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and any(
+        words in text for words in ("disk is full", "disk i/o error", "readonly database")
+    )
 
 
 def _entries_from(meta: str) -> tuple[CacheEntry, ...]:

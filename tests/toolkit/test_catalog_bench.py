@@ -12,6 +12,7 @@ def test_catalog_benchmark_runs(tmp_path: Path) -> None:
     assert set(result.timings) == {
         bench_catalog.FLOOR,
         bench_catalog.OURS,
+        bench_catalog.UNCHECKED,
         bench_catalog.GROUP_BY,
         bench_catalog.PRUNED,
     }

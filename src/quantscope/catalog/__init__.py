@@ -7,6 +7,8 @@
 * ``sql``      ``Catalog.sql``: DuckDB views over the manifest's files (hive partitions)
 * ``answer``   the loaders' recipes answered from a catalog (``qsc.connect(catalog=...)``)
 * ``sync``     ``qsc.sync``: incremental, quota-aware fetching into a catalog
+* ``integrity`` every file checked against the manifest: confined, size, footer, CRCs, hash
+* ``repair``   what a sync does about damaged files (fetched again, dropped, redone)
 * ``bundle_format``  the study bundle: one zip, its allowed members, ``Bundle``, ``BundleError``
 * ``bundle_export``  ``qsc.export_bundle``: a catalog slice and a notebook as one file
 * ``bundle_open``    ``qsc.verify_bundle`` / ``qsc.open_bundle``: checked, unpacked read-only

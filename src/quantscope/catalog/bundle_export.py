@@ -3,9 +3,10 @@
 The slice: the month partitions (trades, evaluations, eval details) of the quants asked whose
 month meets the window (widened to whole months, as ``sync`` does), every snapshot of those
 quants (signals, playbook, recommendations), and the candles of the tokens the sliced trades
-traded. Files are copied as stored (their SHA-256 checked against the catalog's manifest on
-the way: a corrupted catalog is not shipped); the manifest keeps only their partitions (its
-``runs`` are the source catalog's history, as is). The format is ``catalog.bundle_format``.
+traded. Files are copied as stored (confined to the catalog and their SHA-256 checked against
+the catalog's manifest on the way, ``catalog.integrity``: a corrupted catalog is not
+shipped); the manifest keeps only their partitions (its ``runs`` are the source catalog's
+history, as is). The format is ``catalog.bundle_format``.
 """
 
 from __future__ import annotations
@@ -21,9 +22,8 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
 from quantscope import __version__
+from quantscope._errors import CatalogIntegrityError
 from quantscope._ids import IdArg, many_ids
 from quantscope.catalog.bundle_format import (
     BUNDLE_JSON,
@@ -32,8 +32,10 @@ from quantscope.catalog.bundle_format import (
     BundleError,
     sha256,
 )
+from quantscope.catalog.integrity import OUTSIDE, confined
+from quantscope.catalog.layout import RESOURCES
 from quantscope.catalog.manifest import Manifest, Store, now_iso
-from quantscope.catalog.read import month_of, parse_time
+from quantscope.catalog.read import month_of, parse_time, read_table
 
 __all__ = ["export_bundle", "select_partitions"]
 
@@ -69,15 +71,31 @@ def select_partitions(
         if p["resource"] != "ohlcv":
             chosen[name] = p
     tokens: set[str] = set()
-    fs = None if store.local else store.fs
     for p in chosen.values():
         if p["resource"] == "trades":
-            table = pq.read_table(store.path(p["file"]), columns=["token_id"], filesystem=fs)
+            table = read_table(store, RESOURCES["trades"], [p])
             tokens |= {str(t) for t in table.column("token_id").to_pylist() if t is not None}
     for name, p in manifest.of("ohlcv").items():
         if p["keys"]["token_id"] in tokens:
             chosen[name] = p
     return chosen
+
+
+def _stored(store: Store, record: Mapping[str, Any]) -> bytes:
+    """The bytes of a partition's file, confined to the catalog; ``BundleError`` naming it
+    when it is outside the catalog or missing."""
+    path = confined(store, record)
+    problem = OUTSIDE if path is None else None
+    if path is not None:
+        try:
+            data: bytes = store.fs.cat_file(path)
+            return data
+        except FileNotFoundError:
+            problem = "missing"
+    raise BundleError(
+        f"{store.url}: {record.get('file')} does not match the catalog's manifest ({problem}): "
+        "not exported; the same sync fetches it again"
+    )
 
 
 def _notebook(path: Path) -> bytes:
@@ -131,7 +149,10 @@ def export_bundle(
     store = Store(catalog, storage_options)
     manifest = store.load_existing()
     quants = None if quant_id is None else many_ids(quant_id, "quant_id")
-    chosen = select_partitions(store, manifest, quants, start, end)
+    try:
+        chosen = select_partitions(store, manifest, quants, start, end)
+    except CatalogIntegrityError as exc:
+        raise BundleError(f"{exc}; not exported") from None
     if not chosen:
         raise BundleError(
             f"{store.url}: nothing to bundle for quant_id={quants}, window {start}..{end} "
@@ -147,7 +168,7 @@ def export_bundle(
     try:
         with zipfile.ZipFile(partial, "w") as archive:
             for p in chosen.values():
-                data = store.fs.cat_file(store.path(p["file"]))
+                data = _stored(store, p)
                 digest = sha256(data)
                 if digest != p["sha256"]:
                     raise BundleError(

@@ -4,6 +4,7 @@
                     [--start 2026-07-01] [--end 2026-09-30] [--timeframe 1h]
                     [--confirm] [--max-requests N] [--dry-run]
     quantscope catalog info CATALOG [--json]
+    quantscope catalog verify CATALOG
     quantscope bundle export STUDY.qsbundle --catalog CATALOG [--quant 1] [--start ...]
                     [--end ...] [--notebook NB.ipynb]
     quantscope bundle verify STUDY.qsbundle
@@ -11,8 +12,9 @@
 
 ``sync`` connects as ``qsc.connect()`` does (``QUANTSCOPE_URL``/``QUANTSCOPE_API_KEY``, else the
 embedded sandbox). Exit status: 0 done, 3 stopped at the quota (the same command resumes),
-1 any other error (``bundle verify``: the first member that fails its check, named); the
-report goes to stdout, errors (one line) and progress to stderr.
+1 any other error (``bundle verify``: the first member that fails its check, named;
+``catalog info``/``verify``: a damaged file, each named on stdout); the report goes to
+stdout, errors (one line) and progress to stderr.
 Imports of the toolkit happen inside the handlers, so ``quantscope --help`` stays fast.
 """
 
@@ -29,7 +31,8 @@ EXAMPLES = """examples:
   quantscope sync ./study --quant 1 --dry-run        # what it would cost, sends nothing
   quantscope sync ./study --quant 1 --quant 2 --start 2026-07-01
   quantscope sync ./study --quant 1 --resources trades,eval_details --confirm
-  quantscope catalog info ./study
+  quantscope catalog info ./study                     # exit 1 names damaged files
+  quantscope catalog verify ./study                   # every file's SHA-256
 """
 
 BUNDLE_EXAMPLES = """examples:
@@ -79,13 +82,14 @@ def _info(args: argparse.Namespace) -> int:
     from quantscope.catalog.read import open_catalog
 
     try:
-        info: dict[str, Any] = open_catalog(args.catalog).info()
+        info: dict[str, Any] = open_catalog(args.catalog).info(verify=True)
     except QuantscopeError as exc:
         print(f"quantscope: error: {exc}", file=sys.stderr)
         return 1
+    damaged = info["damaged"]
     if args.json:
         print(json.dumps(info, indent=2))
-        return 0
+        return 1 if damaged else 0
     print(f"catalog {info['catalog']} (schema version {info['schema_version']})")
     for name, held in sorted(info["resources"].items()):
         print(
@@ -97,7 +101,37 @@ def _info(args: argparse.Namespace) -> int:
             f"  run {run['id']} {run['started_at']}: {run['status']}, {run['requests']} "
             f"requests, {run['rows_added']} rows added, {run['rows_updated']} updated"
         )
-    return 0
+    return _report_damage(info["catalog"], damaged)
+
+
+def _report_damage(catalog: str, damaged: list[dict[str, str]]) -> int:
+    """Damaged files on stdout, one line each, and a one-line error: 1; else 0."""
+    for d in damaged:
+        print(f"  damaged: {d['file']}: {d['problem']}")
+    if not damaged:
+        return 0
+    print(
+        f"quantscope: error: {len(damaged)} damaged files in {catalog}: the same quantscope "
+        "sync fetches them again",
+        file=sys.stderr,
+    )
+    return 1
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from quantscope._errors import QuantscopeError
+    from quantscope.catalog.read import open_catalog
+
+    try:
+        cat = open_catalog(args.catalog)
+        damaged = cat.verify()
+        files = len(cat.partitions)
+    except QuantscopeError as exc:
+        print(f"quantscope: error: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 1
+    if not damaged:
+        print(f"{args.catalog}: ok, {files} files match their SHA-256")
+    return _report_damage(args.catalog, damaged)
 
 
 def _bundle_export(args: argparse.Namespace) -> int:
@@ -224,8 +258,15 @@ def add_catalog_commands(commands: Any) -> None:
         "catalog", help="inspect a Parquet catalog", epilog=EXAMPLES, formatter_class=fmt
     )
     actions = catalog.add_subparsers(dest="action", required=True, metavar="ACTION")
-    info = actions.add_parser("info", help="resources, partitions, rows, sync runs")
+    info = actions.add_parser(
+        "info", help="resources, partitions, rows, sync runs, damaged files (exit 1 if any)"
+    )
     info.add_argument("catalog", metavar="CATALOG", help="a directory or an fsspec URL")
     info.add_argument("--json", action="store_true", help="as JSON")
     info.set_defaults(handler=_info)
+    verify = actions.add_parser(
+        "verify", help="hash every file against the manifest (exit 1 naming damaged files)"
+    )
+    verify.add_argument("catalog", metavar="CATALOG", help="a directory or an fsspec URL")
+    verify.set_defaults(handler=_verify)
     _add_bundle_commands(commands)

@@ -50,8 +50,11 @@ def sync_lock(store: Store) -> Iterator[None]:
     if not store.local or fcntl is None:
         yield
         return
-    os.makedirs(store.root, exist_ok=True)
-    fd = os.open(store.path(LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        os.makedirs(store.root, exist_ok=True)
+        fd = os.open(store.path(LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:  # a full disk, a read-only one: one line, nothing written
+        raise store.write_error(LOCK_FILE, exc) from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -65,7 +68,8 @@ def sync_lock(store: Store) -> Iterator[None]:
             warnings.warn(_stale(store.url, left), StaleLockWarning, stacklevel=3)
         me = {"pid": os.getpid(), "host": socket.gethostname(), "since": now_iso()}
         os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps(me).encode(), 0)
+        with contextlib.suppress(OSError):  # a full disk: the lock holds, unnamed
+            os.pwrite(fd, json.dumps(me).encode(), 0)
         try:
             yield
         finally:

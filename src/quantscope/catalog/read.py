@@ -9,6 +9,11 @@ the catalog cannot answer as the service would (``search``, another ``trading_st
 refused with a one-line error rather than answered differently. Snapshots (signals,
 playbook, recommendations) answer from the newest snapshot, or the newest on or before
 ``as_of``. ``cat.sql(...)`` runs DuckDB over the same files (``catalog.sql``).
+
+Every file read is checked against its manifest record (``catalog.integrity``: confined to
+the catalog, size, footer, page checksums, rows): a damaged or missing file raises
+``CatalogIntegrityError`` naming it, never a frame silently wrong. ``cat.info()`` lists damaged
+files (cheap checks), ``cat.verify()`` hashes every file whole.
 """
 
 from __future__ import annotations
@@ -22,11 +27,11 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from quantscope._errors import ConfigurationError
 from quantscope._ids import IdArg, many_ids, one_id, optional_id
-from quantscope.catalog.layout import RESOURCES, Resource, arrow_schema, from_table, with_keys
+from quantscope.catalog.integrity import read_checked, scan
+from quantscope.catalog.layout import RESOURCES, Resource, arrow_schema, from_table
 from quantscope.catalog.manifest import Manifest, Store
 from quantscope.catalog.sql import connection, run_sql
 
@@ -35,13 +40,10 @@ __all__ = ["Catalog", "open_catalog", "parse_time", "read_resource", "read_table
 TimeArg = datetime | date | str
 
 
-def read_table(
-    store: Store, resource: Resource, files: Sequence[tuple[str, Mapping[str, str]]]
-) -> pa.Table:
-    """The Arrow table of ``files`` ((path, partition keys)), in order, partition keys the
-    spec has as columns restored."""
-    fs = None if store.local else store.fs
-    tables = [with_keys(resource, pq.read_table(path, filesystem=fs), keys) for path, keys in files]
+def read_table(store: Store, resource: Resource, records: Iterable[Mapping[str, Any]]) -> pa.Table:
+    """The Arrow table of manifest partition ``records``, in order, each file checked
+    (``integrity.read_checked``), partition keys the spec has as columns restored."""
+    tables = [read_checked(store, resource, record) for record in records]
     if not tables:
         return arrow_schema(resource).empty_table()
     return pa.concat_tables(tables) if len(tables) > 1 else tables[0]
@@ -51,8 +53,7 @@ def read_resource(
     store: Store, resource: Resource, records: Iterable[Mapping[str, Any]]
 ) -> pd.DataFrame:
     """The typed frame of manifest partition ``records`` (concatenated in order)."""
-    files = [(store.path(r["file"]), r["keys"]) for r in records]
-    return from_table(resource, read_table(store, resource, files))
+    return from_table(resource, read_table(store, resource, records))
 
 
 def parse_time(value: TimeArg | None) -> pd.Timestamp | None:
@@ -111,8 +112,10 @@ class Catalog:
         """Every sync run: when, what, requests spent, rows added and updated, status."""
         return self._current().runs
 
-    def info(self) -> dict[str, Any]:
-        """A summary: per resource its partitions, rows and bytes; the runs; the schema."""
+    def info(self, *, verify: bool = False) -> dict[str, Any]:
+        """A summary: per resource its partitions, rows and bytes; the runs; the schema;
+        ``damaged``: the files found not whole (``catalog.integrity``: size and footer, or
+        with ``verify`` every file hashed whole, as ``quantscope catalog info`` does)."""
         m = self._current()
         resources: dict[str, dict[str, int]] = {}
         for p in m.partitions.values():
@@ -139,7 +142,13 @@ class Catalog:
                 }
                 for r in m.runs
             ],
+            "damaged": [p.as_dict() for p in scan(self.store, m.partitions, full=verify)],
         }
+
+    def verify(self) -> list[dict[str, str]]:
+        """Every partition whose file is not whole, each file hashed whole (SHA-256 against
+        the manifest): ``[{"partition", "file", "problem"}]``, empty when all are."""
+        return [p.as_dict() for p in scan(self.store, self._current().partitions, full=True)]
 
     def __repr__(self) -> str:
         m = self._manifest
@@ -151,16 +160,12 @@ class Catalog:
 
     def files(
         self, resource: str, where: Callable[[Mapping[str, str]], bool] | None = None
-    ) -> list[tuple[str, dict[str, str]]]:
-        """(path, partition keys) of the resource's partitions ``where`` accepts."""
+    ) -> list[dict[str, Any]]:
+        """The manifest records of the resource's partitions ``where`` accepts (by keys)."""
         parts = self._current().of(resource)
-        return [
-            (self.store.path(p["file"]), p["keys"])
-            for _, p in sorted(parts.items())
-            if where is None or where(p["keys"])
-        ]
+        return [p for _, p in sorted(parts.items()) if where is None or where(p["keys"])]
 
-    def _frame(self, name: str, files: Sequence[tuple[str, Mapping[str, str]]]) -> pd.DataFrame:
+    def _frame(self, name: str, files: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
         resource = RESOURCES[name]
         frame = from_table(resource, read_table(self.store, resource, files))
         frame.attrs["quantscope"] = {
@@ -184,7 +189,7 @@ class Catalog:
 
     def _months(
         self, name: str, quant_id: IdArg | None, lo: pd.Timestamp | None, hi: pd.Timestamp | None
-    ) -> list[tuple[str, dict[str, str]]]:
+    ) -> list[dict[str, Any]]:
         quant = optional_id(quant_id, "quant_id")
         first = month_of(lo) if lo is not None else None
         last = month_of(hi) if hi is not None else None
@@ -197,7 +202,7 @@ class Catalog:
             )
 
         files = self.files(name, keep)
-        return sorted(files, key=lambda f: f[1]["month"], reverse=True)
+        return sorted(files, key=lambda f: f["keys"]["month"], reverse=True)
 
     # ----- the loaders' signatures -----
 
@@ -303,7 +308,7 @@ class Catalog:
         lo, hi = (min(ids), max(ids)) if ids else (0, -1)
         parts = self._current().of("eval_details")
         files = [
-            (self.store.path(p["file"]), p["keys"])
+            p
             for _, p in sorted(parts.items())
             if p.get("ids") is None or (p["ids"][0] <= hi and p["ids"][1] >= lo)
         ]
@@ -358,9 +363,9 @@ class Catalog:
                 f"catalog.{name}: no snapshot of quant {quant}"
                 f"{'' if day is None else ' on or before ' + day} in the catalog"
             )
-        newest = max(files, key=lambda f: f[1]["snapshot"])
+        newest = max(files, key=lambda f: f["keys"]["snapshot"])
         frame = self._frame(name, [newest])
-        frame.attrs["quantscope"]["snapshot"] = newest[1]["snapshot"]
+        frame.attrs["quantscope"]["snapshot"] = newest["keys"]["snapshot"]
         return frame
 
     def signals(

@@ -25,6 +25,16 @@ the manifest then says which tasks are done (run ``status`` ``quota_stopped`` or
 the run: it skips the done tasks (and uses
 the run's snapshot day), so the catalog ends as an uninterrupted run would have made it.
 ``dry_run=True`` sends nothing and returns what each task would cost (``qsc.estimate``).
+
+Damage (``catalog.integrity``): a sync first checks every listed file cheaply (confined,
+size, footer). A damaged partition in the sync's scope is fetched again: a damaged month as
+if unsealed (a sealed one alone, as its own window), damaged details, candles and today's
+snapshot as if absent; a damaged snapshot of a past day cannot be fetched again and is
+dropped from the manifest. Tasks a resumed run had done over damaged partitions run again.
+What stays damaged (another quant, another window) is named in the report. A file that cannot
+be written (a full disk: ``CatalogWriteError``) stops the sync as any error does; the files
+the failed task wrote are removed before the run is recorded, so the space they took helps
+the manifest be written.
 """
 
 from __future__ import annotations
@@ -41,15 +51,22 @@ import pandas as pd
 
 import quantscope.loaders as L
 from quantscope._client import Client
-from quantscope._errors import ConfigurationError, QuotaError, QuotaShareExceededError
+from quantscope._errors import (
+    CatalogIntegrityError,
+    CatalogWriteError,
+    ConfigurationError,
+    QuotaError,
+    QuotaShareExceededError,
+)
 from quantscope._estimate import Estimate, estimate
 from quantscope._ids import IdArg, many_ids
 from quantscope._progress import progress
 from quantscope._quota import share_limit
 from quantscope.catalog.layout import RESOURCES, Resource
 from quantscope.catalog.lock import sync_lock
-from quantscope.catalog.manifest import Manifest, Store, now_iso
+from quantscope.catalog.manifest import MANIFEST, Manifest, Store, is_temporary, now_iso
 from quantscope.catalog.read import month_of, parse_time, read_resource
+from quantscope.catalog.repair import damaged_files, drop_past_snapshots, undo_damaged_tasks
 from quantscope.catalog.write import partition_dir, write_partition
 from quantscope.loaders._base import client_or_default
 
@@ -85,6 +102,12 @@ class SyncReport:
     dry_run: bool
     tasks: list[dict[str, Any]] = field(default_factory=list)
     quota: str = ""
+    #: Files found damaged and fetched again by this sync (relative to the catalog).
+    repaired: list[str] = field(default_factory=list)
+    #: Damaged snapshots of past days, dropped from the manifest (they cannot be fetched again).
+    dropped: list[str] = field(default_factory=list)
+    #: Files still damaged after the sync: outside what it asked for (another quant, window).
+    damaged: list[str] = field(default_factory=list)
 
     @property
     def requests(self) -> int:
@@ -115,6 +138,12 @@ class SyncReport:
                 else f", {t.get('added', 0)} added, {t.get('updated', 0)} updated"
             )
             lines.append(f"  {t['task']}: {t.get('requests', 0)} requests{rows}{note}")
+        for label, files in (
+            ("fetched again (damaged)", self.repaired),
+            ("dropped (a damaged past snapshot)", self.dropped),
+            ("still damaged (outside this sync: sync its quant and window)", self.damaged),
+        ):
+            lines += [f"  {label}: {f}" for f in files]
         return "\n".join(lines)
 
 
@@ -184,6 +213,26 @@ class _Context:
     timeframe: str
     run: dict[str, Any]
     replaced: list[str] = field(default_factory=list)
+    #: files found damaged when the sync began, not yet written again
+    damaged: set[str] = field(default_factory=set)
+    #: files written by the task under way (removed when it fails)
+    written: list[str] = field(default_factory=list)
+    repaired: list[str] = field(default_factory=list)
+
+    def whole(self, record: Mapping[str, Any] | None) -> bool:
+        """Whether ``record``'s file can be read (listed and not found damaged)."""
+        return record is not None and record.get("file") not in self.damaged
+
+    def stored(self, resource: Resource, record: Mapping[str, Any] | None) -> pd.DataFrame | None:
+        """The frame of a held partition, or None when there is none or it is damaged (a
+        damage the checks at the start could not see, found on reading, counts as one)."""
+        if record is None or not self.whole(record):
+            return None
+        try:
+            return read_resource(self.store, resource, [record])
+        except CatalogIntegrityError:
+            self.damaged.add(str(record.get("file")))
+            return None
 
     def kw(self) -> dict[str, Any]:
         return {
@@ -239,11 +288,15 @@ def _put(
     in memory (saved by the caller, after the task's every file is written)."""
     name = partition_dir(resource, keys)
     held = ctx.manifest.partitions.get(name)
-    old = read_resource(ctx.store, resource, [held]) if held else None
+    old = ctx.stored(resource, held)
     added, updated = _changes(old, frame, resource.key)
     record = write_partition(ctx.store, resource, keys, frame, source)
+    ctx.written.append(record["file"])
     if held and held["file"] != record["file"]:
-        ctx.replaced.append(held["file"])
+        ctx.replaced.append(held["file"])  # never a file outside the catalog (Store.remove)
+    if held and not ctx.whole(held):
+        ctx.damaged.discard(held["file"])
+        ctx.repaired.append(held["file"])
     record.update(synced_at=now_iso(ctx.now.to_pydatetime()), **extra)
     ctx.manifest.partitions[name] = record
     return added, updated
@@ -263,7 +316,26 @@ def _in_window(ctx: _Context, month: str) -> bool:
     return (lo is None or month >= month_of(lo)) and (hi is None or month <= month_of(hi))
 
 
-def _month_span(ctx: _Context, resource: str, quant: int) -> tuple[pd.Timestamp | None, Any] | None:
+Span = tuple[pd.Timestamp | None, pd.Timestamp | None]
+
+
+def _month_spans(ctx: _Context, resource: str, quant: int) -> list[Span]:
+    """The windows a month task loads, (since, until) each: every damaged sealed month
+    before the ordinary window alone, then the ordinary window (``_month_span``)."""
+    held = {m: p for m, p in _held(ctx, resource, quant).items() if _in_window(ctx, m)}
+    span = _month_span(ctx, resource, quant)
+    since = span[0] if span is not None else None
+    spans: list[Span] = [
+        (_month_start(m), _next_month(m) - pd.Timedelta(milliseconds=1))
+        for m, p in sorted(held.items())
+        if p.get("sealed")
+        and not ctx.whole(p)
+        and (span is None or (since is not None and _month_start(m) < since))
+    ]
+    return spans + ([span] if span is not None else [])
+
+
+def _month_span(ctx: _Context, resource: str, quant: int) -> Span | None:
     """The months a month task loads: (since, until) or None when every one is sealed and
     the window ends before anything new."""
     held = {m: p for m, p in _held(ctx, resource, quant).items() if _in_window(ctx, m)}
@@ -293,18 +365,32 @@ def _as_arg(stamp: pd.Timestamp | None) -> datetime | None:
 
 
 def _month_task(ctx: _Context, name: str, quant: int) -> dict[str, Any]:
-    resource = RESOURCES[name]
-    span = _month_span(ctx, name, quant)
-    if span is None:
+    spans = _month_spans(ctx, name, quant)
+    if not spans:
         return {"requests": 0, "note": "every month sealed"}
-    since, until = span
+    spent = added = updated = partitions = 0
+    for since, until in spans:
+        s, a, u, n = _month_load(ctx, name, quant, since, until)
+        spent, added, updated, partitions = spent + s, added + a, updated + u, partitions + n
+    return {"requests": spent, "added": added, "updated": updated, "partitions": partitions}
+
+
+def _month_load(
+    ctx: _Context, name: str, quant: int, since: pd.Timestamp | None, until: pd.Timestamp | None
+) -> tuple[int, int, int, int]:
+    """One load of a month task: its months' partitions written; (requests, added, updated,
+    partitions)."""
+    resource = RESOURCES[name]
     loader = L.load_trades if name == "trades" else L.load_evaluations
     frame = loader(quant, start=_as_arg(since), end=_as_arg(until), **ctx.kw())
     spent = ctx.budget.spend_of(frame)
     months = frame[resource.time].dt.strftime("%Y-%m").to_numpy(object)
     held = _held(ctx, name, quant)
     first = month_of(since) if since is not None else ""
-    todo = sorted({*months.tolist(), *(m for m in held if m >= first and _in_window(ctx, m))})
+    last = month_of(until) if until is not None else "9999-99"
+    todo = sorted(
+        {*months.tolist(), *(m for m in held if first <= m <= last and _in_window(ctx, m))}
+    )
     added = updated = 0
     for month in todo:
         rows = frame[months == month].reset_index(drop=True)
@@ -324,12 +410,24 @@ def _month_task(ctx: _Context, name: str, quant: int) -> dict[str, Any]:
             sealed=bool(settled and not open_rows),
         )
         added, updated = added + a, updated + u
-    return {"requests": spent, "added": added, "updated": updated, "partitions": len(todo)}
+    return spent, added, updated, len(todo)
 
 
 def _trades_of(ctx: _Context, quant: int) -> pd.DataFrame:
+    """The quant's stored trades in the window (what details and candles are planned from);
+    damaged ones are fetched again only by a sync that asks for trades: it says so."""
     parts = [p for p in _held(ctx, "trades", quant).values() if _in_window(ctx, p["keys"]["month"])]
-    return read_resource(ctx.store, RESOURCES["trades"], parts)
+    try:
+        return read_resource(ctx.store, RESOURCES["trades"], parts)
+    except CatalogIntegrityError as exc:
+        raise CatalogIntegrityError(
+            f"catalog {ctx.store.url}: the stored trades of quant {quant} that eval_details and "
+            f"ohlcv are planned from are damaged ({', '.join(exc.files)}): sync with "
+            "resources including 'trades' to fetch them again",
+            catalog=exc.catalog,
+            files=exc.files,
+            problems=exc.problems,
+        ) from None
 
 
 def _details_plan(ctx: _Context, quant: int) -> dict[str, list[int]]:
@@ -346,8 +444,8 @@ def _details_plan(ctx: _Context, quant: int) -> dict[str, list[int]]:
         ids = sorted({int(i) for i in bought["evaluation_id"][months == month]})
         part = held.get(month)
         have: set[int] = set()
-        if part is not None:
-            stored = read_resource(ctx.store, RESOURCES["eval_details"], [part])
+        stored = ctx.stored(RESOURCES["eval_details"], part)
+        if part is not None and stored is not None:
             have = {int(i) for i in stored["evaluation_id"].dropna()} | set(part.get("empty", ()))
         missing = [i for i in ids if i not in have]
         if missing:
@@ -360,7 +458,7 @@ def _details_task(ctx: _Context, quant: int, month: str, ids: list[int]) -> dict
     frame = L.load_eval_details(ids, **ctx.kw())
     spent = ctx.budget.spend_of(frame)
     held = _held(ctx, "eval_details", quant).get(month)
-    old = read_resource(ctx.store, resource, [held]) if held else None
+    old = ctx.stored(resource, held)
     merged = frame if old is None else pd.concat([old, frame], ignore_index=True)
     merged = _recategorise(merged)
     got = set(frame["evaluation_id"].dropna().astype(int).tolist())
@@ -401,7 +499,7 @@ def _tokens_plan(ctx: _Context, quant: int) -> list[tuple[int, pd.Timestamp | No
     for token, rows in trades.groupby("token_id", sort=True, observed=True):
         keys = {"timeframe": ctx.timeframe, "token_id": int(token)}
         held = ctx.manifest.partitions.get(partition_dir(RESOURCES["ohlcv"], keys))
-        if held is None or not held.get("sealed"):
+        if held is None or not held.get("sealed") or not ctx.whole(held):
             closed = rows["closed_at"].max() if (rows["status"] == "Closed").all() else None
             todo.append((int(token), None if pd.isna(closed) else closed))
     return todo
@@ -418,8 +516,8 @@ def _ohlcv_task(ctx: _Context, quant: int) -> dict[str, Any]:
             spent += ctx.budget.spend_of(frame)
             keys = {"timeframe": ctx.timeframe, "token_id": token}
             held = ctx.manifest.partitions.get(partition_dir(resource, keys))
-            if held:
-                old = read_resource(ctx.store, resource, [held])
+            old = ctx.stored(resource, held)
+            if old is not None:
                 frame = pd.concat([old[~old.index.isin(frame.index)], frame]).sort_index()
             sealed = last_close is not None and len(frame) > 0 and frame.index.max() >= last_close
             source = {"endpoint": "/api/eval-ohlcv", "token_id": token, "timeframe": ctx.timeframe}
@@ -474,14 +572,18 @@ def _estimate_task(ctx: _Context, name: str, quant: int) -> tuple[int, bool, str
 
     c = ctx.client
     if name in ("trades", "evaluations"):
-        span = _month_span(ctx, name, quant)
-        if span is None:
+        spans = _month_spans(ctx, name, quant)
+        if not spans:
             return 0, True, "every month sealed"
         loader = L.load_trades if name == "trades" else L.load_evaluations
-        n, exact = cost(
-            estimate(loader, quant, start=_as_arg(span[0]), end=_as_arg(span[1]), client=c)
-        )
-        return n, exact, f"from {month_of(span[0]) if span[0] is not None else 'the start'}"
+        n, exact = 0, True
+        for since, until in spans:
+            more, whole = cost(
+                estimate(loader, quant, start=_as_arg(since), end=_as_arg(until), client=c)
+            )
+            n, exact = n + more, exact and whole
+        first = spans[0][0]
+        return n, exact, f"from {month_of(first) if first is not None else 'the start'}"
     if name == "eval_details":
         plan = _details_plan(ctx, quant)
         ids = [i for v in plan.values() for i in v]
@@ -605,14 +707,18 @@ def _sync(
         window=(parse_time(start), parse_time(end)),
         timeframe=timeframe,
         run=run,
+        damaged=damaged_files(store, manifest, names, quants, (parse_time(start), parse_time(end))),
     )
+    dropped = drop_past_snapshots(manifest, ctx.damaged, names, quants, ctx.snapshot)
     if dry_run:
         return _dry_run(ctx, names, quants, catalog)
     if not resuming:
         manifest.runs.append(run)
+    elif ctx.damaged:
+        undo_damaged_tasks(run, manifest, ctx.damaged)
     run["status"] = "running"
     run["attempts"].append({"started_at": now_iso(now.to_pydatetime()), "status": "running"})
-    report = SyncReport(str(catalog), run["id"], "running", False)
+    report = SyncReport(str(catalog), run["id"], "running", False, dropped=dropped)
     queue = _tasks(ctx, names, quants)
     done_state = dict(manifest.partitions)  # the catalog as of the last whole task
     try:
@@ -645,11 +751,18 @@ def _sync(
                 bar.update(1)
     except BaseException as exc:
         stopped = "quota_stopped" if isinstance(exc, QuotaError) else "interrupted"
-        manifest.partitions = done_state  # the failed task's files stay unlisted (garbage)
+        manifest.partitions = done_state
+        listed = {p["file"] for p in done_state.values()}
+        for file in ctx.written:  # the failed task's files: unlisted, and their space back
+            if file not in listed:
+                store.remove(file)
         ctx.replaced.clear()
+        ctx.written.clear()
         run["status"] = run["attempts"][-1]["status"] = stopped
         run["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-        store.save(manifest)
+        _note_repairs(ctx, report)
+        with contextlib.suppress(CatalogWriteError):  # else the last swap's run: "running"
+            store.save(manifest)
         exc.add_note(
             f"qsc.sync: stopped ({stopped}) after {len(run['tasks'])} tasks; the catalog holds "
             "every task done so far, and the same sync call resumes from there"
@@ -658,6 +771,7 @@ def _sync(
     run["status"] = run["attempts"][-1]["status"] = "complete"
     run["finished_at"] = now_iso()
     run.pop("error", None)
+    _note_repairs(ctx, report)
     store.save(manifest)
     _collect_garbage(store, manifest)
     report.status = "complete"
@@ -677,6 +791,7 @@ def _record(ctx: _Context, tid: str, result: dict[str, Any]) -> None:
     for old in ctx.replaced:
         ctx.store.remove(old)
     ctx.replaced.clear()
+    ctx.written.clear()
 
 
 def _dry_run(ctx: _Context, names: Sequence[str], quants: Sequence[int], where: Any) -> SyncReport:
@@ -692,13 +807,29 @@ def _dry_run(ctx: _Context, names: Sequence[str], quants: Sequence[int], where: 
 
 
 def _collect_garbage(store: Store, manifest: Manifest) -> None:
-    """Remove Parquet files no partition lists (left by an interrupted run)."""
+    """Remove Parquet files no partition lists and temporary files (left by an interrupted
+    or killed run)."""
     listed = {p["file"] for p in manifest.partitions.values()}
-    for name in RESOURCES:
-        top = store.path(name)
-        if not store.fs.exists(top):
-            continue
-        for path in store.fs.find(top):
-            relative = path[len(store.root) + 1 :] if path.startswith(store.root) else path
-            if relative.endswith(".parquet") and relative not in listed:
-                store.remove(relative)
+    tops = [store.path(name) for name in RESOURCES]
+    found = [
+        path for top in tops if store.fs.exists(top) for path in store.fs.find(top, withdirs=False)
+    ]
+    found += [
+        str(path)
+        for path in store.fs.ls(store.root, detail=False)
+        if str(path).rpartition("/")[2].startswith(f".{MANIFEST}.")
+    ]
+    for path in found:
+        relative = path[len(store.root) + 1 :] if path.startswith(store.root) else path
+        if is_temporary(relative) or (relative.endswith(".parquet") and relative not in listed):
+            store.remove(relative)
+
+
+def _note_repairs(ctx: _Context, report: SyncReport) -> None:
+    """The run and the report name what was fetched again and what is still damaged."""
+    report.repaired = list(ctx.repaired)
+    report.damaged = sorted(ctx.damaged)
+    if ctx.repaired:
+        ctx.run["repaired"] = sorted({*ctx.run.get("repaired", ()), *ctx.repaired})
+    if report.dropped:
+        ctx.run["dropped"] = sorted({*ctx.run.get("dropped", ()), *report.dropped})
