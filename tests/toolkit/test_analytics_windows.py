@@ -161,6 +161,24 @@ def test_drawdowns_are_ranked_deepest_first_and_an_open_one_says_so() -> None:
     assert frame.quant.worst_drawdowns(2).equals(table)
 
 
+def test_one_fall_that_never_recovers_keeps_the_columns_typed() -> None:
+    # Every episode unrecovered: the recovery column is NaT alone (once a raw TypeError from
+    # astype, hit by a report of a frame's first 30 trades).
+    frame = trades_frame(
+        [
+            {"id": 1, "opened": at(1), "closed": at(1, 6), "pnl": 10.0},
+            {"id": 2, "opened": at(2), "closed": at(2, 6), "pnl": -40.0},
+        ]
+    )
+    table = A.worst_drawdowns(frame)
+    assert table.attrs["drawdowns"] == {"episodes": 1, "shown": 1}
+    assert str(table["recovery"].dtype) == "datetime64[ms, UTC]" and pd.isna(
+        table.loc[1, "recovery"]
+    )
+    assert str(table["start"].dtype) == "datetime64[ms, UTC]" and table.loc[1, "start"] == at(1, 6)
+    assert table.loc[1, "depth_usd"] == -40.0 and not table.loc[1, "recovered"]
+
+
 def test_no_drawdown_is_an_empty_table_and_n_is_checked() -> None:
     rising = trades_frame([{"id": 1, "opened": at(1), "closed": at(2), "pnl": 5.0}])
     empty = A.worst_drawdowns(rising)

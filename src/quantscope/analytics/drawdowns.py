@@ -83,21 +83,26 @@ def worst_drawdowns(
                 "trades": end - first + 1,
             }
         )
-    table = pd.DataFrame(rows, columns=list(DRAWDOWN_COLUMNS))
-    table = table.sort_values(["depth", "start"], kind="stable").head(n).reset_index(drop=True)
-    table = table.astype(
+    # Each column built at its dtype: a column of NaT alone (no episode recovered) or no rows at
+    # all would be naive or object, which ``astype`` cannot make tz-aware.
+    dtypes = {
+        "start": "datetime64[ms, UTC]",
+        "trough": "datetime64[ms, UTC]",
+        "recovery": "datetime64[ms, UTC]",
+        "depth": np.float64,
+        "depth_usd": np.float64,
+        "peak_equity_usd": np.float64,
+        "length": "timedelta64[ms]",
+        "recovered": bool,
+        "trades": np.int64,
+    }
+    table = pd.DataFrame(
         {
-            "start": "datetime64[ms, UTC]",
-            "trough": "datetime64[ms, UTC]",
-            "recovery": "datetime64[ms, UTC]",
-            "depth": np.float64,
-            "depth_usd": np.float64,
-            "peak_equity_usd": np.float64,
-            "length": "timedelta64[ms]",
-            "recovered": bool,
-            "trades": np.int64,
+            name: pd.Series([row[name] for row in rows], dtype=dtypes[name])
+            for name in DRAWDOWN_COLUMNS
         }
     )
+    table = table.sort_values(["depth", "start"], kind="stable").head(n).reset_index(drop=True)
     table.index = pd.RangeIndex(1, len(table) + 1, name="rank")
     table.attrs["execution"] = fall.attrs["execution"]
     table.attrs["drawdowns"] = {"episodes": len(rows), "shown": len(table)}
