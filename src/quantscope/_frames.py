@@ -96,12 +96,8 @@ class FrameSpec:
     columns: tuple[Col, ...]
     index: str | None = None
     doc: str = ""
-    required: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        unknown = set(self.required) - {c.name for c in self.columns}
-        if unknown:
-            raise ValueError(f"{self.name}: required columns not in the spec: {sorted(unknown)}")
+    required: tuple[str, ...] = ()  # a name of no column is ignored (a spec derived by
+    # ``dataclasses.replace(spec, columns=...)`` keeps its parent's; _schemas' specs are tested)
 
     @property
     def names(self) -> list[str]:

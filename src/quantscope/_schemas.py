@@ -495,6 +495,11 @@ def frames_markdown() -> str:
         'its provenance in `df.attrs["quantscope"]`: endpoint, params, fetched_at, '
         "from_cache, pages, requests.",
         "",
+        "A column marked **promised** comes from a field the API spec promises in every "
+        "record: a record that lacks it (absent or null) is counted in one "
+        '`DataQualityWarning` per load and in `df.attrs["quantscope"]["checks"]["missing"]` '
+        '(docs/service-contract.md, "How answers are checked").',
+        "",
     ]
     for spec in ALL_SPECS:
         lines += [f"## `{spec.name}`", "", spec.doc, ""]
@@ -502,7 +507,8 @@ def frames_markdown() -> str:
             lines += [f"Index: `{spec.index}`.", ""]
         lines += ["| column | dtype | from | notes |", "|---|---|---|---|"]
         for c in spec.columns:
-            lines.append(f"| `{c.name}` | {c.dtype} | `{c.source}` | {c.doc} |")
+            promised = "**promised**" + ("; " if c.doc else "") if c.name in spec.required else ""
+            lines.append(f"| `{c.name}` | {c.dtype} | `{c.source}` | {promised}{c.doc} |")
         lines.append("")
     return "\n".join(lines)
 

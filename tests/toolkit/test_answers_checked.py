@@ -30,6 +30,7 @@ from _helpers.proxy import (
     total_of,
 )
 
+from quantscope import _schemas
 from quantscope import loaders as L
 from quantscope._client import Client
 from quantscope._errors import (
@@ -214,6 +215,13 @@ def test_a_clean_load_records_no_checks(clean: pd.DataFrame) -> None:
 
 
 # --- fields the spec promises, missing or null -------------------------------------------------
+
+
+def test_every_spec_promises_only_its_own_columns() -> None:
+    for spec in _schemas.ALL_SPECS:
+        assert set(spec.required) <= set(spec.names), spec.name
+    assert "closed_at" not in _schemas.TRADES.required  # empty while a trade is open
+    assert "decision" not in _schemas.TRADES.required  # metadata is optional in the spec
 
 
 def test_metrics_missing_three_of_four_keys_warn_naming_them(
