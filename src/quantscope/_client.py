@@ -358,6 +358,12 @@ class Client:
         time, so a load holds at most a batch's decoded items, never every page's). ``fold``
         sees the pages in the order they are loaded (cached ones first). A page of another
         shape is never folded: the checks above judge it as it came.
+
+        Before it is folded, each page is checked against the load's other pages
+        (``_pagecheck``, docs/service-contract.md "How answers are checked"): a page that
+        brings no new item stops the load with ``InvalidResponseError`` (the service is not
+        paging); items seen twice are dropped from the later page; those and totals the
+        pages disagree with are the result's ``checks``, in one ``InconsistentAnswerWarning``.
         """
         spend = spend or Spend()
         ledger = PageLedger(endpoint, paging)
