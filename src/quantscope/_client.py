@@ -96,6 +96,7 @@ from quantscope._errors import (
 )
 from quantscope._estimate import Estimate, Priced, pricing
 from quantscope._framecache import FrameCache
+from quantscope._pagecheck import PageLedger
 from quantscope._progress import progress
 from quantscope._quota import (
     Quota,
@@ -152,11 +153,7 @@ class _One:
     spent: int
     stale: bool = False
     key: str | None = None  # its cache entry's key, when known
-    count: int | None = None  # the items of a folded page (its body no longer lists them)
-
-    def items_in(self, paging: PageNumberPaging | OffsetPaging) -> int:
-        """How many items this page holds, folded or not."""
-        return self.count if self.count is not None else len(paging.items_of(self.body))
+    count: int | None = None  # a page's items as served (its body may list fewer, or none)
 
 
 _Refusal = QuotaWouldBeExceededError | QuotaShareExceededError
@@ -187,14 +184,19 @@ Decode = Callable[[bytes], Any]  # an answer's bytes -> its body (``_decode.page
 Fold = Callable[[Any], Any]  # a page's body -> what a load keeps of it (``get_pages(fold=)``)
 
 
-def _fold(one: _One, *, paging: PageNumberPaging | OffsetPaging, fold: Fold) -> None:
-    """``one``'s body folded (``get_pages(fold=...)``), its item count kept for the paging
-    checks; a page whose items are not a list is left as it came, for those checks to judge."""
-    items = one.body.get(paging.items) if isinstance(one.body, Mapping) else None
-    if isinstance(items, list):
-        folded = fold(one.body)
-        if folded is not one.body:
-            one.body, one.count = folded, len(items)
+def _settle(
+    one: _One, *, ledger: PageLedger, paging: PageNumberPaging | OffsetPaging, fold: Fold | None
+) -> None:
+    """A page as soon as it is loaded: checked against the load's other pages (``_pagecheck``:
+    items already loaded are dropped from it), then folded (``get_pages(fold=...)``); its item
+    count as served is kept for the paging checks. A page whose items are not a list is left
+    as it came, for those checks to judge."""
+    served = ledger.admit(one, one.body)
+    if served is None:
+        return
+    if fold is not None:
+        one.body = fold(one.body)
+    one.count = served
 
 
 class Client:
@@ -359,9 +361,16 @@ class Client:
         time, so a load holds at most a batch's decoded items, never every page's). ``fold``
         sees the pages in the order they are loaded (cached ones first). A page of another
         shape is never folded: the checks above judge it as it came.
+
+        Before it is folded, each page is checked against the load's other pages
+        (``_pagecheck``, docs/service-contract.md "How answers are checked"): a page that
+        brings no new item stops the load with ``InvalidResponseError`` (the service is not
+        paging); items seen twice are dropped from the later page; those and totals the
+        pages disagree with are the result's ``checks``, in one ``InconsistentAnswerWarning``.
         """
         spend = spend or Spend()
-        settle = None if fold is None else functools.partial(_fold, paging=paging, fold=fold)
+        ledger = PageLedger(endpoint, paging)
+        settle = functools.partial(_settle, ledger=ledger, paging=paging, fold=fold)
         wire = paging.without_paging(wire_params(params))
         path, query = _split_path(endpoint, wire)
         label = desc or endpoint
@@ -383,8 +392,9 @@ class Client:
         first_empty = is_empty(first[0])  # also checks the page's shape
         total = paging.total_of(first[0].body)
         if total and first_empty:
-            self._warn_total(endpoint, total, [], paging)
-            return self._pages_result(endpoint, wire, first, paging, total)
+            checks = ledger.findings(first, total, complete=False, empty_page=1)
+            self._warn_total(ledger, checks)
+            return self._pages_result(endpoint, wire, first, paging, total, checks)
         if total is None:
             if mode is not None:
                 raise Priced(
@@ -402,6 +412,7 @@ class Client:
                 decode,
                 spend,
                 settle,
+                ledger,
             )
         count = paging.page_count(total)
         if max_pages is not None:
@@ -422,19 +433,25 @@ class Client:
             spend=spend,
             spent=spent,
             unit="pages",
-            stop=is_empty,
+            stop=lambda one: is_empty(one) or ledger.repeats(one),
             settle=settle,
         )
         pages = [first[0], *results]
+        self._stop_on_repeat(ledger, pages)
         # The total is the service's word; the pages are its data. An empty page before the
         # last one ends the load there, whatever the total said. (A short page that is not
-        # empty does not: a service may cap the page size below the one asked for.)
+        # empty does not: a service may cap the page size below the one asked for; the
+        # checks then say the total was not reached.)
         end = next((i for i, p in enumerate(pages[:-1]) if p is not None and is_empty(p)), None)
         if end is not None:
             pages = pages[:end]
-            self._warn_total(endpoint, total, pages, paging)
             refusal = None  # what the load needed is all here
-        result = self._pages_result(endpoint, wire, pages, paging, total)
+        whole = count == paging.page_count(total) and refusal is None and None not in pages
+        checks = ledger.findings(
+            pages, total, complete=whole, empty_page=None if end is None else end + 1
+        )
+        self._warn_total(ledger, checks)
+        result = self._pages_result(endpoint, wire, pages, paging, total, checks)
         if refusal is not None:
             refusal.partial = result
             raise refusal
@@ -996,13 +1013,17 @@ class Client:
         decode: Decode | None,
         spend: Spend,
         settle: Callable[[_One], None] | None = None,
+        ledger: PageLedger | None = None,
     ) -> FetchedPages:
         """Paging when the body gives no total: next page until one comes back short (the
-        quota is planned page by page: the cost is not known in advance)."""
+        quota is planned page by page: the cost is not known in advance), or repeats an
+        earlier one (``_pagecheck``)."""
+        ledger = ledger or PageLedger(endpoint, paging)
         pages: list[_One | None] = [first]
         index = 0
         short = self._page_check(paging, endpoint, at_most=paging.page_size - 1)
         while not short(pages[-1]):
+            self._stop_on_repeat(ledger, pages)
             index += 1
             if max_pages is not None and index >= max_pages:
                 break
@@ -1017,13 +1038,18 @@ class Client:
                 settle=settle,
             )
             if got[0] is None:
-                partial = self._pages_result(endpoint, wire, [*pages, None], paging, None)
+                checks = ledger.findings(pages, None, complete=False)
+                partial = self._pages_result(endpoint, wire, [*pages, None], paging, None, checks)
                 if refusal is None:  # partial=True: what fitted
+                    self._warn_total(ledger, checks)
                     return partial
                 refusal.partial = partial
                 raise refusal
             pages.append(got[0])
-        return self._pages_result(endpoint, wire, pages, paging, None)
+        self._stop_on_repeat(ledger, pages)
+        checks = ledger.findings(pages, None, complete=True)
+        self._warn_total(ledger, checks)
+        return self._pages_result(endpoint, wire, pages, paging, None, checks)
 
     def _page_check(
         self, paging: PageNumberPaging | OffsetPaging, endpoint: str, at_most: int
@@ -1035,7 +1061,7 @@ class Client:
         def short(one: _One | None) -> bool:
             if one is None:
                 return True
-            if one.count is not None:  # folded: its shape was a page's
+            if one.count is not None:  # settled: its shape was a page's
                 return one.count <= at_most
             try:
                 paging.check(one.body, endpoint)
@@ -1046,21 +1072,23 @@ class Client:
 
         return short
 
-    def _warn_total(
-        self,
-        endpoint: str,
-        total: int,
-        pages: Sequence[_One | None],
-        paging: PageNumberPaging | OffsetPaging,
-    ) -> None:
-        got = sum(p.items_in(paging) for p in pages if p is not None)
-        warnings.warn(
-            f"quantscope: {endpoint} said {total} items in all, but page {len(pages) + 1} "
-            f"came back empty after {got}: the load stopped there (the pages are the "
-            "service's data; its total was not trusted further)",
-            InconsistentAnswerWarning,
-            stacklevel=4,
-        )
+    def _stop_on_repeat(self, ledger: PageLedger, pages: Sequence[_One | None]) -> None:
+        """``InvalidResponseError`` when a page of ``pages`` repeats an earlier one (the
+        service is not paging, ``_pagecheck``); the repeating page's cached copy is dropped,
+        so the same load asks for it again."""
+        try:
+            ledger.stop_on_repeat(pages)
+        except InvalidResponseError:
+            self.cache.forget(
+                [p.key for p in pages if p is not None and p.key and ledger.repeats(p)]
+            )
+            raise
+
+    def _warn_total(self, ledger: PageLedger, checks: Mapping[str, Any]) -> None:
+        """The load's one ``InconsistentAnswerWarning`` for what its page checks found
+        (items seen twice, a total the pages disagree with: ``_pagecheck``), if anything."""
+        if checks:
+            warnings.warn(ledger.message(checks), InconsistentAnswerWarning, stacklevel=4)
 
     def _pages_result(
         self,
@@ -1069,6 +1097,7 @@ class Client:
         pages: Sequence[_One | None],
         paging: PageNumberPaging | OffsetPaging,
         total: int | None,
+        checks: Mapping[str, Any] | None = None,
     ) -> FetchedPages:
         loaded = [p for p in pages if p is not None]
         items = [item for p in loaded for item in paging.items_of(p.body)]
@@ -1080,6 +1109,7 @@ class Client:
             self._provenance(endpoint, wire, loaded, pages=len(pages)),
             missing,
             self._entries_of(loaded),
+            dict(checks or {}),
         )
 
     def _provenance(

@@ -48,7 +48,11 @@ class _Plan:
             "",
             (),
             base=Item,
-            namespace={"spec": spec, "columns": classmethod(lambda _cls, rows: self.columns(rows))},
+            namespace={
+                "spec": spec,
+                "columns": classmethod(lambda _cls, rows: self.columns(rows)),
+                "values_at": classmethod(lambda _cls, rows, path: self.values_at(rows, path)),
+            },
         )
         fields: list[Any] = [("items", list.__class_getitem__(self.item_type))]
         rename = {"items": items}
@@ -118,6 +122,17 @@ class _Plan:
                 values = parents[key]
             out[path] = _get_each(attrgetter(chain[-1]), values)
         return out
+
+    def values_at(self, items: Sequence[Any], path: str) -> list[Any] | None:
+        """One source path's values over the structs (None where missing on the path), or
+        None when the spec has no column there."""
+        chain = next((c for p, c in self.getters if p == path), None)
+        if chain is None:
+            return None
+        values = list(items)
+        for attr in chain:
+            values = _get_each(attrgetter(attr), values)
+        return values
 
 
 def _get_each(get: Callable[[Any], Any], values: list[Any]) -> list[Any]:

@@ -13,7 +13,8 @@
     │   ├── QuotaWouldBeExceededError   a load does not fit in the quota left: nothing was sent
     │   ├── QuotaShareExceededError     a load would spend more than its share: confirm=True
     │   └── RateLimitError              429 (also an APIStatusError, below)
-    ├── InvalidResponseError            a 2xx answer that is not JSON, or not the documented shape
+    ├── InvalidResponseError            a 2xx answer that is not JSON, or not the documented shape,
+    │                                   or pages that repeat (the service ignores paging)
     ├── RedirectRefusedError            a redirect to another origin, not followed: .origin .target
     ├── MissingColumnsError (KeyError)  df.quant / plot method on a frame without its columns
     ├── WriteRefusedError               a write refused before anything was sent: nothing written
@@ -38,7 +39,8 @@
     ├── DataQualityWarning              values of a loaded frame could not be parsed: now missing
     ├── IncompleteDataWarning           a frame holds less than the request matched: see attrs
     │                                   (a capped list, a plan's chains, a partial=True load)
-    ├── InconsistentAnswerWarning       a total the pages did not reach: the load went by the pages
+    ├── InconsistentAnswerWarning       pages that disagree: items seen twice, a total they did not
+    │                                   reach or passed, totals that changed (attrs checks)
     ├── CacheRecoveredWarning           a corrupt cache file was set aside; a new cache started
     ├── CacheWriteWarning               a cache could not be written (full disk): loads go uncached
     └── StaleLockWarning                a catalog's sync lock left by a dead sync was taken over
@@ -267,7 +269,8 @@ class QuotaShareExceededError(_Refusal):
 
 
 class InvalidResponseError(QuantscopeError):
-    """The service answered 2xx with a body that is not JSON."""
+    """The service answered 2xx with a body that is not JSON or not the documented shape, or
+    with pages that repeat each other."""
 
     def __init__(self, message: str, *, endpoint: str, status_code: int) -> None:
         super().__init__(message)
@@ -445,12 +448,15 @@ class StaleDataWarning(QuantscopeWarning):
 
 
 class DataQualityWarning(QuantscopeWarning):
-    """Some values of a loaded frame could not be parsed and are missing."""
+    """Some values of a loaded frame could not be parsed, or fields the API spec promises
+    were absent or null: they are missing (``attrs["quantscope"]["checks"]``)."""
 
 
 class InconsistentAnswerWarning(QuantscopeWarning):
-    """The service's answers disagree with each other (a total that the pages did not reach):
-    quantscope went by the data and stopped, instead of trusting the count further."""
+    """The pages of one load disagree with each other: items seen twice (kept once), a total
+    the pages did not reach or passed, totals that changed between pages. quantscope went by
+    the data, and ``attrs["quantscope"]["checks"]`` says what it found
+    (docs/service-contract.md, "How answers are checked")."""
 
 
 class CacheRecoveredWarning(QuantscopeWarning):

@@ -85,12 +85,19 @@ class Col:
 
 @dataclass(frozen=True)
 class FrameSpec:
-    """The columns of one kind of frame, and the column that indexes it (if any)."""
+    """The columns of one kind of frame, and the column that indexes it (if any).
+
+    ``required`` names the columns whose source field the API spec promises in every record
+    (a value, never absent or null): ``build_frame`` counts the records lacking one and says
+    so in its ``DataQualityWarning`` and in ``attrs["quantscope"]["checks"]["missing"]``.
+    """
 
     name: str
     columns: tuple[Col, ...]
     index: str | None = None
     doc: str = ""
+    required: tuple[str, ...] = ()  # a name of no column is ignored (a spec derived by
+    # ``dataclasses.replace(spec, columns=...)`` keeps its parent's; _schemas' specs are tested)
 
     @property
     def names(self) -> list[str]:
@@ -113,6 +120,12 @@ class Item(msgspec.Struct, gc=False):
     def columns(cls, items: Sequence[Any]) -> dict[str, list[Any]]:
         """Each source path's values over ``items`` (all of this type)."""
         raise NotImplementedError  # pragma: no cover - generated types override it
+
+    @classmethod
+    def values_at(cls, items: Sequence[Any], path: str) -> list[Any] | None:
+        """The values of one source path over ``items`` (all of this type); None when the
+        spec reads nothing there (the paging checks' item ids)."""
+        return None  # pragma: no cover - generated types override it
 
 
 def _tree(paths: Sequence[str]) -> dict[str, Any]:
@@ -340,7 +353,7 @@ class Columns:
     The records themselves are not kept (``first``, the first of them, names a bad answer).
     """
 
-    __slots__ = ("arrays", "first", "length", "problems", "spec")
+    __slots__ = ("absent", "arrays", "first", "length", "problems", "spec")
 
     def __init__(
         self,
@@ -349,12 +362,14 @@ class Columns:
         arrays: dict[str, Any],
         problems: dict[str, int],
         first: Any = None,
+        absent: dict[str, int] | None = None,
     ) -> None:
         self.spec = spec
         self.length = length
         self.arrays = arrays
-        self.problems = problems
+        self.problems = problems  # unparseable values, per column
         self.first = first
+        self.absent = absent or {}  # required values absent or null, per column
 
     @classmethod
     def of(cls, records: Sequence[Mapping[str, Any] | Item], spec: FrameSpec) -> Columns:
@@ -370,11 +385,17 @@ class Columns:
         None or NaN, as ``column_values`` gives them) converted."""
         arrays: dict[str, Any] = {}
         problems: dict[str, int] = {}
+        absent: dict[str, int] = {}
+        required = spec.required
         for col in spec.columns:
             arrays[col.name], bad = convert(columns[col.source], col)  # type: ignore[arg-type]
             if bad:
                 problems[col.name] = bad
-        return cls(spec, length, arrays, problems, first)
+            if required and col.name in required:
+                lacking = int(pd.isna(arrays[col.name]).sum()) - bad
+                if lacking:
+                    absent[col.name] = lacking
+        return cls(spec, length, arrays, problems, first, absent)
 
     @classmethod
     def join(cls, parts: Sequence[Columns], spec: FrameSpec) -> Columns:
@@ -384,26 +405,45 @@ class Columns:
         if not parts:
             return cls.of([], spec)
         problems: dict[str, int] = {}
+        absent: dict[str, int] = {}
         for col in spec.columns:
             bad = sum(p.problems.get(col.name, 0) for p in parts)
             if bad:
                 problems[col.name] = bad
+            lacking = sum(p.absent.get(col.name, 0) for p in parts)
+            if lacking:
+                absent[col.name] = lacking
         arrays = {c.name: _concat([p.arrays[c.name] for p in parts]) for c in spec.columns}
         first = next((p.first for p in parts if p.length), None)
-        return cls(spec, sum(p.length for p in parts), arrays, problems, first)
+        return cls(spec, sum(p.length for p in parts), arrays, problems, first, absent)
 
     def rows(self, start: int, stop: int) -> Columns:
-        """Rows ``start:stop`` (views where the arrays allow). Unparseable-value counts are
-        per run, not per row: the slice starting at 0 keeps them all, the others none."""
+        """Rows ``start:stop`` (views where the arrays allow). Unparseable and absent-value
+        counts are per run, not per row: the slice starting at 0 keeps them all, the others
+        none."""
         arrays = {name: values[start:stop] for name, values in self.arrays.items()}
         problems = dict(self.problems) if start == 0 else {}
+        absent = dict(self.absent) if start == 0 else {}
         first = self.first if start == 0 else None
-        return Columns(self.spec, max(0, min(stop, self.length) - start), arrays, problems, first)
+        length = max(0, min(stop, self.length) - start)
+        return Columns(self.spec, length, arrays, problems, first, absent)
+
+    def checks(self) -> dict[str, dict[str, int]]:
+        """What the conversion found, for ``attrs["quantscope"]["checks"]``: unparseable
+        values and required values absent or null, per column (empty: nothing)."""
+        found: dict[str, dict[str, int]] = {}
+        if self.problems:
+            found["unparseable"] = dict(self.problems)
+        if self.absent:
+            found["missing"] = dict(self.absent)
+        return found
 
     def frame(self, *, warn: bool = True, stacklevel: int = 2) -> pd.DataFrame:
-        """The DataFrame of exactly ``spec``'s columns and dtypes; when ``warn``, the count of
-        unparseable values in one DataQualityWarning naming the columns (``stacklevel`` as
-        ``warnings.warn`` would take it in the caller)."""
+        """The DataFrame of exactly ``spec``'s columns and dtypes, with what the conversion
+        found in ``attrs["quantscope"]["checks"]`` (``checks``); when ``warn``, one
+        DataQualityWarning naming the columns of unparseable values and of required values
+        absent or null, with their counts (``stacklevel`` as ``warnings.warn`` would take it
+        in the caller)."""
         spec = self.spec
         frame = pd.DataFrame(
             self.arrays, index=pd.RangeIndex(self.length), columns=spec.names, copy=False
@@ -411,15 +451,28 @@ class Columns:
         frame = frame.astype(spec.dtypes())
         if spec.index is not None:
             frame = frame.set_index(spec.index)
-        if self.problems and warn:
-            detail = ", ".join(f"{name} ({n})" for name, n in self.problems.items())
+        found = self.checks()
+        if found:
+            frame.attrs["quantscope"] = {"checks": found}
+        if found and warn:
             warnings.warn(
-                f"{spec.name}: {sum(self.problems.values())} value(s) could not be parsed and "
-                f"are missing: {detail}",
-                DataQualityWarning,
-                stacklevel=stacklevel + 1,
+                quality_message(spec.name, found), DataQualityWarning, stacklevel=stacklevel + 1
             )
         return frame
+
+
+def quality_message(name: str, found: Mapping[str, Mapping[str, int]]) -> str:
+    """The one DataQualityWarning line of a frame's conversion checks (``Columns.checks``)."""
+    parts = []
+    for key, what in (
+        ("unparseable", "value(s) could not be parsed and are missing"),
+        ("missing", "promised value(s) are absent or null"),
+    ):
+        counts = found.get(key)
+        if counts:
+            detail = ", ".join(f"{column} ({n})" for column, n in counts.items())
+            parts.append(f"{sum(counts.values())} {what}: {detail}")
+    return f"{name}: " + "; ".join(parts)
 
 
 def _concat(parts: list[Any]) -> Any:
@@ -477,7 +530,9 @@ def series_of(record: Mapping[str, Any], spec: FrameSpec, name: str) -> pd.Serie
     dtypes = set(spec.dtypes().values())
     dtype = dtypes.pop() if len(dtypes) == 1 else "object"
     values = [frame[c].iloc[0] for c in spec.names]
-    return pd.Series(values, index=pd.Index(spec.names), dtype=dtype, name=name)
+    series = pd.Series(values, index=pd.Index(spec.names), dtype=dtype, name=name)
+    series.attrs.update(frame.attrs)  # what the checks found
+    return series
 
 
 def frame_of_columns(

@@ -4,6 +4,14 @@
 (epoch seconds or milliseconds, delta seconds, ISO 8601, HTTP-date); the parsing lives here,
 apart from the HTTP client, so it can be tested without a connection. ``_client`` keeps the
 last reported ``Quota`` and re-exports ``Quota``, ``parse_reset`` and ``quota_from_headers``.
+
+No header value raises: whatever a server sends is read as a bounded value or as unknown
+(None). ``Retry-After`` (``_retry_after_s``) is delay seconds (a finite number >= 0; decimals
+accepted) or a date, and is bounded to ``[0, MAX_RETRY_AFTER_S]`` (a day: the quota is daily,
+so no wait the service asks for is longer); a date in the past is 0; ``inf``, ``nan``, a
+negative number, an unreadable date or any other text is None, as if the header were absent.
+``X-RateLimit-Limit``/``-Remaining`` are counts (finite, >= 0) or None; a reset that is not a
+representable time is None (docs/service-contract.md, "How answers are checked").
 """
 
 from __future__ import annotations
@@ -16,6 +24,8 @@ from email.utils import parsedate_to_datetime
 
 from quantscope._errors import format_reset
 from quantscope._plans import plan_for_limit
+
+MAX_RETRY_AFTER_S = 86_400.0  # the longest wait a Retry-After is read as: one day
 
 
 def parse_reset(value: str | None, now: datetime | None = None) -> datetime | None:
@@ -32,41 +42,52 @@ def parse_reset(value: str | None, now: datetime | None = None) -> datetime | No
         number = float(text)
     except ValueError:
         number = math.nan
-    if math.isfinite(number):
-        if number > 1e11:
-            return datetime.fromtimestamp(number / 1000, UTC)
-        if number >= 1e9:
-            return datetime.fromtimestamp(number, UTC)
-        if number >= 0:
-            return now + timedelta(seconds=number)
-        return None
-    try:
-        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        try:
-            parsed = parsedate_to_datetime(text)
-        except (TypeError, ValueError):
+    try:  # a time no datetime can hold (year 10000, 1e300 s) is not a reset: unknown
+        if math.isfinite(number):
+            if number > 1e11:
+                return datetime.fromtimestamp(number / 1000, UTC)
+            if number >= 1e9:
+                return datetime.fromtimestamp(number, UTC)
+            if number >= 0:
+                return now + timedelta(seconds=number)
             return None
-    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(UTC)
+        if text.lower().lstrip("+-") in ("inf", "infinity", "nan"):
+            return None
+        try:
+            parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            parsed = parsedate_to_datetime(text)
+        return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(UTC)
+    except (TypeError, ValueError, OverflowError, OSError):
+        return None
 
 
 def _parse_int(value: str | None) -> int | None:
+    """A count header: a finite number >= 0 (its integer part), else None."""
     try:
-        return int(float(value)) if value is not None else None
+        number = float(value) if value is not None else math.nan
     except ValueError:
         return None
+    return int(number) if math.isfinite(number) and number >= 0 else None
 
 
 def _retry_after_s(headers: Mapping[str, str], now: datetime | None = None) -> float | None:
-    """``Retry-After`` in seconds (delta seconds or HTTP-date); None when absent or unreadable."""
+    """``Retry-After`` in seconds, bounded to ``[0, MAX_RETRY_AFTER_S]``: delay seconds (a
+    finite number >= 0) or a date (in the past: 0); None when absent or anything else (``inf``,
+    ``nan``, negative, text), as if absent (module docstring)."""
     value = headers.get("Retry-After")
     if value is None:
         return None
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
         when = parse_reset(value, now)
-        return max(0.0, (when - (now or datetime.now(UTC))).total_seconds()) if when else None
+        if when is None:
+            return None
+        seconds = max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+    if not math.isfinite(seconds) or seconds < 0:
+        return None
+    return min(seconds, MAX_RETRY_AFTER_S)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -131,7 +131,9 @@ class FetchedPages:
 
     ``missing`` lists page indices (0-based) not loaded; non-empty only for a
     ``Spend(partial=True)`` load or on ``.partial`` of a ``QuotaError`` refusal. ``entries``
-    are the loaded pages' cache entries in order.
+    are the loaded pages' cache entries in order. ``checks`` is what the pages' checks found
+    (``_pagecheck``: items seen twice, totals that disagree; empty when nothing), which
+    loaders put in ``attrs["quantscope"]["checks"]``.
     """
 
     pages: tuple[Any, ...]
@@ -140,6 +142,7 @@ class FetchedPages:
     provenance: Provenance
     missing: tuple[int, ...] = ()
     entries: tuple[CacheEntry | None, ...] = ()
+    checks: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -167,6 +170,7 @@ class _Paging:
     page_size: int
     items: str
     total_path: tuple[str, ...]
+    key: str | None  # the field that identifies an item (None: the whole item does)
 
     def params_for(self, index: int) -> dict[str, str]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -216,6 +220,7 @@ class PageNumberPaging(_Paging):
     page_param: str = "page"
     size_param: str = "pageSize"
     total_path: tuple[str, ...] = ("pagination", "total")
+    key: str | None = "id"
 
     def params_for(self, index: int) -> dict[str, str]:
         return {self.page_param: str(index + 1), self.size_param: str(self.page_size)}
@@ -234,6 +239,7 @@ class OffsetPaging(_Paging):
     offset_param: str = "offset"
     limit_param: str = "limit"
     total_path: tuple[str, ...] = ("total",)
+    key: str | None = "id"
 
     def params_for(self, index: int) -> dict[str, str]:
         return {

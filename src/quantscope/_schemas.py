@@ -5,6 +5,12 @@ keeps it in step. Ratios are fractions here whatever scale the service used: a s
 percent gets ``scale=0.01``. A spec whose doc says "a Series" describes a one-record answer
 (counts, statistics, a write's result): ``_frames.series_of`` turns the record into a Series
 whose index is the spec's column names, so no loader casts a value by hand.
+
+A spec's ``required`` names the columns whose source field the API spec promises a value in
+every record (its field tables: not "optional", not "or null", not a text left empty while a
+trade is open); a record lacking one is counted and warned about (``_frames.Columns``).
+Specs of the dashboard, the playbook and the signals promise nothing here: their sources
+describe those fields loosely ("if served", "set for BUY and SELL").
 """
 
 from __future__ import annotations
@@ -13,56 +19,75 @@ from quantscope._frames import Col, FrameSpec
 
 PCT = 0.01  # percent on the wire -> fraction in the frame
 
+
+def _every(columns: tuple[Col, ...], *but: str) -> tuple[str, ...]:
+    """The names of ``columns`` except ``but``: a spec's ``required`` columns."""
+    unknown = set(but) - {c.name for c in columns}
+    if unknown:
+        raise ValueError(f"not columns: {sorted(unknown)}")
+    return tuple(c.name for c in columns if c.name not in but)
+
+
+_TRADES_COLUMNS = (
+    Col("trade_id", "id", "int", "trade identifier"),
+    Col("quant_name", "quant_name", "category", "the quant that traded"),
+    Col("token_id", "token_id", "int", "token identifier"),
+    Col("token_symbol", "token_symbol", "string"),
+    Col("token_name", "token_name", "string"),
+    Col("chain", "token_chain", "category", "SOLANA, BASE or BSC"),
+    Col("token_address", "token_address", "string"),
+    Col("opened_at", "open_date", "trade_date", "UTC"),
+    Col("closed_at", "close_date", "trade_date", "UTC; missing while the position is open"),
+    Col("duration_s", "duration", "number_text", "holding time in seconds"),
+    Col("status", "status", "category", "Open or Closed"),
+    Col("result", "result", "category", "Profit, Loss or Breakeven"),
+    Col("buy_cost_usd", "buy_cost_usd", "number_text", "USD spent"),
+    Col("sell_revenue_usd", "sell_revenue_usd", "number_text", "USD received (0 while open)"),
+    Col("pnl_usd", "pnl_usd", "number_text", "profit or loss in USD (marked while open)"),
+    Col("roi", "roi", "number_text", "pnl over cost, fraction", PCT),
+    Col("native_spent", "eth_sol_spent", "number_text", "native coin spent (SOL/ETH/BNB)"),
+    Col("native_received", "eth_sol_received", "number_text", "native coin received"),
+    Col("tokens_bought", "tokens_bought", "number_text"),
+    Col("tokens_sold", "tokens_sold", "number_text"),
+    Col("avg_buy_price_native", "avg_buy_price_solOrEth", "number_text", "in native coin"),
+    Col(
+        "decision",
+        "metadata.llmValidation.decision",
+        "category",
+        "model validation: APPROVE, DELAY, REJECT, RECOMMEND",
+    ),
+    Col("wait_until", "metadata.llmValidation.waitUntil", "iso", "end of a delay, UTC"),
+    Col(
+        "validation_confidence",
+        "metadata.llmValidation.confidence",
+        "float",
+        "model validation confidence",
+    ),
+    Col("validated_at", "metadata.llmValidation.validatedAt", "iso", "UTC"),
+    Col("evaluation_id", "latest_evaluation.id", "int", "the evaluation that bought"),
+    Col("evaluation_type", "latest_evaluation.type", "category"),
+    Col("evaluation_passed", "latest_evaluation.passed", "bool"),
+    Col("ai_score", "latest_evaluation.ai_score", "float", "0-100"),
+    Col("internal_score", "latest_evaluation.internal_score", "float", "0-100"),
+    Col("evaluated_at", "latest_evaluation.timestamp", "iso", "UTC"),
+    Col("detection_price_usd", "latest_evaluation.detection_price", "float"),
+    Col("token_price_usd", "price", "number_text", "token price now"),
+    Col("token_change_24h", "price_change", "number_text", "token 24 h change, fraction", PCT),
+    Col("token_volume_24h_usd", "volume24h", "number_text", "token 24 h volume now"),
+)
+
 TRADES = FrameSpec(
     "trades",
-    (
-        Col("trade_id", "id", "int", "trade identifier"),
-        Col("quant_name", "quant_name", "category", "the quant that traded"),
-        Col("token_id", "token_id", "int", "token identifier"),
-        Col("token_symbol", "token_symbol", "string"),
-        Col("token_name", "token_name", "string"),
-        Col("chain", "token_chain", "category", "SOLANA, BASE or BSC"),
-        Col("token_address", "token_address", "string"),
-        Col("opened_at", "open_date", "trade_date", "UTC"),
-        Col("closed_at", "close_date", "trade_date", "UTC; missing while the position is open"),
-        Col("duration_s", "duration", "number_text", "holding time in seconds"),
-        Col("status", "status", "category", "Open or Closed"),
-        Col("result", "result", "category", "Profit, Loss or Breakeven"),
-        Col("buy_cost_usd", "buy_cost_usd", "number_text", "USD spent"),
-        Col("sell_revenue_usd", "sell_revenue_usd", "number_text", "USD received (0 while open)"),
-        Col("pnl_usd", "pnl_usd", "number_text", "profit or loss in USD (marked while open)"),
-        Col("roi", "roi", "number_text", "pnl over cost, fraction", PCT),
-        Col("native_spent", "eth_sol_spent", "number_text", "native coin spent (SOL/ETH/BNB)"),
-        Col("native_received", "eth_sol_received", "number_text", "native coin received"),
-        Col("tokens_bought", "tokens_bought", "number_text"),
-        Col("tokens_sold", "tokens_sold", "number_text"),
-        Col("avg_buy_price_native", "avg_buy_price_solOrEth", "number_text", "in native coin"),
-        Col(
-            "decision",
-            "metadata.llmValidation.decision",
-            "category",
-            "model validation: APPROVE, DELAY, REJECT, RECOMMEND",
-        ),
-        Col("wait_until", "metadata.llmValidation.waitUntil", "iso", "end of a delay, UTC"),
-        Col(
-            "validation_confidence",
-            "metadata.llmValidation.confidence",
-            "float",
-            "model validation confidence",
-        ),
-        Col("validated_at", "metadata.llmValidation.validatedAt", "iso", "UTC"),
-        Col("evaluation_id", "latest_evaluation.id", "int", "the evaluation that bought"),
-        Col("evaluation_type", "latest_evaluation.type", "category"),
-        Col("evaluation_passed", "latest_evaluation.passed", "bool"),
-        Col("ai_score", "latest_evaluation.ai_score", "float", "0-100"),
-        Col("internal_score", "latest_evaluation.internal_score", "float", "0-100"),
-        Col("evaluated_at", "latest_evaluation.timestamp", "iso", "UTC"),
-        Col("detection_price_usd", "latest_evaluation.detection_price", "float"),
-        Col("token_price_usd", "price", "number_text", "token price now"),
-        Col("token_change_24h", "price_change", "number_text", "token 24 h change, fraction", PCT),
-        Col("token_volume_24h_usd", "volume24h", "number_text", "token 24 h volume now"),
-    ),
+    _TRADES_COLUMNS,
     doc="One row per trade (GET /api/trades, every page).",
+    required=_every(
+        _TRADES_COLUMNS,
+        "closed_at",
+        "decision",
+        "wait_until",
+        "validation_confidence",
+        "validated_at",
+    ),
 )
 
 TRADE_DETAIL_EXTRA = (
@@ -88,71 +113,85 @@ def _trade_detail() -> FrameSpec:
     # Detail rows carry exact _raw twins: they replace the parsed display strings.
     extra = {c.name: c for c in TRADE_DETAIL_EXTRA}
     cols = [extra.pop(c.name, c) for c in TRADES.columns]
-    return FrameSpec("trade", (*cols, *extra.values()), doc="One trade (GET /api/trades/{id}).")
+    return FrameSpec(
+        "trade",
+        (*cols, *extra.values()),
+        doc="One trade (GET /api/trades/{id}).",
+        required=TRADES.required,
+    )
 
 
 TRADE_DETAIL = _trade_detail()
 
+_TRANSACTIONS_COLUMNS = (
+    Col("transaction_id", "id", "int"),
+    Col("trade_id", "trade_id", "int", "added by the loader"),
+    Col("action", "action", "category", "BUY or SELL"),
+    Col("tx_hash", "txHash", "string"),
+    Col("timestamp", "timestamp", "iso", "UTC"),
+    Col("input_token", "inputToken", "string", "address"),
+    Col("output_token", "outputToken", "string", "address"),
+    Col("input_amount", "inputAmount", "float"),
+    Col("output_amount", "outputAmount", "float"),
+    Col("input_value_usd", "inputValueUsd", "float"),
+    Col("output_value_usd", "outputValueUsd", "float"),
+    Col("price_usd", "pricePerTokenInUsd", "float"),
+)
+
 TRANSACTIONS = FrameSpec(
     "transactions",
-    (
-        Col("transaction_id", "id", "int"),
-        Col("trade_id", "trade_id", "int", "added by the loader"),
-        Col("action", "action", "category", "BUY or SELL"),
-        Col("tx_hash", "txHash", "string"),
-        Col("timestamp", "timestamp", "iso", "UTC"),
-        Col("input_token", "inputToken", "string", "address"),
-        Col("output_token", "outputToken", "string", "address"),
-        Col("input_amount", "inputAmount", "float"),
-        Col("output_amount", "outputAmount", "float"),
-        Col("input_value_usd", "inputValueUsd", "float"),
-        Col("output_value_usd", "outputValueUsd", "float"),
-        Col("price_usd", "pricePerTokenInUsd", "float"),
-    ),
+    _TRANSACTIONS_COLUMNS,
     doc="The on-chain transactions of a trade.",
+    required=_every(_TRANSACTIONS_COLUMNS),
+)
+
+_EVALUATIONS_COLUMNS = (
+    Col("evaluation_id", "id", "int"),
+    Col("quant_id", "userQuantId", "int"),
+    Col("token_id", "tokenId", "int"),
+    Col("token_symbol", "token.symbol", "string"),
+    Col("token_address", "token.address", "string"),
+    Col("chain", "token.chainName", "category"),
+    Col(
+        "evaluation_type",
+        "evaluationResultType",
+        "category",
+        "TOKEN_STATUS, TOKEN_BUY or TOKEN_SELL",
+    ),
+    Col("created_at", "createdAt", "iso", "UTC"),
+    Col("updated_at", "updatedAt", "iso", "UTC"),
+    Col("passed", "passed", "bool"),
+    Col("avg_score", "avgScore", "float", "0-100"),
+    Col("ai_score", "aiScore", "float", "0-100; 0 when the AI step did not run"),
+    Col("internal_score", "internalScore", "float", "playbook weighted score, 0-100"),
+    Col("market_cap_usd", "marketCap", "float"),
+    Col("detection_price_usd", "token.detectionPrice", "float"),
+    Col("entry_price_usd", "performance.entryPriceUsd", "float"),
+    Col("roi_24h", "performance.roi", "float", "detection to +24 h, fraction", PCT),
+    Col("ai_analysis", "aiAnalysis", "string"),
 )
 
 EVALUATIONS = FrameSpec(
     "evaluations",
-    (
-        Col("evaluation_id", "id", "int"),
-        Col("quant_id", "userQuantId", "int"),
-        Col("token_id", "tokenId", "int"),
-        Col("token_symbol", "token.symbol", "string"),
-        Col("token_address", "token.address", "string"),
-        Col("chain", "token.chainName", "category"),
-        Col(
-            "evaluation_type",
-            "evaluationResultType",
-            "category",
-            "TOKEN_STATUS, TOKEN_BUY or TOKEN_SELL",
-        ),
-        Col("created_at", "createdAt", "iso", "UTC"),
-        Col("updated_at", "updatedAt", "iso", "UTC"),
-        Col("passed", "passed", "bool"),
-        Col("avg_score", "avgScore", "float", "0-100"),
-        Col("ai_score", "aiScore", "float", "0-100; 0 when the AI step did not run"),
-        Col("internal_score", "internalScore", "float", "playbook weighted score, 0-100"),
-        Col("market_cap_usd", "marketCap", "float"),
-        Col("detection_price_usd", "token.detectionPrice", "float"),
-        Col("entry_price_usd", "performance.entryPriceUsd", "float"),
-        Col("roi_24h", "performance.roi", "float", "detection to +24 h, fraction", PCT),
-        Col("ai_analysis", "aiAnalysis", "string"),
-    ),
+    _EVALUATIONS_COLUMNS,
     doc="One row per evaluation (GET /api/eval-results, every page).",
+    required=_every(_EVALUATIONS_COLUMNS),
+)
+
+_EVAL_TIMESERIES_COLUMNS = (
+    Col("timestamp", "timestamp", "iso", "bucket start, UTC"),
+    Col("evaluations", "evaluations", "int"),
+    Col("passed", "passed", "int"),
+    Col("failed", "failed", "int"),
+    Col("pass_rate", "percentPassed", "float", "fraction", PCT),
 )
 
 EVAL_TIMESERIES = FrameSpec(
     "eval_timeseries",
-    (
-        Col("timestamp", "timestamp", "iso", "bucket start, UTC"),
-        Col("evaluations", "evaluations", "int"),
-        Col("passed", "passed", "int"),
-        Col("failed", "failed", "int"),
-        Col("pass_rate", "percentPassed", "float", "fraction", PCT),
-    ),
+    _EVAL_TIMESERIES_COLUMNS,
     index="timestamp",
     doc="Evaluation counts per time bucket (GET /api/eval-timeseries).",
+    required=_every(_EVAL_TIMESERIES_COLUMNS),
 )
 
 EVAL_DETAILS = FrameSpec(
@@ -185,33 +224,39 @@ EVAL_DETAILS = FrameSpec(
     doc="One row per criterion result (GET /api/eval-details, one or many evaluations).",
 )
 
+_EVAL_HISTORY_COLUMNS = (
+    Col("evaluation_id", "id", "int"),
+    Col("created_at", "createdAt", "iso", "UTC"),
+    Col("evaluation_type", "evaluationResultType", "category"),
+    Col("passed", "passed", "bool"),
+    Col("ai_score", "aiScore", "float"),
+    Col("internal_score", "internalScore", "float"),
+    Col("price_usd", "price", "float", "detection price"),
+    Col("market_cap_usd", "marketCap", "float"),
+)
+
 EVAL_HISTORY = FrameSpec(
     "eval_history",
-    (
-        Col("evaluation_id", "id", "int"),
-        Col("created_at", "createdAt", "iso", "UTC"),
-        Col("evaluation_type", "evaluationResultType", "category"),
-        Col("passed", "passed", "bool"),
-        Col("ai_score", "aiScore", "float"),
-        Col("internal_score", "internalScore", "float"),
-        Col("price_usd", "price", "float", "detection price"),
-        Col("market_cap_usd", "marketCap", "float"),
-    ),
+    _EVAL_HISTORY_COLUMNS,
     doc="Earlier evaluations of the same token by the same quant (GET /api/eval-history).",
+    required=_every(_EVAL_HISTORY_COLUMNS),
+)
+
+_OHLCV_COLUMNS = (
+    Col("timestamp", "timestamp", "epoch_ms", "candle start, UTC"),
+    Col("open", "open", "float", "USD"),
+    Col("high", "high", "float", "USD"),
+    Col("low", "low", "float", "USD"),
+    Col("close", "close", "float", "USD"),
+    Col("volume", "volume", "float", "USD"),
 )
 
 OHLCV = FrameSpec(
     "ohlcv",
-    (
-        Col("timestamp", "timestamp", "epoch_ms", "candle start, UTC"),
-        Col("open", "open", "float", "USD"),
-        Col("high", "high", "float", "USD"),
-        Col("low", "low", "float", "USD"),
-        Col("close", "close", "float", "USD"),
-        Col("volume", "volume", "float", "USD"),
-    ),
+    _OHLCV_COLUMNS,
     index="timestamp",
     doc="Candles (GET /api/eval-ohlcv), indexed by a UTC DatetimeIndex.",
+    required=_every(_OHLCV_COLUMNS),
 )
 
 SIGNALS = FrameSpec(
@@ -314,26 +359,32 @@ RECOMMENDATIONS = FrameSpec(
     doc="Optimizer recommendations (dashboard's recent and applied lists).",
 )
 
+_TRADE_STATS_COLUMNS = (
+    Col("total_trades", "totalTrades", "float", "executed trades"),
+    Col("total_volume_usd", "totalVolume", "float", "USD"),
+    Col("trades_weekly_change", "tradesWeeklyChange", "float", "week on week, fraction", PCT),
+    Col("volume_weekly_change", "volumeWeeklyChange", "float", "week on week, fraction", PCT),
+)
+
 TRADE_STATS = FrameSpec(
     "trade_stats",
-    (
-        Col("total_trades", "totalTrades", "float", "executed trades"),
-        Col("total_volume_usd", "totalVolume", "float", "USD"),
-        Col("trades_weekly_change", "tradesWeeklyChange", "float", "week on week, fraction", PCT),
-        Col("volume_weekly_change", "volumeWeeklyChange", "float", "week on week, fraction", PCT),
-    ),
+    _TRADE_STATS_COLUMNS,
     doc="Executed-trade statistics (GET /api/trades/stats, `metrics`), a Series.",
+    required=_every(_TRADE_STATS_COLUMNS),
+)
+
+_EVAL_COUNT_COLUMNS = (
+    Col("total", "total", "float", "evaluations in the window"),
+    Col("passed", "passed", "float"),
+    Col("failed", "failed", "float"),
+    Col("pass_rate", "percentPassed", "float", "fraction", PCT),
 )
 
 EVAL_COUNT = FrameSpec(
     "eval_count",
-    (
-        Col("total", "total", "float", "evaluations in the window"),
-        Col("passed", "passed", "float"),
-        Col("failed", "failed", "float"),
-        Col("pass_rate", "percentPassed", "float", "fraction", PCT),
-    ),
+    _EVAL_COUNT_COLUMNS,
     doc="Evaluation counts of a window (GET /api/eval-count), a Series.",
+    required=_every(_EVAL_COUNT_COLUMNS),
 )
 
 PERFORMANCE = FrameSpec(
@@ -444,6 +495,11 @@ def frames_markdown() -> str:
         'its provenance in `df.attrs["quantscope"]`: endpoint, params, fetched_at, '
         "from_cache, pages, requests.",
         "",
+        "A column marked **promised** comes from a field the API spec promises in every "
+        "record: a record that lacks it (absent or null) is counted in one "
+        '`DataQualityWarning` per load and in `df.attrs["quantscope"]["checks"]["missing"]` '
+        '(docs/service-contract.md, "How answers are checked").',
+        "",
     ]
     for spec in ALL_SPECS:
         lines += [f"## `{spec.name}`", "", spec.doc, ""]
@@ -451,7 +507,8 @@ def frames_markdown() -> str:
             lines += [f"Index: `{spec.index}`.", ""]
         lines += ["| column | dtype | from | notes |", "|---|---|---|---|"]
         for c in spec.columns:
-            lines.append(f"| `{c.name}` | {c.dtype} | `{c.source}` | {c.doc} |")
+            promised = "**promised**" + ("; " if c.doc else "") if c.name in spec.required else ""
+            lines.append(f"| `{c.name}` | {c.dtype} | `{c.source}` | {promised}{c.doc} |")
         lines.append("")
     return "\n".join(lines)
 

@@ -147,9 +147,8 @@ def test_a_total_that_is_not_a_count_pages_until_short(
 ) -> None:
     def handler(seen: Seen) -> Any:
         page = int(seen.query["page"])
-        return ok(
-            {"trades": [{"id": page}] * (10 if page < 2 else 3), "pagination": {"total": total}}
-        )
+        trades = [{"id": page * 100 + i} for i in range(10 if page < 2 else 3)]
+        return ok({"trades": trades, "pagination": {"total": total}})
 
     service = serve(handler)
     loaded = fake_client(service, tmp_path).get_pages("/api/trades", paging=PageNumberPaging(10))

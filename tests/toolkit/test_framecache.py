@@ -55,10 +55,10 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
         seen.decode += 1
         return decode(self, response, endpoint, *args)
 
-    def counting_build(records: Any, spec: FrameSpec) -> pd.DataFrame:
+    def counting_build(records: Any, spec: FrameSpec, **kwargs: Any) -> pd.DataFrame:
         # Frames of loads only: a write's result (update_playbook's) is typed the same way.
         seen.build += spec is not _schemas.PLAYBOOK_UPDATE
-        return build(records, spec)
+        return build(records, spec, **kwargs)
 
     monkeypatch.setattr(Client, "_decode", counting_decode)
     monkeypatch.setattr(_base, "build_frame", counting_build)

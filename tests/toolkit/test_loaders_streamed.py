@@ -104,6 +104,7 @@ def test_a_load_whose_pages_hold_no_field_is_refused_and_forgotten(
 
 
 @pytest.mark.filterwarnings("ignore::quantscope.IncompleteDataWarning")
+@pytest.mark.filterwarnings("ignore::quantscope.DataQualityWarning")  # sparse records
 def test_trades_frame_reads_the_folded_pages(
     serve: Callable[..., FakeService], tmp_path: Path
 ) -> None:
@@ -118,6 +119,7 @@ def test_trades_frame_reads_the_folded_pages(
     assert isinstance(Columns.of(rows[1], _schemas.TRADES), Columns)
 
 
+@pytest.mark.filterwarnings("ignore::quantscope.DataQualityWarning")  # sparse records
 def test_pages_are_folded_a_batch_at_a_time_and_joined_in_page_order() -> None:
     """A batch converts the items of the pages that reached it together; pages that arrive out
     of their order (cached ones first) are put back in page order; pages of the last, unfilled

@@ -60,7 +60,7 @@ from quantscope._decode import page_decoder
 from quantscope._errors import DataQualityWarning, IncompleteDataWarning, InvalidResponseError
 from quantscope._estimate import Priced, pricing
 from quantscope._framecache import frame_key
-from quantscope._frames import Columns, FrameSpec, Item, build_frame, series_of
+from quantscope._frames import Columns, FrameSpec, Item, build_frame, quality_message, series_of
 from quantscope._plans import PLANS, plan_named
 from quantscope._quota import Spend
 from quantscope._results import cached_provenance, with_provenance
@@ -237,15 +237,34 @@ def load(
         raise
     if recipe.by_chain:
         note_plan_chains(frame, wire, c)
+    if isinstance(loaded, FetchedPages):
+        note_checks(frame, loaded.checks)
     missing = len(loaded.missing) if isinstance(loaded, FetchedPages | FetchedMany) else 0
     of = len(loaded.results) if isinstance(loaded, FetchedMany) else loaded.provenance.pages
     del loaded  # the answers (a paged load's columns): the frame cache stores the frame alone
     stored = [e for e in entries if e is not None]
     if missing:  # partial=True: what fitted, never kept as the frame of these parameters
         with_provenance(frame, None, incomplete={"missing": missing, "of": of})
+    elif checked(frame):  # never served again without the checks that warn about it
+        pass
     elif stored and len(stored) == len(entries):  # every answer is in the cache as loaded
         c.frames.put(key, frame, stored)
     return warn_incomplete(frame)
+
+
+def note_checks(obj: pd.DataFrame | pd.Series, found: Mapping[str, Any]) -> None:
+    """Add what the answers' checks found (``_pagecheck``: items seen twice, totals) to
+    ``attrs["quantscope"]["checks"]``, beside what the frame's conversion found."""
+    if found:
+        held = (obj.attrs.get("quantscope") or {}).get("checks") or {}
+        with_provenance(obj, None, checks={**held, **found})
+
+
+def checked(obj: pd.DataFrame | pd.Series) -> bool:
+    """Whether the checks of the answers ``obj`` came from found anything (docs/
+    service-contract.md, "How answers are checked"): such a frame is not kept in the frame
+    cache, so that loading it again warns again."""
+    return bool((obj.attrs.get("quantscope") or {}).get("checks"))
 
 
 def _fetch(
@@ -383,7 +402,9 @@ def typed_frame(
     Records holding none of the spec's fields are never silent rows of missing values: when
     every record is such (another resource, error objects inside a 200) it is an
     ``InvalidResponseError``; when some are, they are counted in a ``DataQualityWarning``."""
-    frame = build_frame(records, spec)
+    frame = build_frame(records, spec, warn=False)
+    found = (frame.attrs.get("quantscope") or {}).get("checks") or {}
+    lines = [quality_message(spec.name, found)] if found else []
     if len(frame) and len(frame.columns):
         blank = int(frame.isna().all(axis=1).sum())
         endpoint = provenance.endpoint if provenance is not None else spec.name
@@ -395,12 +416,12 @@ def typed_frame(
                 status_code=200,
             )
         if blank:
-            warnings.warn(
+            lines.append(
                 f"{spec.name}: {blank} of {len(frame)} records hold none of its fields; their "
-                "rows are all missing values",
-                DataQualityWarning,
-                stacklevel=4,
+                "rows are all missing values"
             )
+    if lines:  # one warning for the frame
+        warnings.warn("; ".join(lines), DataQualityWarning, stacklevel=4)
     return with_provenance(frame, provenance, **extra)
 
 
