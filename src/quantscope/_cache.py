@@ -50,8 +50,8 @@ from requests_cache.policy import ExpirationPatterns
 from requests_cache.policy.expiration import get_expiration_datetime
 
 from quantscope._cacheformat import FORMAT_VERSION, STAMP_BYTES, stamps_of
-from quantscope._cachestore import BodyFileCache, bodies_dir
-from quantscope._errors import CacheRecoveredWarning
+from quantscope._cachestore import WRITE_ERRORS, BodyFileCache, bodies_dir, warn_unwritable
+from quantscope._errors import CacheRecoveredWarning, CacheWriteWarning
 from quantscope._transport import WholeBodyAdapter, guard_redirect
 
 __all__ = [
@@ -599,8 +599,11 @@ class ResponseCache:
                     f"SELECT key, rowid FROM {table} WHERE key IN ({marks})", chunk
                 ).fetchall()
                 for key, rowid in rows:
-                    with con.blobopen(table, "value", rowid, readonly=True) as blob:
-                        stamp = stamps_of(blob.read(STAMP_BYTES))
+                    try:
+                        with con.blobopen(table, "value", rowid, readonly=True) as blob:
+                            stamp = stamps_of(blob.read(STAMP_BYTES))
+                    except sqlite3.OperationalError:  # deleted meanwhile by another client
+                        continue
                     if stamp is not None:
                         found[key] = stamp
         return found
@@ -638,11 +641,31 @@ class ResponseCache:
         """Drop the answers stored under ``keys``: bodies quantscope could not decode, or
         whose shape was not the documented one, are never served again from the cache."""
         if keys:
-            self._store.delete(*keys, vacuum=False)
+            try:
+                self._store.delete(*keys, vacuum=False)
+            except WRITE_ERRORS as exc:  # a full disk: they are checked again when served
+                warn_unwritable(self.path.parent, "HTTP cache", exc)
 
     def invalidate(self, method: str, path: str) -> int:
-        """Drop the cached GETs that a write ``method path`` may have changed."""
-        return self._delete_matching(invalidated_by(method, path))
+        """Drop the cached GETs that a write ``method path`` may have changed.
+
+        When they cannot be dropped (a full disk), the write stands (it was the service's) and
+        a ``CacheWriteWarning`` says which answers may be served stale and how to clear them;
+        returns 0 then."""
+        patterns = invalidated_by(method, path)
+        try:
+            return self._delete_matching(patterns)
+        except WRITE_ERRORS as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            warnings.warn(
+                f"quantscope: {method} {path} was written, but the cached answers it changed "
+                f"({', '.join(patterns)}) could not be dropped from {self.path} ({reason}): "
+                "they may be served stale until they expire; free space there, then run "
+                "`quantscope cache clear`",
+                CacheWriteWarning,
+                stacklevel=3,
+            )
+            return 0
 
     def _delete_matching(self, patterns: tuple[str, ...]) -> int:
         cache = self._store
