@@ -28,6 +28,7 @@ from quantscope.backtest.crosscheck import RATE_TOLERANCE, crosscheck
 from quantscope.backtest.features import trade_features, wide_details
 from quantscope.backtest.rank import rank_criteria
 from quantscope.backtest.replay import replay
+from quantscope.backtest.screen import screen
 from quantscope.backtest.simulate import ExitRule, Exits, simulate_exits, simulated_entries
 from quantscope.backtest.sweep import (
     RULE_LABELS,
@@ -36,6 +37,7 @@ from quantscope.backtest.sweep import (
     what_if,
     what_if_grid,
 )
+from quantscope.backtest.uncertainty import what_if_intervals
 from quantscope.backtest.walk_forward import walk_forward
 
 __all__ = [
@@ -52,6 +54,7 @@ __all__ = [
     "pivot_grid",
     "rank_criteria",
     "replay",
+    "screen",
     "simulate_exits",
     "simulated_entries",
     "threshold_grid",
@@ -59,5 +62,6 @@ __all__ = [
     "walk_forward",
     "what_if",
     "what_if_grid",
+    "what_if_intervals",
     "wide_details",
 ]

@@ -1,0 +1,324 @@
+"""Calibration: research answers scored against the sandbox generator's planted truth.
+
+``python -m benchmarks.calibration --seeds 1-30 --json calibration.json`` builds the sandbox
+world of each seed (``sandbox.datadir.ensure_world``), serves it on loopback
+(``SandboxServer``), loads every quant's closed, executed trades and their buy evaluations'
+values through the toolkit over HTTP (``load_trades``, ``trade_features``), runs the research
+on each world and scores it. The harness reads the generator (``sandbox.sim.criteria``) for
+the truth; the toolkit never does. docs/metrics.md ("Calibration") defines every figure.
+
+* **Planted and noise.** A criterion is *planted* when the generator mixes the next day's
+  return into its value (``latent(...)`` in ``criterion_values``, read from its source); it is
+  *noise* when its value is drawn independently of the token's path and outcome (``NOISE``:
+  social traits, pure noise draws, the mint flag). The rest (market-derived values, the
+  rug-linked LP lock) may carry real but unplanted signal and are scored in neither set.
+* **Cells and their truth.** A coverage cell is (quant, market-cap class, criterion,
+  threshold), the threshold one of ``GRID_QUANTILES`` of the criterion's values pooled over
+  every world of the run (the same absolute thresholds in every world; playbooks and
+  current thresholds are the same in every seed). Its statistic in a world is the replayed
+  what-if row against the current threshold (the decision numbers: ``win_rate``,
+  ``d_win_rate``, ``d_total_pnl_usd``, ``d_roi``); its *truth* is the mean of that statistic
+  over the *other* worlds of the run (leave-one-out: a world's own noise is not its truth).
+* **Coverage** = share of (world, cell) intervals holding the truth, among cells whose truth
+  and interval are defined. **false_positive_rate** = share of (world, quant) families with a
+  noise criterion significant at 5 % in any class; **power** = share of planted (world, quant,
+  criterion) significant in some class; **planted_beats_noise** = the chance that a planted
+  criterion's out-of-sample signal beats a noise one's in the same (world, quant, class).
+
+``new`` scores ``backtest.what_if_intervals`` (coverage) and ``backtest.screen`` (the rest);
+``today`` scores ``what_if``'s interval columns (Wilson; token bootstrap; ``d_win_rate`` has
+none) and ``rank_criteria`` (default rule, trade permutations), with the out-of-sample signal
+of ``walk_forward(split=0.5)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import re
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+QUANTS = (1, 2, 3)
+#: Criteria whose values are drawn independently of the token's path and outcome.
+NOISE = frozenset(
+    {
+        "twitter_followers",
+        "telegram_members",
+        "narrative_score",
+        "meme_virality",
+        "social_sentiment",
+        "holder_growth_pct",
+        "mint_authority",
+    }
+)
+GRID_QUANTILES = (0.1, 0.3, 0.5, 0.7, 0.9)
+STATISTICS = ("win_rate", "d_win_rate", "d_total_pnl_usd", "d_roi")
+
+
+def planted_criteria() -> frozenset[str]:
+    """The criteria the generator plants: ``put("key", ... latent(...))`` in its source."""
+    from quantscope.sandbox.sim import criteria
+
+    source = inspect.getsource(criteria.criterion_values)
+    return frozenset(re.findall(r'put\("(\w+)",[^\n]*latent\(', source))
+
+
+def parse_seeds(text: str) -> list[int]:
+    """``"1-30"``, ``"1,4,9"`` or ``"1-5,40"`` as a list of seeds."""
+    seeds: list[int] = []
+    for part in text.split(","):
+        a, _, b = part.strip().partition("-")
+        seeds.extend(range(int(a), int(b) + 1) if b else [int(a)])
+    return seeds
+
+
+def load_world(seed: int, data_dir: Path, scale: int = 1) -> tuple[list[pd.DataFrame], dict]:
+    """Build (or reuse) the world, serve it, load each quant's features over HTTP."""
+    from quantscope import backtest as bt
+    from quantscope import loaders
+    from quantscope._client import Client
+    from quantscope.sandbox.datadir import ensure_world
+    from quantscope.sandbox.serve import SandboxServer
+
+    t0 = time.perf_counter()
+    info = ensure_world(data_dir, seed=seed, scale=scale)
+    t1 = time.perf_counter()
+    frames = []
+    with (
+        tempfile.TemporaryDirectory(prefix="calib-cache-") as cache,
+        SandboxServer(info) as server,
+        Client(server.url, server.keys["enterprise"], cache_dir=cache, progress=False) as client,
+    ):
+        for q in QUANTS:
+            trades = loaders.load_trades(q, client=client)
+            frames.append(bt.trade_features(trades, confirm=True, client=client))
+    t2 = time.perf_counter()
+    return frames, {"build_s": t1 - t0, "load_s": t2 - t1}
+
+
+def _class_rows(features: pd.DataFrame, cls: str) -> pd.DataFrame:
+    rows = features[(features["market_cap_class"].astype("string") == cls).fillna(False)]
+    rows.attrs = features.attrs
+    return rows
+
+
+def research(
+    frames: list[pd.DataFrame], grids: dict[tuple[int, str, str], np.ndarray], criteria: list[str]
+) -> dict[str, Any]:
+    """Every answer scored for one world: cells (both methods), screens, rankings."""
+    from quantscope import backtest as bt
+
+    cells: list[dict[str, Any]] = []
+    screened, ranked, oos = [], [], []
+    for q, features in zip(QUANTS, frames, strict=True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            s = bt.screen(features)
+            s["quant_id"] = q
+            screened.append(s)
+            r = bt.rank_criteria(features)
+            r["quant_id"] = q
+            ranked.append(r)
+            for c in criteria:
+                w = bt.walk_forward(features, c, split=0.5)
+                for _, row in w.iterrows():
+                    oos.append(
+                        {"quant_id": q, "market_cap_class": row["market_cap_class"],
+                         "criterion": c, "signal": row["out_of_sample_gain"]}
+                    )
+            for cls in ("DEGEN_CAP", "LOW_CAP", "MID_CAP"):
+                rows = _class_rows(features, cls)
+                if len(rows) < 30:
+                    continue
+                for c in criteria:
+                    grid = grids.get((q, cls, c))
+                    if grid is None:
+                        continue
+                    new = bt.what_if_intervals(rows, c, grid)
+                    old = bt.what_if(rows, c, grid)
+                    for i, t in enumerate(grid):
+                        cell = {"quant_id": q, "market_cap_class": cls, "criterion": c,
+                                "threshold": float(t)}
+                        for name in STATISTICS:
+                            cell[name] = float(new[name].iloc[i])
+                            cell[f"new_{name}_lo"] = float(new[f"{name}_lo"].iloc[i])
+                            cell[f"new_{name}_hi"] = float(new[f"{name}_hi"].iloc[i])
+                            lo, hi = f"{name}_lo", f"{name}_hi"
+                            has = lo in old.columns
+                            cell[f"today_{name}_lo"] = float(old[lo].iloc[i]) if has else np.nan
+                            cell[f"today_{name}_hi"] = float(old[hi].iloc[i]) if has else np.nan
+                        cell["moved"] = new["interval"].iloc[i] == "bootstrap"
+                        cells.append(cell)
+    return {
+        "cells": pd.DataFrame(cells),
+        "screen": pd.concat(screened, ignore_index=True),
+        "rank": pd.concat(ranked, ignore_index=True),
+        "oos": pd.DataFrame(oos),
+    }
+
+
+def thresholds(worlds: list[list[pd.DataFrame]], criteria: list[str]) -> dict:
+    """The fixed thresholds of each (quant, class, criterion): pooled quantiles."""
+    grids = {}
+    for qi, q in enumerate(QUANTS):
+        pooled = pd.concat([w[qi] for w in worlds], ignore_index=True)
+        klass = pooled["market_cap_class"].astype("string")
+        for cls in ("DEGEN_CAP", "LOW_CAP", "MID_CAP"):
+            rows = pooled[(klass == cls).fillna(False).to_numpy()]
+            for c in criteria:
+                values = rows[c].dropna().to_numpy(dtype=np.float64)
+                if len(values):
+                    grids[q, cls, c] = np.unique(np.quantile(values, GRID_QUANTILES,
+                                                             method="inverted_cdf"))
+    return grids
+
+
+def coverage(cells: pd.DataFrame, method: str) -> dict[str, Any]:
+    """Share of intervals holding the leave-one-out truth, per statistic."""
+    key = ["quant_id", "market_cap_class", "criterion", "threshold"]
+    out: dict[str, Any] = {}
+    for name in STATISTICS:
+        x = cells[[*key, "world", name, f"{method}_{name}_lo", f"{method}_{name}_hi"]].copy()
+        grouped = x.groupby(key)[name]
+        total, count = grouped.transform("sum"), grouped.transform("count")
+        own = x[name].notna()
+        truth = (total - x[name].where(own, 0.0)) / (count - own.astype(int))
+        lo, hi = x[f"{method}_{name}_lo"], x[f"{method}_{name}_hi"]
+        scored = truth.notna() & x[name].notna() & np.isfinite(truth)
+        has = scored & lo.notna() & hi.notna()
+        inside = has & (lo <= truth + 1e-12) & (truth - 1e-12 <= hi)
+        out[name] = round(float(inside.sum() / has.sum()), 4) if has.any() else None
+        out[f"{name}_cells"] = int(has.sum())
+        out[f"{name}_without_interval"] = int((scored & ~has).sum())
+    return out
+
+
+def families(table: pd.DataFrame, planted: frozenset[str]) -> dict[str, Any]:
+    """False-positive rate over (world, quant) families and power over planted rows."""
+    sig = table.assign(sig=table["p_value"] < 0.05)
+    noise = sig[sig["criterion"].isin(NOISE)]
+    fam = noise.groupby(["world", "quant_id"])["sig"].any()
+    plant = sig[sig["criterion"].isin(planted)]
+    rows = plant.groupby(["world", "quant_id", "criterion"])["sig"].any()
+    return {
+        "false_positive_rate": round(float(fam.mean()), 4),
+        "families": int(len(fam)),
+        "power": round(float(rows.mean()), 4),
+        "planted_rows": int(len(rows)),
+    }
+
+
+def beats(signals: pd.DataFrame, planted: frozenset[str]) -> float:
+    """P(planted signal > noise signal) over pairs in the same (world, quant, class)."""
+    wins = pairs = 0.0
+    for _, g in signals.groupby(["world", "quant_id", "market_cap_class"]):
+        p = g.loc[g["criterion"].isin(planted), "signal"].dropna().to_numpy()
+        n = g.loc[g["criterion"].isin(NOISE), "signal"].dropna().to_numpy()
+        if len(p) and len(n):
+            d = p[:, None] - n[None, :]
+            wins += float((d > 0).sum() + 0.5 * (d == 0).sum())
+            pairs += d.size
+    return round(wins / pairs, 4) if pairs else float("nan")
+
+
+def run(seeds: Sequence[int], data_dir: Path, features_dir: Path | None = None) -> dict[str, Any]:
+    """Load every world, research each, score: the JSON the command writes."""
+    planted = planted_criteria()
+    scored = sorted(planted | NOISE)
+    worlds, timing = [], []
+    for seed in seeds:
+        cached = features_dir / f"features-s{seed}.pkl" if features_dir else None
+        if cached is not None and cached.exists():
+            frames, t = pd.read_pickle(cached), {"build_s": 0.0, "load_s": 0.0}
+        else:
+            frames, t = load_world(seed, data_dir)
+            if cached is not None:
+                pd.to_pickle(frames, cached)
+        worlds.append(frames)
+        timing.append({"seed": seed, **t})
+        print(f"seed {seed}: built {t['build_s']:.1f} s, loaded {t['load_s']:.1f} s",
+              file=sys.stderr, flush=True)
+    grids = thresholds(worlds, scored)
+    parts: dict[str, list[pd.DataFrame]] = {"cells": [], "screen": [], "rank": [], "oos": []}
+    for seed, frames, t in zip(seeds, worlds, timing, strict=True):
+        t0 = time.perf_counter()
+        found = research(frames, grids, scored)
+        t["research_s"] = time.perf_counter() - t0
+        for name, frame in found.items():
+            parts[name].append(frame.assign(world=seed))
+        print(f"seed {seed}: research {t['research_s']:.1f} s", file=sys.stderr, flush=True)
+    cells = pd.concat(parts["cells"], ignore_index=True)
+    screen = pd.concat(parts["screen"], ignore_index=True)
+    rank = pd.concat(parts["rank"], ignore_index=True)
+    oos = pd.concat(parts["oos"], ignore_index=True)
+    new = {
+        "coverage": coverage(cells, "new"),
+        **families(screen, planted),
+        "planted_beats_noise": beats(screen, planted),
+    }
+    today = {
+        "coverage": coverage(cells, "today"),
+        **families(rank, planted),
+        "planted_beats_noise": beats(oos, planted),
+    }
+    cov = new["coverage"]
+    return {
+        "worlds": len(seeds),
+        "seeds": list(seeds),
+        "coverage": {k: cov[k] for k in STATISTICS},
+        "false_positive_rate": new["false_positive_rate"],
+        "power": new["power"],
+        "planted_beats_noise": new["planted_beats_noise"],
+        "new": new,
+        "today": today,
+        "moved_cell_share": round(float(cells["moved"].mean()), 4),
+        "planted": sorted(planted),
+        "noise": sorted(NOISE),
+        "time_s": {
+            "build": round(sum(t["build_s"] for t in timing), 1),
+            "load": round(sum(t["load_s"] for t in timing), 1),
+            "research": round(sum(t["research_s"] for t in timing), 1),
+        },
+        "per_world": timing,
+        "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.calibration", description=__doc__)
+    parser.add_argument("--seeds", default="1-30", help="e.g. 1-30 or 1,5,9 (default 1-30)")
+    parser.add_argument("--json", type=Path, help="write the figures to this file")
+    parser.add_argument("--data-dir", type=Path, help="where worlds are built (default: temp)")
+    parser.add_argument(
+        "--features-dir", type=Path,
+        help="keep each world's loaded features here and reuse them (skips the HTTP load)",
+    )
+    args = parser.parse_args(argv)
+    seeds = parse_seeds(args.seeds)
+    if len(seeds) < 2:
+        parser.error("the truth of a cell is its mean over the other worlds: give >= 2 seeds")
+    with tempfile.TemporaryDirectory(prefix="calib-worlds-") as tmp:
+        data_dir = args.data_dir or Path(tmp)
+        result = run(seeds, data_dir, args.features_dir)
+    text = json.dumps(result, indent=2, default=float)
+    if args.json:
+        args.json.write_text(text + "\n", encoding="utf-8")
+    print(json.dumps({k: result[k] for k in (
+        "worlds", "coverage", "false_positive_rate", "power", "planted_beats_noise")}, indent=2))
+    print(json.dumps({"today": result["today"]}, indent=2, default=float))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
