@@ -13,9 +13,10 @@ the truth; the toolkit never does. docs/metrics.md ("Calibration") defines every
   social traits, pure noise draws, the mint flag). The rest (market-derived values, the
   rug-linked LP lock) may carry real but unplanted signal and are scored in neither set.
 * **Cells and their truth.** A coverage cell is (quant, market-cap class, criterion,
-  threshold), the threshold one of ``GRID_QUANTILES`` of the criterion's values pooled over
-  every world of the run (the same absolute thresholds in every world; playbooks and
-  current thresholds are the same in every seed). Its statistic in a world is the replayed
+  threshold), the threshold one of ``GRID_QUANTILES`` of the criterion's values in the
+  class in a *reference world* (``--reference-seed``, 0 by default, never scored): the same
+  absolute thresholds in every world (playbooks and current thresholds are the same in every
+  seed), fixed before any scored world is seen. Its statistic in a world is the replayed
   what-if row against the current threshold (the decision numbers: ``win_rate``,
   ``d_win_rate``, ``d_total_pnl_usd``, ``d_roi``); its *truth* is the mean of that statistic
   over the *other* worlds of the run (leave-one-out: a world's own noise is not its truth).
@@ -28,7 +29,12 @@ the truth; the toolkit never does. docs/metrics.md ("Calibration") defines every
 ``new`` scores ``backtest.what_if_intervals`` (coverage) and ``backtest.screen`` (the rest);
 ``today`` scores ``what_if``'s interval columns (Wilson; token bootstrap; ``d_win_rate`` has
 none) and ``rank_criteria`` (default rule, trade permutations), with the out-of-sample signal
-of ``walk_forward(split=0.5)``.
+of ``walk_forward(split=0.5)``; the last two replay every criterion many times (~110 s a
+world), so they run on the first ``--today-worlds`` seeds only (all by default).
+
+``--work-dir`` keeps each world's loaded features and research (one pickle per seed, keyed by
+the seed and the reference seed) and reuses them: two processes over disjoint seeds can fill
+it, and a run over all the seeds then only scores (what the published figures did).
 """
 
 from __future__ import annotations
@@ -114,7 +120,10 @@ def _class_rows(features: pd.DataFrame, cls: str) -> pd.DataFrame:
 
 
 def research(
-    frames: list[pd.DataFrame], grids: dict[tuple[int, str, str], np.ndarray], criteria: list[str]
+    frames: list[pd.DataFrame],
+    grids: dict[tuple[int, str, str], np.ndarray],
+    criteria: list[str],
+    today: bool = True,
 ) -> dict[str, Any]:
     """Every answer scored for one world: cells (both methods), screens, rankings."""
     from quantscope import backtest as bt
@@ -127,15 +136,20 @@ def research(
             s = bt.screen(features)
             s["quant_id"] = q
             screened.append(s)
-            r = bt.rank_criteria(features)
-            r["quant_id"] = q
-            ranked.append(r)
-            for c in criteria:
+            if today:
+                r = bt.rank_criteria(features)
+                r["quant_id"] = q
+                ranked.append(r)
+            for c in criteria if today else []:
                 w = bt.walk_forward(features, c, split=0.5)
                 for _, row in w.iterrows():
                     oos.append(
-                        {"quant_id": q, "market_cap_class": row["market_cap_class"],
-                         "criterion": c, "signal": row["out_of_sample_gain"]}
+                        {
+                            "quant_id": q,
+                            "market_cap_class": row["market_cap_class"],
+                            "criterion": c,
+                            "signal": row["out_of_sample_gain"],
+                        }
                     )
             for cls in ("DEGEN_CAP", "LOW_CAP", "MID_CAP"):
                 rows = _class_rows(features, cls)
@@ -148,8 +162,12 @@ def research(
                     new = bt.what_if_intervals(rows, c, grid)
                     old = bt.what_if(rows, c, grid)
                     for i, t in enumerate(grid):
-                        cell = {"quant_id": q, "market_cap_class": cls, "criterion": c,
-                                "threshold": float(t)}
+                        cell = {
+                            "quant_id": q,
+                            "market_cap_class": cls,
+                            "criterion": c,
+                            "threshold": float(t),
+                        }
                         for name in STATISTICS:
                             cell[name] = float(new[name].iloc[i])
                             cell[f"new_{name}_lo"] = float(new[f"{name}_lo"].iloc[i])
@@ -163,13 +181,14 @@ def research(
     return {
         "cells": pd.DataFrame(cells),
         "screen": pd.concat(screened, ignore_index=True),
-        "rank": pd.concat(ranked, ignore_index=True),
+        "rank": pd.concat(ranked, ignore_index=True) if ranked else pd.DataFrame(),
         "oos": pd.DataFrame(oos),
     }
 
 
 def thresholds(worlds: list[list[pd.DataFrame]], criteria: list[str]) -> dict:
-    """The fixed thresholds of each (quant, class, criterion): pooled quantiles."""
+    """The fixed thresholds of each (quant, class, criterion): quantiles of the values of
+    ``worlds`` pooled (the reference world alone in a run)."""
     grids = {}
     for qi, q in enumerate(QUANTS):
         pooled = pd.concat([w[qi] for w in worlds], ignore_index=True)
@@ -179,8 +198,9 @@ def thresholds(worlds: list[list[pd.DataFrame]], criteria: list[str]) -> dict:
             for c in criteria:
                 values = rows[c].dropna().to_numpy(dtype=np.float64)
                 if len(values):
-                    grids[q, cls, c] = np.unique(np.quantile(values, GRID_QUANTILES,
-                                                             method="inverted_cdf"))
+                    grids[q, cls, c] = np.unique(
+                        np.quantile(values, GRID_QUANTILES, method="inverted_cdf")
+                    )
     return grids
 
 
@@ -206,6 +226,8 @@ def coverage(cells: pd.DataFrame, method: str) -> dict[str, Any]:
 
 def families(table: pd.DataFrame, planted: frozenset[str]) -> dict[str, Any]:
     """False-positive rate over (world, quant) families and power over planted rows."""
+    if table.empty:
+        return {"false_positive_rate": None, "families": 0, "power": None, "planted_rows": 0}
     sig = table.assign(sig=table["p_value"] < 0.05)
     noise = sig[sig["criterion"].isin(NOISE)]
     fam = noise.groupby(["world", "quant_id"])["sig"].any()
@@ -213,14 +235,16 @@ def families(table: pd.DataFrame, planted: frozenset[str]) -> dict[str, Any]:
     rows = plant.groupby(["world", "quant_id", "criterion"])["sig"].any()
     return {
         "false_positive_rate": round(float(fam.mean()), 4),
-        "families": int(len(fam)),
+        "families": len(fam),
         "power": round(float(rows.mean()), 4),
-        "planted_rows": int(len(rows)),
+        "planted_rows": len(rows),
     }
 
 
 def beats(signals: pd.DataFrame, planted: frozenset[str]) -> float:
     """P(planted signal > noise signal) over pairs in the same (world, quant, class)."""
+    if signals.empty:
+        return float("nan")
     wins = pairs = 0.0
     for _, g in signals.groupby(["world", "quant_id", "market_cap_class"]):
         p = g.loc[g["criterion"].isin(planted), "signal"].dropna().to_numpy()
@@ -232,63 +256,103 @@ def beats(signals: pd.DataFrame, planted: frozenset[str]) -> float:
     return round(wins / pairs, 4) if pairs else float("nan")
 
 
-def run(seeds: Sequence[int], data_dir: Path, features_dir: Path | None = None) -> dict[str, Any]:
-    """Load every world, research each, score: the JSON the command writes."""
+def _world(
+    seed: int,
+    data_dir: Path,
+    work_dir: Path | None,
+    reference: int,
+    grids: dict | None,
+    criteria: list[str],
+    today: bool,
+    redo: bool = False,
+) -> dict[str, Any]:
+    """One world's features, timing and research, from ``work_dir`` when kept there
+    (``redo``: the features only; ``today`` is kept when it was run before)."""
+    kept = work_dir / f"world-s{seed}-ref{reference}.pkl" if work_dir else None
+    if kept is not None and kept.exists():
+        found: dict[str, Any] = pd.read_pickle(kept)
+        if (not today or found["today"]) and not (redo and grids is not None):
+            return found
+        frames, timing = found["frames"], found["timing"]
+        today = today or found["today"]
+    else:
+        frames, timing = load_world(seed, data_dir)
+        print(
+            f"seed {seed}: built {timing['build_s']:.1f} s, loaded {timing['load_s']:.1f} s",
+            file=sys.stderr,
+            flush=True,
+        )
+    found = {"frames": frames, "timing": timing, "today": today}
+    if grids is not None:
+        t0 = time.perf_counter()
+        found["parts"] = research(frames, grids, criteria, today)
+        timing["research_s"] = time.perf_counter() - t0
+        print(f"seed {seed}: research {timing['research_s']:.1f} s", file=sys.stderr, flush=True)
+    if kept is not None:
+        pd.to_pickle(found, kept)
+    return found
+
+
+def run(
+    seeds: Sequence[int],
+    data_dir: Path,
+    work_dir: Path | None = None,
+    reference: int = 0,
+    today_worlds: int | None = None,
+    redo: bool = False,
+) -> dict[str, Any]:
+    """Research every world and score it: the JSON the command writes."""
     planted = planted_criteria()
     scored = sorted(planted | NOISE)
-    worlds, timing = [], []
-    for seed in seeds:
-        cached = features_dir / f"features-s{seed}.pkl" if features_dir else None
-        if cached is not None and cached.exists():
-            frames, t = pd.read_pickle(cached), {"build_s": 0.0, "load_s": 0.0}
-        else:
-            frames, t = load_world(seed, data_dir)
-            if cached is not None:
-                pd.to_pickle(frames, cached)
-        worlds.append(frames)
-        timing.append({"seed": seed, **t})
-        print(f"seed {seed}: built {t['build_s']:.1f} s, loaded {t['load_s']:.1f} s",
-              file=sys.stderr, flush=True)
-    grids = thresholds(worlds, scored)
+    if reference in seeds:
+        raise ValueError(f"the reference world (seed {reference}) cannot be scored too")
+    ref = _world(reference, data_dir, work_dir, reference, None, scored, False)
+    grids = thresholds([ref["frames"]], scored)
     parts: dict[str, list[pd.DataFrame]] = {"cells": [], "screen": [], "rank": [], "oos": []}
-    for seed, frames, t in zip(seeds, worlds, timing, strict=True):
-        t0 = time.perf_counter()
-        found = research(frames, grids, scored)
-        t["research_s"] = time.perf_counter() - t0
-        for name, frame in found.items():
-            parts[name].append(frame.assign(world=seed))
-        print(f"seed {seed}: research {t['research_s']:.1f} s", file=sys.stderr, flush=True)
+    timing = []
+    for i, seed in enumerate(seeds):
+        today = today_worlds is None or i < today_worlds
+        found = _world(seed, data_dir, work_dir, reference, grids, scored, today, redo)
+        timing.append({"seed": seed, **found["timing"]})
+        for name, frame in found["parts"].items():
+            if not frame.empty and (found["today"] or name in ("cells", "screen")):
+                parts[name].append(frame.assign(world=seed))
     cells = pd.concat(parts["cells"], ignore_index=True)
     screen = pd.concat(parts["screen"], ignore_index=True)
-    rank = pd.concat(parts["rank"], ignore_index=True)
-    oos = pd.concat(parts["oos"], ignore_index=True)
+    rank = pd.concat(parts["rank"], ignore_index=True) if parts["rank"] else pd.DataFrame()
+    oos = pd.concat(parts["oos"], ignore_index=True) if parts["oos"] else pd.DataFrame()
     new = {
         "coverage": coverage(cells, "new"),
         **families(screen, planted),
         "planted_beats_noise": beats(screen, planted),
     }
-    today = {
+    today_figures = {
         "coverage": coverage(cells, "today"),
         **families(rank, planted),
         "planted_beats_noise": beats(oos, planted),
+        "worlds_ranked": int(rank["world"].nunique()) if len(rank) else 0,
     }
+    moved = cells["moved"]
     cov = new["coverage"]
     return {
         "worlds": len(seeds),
         "seeds": list(seeds),
+        "reference_seed": reference,
         "coverage": {k: cov[k] for k in STATISTICS},
         "false_positive_rate": new["false_positive_rate"],
         "power": new["power"],
         "planted_beats_noise": new["planted_beats_noise"],
         "new": new,
-        "today": today,
-        "moved_cell_share": round(float(cells["moved"].mean()), 4),
+        "today": today_figures,
+        "coverage_moved_rows": coverage(cells[moved], "new"),
+        "coverage_rows_where_nothing_moved": coverage(cells[~moved], "new"),
+        "moved_cell_share": round(float(moved.mean()), 4),
         "planted": sorted(planted),
         "noise": sorted(NOISE),
         "time_s": {
             "build": round(sum(t["build_s"] for t in timing), 1),
             "load": round(sum(t["load_s"] for t in timing), 1),
-            "research": round(sum(t["research_s"] for t in timing), 1),
+            "research": round(sum(t.get("research_s", 0.0) for t in timing), 1),
         },
         "per_world": timing,
         "date": datetime.now(UTC).strftime("%Y-%m-%d"),
@@ -301,8 +365,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write the figures to this file")
     parser.add_argument("--data-dir", type=Path, help="where worlds are built (default: temp)")
     parser.add_argument(
-        "--features-dir", type=Path,
-        help="keep each world's loaded features here and reuse them (skips the HTTP load)",
+        "--work-dir",
+        type=Path,
+        help="keep each world's features and research here and reuse them",
+    )
+    parser.add_argument(
+        "--reference-seed",
+        type=int,
+        default=0,
+        help="the world whose values fix the thresholds (never scored)",
+    )
+    parser.add_argument(
+        "--today-worlds",
+        type=int,
+        help="run today's ranking and walk-forward on the first N seeds only",
+    )
+    parser.add_argument(
+        "--redo-research",
+        action="store_true",
+        help="research the worlds kept in --work-dir anew (features reused)",
     )
     args = parser.parse_args(argv)
     seeds = parse_seeds(args.seeds)
@@ -310,12 +391,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("the truth of a cell is its mean over the other worlds: give >= 2 seeds")
     with tempfile.TemporaryDirectory(prefix="calib-worlds-") as tmp:
         data_dir = args.data_dir or Path(tmp)
-        result = run(seeds, data_dir, args.features_dir)
+        result = run(
+            seeds,
+            data_dir,
+            args.work_dir,
+            args.reference_seed,
+            args.today_worlds,
+            args.redo_research,
+        )
     text = json.dumps(result, indent=2, default=float)
     if args.json:
         args.json.write_text(text + "\n", encoding="utf-8")
-    print(json.dumps({k: result[k] for k in (
-        "worlds", "coverage", "false_positive_rate", "power", "planted_beats_noise")}, indent=2))
+    print(
+        json.dumps(
+            {
+                k: result[k]
+                for k in (
+                    "worlds",
+                    "coverage",
+                    "false_positive_rate",
+                    "power",
+                    "planted_beats_noise",
+                )
+            },
+            indent=2,
+        )
+    )
     print(json.dumps({"today": result["today"]}, indent=2, default=float))
     return 0
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from _helpers import clustered_features
 
 from quantscope import backtest as bt
 from quantscope.backtest import _guards
@@ -31,9 +32,7 @@ def clustered_world(
     return codes, won
 
 
-def sums_of(
-    codes: np.ndarray, won: np.ndarray, kept: np.ndarray, k: int
-) -> ClusterSums:
+def sums_of(codes: np.ndarray, won: np.ndarray, kept: np.ndarray, k: int) -> ClusterSums:
     def per(x: np.ndarray) -> np.ndarray:
         return np.bincount(codes, weights=x.astype(np.float64), minlength=k)
 
@@ -119,40 +118,8 @@ def test_signflip_holds_its_size_on_a_token_trait_where_trade_permutations_do_no
     assert rejected_trade / worlds >= 0.15
 
 
-def token_features(n: int = 600, seed: int = 2) -> pd.DataFrame:
-    """A features frame of 40 tokens: ``signal`` predicts the win, ``trait`` is a token's."""
-    rng = np.random.default_rng(seed)
-    token = rng.integers(0, 40, n)
-    propensity = rng.uniform(0.3, 0.7, 40)[token]
-    signal = rng.normal(size=n)
-    won = rng.random(n) < np.clip(propensity + 0.15 * signal, 0, 1)
-    frame = pd.DataFrame(
-        {
-            "trade_id": np.arange(n),
-            "evaluation_id": np.arange(n),
-            "quant_id": 1,
-            "token_id": token,
-            "evaluation_type": "TOKEN_BUY",
-            "market_cap_class": "DEGEN_CAP",
-            "opened_at": pd.Timestamp("2026-08-01", tz="UTC")
-            + pd.to_timedelta(np.sort(rng.uniform(0, 60 * 24, n)), unit="h"),
-            "buy_cost_usd": 100.0,
-            "pnl_usd": np.where(won, 30.0, -25.0) + rng.normal(0, 5, n),
-            "profitable": won,
-            "signal": signal,
-            "trait": rng.normal(size=40)[token],
-        }
-    )
-    frame["closed_at"] = frame["opened_at"] + pd.Timedelta(hours=20)
-    frame.attrs["backtest"] = {
-        "criteria": ["signal", "trait"],
-        "operators": {"signal": "V_GTE_T", "trait": "V_GTE_T"},
-    }
-    return frame
-
-
 def test_what_if_intervals_equal_what_if_and_bracket_it() -> None:
-    frame = token_features()
+    frame = clustered_features()
     grid = [-1.0, 0.0, 0.5, 1.0]
     got = bt.what_if_intervals(frame, "signal", grid, rule="filter", current=0.0)
     ref = bt.what_if(frame, "signal", grid, rule="filter", current=0.0)

@@ -194,24 +194,46 @@ def screen(
             if len(rows) < MIN_TRADES or n_tokens < MIN_TOKENS:
                 if len(rows):
                     unused.append(
-                        {"quant_id": q, "market_cap_class": cls, "trades": len(rows),
-                         "tokens": n_tokens}
+                        {
+                            "quant_id": q,
+                            "market_cap_class": cls,
+                            "trades": len(rows),
+                            "tokens": n_tokens,
+                        }
                     )
                 continue
-            _screen_group(rows, q, cls, names, ops, codes, k, sets, folds, lag, points,
-                          min_kept_share, book, decided, accs)
+            _screen_group(
+                rows,
+                q,
+                cls,
+                names,
+                ops,
+                codes,
+                k,
+                sets,
+                folds,
+                lag,
+                points,
+                min_kept_share,
+                book,
+                decided,
+                accs,
+            )
     if unused:
         warnings.warn(
             f"screen: {len(unused)} group(s) could not be screened (fewer than {MIN_TRADES} "
             f"trades or {MIN_TOKENS} tokens): "
-            + ", ".join(f"quant {u['quant_id']} {u['market_cap_class']} ({u['trades']} trades)"
-                        for u in unused)
+            + ", ".join(
+                f"quant {u['quant_id']} {u['market_cap_class']} ({u['trades']} trades)"
+                for u in unused
+            )
             + "; see attrs['screen']['unused_groups']",
             IncompleteDataWarning,
             stacklevel=2,
         )
-    return _report(accs, names, ops, flips, resamples, seed, alpha, folds, token_groups, lag,
-                   unused)
+    return _report(
+        accs, names, ops, flips, resamples, seed, alpha, folds, token_groups, lag, unused
+    )
 
 
 def _screen_group(
@@ -314,8 +336,16 @@ def _add_effect(
     pnl = rows["pnl_usd"].to_numpy(dtype=np.float64, na_value=0.0)[te]
     cost = rows["buy_cost_usd"].to_numpy(dtype=np.float64, na_value=0.0)[te]
     for j, (mask, x) in enumerate(
-        [(kept, 1.0), (kept, w), (kept, pnl), (kept, cost),
-         (base, 1.0), (base, w), (base, pnl), (base, cost)]
+        [
+            (kept, 1.0),
+            (kept, w),
+            (kept, pnl),
+            (kept, cost),
+            (base, 1.0),
+            (base, w),
+            (base, pnl),
+            (base, cost),
+        ]
     ):
         np.add.at(acc.effect, (c, j), np.where(mask, x, 0.0))
 
@@ -344,15 +374,26 @@ def _report(
         a = accs[key]
         s = a.signal
         sig = ClusterSums(
-            trades=s[:, [0]], wins=s[:, [1]], pnl=np.zeros((a.k, 1)), cost=np.zeros((a.k, 1)),
-            base_trades=s[:, 2], base_wins=s[:, 3], base_pnl=np.zeros(a.k),
+            trades=s[:, [0]],
+            wins=s[:, [1]],
+            pnl=np.zeros((a.k, 1)),
+            cost=np.zeros((a.k, 1)),
+            base_trades=s[:, 2],
+            base_wins=s[:, 3],
+            base_pnl=np.zeros(a.k),
             base_cost=np.zeros(a.k),
         )
         got = cluster_intervals(sig, resamples=resamples, seed=seed, nested=False)
         e = a.effect
         eff = ClusterSums(
-            trades=e[:, [0]], wins=e[:, [1]], pnl=e[:, [2]], cost=e[:, [3]],
-            base_trades=e[:, 4], base_wins=e[:, 5], base_pnl=e[:, 6], base_cost=e[:, 7],
+            trades=e[:, [0]],
+            wins=e[:, [1]],
+            pnl=e[:, [2]],
+            cost=e[:, [3]],
+            base_trades=e[:, 4],
+            base_wins=e[:, 5],
+            base_pnl=e[:, 6],
+            base_cost=e[:, 7],
         )
         has_effect = bool(e[:, 4].sum() > 0)
         eff_got = cluster_intervals(eff, resamples=resamples, seed=seed) if has_effect else {}

@@ -326,9 +326,7 @@ def what_if_intervals(
     return out
 
 
-def score_contributions(
-    kept: np.ndarray, won: np.ndarray, codes: np.ndarray, k: int
-) -> np.ndarray:
+def score_contributions(kept: np.ndarray, won: np.ndarray, codes: np.ndarray, k: int) -> np.ndarray:
     """Each cluster's contribution ``sum_i (kept_i - mean kept)(won_i - mean won)`` to the
     covariance of kept and won over the rows (``kept``: ``(n,)`` or ``(n, h)`` bool)."""
     kept2 = kept.reshape(len(won), -1).astype(np.float64)
