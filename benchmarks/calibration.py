@@ -40,9 +40,11 @@ it, and a run over all the seeds then only scores (what the published figures di
 from __future__ import annotations
 
 import argparse
+import contextlib
 import inspect
 import json
 import re
+import sqlite3
 import sys
 import tempfile
 import time
@@ -89,26 +91,38 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
-def load_world(seed: int, data_dir: Path, scale: int = 1) -> tuple[list[pd.DataFrame], dict]:
+def _full_quota(db_path: Path) -> None:
+    """Forget the requests counted today on a served copy (a world of 3,000+ trades needs
+    more eval-details requests than one day's enterprise quota)."""
+    with contextlib.closing(sqlite3.connect(db_path)) as conn, conn:
+        conn.execute("DELETE FROM quota")
+
+
+def load_world(
+    seed: int, data_dir: Path, quants: Sequence[int] = QUANTS
+) -> tuple[list[pd.DataFrame], dict]:
     """Build (or reuse) the world, serve it, load each quant's features over HTTP."""
     from quantscope import backtest as bt
     from quantscope import loaders
     from quantscope._client import Client
-    from quantscope.sandbox.datadir import ensure_world
+    from quantscope.sandbox.datadir import copy_world, ensure_world
     from quantscope.sandbox.serve import SandboxServer
 
     t0 = time.perf_counter()
-    info = ensure_world(data_dir, seed=seed, scale=scale)
+    info = ensure_world(data_dir, seed=seed, scale=1)
     t1 = time.perf_counter()
     frames = []
-    with (
-        tempfile.TemporaryDirectory(prefix="calib-cache-") as cache,
-        SandboxServer(info) as server,
-        Client(server.url, server.keys["enterprise"], cache_dir=cache, progress=False) as client,
-    ):
-        for q in QUANTS:
-            trades = loaders.load_trades(q, client=client)
-            frames.append(bt.trade_features(trades, confirm=True, client=client))
+    with tempfile.TemporaryDirectory(prefix="calib-serve-") as tmp:
+        # A copy of its own, so the built world stays pristine and the quota is full.
+        served = copy_world(info, Path(tmp) / "world")
+        with (
+            SandboxServer(served) as server,
+            Client(server.url, server.keys["enterprise"], cache_dir=tmp, progress=False) as client,
+        ):
+            for q in quants:
+                _full_quota(served.db_path)
+                trades = loaders.load_trades(q, client=client)
+                frames.append(bt.trade_features(trades, confirm=True, client=client))
     t2 = time.perf_counter()
     return frames, {"build_s": t1 - t0, "load_s": t2 - t1}
 
@@ -124,18 +138,21 @@ def research(
     grids: dict[tuple[int, str, str], np.ndarray],
     criteria: list[str],
     today: bool = True,
+    quants: Sequence[int] = QUANTS,
 ) -> dict[str, Any]:
-    """Every answer scored for one world: cells (both methods), screens, rankings."""
+    """One world's answers: with ``today``, today's ranking and walk-forward (``rank``,
+    ``oos``); without, the cells (both methods' intervals) and the screen."""
     from quantscope import backtest as bt
 
     cells: list[dict[str, Any]] = []
     screened, ranked, oos = [], [], []
-    for q, features in zip(QUANTS, frames, strict=True):
+    for q, features in zip(quants, frames, strict=True):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            s = bt.screen(features)
-            s["quant_id"] = q
-            screened.append(s)
+            if not today:
+                s = bt.screen(features)
+                s["quant_id"] = q
+                screened.append(s)
             if today:
                 r = bt.rank_criteria(features)
                 r["quant_id"] = q
@@ -151,7 +168,7 @@ def research(
                             "signal": row["out_of_sample_gain"],
                         }
                     )
-            for cls in ("DEGEN_CAP", "LOW_CAP", "MID_CAP"):
+            for cls in () if today else ("DEGEN_CAP", "LOW_CAP", "MID_CAP"):
                 rows = _class_rows(features, cls)
                 if len(rows) < 30:
                     continue
@@ -180,17 +197,19 @@ def research(
                         cells.append(cell)
     return {
         "cells": pd.DataFrame(cells),
-        "screen": pd.concat(screened, ignore_index=True),
+        "screen": pd.concat(screened, ignore_index=True) if screened else pd.DataFrame(),
         "rank": pd.concat(ranked, ignore_index=True) if ranked else pd.DataFrame(),
         "oos": pd.DataFrame(oos),
     }
 
 
-def thresholds(worlds: list[list[pd.DataFrame]], criteria: list[str]) -> dict:
+def thresholds(
+    worlds: list[list[pd.DataFrame]], criteria: list[str], quants: Sequence[int] = QUANTS
+) -> dict:
     """The fixed thresholds of each (quant, class, criterion): quantiles of the values of
     ``worlds`` pooled (the reference world alone in a run)."""
     grids = {}
-    for qi, q in enumerate(QUANTS):
+    for qi, q in enumerate(quants):
         pooled = pd.concat([w[qi] for w in worlds], ignore_index=True)
         klass = pooled["market_cap_class"].astype("string")
         for cls in ("DEGEN_CAP", "LOW_CAP", "MID_CAP"):
@@ -265,30 +284,43 @@ def _world(
     criteria: list[str],
     today: bool,
     redo: bool = False,
+    quants: Sequence[int] = QUANTS,
 ) -> dict[str, Any]:
-    """One world's features, timing and research, from ``work_dir`` when kept there
-    (``redo``: the features only; ``today`` is kept when it was run before)."""
+    """One world's features, timing and research, from ``work_dir`` when kept there.
+
+    ``redo``: the new methods' research is run again on the kept features (today's answers,
+    which do not change, are kept); ``today``: today's answers are run if not kept yet.
+    """
     kept = work_dir / f"world-s{seed}-ref{reference}.pkl" if work_dir else None
+    found: dict[str, Any]
     if kept is not None and kept.exists():
-        found: dict[str, Any] = pd.read_pickle(kept)
-        if (not today or found["today"]) and not (redo and grids is not None):
-            return found
-        frames, timing = found["frames"], found["timing"]
-        today = today or found["today"]
+        found = pd.read_pickle(kept)
     else:
-        frames, timing = load_world(seed, data_dir)
+        frames, timing = load_world(seed, data_dir, quants)
         print(
             f"seed {seed}: built {timing['build_s']:.1f} s, loaded {timing['load_s']:.1f} s",
             file=sys.stderr,
             flush=True,
         )
-    found = {"frames": frames, "timing": timing, "today": today}
+        found = {"frames": frames, "timing": timing, "today": False}
+        if kept is not None:  # the loaded features first: research can be redone from them
+            pd.to_pickle(found, kept)
+    changed = False
     if grids is not None:
-        t0 = time.perf_counter()
-        found["parts"] = research(frames, grids, criteria, today)
-        timing["research_s"] = time.perf_counter() - t0
-        print(f"seed {seed}: research {timing['research_s']:.1f} s", file=sys.stderr, flush=True)
-    if kept is not None:
+        parts = found.setdefault("parts", {})
+        if redo or "cells" not in parts:
+            t0 = time.perf_counter()
+            parts.update(research(found["frames"], grids, criteria, False, quants))
+            found["timing"]["research_s"] = time.perf_counter() - t0
+            changed = True
+        if today and not found["today"]:
+            t0 = time.perf_counter()
+            old = research(found["frames"], grids, criteria, True, quants)
+            parts.update(rank=old["rank"], oos=old["oos"])
+            found["timing"]["today_s"] = time.perf_counter() - t0
+            found["today"] = changed = True
+        print(f"seed {seed}: research done {found['timing']}", file=sys.stderr, flush=True)
+    if kept is not None and changed:
         pd.to_pickle(found, kept)
     return found
 
@@ -300,19 +332,20 @@ def run(
     reference: int = 0,
     today_worlds: int | None = None,
     redo: bool = False,
+    quants: Sequence[int] = QUANTS,
 ) -> dict[str, Any]:
     """Research every world and score it: the JSON the command writes."""
     planted = planted_criteria()
     scored = sorted(planted | NOISE)
     if reference in seeds:
         raise ValueError(f"the reference world (seed {reference}) cannot be scored too")
-    ref = _world(reference, data_dir, work_dir, reference, None, scored, False)
-    grids = thresholds([ref["frames"]], scored)
+    ref = _world(reference, data_dir, work_dir, reference, None, scored, False, False, quants)
+    grids = thresholds([ref["frames"]], scored, quants)
     parts: dict[str, list[pd.DataFrame]] = {"cells": [], "screen": [], "rank": [], "oos": []}
     timing = []
     for i, seed in enumerate(seeds):
         today = today_worlds is None or i < today_worlds
-        found = _world(seed, data_dir, work_dir, reference, grids, scored, today, redo)
+        found = _world(seed, data_dir, work_dir, reference, grids, scored, today, redo, quants)
         timing.append({"seed": seed, **found["timing"]})
         for name, frame in found["parts"].items():
             if not frame.empty and (found["today"] or name in ("cells", "screen")):
@@ -353,6 +386,7 @@ def run(
             "build": round(sum(t["build_s"] for t in timing), 1),
             "load": round(sum(t["load_s"] for t in timing), 1),
             "research": round(sum(t.get("research_s", 0.0) for t in timing), 1),
+            "today_research": round(sum(t.get("today_s", 0.0) for t in timing), 1),
         },
         "per_world": timing,
         "date": datetime.now(UTC).strftime("%Y-%m-%d"),
