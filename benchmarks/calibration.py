@@ -139,6 +139,7 @@ def research(
     criteria: list[str],
     today: bool = True,
     quants: Sequence[int] = QUANTS,
+    screened: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """One world's answers: with ``today``, today's ranking and walk-forward (``rank``,
     ``oos``); without, the cells (both methods' intervals) and the screen."""
@@ -150,7 +151,7 @@ def research(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if not today:
-                s = bt.screen(features)
+                s = bt.screen(features, screened)
                 s["quant_id"] = q
                 screened.append(s)
             if today:
@@ -260,10 +261,10 @@ def families(table: pd.DataFrame, planted: frozenset[str]) -> dict[str, Any]:
     }
 
 
-def beats(signals: pd.DataFrame, planted: frozenset[str]) -> float:
+def beats(signals: pd.DataFrame, planted: frozenset[str]) -> float | None:
     """P(planted signal > noise signal) over pairs in the same (world, quant, class)."""
     if signals.empty:
-        return float("nan")
+        return None
     wins = pairs = 0.0
     for _, g in signals.groupby(["world", "quant_id", "market_cap_class"]):
         p = g.loc[g["criterion"].isin(planted), "signal"].dropna().to_numpy()
@@ -272,7 +273,7 @@ def beats(signals: pd.DataFrame, planted: frozenset[str]) -> float:
             d = p[:, None] - n[None, :]
             wins += float((d > 0).sum() + 0.5 * (d == 0).sum())
             pairs += d.size
-    return round(wins / pairs, 4) if pairs else float("nan")
+    return round(wins / pairs, 4) if pairs else None
 
 
 def _world(
@@ -285,6 +286,7 @@ def _world(
     today: bool,
     redo: bool = False,
     quants: Sequence[int] = QUANTS,
+    screened: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """One world's features, timing and research, from ``work_dir`` when kept there.
 
@@ -310,7 +312,7 @@ def _world(
         parts = found.setdefault("parts", {})
         if redo or "cells" not in parts:
             t0 = time.perf_counter()
-            parts.update(research(found["frames"], grids, criteria, False, quants))
+            parts.update(research(found["frames"], grids, criteria, False, quants, screened))
             found["timing"]["research_s"] = time.perf_counter() - t0
             changed = True
         if today and not found["today"]:
@@ -333,10 +335,16 @@ def run(
     today_worlds: int | None = None,
     redo: bool = False,
     quants: Sequence[int] = QUANTS,
+    criteria: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """Research every world and score it: the JSON the command writes."""
+    """Research every world and score it: the JSON the command writes.
+
+    ``criteria``: score (and screen) these only (default: every planted and noise criterion
+    scored, every criterion screened), for a small run.
+    """
     planted = planted_criteria()
-    scored = sorted(planted | NOISE)
+    scored = sorted(criteria) if criteria is not None else sorted(planted | NOISE)
+    screened = list(criteria) if criteria is not None else None
     if reference in seeds:
         raise ValueError(f"the reference world (seed {reference}) cannot be scored too")
     ref = _world(reference, data_dir, work_dir, reference, None, scored, False, False, quants)
@@ -345,7 +353,9 @@ def run(
     timing = []
     for i, seed in enumerate(seeds):
         today = today_worlds is None or i < today_worlds
-        found = _world(seed, data_dir, work_dir, reference, grids, scored, today, redo, quants)
+        found = _world(
+            seed, data_dir, work_dir, reference, grids, scored, today, redo, quants, screened
+        )
         timing.append({"seed": seed, **found["timing"]})
         for name, frame in found["parts"].items():
             if not frame.empty and (found["today"] or name in ("cells", "screen")):

@@ -280,12 +280,10 @@ def _screen_group(
                 kept = OPERATORS[op](values[te], t)
                 c, w = rc[te], won[te]
                 acc.tested += int(te.sum())
-                np.add.at(acc.signal, (c, 0), kept)
-                np.add.at(acc.signal, (c, 1), kept * w)
-                np.add.at(acc.signal, (c, 2), ~kept)
-                np.add.at(acc.signal, (c, 3), ~kept * w)
+                for j, x in enumerate((kept, kept * w, ~kept, ~kept * w)):
+                    acc.signal[:, j] += np.bincount(c, weights=x.astype(np.float64), minlength=k)
                 centred = (kept - kept.mean()) * (w - w.mean())
-                np.add.at(acc.score, c, centred)
+                acc.score += np.bincount(c, weights=centred, minlength=k)
                 if replayed is not None:
                     _add_effect(acc, replayed, te, t, op, c, w, rows)
 
@@ -347,7 +345,7 @@ def _add_effect(
             (base, cost),
         ]
     ):
-        np.add.at(acc.effect, (c, j), np.where(mask, x, 0.0))
+        acc.effect[:, j] += np.bincount(c, weights=np.where(mask, x, 0.0), minlength=acc.k)
 
 
 def _report(

@@ -38,8 +38,8 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Iterator
-from statistics import NormalDist
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -196,8 +196,8 @@ def cluster_intervals(
     no_move = (moved == 0) & nested
     bounds = _no_move_bounds(table)
     with_trades = np.count_nonzero(table.trades, axis=0)
-    t_rate = np.nan_to_num(t_quantile(1 - tail, with_trades - 1), nan=t_quantile(1 - tail, 1))
-    t_change = np.nan_to_num(t_quantile(1 - tail, moved), nan=1.0)
+    t_rate = t_quantile(1 - tail, np.maximum(with_trades - 1, 1))
+    t_change = np.where(moved > 0, t_quantile(1 - tail, np.maximum(moved, 1)), z)
     for name in STATISTICS:
         inflate = small * (t_rate if name == "win_rate" else t_change) / z
         stacked = np.concatenate(draws[name])
