@@ -139,7 +139,7 @@ def research(
     criteria: list[str],
     today: bool = True,
     quants: Sequence[int] = QUANTS,
-    screened: Sequence[str] | None = None,
+    screen_criteria: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """One world's answers: with ``today``, today's ranking and walk-forward (``rank``,
     ``oos``); without, the cells (both methods' intervals) and the screen."""
@@ -151,7 +151,7 @@ def research(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if not today:
-                s = bt.screen(features, screened)
+                s = bt.screen(features, screen_criteria)
                 s["quant_id"] = q
                 screened.append(s)
             if today:
@@ -224,8 +224,9 @@ def thresholds(
     return grids
 
 
-def coverage(cells: pd.DataFrame, method: str) -> dict[str, Any]:
-    """Share of intervals holding the leave-one-out truth, per statistic."""
+def coverage(cells: pd.DataFrame, method: str, rows: pd.Series | None = None) -> dict[str, Any]:
+    """Share of intervals holding the leave-one-out truth, per statistic, over ``rows`` (a
+    mask; default all). The truth is computed over every world's cell, scored rows or not."""
     key = ["quant_id", "market_cap_class", "criterion", "threshold"]
     out: dict[str, Any] = {}
     for name in STATISTICS:
@@ -236,12 +237,26 @@ def coverage(cells: pd.DataFrame, method: str) -> dict[str, Any]:
         truth = (total - x[name].where(own, 0.0)) / (count - own.astype(int))
         lo, hi = x[f"{method}_{name}_lo"], x[f"{method}_{name}_hi"]
         scored = truth.notna() & x[name].notna() & np.isfinite(truth)
+        if rows is not None:
+            scored &= rows
         has = scored & lo.notna() & hi.notna()
         inside = has & (lo <= truth + 1e-12) & (truth - 1e-12 <= hi)
         out[name] = round(float(inside.sum() / has.sum()), 4) if has.any() else None
         out[f"{name}_cells"] = int(has.sum())
         out[f"{name}_without_interval"] = int((scored & ~has).sum())
     return out
+
+
+def headline(cells: pd.DataFrame, method: str) -> dict[str, Any]:
+    """Coverage of the win rate over every cell, of the changes over the cells where
+    something moved (a row where nothing moved is scored apart: its truth is mostly 0)."""
+    every = coverage(cells, method)
+    moved = coverage(cells, method, cells["moved"])
+    return {
+        key: (every if name == "win_rate" else moved)[key]
+        for name in STATISTICS
+        for key in (name, f"{name}_cells", f"{name}_without_interval")
+    }
 
 
 def families(table: pd.DataFrame, planted: frozenset[str]) -> dict[str, Any]:
@@ -364,18 +379,18 @@ def run(
     screen = pd.concat(parts["screen"], ignore_index=True)
     rank = pd.concat(parts["rank"], ignore_index=True) if parts["rank"] else pd.DataFrame()
     oos = pd.concat(parts["oos"], ignore_index=True) if parts["oos"] else pd.DataFrame()
+    moved = cells["moved"]
     new = {
-        "coverage": coverage(cells, "new"),
+        "coverage": headline(cells, "new"),
         **families(screen, planted),
         "planted_beats_noise": beats(screen, planted),
     }
     today_figures = {
-        "coverage": coverage(cells, "today"),
+        "coverage": headline(cells, "today"),
         **families(rank, planted),
         "planted_beats_noise": beats(oos, planted),
         "worlds_ranked": int(rank["world"].nunique()) if len(rank) else 0,
     }
-    moved = cells["moved"]
     cov = new["coverage"]
     return {
         "worlds": len(seeds),
@@ -387,8 +402,9 @@ def run(
         "planted_beats_noise": new["planted_beats_noise"],
         "new": new,
         "today": today_figures,
-        "coverage_moved_rows": coverage(cells[moved], "new"),
-        "coverage_rows_where_nothing_moved": coverage(cells[~moved], "new"),
+        "coverage_every_row": coverage(cells, "new"),
+        "coverage_rows_where_nothing_moved": coverage(cells, "new", ~moved),
+        "today_coverage_every_row": coverage(cells, "today"),
         "moved_cell_share": round(float(moved.mean()), 4),
         "planted": sorted(planted),
         "noise": sorted(NOISE),
