@@ -163,12 +163,13 @@ def screen(
 
     Returns:
         One row per (quant, class, criterion): ``quant_id``, ``market_cap_class``,
-        ``criterion``, ``operator``, ``thresholds`` chosen (their median), ``test_trades``,
+        ``criterion``, ``operator``, ``threshold`` (the median of those chosen), ``test_trades``,
         ``tokens``, ``signal`` with ``signal_lo``/``signal_hi``, ``statistic``, ``p_raw``,
         ``p_value`` (family-wise adjusted), ``significant``, ``effect_d_win_rate``,
         ``effect_d_total_pnl_usd``, ``effect_d_roi`` with ``_lo``/``_hi``, ``hypotheses``
-        and ``combos_searched``. ``attrs["screen"]`` records the design and the groups that
-        could not be used.
+        and ``combos_searched``. ``attrs["screen"]`` records the design, the groups that could
+        not be used and the criteria no training set could split (``untested``: a value that
+        nearly every trade shares).
     """
     meta = backtest_attrs(features)
     names = list(criteria) if criteria is not None else criteria_of(features)
@@ -437,5 +438,10 @@ def _report(
         "seed": seed,
         "alpha": alpha,
         "unused_groups": unused,
+        "untested": [
+            {"quant_id": q, "market_cap_class": c, "criterion": n}
+            for (q, c, n), a in accs.items()
+            if not a.tested
+        ],
     }
     return out

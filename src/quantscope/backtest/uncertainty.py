@@ -206,8 +206,10 @@ def cluster_intervals(
             lo, hi = np.nanquantile(stacked, [tail, 1 - tail], axis=0)
         undefined = np.isnan(stacked).mean(axis=0) > tail
         est = point[name]
-        lo = np.where(undefined, np.nan, est - inflate * (est - lo))
-        hi = np.where(undefined, np.nan, est + inflate * (hi - est))
+        # A skewed resample distribution can put a percentile past the estimate: the
+        # interval always holds the estimate itself.
+        lo = np.where(undefined, np.nan, est - inflate * np.maximum(est - lo, 0.0))
+        hi = np.where(undefined, np.nan, est + inflate * np.maximum(hi - est, 0.0))
         if name != "win_rate":
             lo = np.where(no_move, est - bounds[name], lo)
             hi = np.where(no_move, est + bounds[name], hi)
