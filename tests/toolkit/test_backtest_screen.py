@@ -37,6 +37,7 @@ def test_the_planted_criterion_is_found_out_of_sample_and_the_trait_is_not() -> 
     assert found["effect_d_win_rate"].isna().all()
 
 
+@pytest.mark.slow  # 60 / 300 samples: a few seconds
 def test_family_wise_false_positives_hold_at_5_percent_where_the_ranking_does_not() -> None:
     """60 samples of clustered trades (30 tokens): how often is the noise trait declared
     significant? The whole-token test measured 6 of 60 here (its size with 30 tokens is a

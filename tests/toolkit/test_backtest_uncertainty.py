@@ -99,6 +99,7 @@ def test_signflip_known_answer_for_three_clusters() -> None:
     assert np.isnan(stat).all() and (p_raw == 1).all() and (p_adj == 1).all()
 
 
+@pytest.mark.slow  # 60 / 300 samples: a few seconds
 def test_signflip_holds_its_size_on_a_token_trait_where_trade_permutations_do_not() -> None:
     """A token trait unrelated to outcomes, trades clustered by token: at 5 %, whole-token
     flips reject ~5 % of 300 worlds; reshuffling single trades (today's rank) rejects far more."""
