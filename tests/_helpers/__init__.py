@@ -7,12 +7,14 @@ and is imported from this package (``tests/`` is on pytest's ``pythonpath``):
   base of the HTTP test modules' endpoint sessions), and ``assert_error``.
 * ``fake_service``: a scripted loopback service for faults the sandbox cannot produce
   (``FakeService``, ``Seen``, ``ok``, ``fake_client``; the ``serve`` fixture starts them).
+* ``clustered``: ``clustered_features``, research frames whose trades cluster by token.
 * ``frames``: hand-made frames with the loaders' dtypes (``HAND``, ``EVALS``, ``details_frame``).
 * ``quota``: ``reset_quota(server)``, for module and session fixtures that spend much quota;
   ``spend_quota`` and ``quota_left`` spend and read a plan's quota server-side.
 * ``widgets``: the widget tests' quant and frames (``QUANT``, ``WidgetData``, ...).
 """
 
+from _helpers.clustered import clustered_features
 from _helpers.fake_service import (
     CUT,
     DROP,
@@ -53,6 +55,7 @@ __all__ = [
     "WidgetData",
     "assert_error",
     "at",
+    "clustered_features",
     "details_frame",
     "fake_client",
     "ok",

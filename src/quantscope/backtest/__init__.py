@@ -9,6 +9,10 @@ A research session, end to end::
     bt.what_if(features, "smart_money_buys", [3], rule="filter")  # an upper bound
     bt.walk_forward(features, "smart_money_buys")          # chosen on the past, tried ahead
     bt.rank_criteria(features)                             # which criteria matter most
+    bt.screen(features)                                    # every criterion, out of sample,
+                                                           # adjusted for the whole search
+    bt.what_if_intervals(features, "smart_money_buys", [2, 3, 4])  # intervals on every
+                                                           # decision number, tokens resampled
     bt.replay(qsc.load_playbook(1), qsc.load_eval_details(ids))  # = the service's verdicts
 
 Modules: ``features`` (trades joined to criterion values, wide), ``replay`` (the contract's
@@ -16,7 +20,9 @@ pass rule applied to evaluations), ``sweep`` (what-if over thresholds and grids)
 (criteria ranked per market-cap class, adjusted for the search),
 ``simulate`` (simulated entries for evaluations that failed), ``compare`` (two playbooks side
 by side), ``crosscheck`` (the optimizer's recommendations recomputed, and what applying each
-does), ``walk_forward`` (thresholds chosen on the past, reported on the future). The pass
+does), ``walk_forward`` (thresholds chosen on the past, reported on the future), ``uncertainty``
+(intervals and tests that resample or flip whole tokens: ``what_if_intervals``), ``screen``
+(every criterion and class out of sample, purged, tokens apart, family-wise adjusted). The pass
 rule lives in ``_rules``, the sort-and-cumsum sweep in ``_kernel``, the metric formulas in
 ``_metrics``, the guard rails of every row (intervals, counts, flags) in ``_guards``.
 """
@@ -28,6 +34,7 @@ from quantscope.backtest.crosscheck import RATE_TOLERANCE, crosscheck
 from quantscope.backtest.features import trade_features, wide_details
 from quantscope.backtest.rank import rank_criteria
 from quantscope.backtest.replay import replay
+from quantscope.backtest.screen import screen
 from quantscope.backtest.simulate import ExitRule, Exits, simulate_exits, simulated_entries
 from quantscope.backtest.sweep import (
     RULE_LABELS,
@@ -36,6 +43,7 @@ from quantscope.backtest.sweep import (
     what_if,
     what_if_grid,
 )
+from quantscope.backtest.uncertainty import what_if_intervals
 from quantscope.backtest.walk_forward import walk_forward
 
 __all__ = [
@@ -52,6 +60,7 @@ __all__ = [
     "pivot_grid",
     "rank_criteria",
     "replay",
+    "screen",
     "simulate_exits",
     "simulated_entries",
     "threshold_grid",
@@ -59,5 +68,6 @@ __all__ = [
     "walk_forward",
     "what_if",
     "what_if_grid",
+    "what_if_intervals",
     "wide_details",
 ]

@@ -1,0 +1,49 @@
+"""The calibration harness, small: two worlds (and a reference) of one quant, over HTTP.
+
+The full run (>= 30 worlds, docs/metrics.md) takes most of an hour; this one checks that the
+harness runs end to end and that its figures separate the new answers from today's with
+tolerant bounds: today's what-if has no interval for ``d_win_rate`` at all (the decision number
+a researcher acts on), the new one covers the truth about as often as it says.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchmarks import calibration
+from quantscope.sandbox.datadir import WorldInfo
+
+pytestmark = pytest.mark.slow
+
+
+def test_small_calibration_run_scores_the_new_answers_against_the_planted_truth(
+    sandbox_world: WorldInfo, tmp_path: Path
+) -> None:
+    criteria = ["smart_money_buys", "buy_sell_ratio", "twitter_followers", "social_sentiment"]
+    # The session's seed-7 world is one of them (built already); the others are built there.
+    found = calibration.run(
+        [7, 8],
+        sandbox_world.data_dir,
+        reference=9,
+        today_worlds=0,
+        quants=(1,),
+        criteria=criteria,
+    )
+    assert found["worlds"] == 2 and found["reference_seed"] == 9
+    assert found["planted"] == [
+        "ai_confidence",
+        "buy_sell_ratio",
+        "smart_money_buys",
+        "top10_holders_pct",
+    ]
+    today, new = found["today"]["coverage"], found["coverage"]
+    assert today["d_win_rate"] is None and today["d_win_rate_cells"] == 0
+    assert new["d_win_rate"] is not None and found["new"]["coverage"]["d_win_rate_cells"] > 20
+    # The truth of a cell is the other world's value alone here: noisy, so tolerant bounds.
+    for name in ("win_rate", "d_win_rate", "d_total_pnl_usd", "d_roi"):
+        assert new[name] >= 0.75, (name, new)
+    assert 0.0 <= found["false_positive_rate"] <= 1.0 and found["new"]["families"] == 2
+    assert found["power"] > 0  # smart_money_buys is found in some class
+    assert found["time_s"]["load"] > 0 and len(found["per_world"]) == 2

@@ -1,0 +1,94 @@
+"""The screen and the calibrated intervals on the sandbox world's history, over HTTP.
+
+Atlas' (quant 1) closed, executed trades with their buy evaluations' values (838 trades of
+seed 7: one eval-details request each), loaded once. The generator plants
+``smart_money_buys``, ``buy_sell_ratio``, ``ai_confidence`` and ``top10_holders_pct``; the
+social criteria are noise.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from _helpers import reset_quota
+
+import quantscope.loaders as L
+from quantscope import backtest as bt
+from quantscope._client import Client
+from quantscope.sandbox.serve import SandboxServer
+
+pytestmark = pytest.mark.slow
+
+PLANTED = {"smart_money_buys", "buy_sell_ratio", "ai_confidence", "top10_holders_pct"}
+NOISE = {
+    "twitter_followers",
+    "telegram_members",
+    "narrative_score",
+    "meme_virality",
+    "social_sentiment",
+    "holder_growth_pct",
+    "mint_authority",
+}
+
+
+@pytest.fixture(scope="module")
+def features(sandbox: SandboxServer, module_client: Client) -> pd.DataFrame:
+    reset_quota(sandbox)
+    trades = L.load_trades(1, client=module_client)
+    return bt.trade_features(trades, confirm=True, client=module_client)
+
+
+def test_intervals_of_the_replayed_rows_equal_what_if_and_cover_every_decision_number(
+    features: pd.DataFrame,
+) -> None:
+    degen = features[features["market_cap_class"] == "DEGEN_CAP"]
+    degen.attrs = features.attrs
+    got = bt.what_if_intervals(degen, "smart_money_buys", [1, 2, 3, 4, 5])
+    ref = bt.what_if(degen, "smart_money_buys", [1, 2, 3, 4, 5])
+    for name in ("win_rate", "d_win_rate", "d_total_pnl_usd", "d_roi"):
+        assert got[name].to_numpy() == pytest.approx(ref[name].to_numpy(), abs=1e-9)
+    # 1 and 2 keep what the current threshold (2) keeps: replayed, nothing moves; the row
+    # still says how far a future sample could move (today's bootstrap says [0, 0]).
+    assert got["interval"].tolist()[:2] == ["nothing moved: rule of three"] * 2
+    assert ref["d_total_pnl_usd_hi"].iloc[0] == pytest.approx(0.0, abs=1e-6)
+    assert (got["d_win_rate_hi"].iloc[:2] > 0.02).all() and (
+        got["d_win_rate_lo"].iloc[:2] < 0
+    ).all()
+    moved = got.iloc[2:]
+    assert (moved["interval"] == "bootstrap").all() and (moved["moved_tokens"] >= 10).all()
+    assert (moved["d_win_rate_lo"] < moved["d_win_rate"]).all()
+    assert (moved["d_win_rate"] < moved["d_win_rate_hi"]).all()
+    assert got.attrs["intervals"]["unit"] == "token"
+
+
+def test_the_screen_finds_planted_criteria_and_no_noise_out_of_sample(
+    features: pd.DataFrame,
+) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # every class of Atlas is big enough: no warning
+        found = bt.screen(features)
+    assert set(found["market_cap_class"]) == {"DEGEN_CAP", "LOW_CAP", "MID_CAP"}
+    # 18 criteria x 3 classes, but those no training set could split (a value nearly every
+    # trade shares: thresholds keep all or under 20 %) are listed apart, untested.
+    untested = found.attrs["screen"]["untested"]
+    assert len(found) + len(untested) == 18 * 3 and (found["hypotheses"] == len(found)).all()
+    assert {u["criterion"] for u in untested} <= {"lp_locked", "mint_authority"}
+    assert found.attrs["screen"]["combos_searched"] > len(found) * 4
+    significant = found[found["significant"]]
+    assert set(significant["criterion"]) and set(significant["criterion"]) <= PLANTED
+    assert not found.loc[found["criterion"].isin(NOISE), "significant"].any()
+    # The replayed effect is there (the features keep the playbook), with an interval.
+    effect = found[["effect_d_win_rate_lo", "effect_d_win_rate", "effect_d_win_rate_hi"]]
+    assert effect.notna().all().all()
+    assert (effect.iloc[:, 0] <= effect.iloc[:, 1] + 1e-12).all()
+    assert (effect.iloc[:, 1] <= effect.iloc[:, 2] + 1e-12).all()
+    # A planted criterion's signal beats a noise one's more often than not.
+    pairs = []
+    for _, g in found.groupby("market_cap_class"):
+        p = g.loc[g["criterion"].isin(PLANTED), "signal"].to_numpy()
+        n = g.loc[g["criterion"].isin(NOISE), "signal"].to_numpy()
+        pairs.append((p[:, None] > n[None, :]).ravel())
+    assert np.concatenate(pairs).mean() > 0.65  # 0.69 here (Atlas, seed 7); see docs/metrics.md
