@@ -208,3 +208,24 @@ def test_the_quota_command_follows_no_redirect_with_the_key(
     monkeypatch.setenv("QUANTSCOPE_CACHE_DIR", str(tmp_path))
     assert cli.main(["quota"]) == 1  # one line on stderr, not the other origin's answer
     assert other.seen == [] and service.count() == 1
+
+
+def test_an_answer_stored_unscrubbed_by_an_earlier_quantscope_decodes_to_no_key(
+    serve: Callable[..., FakeService], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import quantscope._transport as transport
+
+    service = serve(lambda seen: (200, {}, echoing_body(SECRET, seed=3)))
+    # An earlier quantscope scrubbed only the literal key: its cache holds escaped spellings.
+    monkeypatch.setattr(
+        transport, "scrub_key", lambda body, response, request: body.replace(SECRET.encode(), b"")
+    )
+    with client_on(service, tmp_path) as old:
+        old.get("/api/trades")
+    monkeypatch.undo()
+    client = client_on(service, tmp_path)
+    again = client.get("/api/trades")
+    assert again.provenance.from_cache and service.count("/api/trades") == 1
+    assert SECRET not in json.dumps(again.data)
+    assert again.data["items"][1]["name"] == "token *** end"
+    client.close()
