@@ -20,9 +20,9 @@ the file; nothing is fetched when it is opened; the same data gives the same byt
 
 Modules: ``build`` (gathering the data through the loaders, quota-aware), ``sections`` (the
 registry of sections), ``_trading``, ``_research`` and ``_screen`` (their builders),
-``plugs`` (named places where new figures plug in), ``blocks`` (what sections are made of), ``cells`` (number
-formats), ``png`` (reproducible figures), ``html`` (the page), ``render`` (all of it to a
-file), ``cli`` (``quantscope report``). Importing this package does not import matplotlib.
+``plugs`` (named places where new figures plug in), ``blocks`` (what sections are made of),
+``cells`` (number formats), ``png`` (reproducible figures), ``html`` (the page), ``render``
+(all of it to a file), ``cli`` (``quantscope report``). Importing this package does not import matplotlib.
 """
 
 from __future__ import annotations
