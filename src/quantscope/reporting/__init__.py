@@ -22,7 +22,8 @@ Modules: ``build`` (gathering the data through the loaders, quota-aware), ``sect
 registry of sections), ``_trading``, ``_research`` and ``_screen`` (their builders),
 ``plugs`` (named places where new figures plug in), ``blocks`` (what sections are made of),
 ``cells`` (number formats), ``png`` (reproducible figures), ``html`` (the page), ``render``
-(all of it to a file), ``cli`` (``quantscope report``). Importing this package does not import matplotlib.
+(all of it to a file), ``cli`` (``quantscope report``). Importing this package does not
+import matplotlib.
 """
 
 from __future__ import annotations
