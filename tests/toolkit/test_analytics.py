@@ -208,6 +208,37 @@ def test_ratio_flags_and_no_ratio_for_a_short_period() -> None:
     assert empty["few_days"] and not empty["no_losing_day"]
 
 
+def test_the_ratios_carry_their_sample_and_a_probabilistic_sharpe() -> None:
+    """Issue 21: a headline Sharpe says how many days and losing days it rests on, and the
+    probability that the true Sharpe is above 0; a short sample is flagged."""
+    s = A.summary(ATLAS)
+    daily = A.daily_pnl(ATLAS)
+    assert s["losing_days"] == int((daily < 0).sum()) == 1
+    assert s["psr"] == pytest.approx(A.probabilistic_sharpe_ratio(daily.to_numpy()), rel=1e-12)
+    assert 0.0 < s["psr"] < 1.0
+    assert s["short_sample"]  # five days, one lost
+    weekly = A.by(ATLAS, freq="W")
+    assert weekly["losing_days"].tolist() == [1] and math.isnan(weekly["psr"].iloc[0])
+    assert A.summary(HAND.iloc[:0])["short_sample"]
+    # the deflated ratio of one trial is the probabilistic one; more trials lower it
+    x = daily.to_numpy()
+    assert A.deflated_sharpe_ratio(x, 1, 0.5) == A.probabilistic_sharpe_ratio(x)
+    assert A.deflated_sharpe_ratio(x, 50, 0.5) < A.probabilistic_sharpe_ratio(x)
+
+
+def test_psr_of_many_groups_equals_the_one_series_definition() -> None:
+    rng = np.random.default_rng(3)
+    rows = [
+        {"id": i, "opened": at(d), "closed": at(d, 5), "pnl": float(rng.normal(5, 40))}
+        for i, d in enumerate(rng.integers(1, 60, size=120).tolist(), start=1)
+    ]
+    frame = trades_frame(rows)
+    s = A.summary(frame)
+    x = A.daily_pnl(frame).to_numpy()
+    assert s["days"] == x.size and s["losing_days"] == int((x < 0).sum())
+    assert s["psr"] == pytest.approx(A.probabilistic_sharpe_ratio(x), rel=1e-9)
+
+
 @pytest.mark.parametrize("freq", ["week", "2W", "min", "H", "d"])
 def test_a_freq_that_is_not_a_calendar_period_is_refused_in_one_line(freq: str) -> None:
     with pytest.raises(ValueError, match=rf"^freq={freq!r} is not a calendar period; use one of "):

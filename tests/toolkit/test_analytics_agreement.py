@@ -203,6 +203,22 @@ def test_sharpe_sortino_and_drawdown_equal_quantstats_on_sandbox_trades(
     assert s["max_drawdown"] <= ours.fraction  # trade by trade sees at least the daily fall
 
 
+@pytest.mark.parametrize("quant_id", [1, 2, 3])
+def test_probabilistic_sharpe_equals_quantstats_on_sandbox_trades(
+    module_client: Client, quant_id: int
+) -> None:
+    """Issue 21: the probabilistic Sharpe (Bailey and López de Prado) and the sample it rests
+    on; quantstats' annualised Sharpe differs only by its 252-day year (docs/metrics.md)."""
+    trades = L.load_trades(quant_id, client=module_client)
+    s = trades.quant.summary()
+    daily = trades.quant.daily_pnl()
+    returns = daily / s["capital_usd"]
+    assert qs.stats.probabilistic_sharpe_ratio(returns) == pytest.approx(s["psr"], rel=1e-9)
+    assert s["losing_days"] == int((daily < 0).sum())
+    assert s["short_sample"] == (s["days"] < 182 or s["losing_days"] < 20)
+    assert qs.stats.sharpe(returns) == pytest.approx(s["sharpe"] * math.sqrt(252 / 365))
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     st.lists(

@@ -263,7 +263,7 @@ def test_metric_by_labels_groups_and_units() -> None:
     ax = P.metric_by(HAND, "quant_name", "win_rate")
     assert [t.get_text() for t in ax.get_xticklabels()] == ["Atlas", "Borealis"]
     assert ax.get_ylabel() == "win rate (% of trades)"
-    assert [t.get_text() for t in ax.texts] == ["50.0%", "0.0%"]  # bar labels
+    assert [t.get_text() for t in ax.texts] == ["50.0%\nn=6", "0.0%\nn=2"]  # value, trades
     daily = P.metric_by(HAND, freq="D", metric="total_pnl_usd")
     labels = [t.get_text() for t in daily.get_xticklabels()]
     assert labels == [f"2026-09-0{d}" for d in range(1, 7)]  # 09-06: the open position
@@ -278,7 +278,7 @@ def test_metric_by_draws_durations_in_hours_and_undefined_values_as_missing() ->
     assert ax.get_ylabel() == "avg holding time (hours)"
     # The open book's row has no closed trade: its win rate is undefined and says so.
     status = P.metric_by(HAND, "status", "win_rate")
-    assert [t.get_text() for t in status.texts if t.get_text()] == ["37.5%", "n/a"]
+    assert [t.get_text() for t in status.texts if t.get_text()] == ["37.5%\nn=8", "n/a"]
     png(status.figure)
 
 

@@ -338,3 +338,91 @@ def test_the_accessor_draws_the_same_figures_and_checks_columns() -> None:
     for method in ("rolling", "drawdowns", "pnl_calendar"):
         with pytest.raises(MissingColumnsError, match=rf"^plot\.{method}\(\) needs a trades frame"):
             getattr(HAND.drop(columns=["pnl_usd"]).quant.plot, method)()
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 21: fills at their price, n per bar, the heatmap's class and interval
+# --------------------------------------------------------------------------------------------
+
+
+def test_candles_draw_a_trades_exit_at_its_fill_price_not_the_candle_close() -> None:
+    """ZUMDE was drawn at its candle's close ($0.000326) against a fill of $0.000249."""
+    start = pd.Timestamp("2026-09-01", tz="UTC")
+    hours = pd.DatetimeIndex([start + pd.Timedelta(hours=i) for i in range(4)], name="timestamp")
+    ohlcv = pd.DataFrame(
+        {
+            "open": [1.0, 1.2, 1.1, 1.1],
+            "high": [1.3, 1.25, 1.2, 1.4],
+            "low": [0.9, 1.0, 1.05, 1.0],
+            "close": [1.2, 1.1, 1.1, 1.35],
+        },
+        index=hours.as_unit("ms"),
+    )
+    trades = trades_frame(
+        [
+            {
+                "id": 1,
+                "opened": start,
+                "closed": start + pd.Timedelta(hours=2, minutes=5),
+                "pnl": 76.4,
+            }
+        ]
+    ).assign(
+        detection_price_usd=[1.02],
+        tokens_bought=[100.0],
+        tokens_sold=[100.0],
+    )
+    # bought 100 tokens for 100 USD (1.00 each), sold them for 176.40 USD (1.764 each)
+    ax = P.candles(ohlcv, trades=trades)
+    assert line(ax, "entry").get_ydata()[0] == pytest.approx(1.0)
+    assert line(ax, "exit").get_ydata()[0] == pytest.approx(1.764)  # not the close, 1.1
+    exit_y, entry_y = line(ax, "exit").get_ydata()[0], line(ax, "entry").get_ydata()[0]
+    assert exit_y / entry_y - 1 == pytest.approx(0.764)  # the line's rise is the trade's ROI
+
+
+def test_win_rate_by_chain_shows_the_trades_of_each_bar() -> None:
+    ax = P.metric_by(HAND, "chain", "win_rate")
+    table = A.by(HAND, "chain")
+    texts = [t.get_text() for t in ax.containers[0].datavalues and ax.texts]
+    for (_, row), text in zip(table.iterrows(), texts, strict=True):
+        assert text.endswith(f"n={row['trades']:,}"), texts
+        assert text.startswith(f"{row['win_rate']:.1%}".rstrip("%")[:2]), texts
+
+
+def test_the_heatmap_names_its_class_question_and_interval() -> None:
+    grid = _two_criteria_grid()
+    ax = P.threshold_heatmap(grid, "win_rate", subject="MID_CAP")
+    assert "in MID_CAP" in ax.get_title() and "(signal)" in ax.get_title()
+    drawn = cells(ax)
+    lo = grid["win_rate_lo"].to_numpy()
+    assert len(drawn) == len(grid) and all("[" in text and "n=" in text for text in drawn)
+    assert any(f"{100 * v:.1f}%" in "".join(drawn) or f"{v:.1%}" in "".join(drawn) for v in lo)
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any("95% interval (Wilson" in t for t in legend), legend
+
+
+def _two_criteria_grid() -> pd.DataFrame:
+    from quantscope import backtest as bt
+
+    rng = np.random.default_rng(5)
+    n = 80
+    frame = pd.DataFrame(
+        {
+            "trade_id": np.arange(1, n + 1),
+            "quant_id": 1,
+            "token_id": rng.integers(1, 25, n),
+            "market_cap_class": pd.Categorical(["MID_CAP"] * n),
+            "status": pd.Categorical(["Closed"] * n),
+            "opened_at": pd.date_range("2026-09-01", periods=n, freq="h", tz="UTC"),
+            "pnl_usd": rng.normal(1, 10, n),
+            "buy_cost_usd": 100.0,
+            "a": rng.integers(0, 5, n).astype(float),
+            "b": rng.integers(0, 5, n).astype(float),
+        }
+    )
+    frame["closed_at"] = frame["opened_at"] + pd.Timedelta(hours=1)
+    frame["profitable"] = frame["pnl_usd"] > 0
+    frame["roi"] = frame["pnl_usd"] / frame["buy_cost_usd"]
+    return bt.what_if_grid(
+        frame, ("a", "b"), ([1.0, 2.0], [1.0, 3.0]), rule="filter", operators=("V_GTE_T", "V_GTE_T")
+    )

@@ -89,7 +89,18 @@ def test_every_section_is_there_in_order(written: tuple[Path, Path, Path]) -> No
         assert f'data-figure="{figure}"' in page
     assert 'data-table="thresholds.what_if_smart_money_buys_DEGEN_CAP"' in page
     assert 'data-table="thresholds.walk_forward_smart_money_buys"' in page
-    assert "UPPER BOUND" in page
+    assert 'data-table="screen.ranking"' in page
+
+
+def test_no_upper_bound_and_both_questions_named(written: tuple[Path, Path, Path]) -> None:
+    """Issue 21: "-59.6 pts (UPPER BOUND)" stood beside a replayed -0.8; the filter figure
+    bounds nothing. Both questions are named with backtest.questions' labels instead."""
+    from quantscope.backtest.questions import QUESTION_LABELS, QUESTION_NOTES
+
+    page = _unescape(written[0].read_text())
+    assert "upper bound" not in page.lower()
+    for question in ("effect", "signal"):
+        assert QUESTION_LABELS[question] in page and QUESTION_NOTES[question] in page
 
 
 def test_headline_values_are_the_analytics_values(
@@ -110,28 +121,127 @@ def test_headline_values_are_the_analytics_values(
     }
 
 
-def test_recommendations_show_the_replayed_effect_beside_the_upper_bounds(
+def _header(page: str, table: str) -> list[str]:
+    found = re.search(rf'data-table="{re.escape(table)}">.*?<thead>(.*?)</thead>', page, re.S)
+    assert found, table
+    return [_unescape(c) for c in re.findall(r"<th[^>]*>(.*?)</th>", found.group(1))]
+
+
+def test_recommendations_show_effect_and_signal_with_intervals(
     written: tuple[Path, Path, Path], own_sandbox: SandboxServer, tmp_path: Path
 ) -> None:
+    """Each optimizer claim beside its replayed effect and signal, each change with the
+    interval of backtest.uncertainty and the trades and tokens it rests on."""
     from quantscope import backtest as bt
 
     with _client(own_sandbox, written[2]) as client:
         recs = qs.load_recommendations(QUANT, client=client)
         features = bt.trade_features(qs.load_trades(QUANT, client=client), client=client)
     checks = bt.crosscheck(recs, features).set_index("recommendation_id")
-    rows = _rows(written[0].read_text(), "recommendations.table")
+    page = written[0].read_text()
+    rows = _rows(page, "recommendations.table")
     assert len(rows) == len(recs) == 14
-    header = re.search(
-        r'data-table="recommendations.table">.*?<thead>(.*?)</thead>', written[0].read_text()
-    )
-    assert header
-    columns = [_unescape(c) for c in re.findall(r"<th[^>]*>(.*?)</th>", header.group(1))][1:]
+    columns = _header(page, "recommendations.table")[1:]
     for rec_id, check in checks.iterrows():
         row = dict(zip(columns, rows[f"#{rec_id}"], strict=True))
-        assert row["replayed: trades"] == C.signed_count(check["trades_change_replay"])
-        assert row["replayed: win rate"] == C.points(check["win_rate_change_replay"])
-        assert row["service claim (UPPER BOUND)"] == C.points(check["win_rate_change_service"])
-        assert row["filter (UPPER BOUND)"] == C.points(check["win_rate_change_filter"])
+        rec = recs.set_index("recommendation_id").loc[rec_id]
+        sample = features[(features["market_cap_class"] == rec["market_cap_class"]).to_numpy()]
+        new, old = [float(rec["new_threshold"])], float(rec["old_threshold"])
+        effect = bt.what_if_intervals(sample, rec["criterion"], new, current=old).iloc[0]
+        signal = bt.what_if_intervals(
+            sample, rec["criterion"], new, current=old, rule="filter"
+        ).iloc[0]
+        assert row["effect: trades"] == C.signed_count(check["trades_change_replay"])
+        assert row["effect: win rate [95 %]"] == (
+            f"{C.points(check['win_rate_change_replay'])} "
+            f"{C.interval(effect['d_win_rate_lo'], effect['d_win_rate_hi'], 'points')}"
+        )
+        assert row["effect: PnL [95 %]"].endswith(
+            C.interval(effect["d_total_pnl_usd_lo"], effect["d_total_pnl_usd_hi"], "signed_usd")
+        )
+        assert row["signal: win rate [95 %]"] == (
+            f"{C.points(signal['d_win_rate'])} "
+            f"{C.interval(signal['d_win_rate_lo'], signal['d_win_rate_hi'], 'points')}"
+        )
+        assert row["service claim (signal)"] == C.points(check["win_rate_change_service"])
+        assert row["trades"] == C.count(check["sample_size_client"])
+        assert row["tokens"] == C.count(sample["token_id"].nunique())
+
+
+def test_the_screen_ranks_criteria_with_adjusted_p_values_and_the_search(
+    written: tuple[Path, Path, Path], own_sandbox: SandboxServer
+) -> None:
+    from quantscope import backtest as bt
+
+    with _client(own_sandbox, written[2]) as client:
+        features = bt.trade_features(qs.load_trades(QUANT, client=client), client=client)
+    screened = bt.screen(features)
+    meta = screened.attrs["screen"]
+    page = _unescape(written[0].read_text())
+    assert (
+        f"({meta['hypotheses']} hypotheses, {meta['combos_searched']:,} threshold "
+        "combinations searched)" in page
+    )
+    rows = _rows(written[0].read_text(), "screen.ranking")
+    assert len(rows) == len(screened) == meta["hypotheses"]
+    columns = _header(written[0].read_text(), "screen.ranking")[1:]
+    best = screened.sort_values(["p_value", "p_raw"]).iloc[0]
+    first = dict(zip(columns, next(iter(rows.values())), strict=True))
+    assert next(iter(rows)) == f"{best['market_cap_class']} / {best['criterion']}"
+    assert first["p (adjusted)"] == f"{best['p_value']:.3f}"
+    assert first["significant"] == "yes"
+    assert first["signal: win rate kept - dropped [95 %]"] == (
+        f"{C.points(best['signal'])} {C.interval(best['signal_lo'], best['signal_hi'], 'points')}"
+    )
+    # the criteria no training set could split are named, not dropped silently
+    for untested in meta["untested"]:
+        assert f"{untested['market_cap_class']} / {untested['criterion']}" in page
+
+
+def test_folds_and_what_if_rows_carry_intervals(written: tuple[Path, Path, Path]) -> None:
+    """Issue 21: "MID_CAP fold 2 -5.5 pts" on 54 test trades stood bare."""
+    page = written[0].read_text()
+    name = "thresholds.walk_forward_smart_money_buys"
+    header = _header(page, name)
+    table = re.search(rf'data-table="{re.escape(name)}">(.*?)</table>', page, re.S)
+    assert table
+    folds = [
+        dict(
+            zip(
+                header, [_unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row)], strict=True
+            )
+        )
+        for row in re.findall(r"<tr>(.*?)</tr>", table.group(1), re.S)
+        if "<td" in row
+    ]
+    assert len(folds) >= 6
+    for fold in folds:
+        assert re.fullmatch(
+            r"[+-]\d+\.\d pts \[[+-]\d+\.\d pts, [+-]\d+\.\d pts\]",
+            fold["out of sample, effect: win rate [95 %]"],
+        ), fold
+        assert fold["test tokens"].isdigit() and fold["test_trades"].isdigit()
+    what_if = _rows(page, "thresholds.what_if_smart_money_buys_MID_CAP")
+    columns = _header(page, "thresholds.what_if_smart_money_buys_MID_CAP")[1:]
+    for cells in what_if.values():
+        row = dict(zip(columns, cells, strict=True))
+        assert row["effect: win rate [95 %]"].count("[") == 1
+        assert row["signal: trades kept"].replace(",", "").isdigit()
+
+
+def test_the_headline_sharpe_carries_its_sample_and_probabilistic_sharpe(
+    written: tuple[Path, Path, Path], own_sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    """Issue 21: "Sharpe 22.0 over 69 days (8 losing days)" with no caveat."""
+    with _client(own_sandbox, tmp_path) as client:
+        metrics = analytics.summary(qs.load_trades(QUANT, client=client))
+    page = _unescape(written[0].read_text())
+    rows = _rows(written[0].read_text(), "headline.metrics")
+    assert rows["losing_days"][0] == C.count(metrics["losing_days"]) == "8"
+    assert rows["days"][0] == "69"
+    assert rows["psr"][0] == C.probability(metrics["psr"])
+    assert "Sharpe 22.02 over 69 days (8 losing days); probabilistic Sharpe ratio" in page
+    assert "Short sample: the Sharpe of 22.02 and the Sortino rest on 69 days with 8 losing" in page
 
 
 def test_nothing_outside_the_file_is_referred_to(written: tuple[Path, Path, Path]) -> None:

@@ -10,7 +10,8 @@ Trade metrics are over executed trades unless ``execution=`` asks for the hypoth
 
 Modules: ``trades`` (trade frames), ``evaluations`` (evaluation, criterion and signal frames),
 ``_kernel`` (the grouped numpy kernel behind ``summary``/``by``), ``_stats`` (one-series
-reference definitions: Sharpe, Sortino, drawdown), ``_periods`` (calendar periods for ``freq``),
+reference definitions: Sharpe, Sortino, the probabilistic and deflated Sharpe,
+drawdown), ``_periods`` (calendar periods for ``freq``),
 ``_execution`` (executed versus hypothetical trades), ``windows`` (rolling win rate, PnL and
 Sharpe over the last N trades or days), ``drawdowns`` (the worst drawdown episodes),
 ``calendar`` (a metric per month or week, years x periods).
@@ -19,10 +20,14 @@ Sharpe over the last N trades or days), ``drawdowns`` (the worst drawdown episod
 from quantscope.analytics._execution import EXECUTION_LABELS, Execution
 from quantscope.analytics._periods import FREQS
 from quantscope.analytics._stats import (
+    MIN_LOSING_DAYS,
     MIN_RATIO_DAYS,
     PERIODS_PER_YEAR,
+    SHORT_SAMPLE_DAYS,
     Drawdown,
+    deflated_sharpe_ratio,
     max_drawdown,
+    probabilistic_sharpe_ratio,
     sharpe_ratio,
     sortino_ratio,
 )
@@ -60,10 +65,12 @@ __all__ = [
     "DRAWDOWN_COLUMNS",
     "EXECUTION_LABELS",
     "FREQS",
+    "MIN_LOSING_DAYS",
     "MIN_RATIO_DAYS",
     "OUTCOMES",
     "PERIODS_PER_YEAR",
     "ROLLING_COLUMNS",
+    "SHORT_SAMPLE_DAYS",
     "SUMMARY_METRICS",
     "TRADE_COLUMNS",
     "Drawdown",
@@ -73,6 +80,7 @@ __all__ = [
     "daily_pnl",
     "daily_returns",
     "default_capital",
+    "deflated_sharpe_ratio",
     "drawdown",
     "equity_curve",
     "executed",
@@ -80,6 +88,7 @@ __all__ = [
     "pass_rate",
     "pass_rates",
     "pnl_calendar",
+    "probabilistic_sharpe_ratio",
     "roi",
     "rolling",
     "select_execution",

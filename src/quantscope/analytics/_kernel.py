@@ -11,10 +11,18 @@ Definitions: docs/metrics.md. Reference versions for one series: ``_stats.py``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
-from quantscope.analytics._stats import MIN_RATIO_DAYS, PERIODS_PER_YEAR, TINY
+from quantscope.analytics._stats import (
+    MIN_LOSING_DAYS,
+    MIN_RATIO_DAYS,
+    PERIODS_PER_YEAR,
+    SHORT_SAMPLE_DAYS,
+    TINY,
+)
 
 DAY_MS = 86_400_000
 _I64_MAX = np.iinfo(np.int64).max
@@ -233,12 +241,13 @@ def _daily_ratios(
     periods_per_year: int,
     min_days: int,
 ) -> dict[str, np.ndarray]:
-    """Annualised Sharpe and Sortino of PnL per UTC day, zero days included, per segment.
+    """Annualised Sharpe and Sortino of PnL per UTC day, zero days included, per segment,
+    with the days lost and the probabilistic Sharpe ratio (``_stats.probabilistic_sharpe_ratio``).
 
     Only the days with a trade are materialised: the zero days between a segment's first and
-    last day enter the variance in closed form (each contributes ``mean**2``). Flags: fewer
-    days than ``min_days`` (both ratios NaN below it) and no losing day (no downside: Sortino
-    is +inf or NaN).
+    last day enter the central moments in closed form (each contributes ``(-mean)**k``).
+    Flags: fewer days than ``min_days`` (both ratios NaN below it), no losing day (no
+    downside: Sortino is +inf or NaN) and a short sample (``short_sample``).
     """
     day = time_ms // DAY_MS
     new_day = np.concatenate(([True], (day[1:] != day[:-1]) | (codes[1:] != codes[:-1])))
@@ -252,6 +261,12 @@ def _daily_ratios(
     dev2 = np.bincount(day_seg, weights=np.square(day_pnl - mean[day_seg]), minlength=n_seg)
     dev2 += (days - active) * np.square(mean)
     std = np.sqrt(dev2 / np.maximum(days - 1, 1))
+    quiet = days - active  # days without a close: PnL 0, deviation -mean
+    dev3 = np.bincount(day_seg, weights=(day_pnl - mean[day_seg]) ** 3, minlength=n_seg)
+    dev3 += quiet * (-mean) ** 3
+    dev4 = np.bincount(day_seg, weights=(day_pnl - mean[day_seg]) ** 4, minlength=n_seg)
+    dev4 += quiet * mean**4
+    losing = np.bincount(day_seg, weights=day_pnl < 0, minlength=n_seg).astype(np.int64)
     down = np.sqrt(
         np.bincount(day_seg, weights=np.square(np.minimum(day_pnl, 0.0)), minlength=n_seg) / days
     )
@@ -260,10 +275,31 @@ def _daily_ratios(
     several = days >= max(min_days, 2)
     with np.errstate(divide="ignore", invalid="ignore"):
         sortino = np.where(down > 0, mean / down * root, np.where(mean > 0, np.inf, np.nan))
+    per_day = _ratio(mean, std, scale, several)
     return {
         "days": days.astype(np.int64),
-        "sharpe": _ratio(mean * root, std, scale, several),
+        "losing_days": losing,
+        "sharpe": per_day * root,
         "sortino": np.where(several, sortino, np.nan),
+        "psr": _psr(per_day, days, dev2, dev3, dev4),
         "few_days": days < MIN_RATIO_DAYS,
         "no_losing_day": down == 0,
+        "short_sample": (days < SHORT_SAMPLE_DAYS) | (losing < MIN_LOSING_DAYS),
     }
+
+
+def _psr(
+    sr: np.ndarray, n: np.ndarray, m2: np.ndarray, m3: np.ndarray, m4: np.ndarray
+) -> np.ndarray:
+    """``_stats.psr_from`` per segment, from the per-day Sharpe and the central moment sums
+    (pandas' bias-adjusted skewness and excess kurtosis, as ``_stats.moments``)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g1 = m3 / n / (m2 / n) ** 1.5
+        skew = np.sqrt(n * (n - 1)) / (n - 2) * g1
+        g2 = m4 / n / (m2 / n) ** 2 - 3.0
+        kurt = (n - 1) / ((n - 2) * (n - 3)) * ((n + 1) * g2 + 6.0)
+        var = 1.0 - skew * sr + (kurt + 2.0) / 4.0 * sr * sr
+        z = sr * np.sqrt(n - 1) / np.sqrt(var)
+    ok = (n >= 4) & np.isfinite(z) & (var > 0)
+    cdf = np.frompyfunc(lambda v: 0.5 * math.erfc(-v / math.sqrt(2.0)), 1, 1)
+    return np.where(ok, cdf(np.where(ok, z, 0.0)).astype(np.float64), np.nan)

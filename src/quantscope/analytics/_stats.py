@@ -1,4 +1,5 @@
-"""One-dimensional statistics on plain arrays: Sharpe, Sortino and drawdown of a PnL series.
+"""One-dimensional statistics on plain arrays: Sharpe, Sortino, the probabilistic and deflated
+Sharpe ratios, and drawdown of a PnL series.
 
 These are the reference definitions of docs/metrics.md, written for one series at a time. The
 grouped kernel (``_kernel.py``) computes the same numbers for many groups at once; tests hold
@@ -7,6 +8,8 @@ the two to each other, and these to quantstats where the definitions coincide.
 
 from __future__ import annotations
 
+import math
+from statistics import NormalDist
 from typing import NamedTuple
 
 import numpy as np
@@ -20,6 +23,11 @@ MIN_RATIO_DAYS = 30
 # A spread below TINY x the largest magnitude is rounding noise (the mean of [0.1, 0.1, 0.1]
 # is not exactly 0.1): the ratio over it is undefined (NaN), not 1e17.
 TINY = 1e-12
+# A headline ratio over fewer days than this (about six months), or with fewer losing days
+# than ``MIN_LOSING_DAYS``, rests on a short sample and is flagged (``short_sample``): a
+# Sharpe of 20 over 69 days with 8 losing days says little about the next 69.
+SHORT_SAMPLE_DAYS = 182
+MIN_LOSING_DAYS = 20
 
 
 def sharpe_ratio(daily_pnl: ArrayLike, periods_per_year: int = PERIODS_PER_YEAR) -> float:
@@ -52,6 +60,73 @@ def sortino_ratio(daily_pnl: ArrayLike, periods_per_year: int = PERIODS_PER_YEAR
     if downside == 0.0:
         return float("inf") if mean > 0 else float("nan")
     return mean / downside * float(np.sqrt(periods_per_year))
+
+
+def moments(x: np.ndarray) -> tuple[float, float]:
+    """Sample skewness and excess kurtosis, bias-adjusted as pandas' ``skew``/``kurt`` (the
+    estimators quantstats feeds the probabilistic Sharpe ratio); NaN below 3 and 4 values."""
+    n = x.size
+    dev = x - x.mean() if n else x
+    m2 = float(np.sum(dev**2))
+    if n < 3 or m2 <= 0.0:
+        return float("nan"), float("nan")
+    g1 = float(np.sum(dev**3)) / n / (m2 / n) ** 1.5
+    skew = math.sqrt(n * (n - 1)) / (n - 2) * g1
+    if n < 4:
+        return skew, float("nan")
+    g2 = float(np.sum(dev**4)) / n / (m2 / n) ** 2 - 3.0
+    return skew, (n - 1) / ((n - 2) * (n - 3)) * ((n + 1) * g2 + 6.0)
+
+
+def psr_from(
+    sr: float, n: int, skew: float, excess_kurtosis: float, benchmark: float = 0.0
+) -> float:
+    """``P(true SR > benchmark)`` of a per-period Sharpe ``sr`` over ``n`` periods (Bailey and
+    López de Prado 2012): ``Φ((sr - benchmark) sqrt(n - 1) / sqrt(1 - γ3 sr + (γ4 - 1)/4 sr²))``
+    with ``γ4 = excess_kurtosis + 3``. NaN where undefined (fewer than 4 periods, or moments
+    that make the variance negative)."""
+    if n < 4 or not all(map(math.isfinite, (sr, skew, excess_kurtosis))):
+        return float("nan")
+    var = 1.0 - skew * sr + (excess_kurtosis + 2.0) / 4.0 * sr * sr
+    if var <= 0.0:
+        return float("nan")
+    return NormalDist().cdf((sr - benchmark) * math.sqrt(n - 1) / math.sqrt(var))
+
+
+def probabilistic_sharpe_ratio(daily_pnl: ArrayLike, benchmark: float = 0.0) -> float:
+    """The probability that the true (per-day) Sharpe ratio of ``daily_pnl`` exceeds
+    ``benchmark`` (default 0), given the series' length, skewness and kurtosis.
+
+    Equal to quantstats' ``probabilistic_sharpe_ratio`` of ``daily_pnl / capital``
+    (docs/metrics.md, "Probabilistic and deflated Sharpe"). Scale-free, like the Sharpe ratio.
+    """
+    x = np.asarray(daily_pnl, dtype=np.float64)
+    if x.size < 4:
+        return float("nan")
+    std = float(np.std(x, ddof=1))
+    if std <= TINY * float(np.max(np.abs(x))):
+        return float("nan")
+    skew, kurt = moments(x)
+    return psr_from(float(np.mean(x)) / std, x.size, skew, kurt, benchmark)
+
+
+def deflated_sharpe_ratio(daily_pnl: ArrayLike, trials: int, trial_sr_std: float) -> float:
+    """The probabilistic Sharpe ratio of the best of ``trials`` searched strategies (Bailey and
+    López de Prado 2014): the benchmark is the Sharpe the best of ``trials`` independent
+    strategies of true Sharpe 0 would show by luck,
+    ``SR0 = σ_SR ((1 - γ) Φ⁻¹(1 - 1/N) + γ Φ⁻¹(1 - 1/(N e)))``, with ``σ_SR`` the standard
+    deviation of the per-day Sharpe ratios across the trials and γ Euler's constant.
+    With one trial it is the probabilistic Sharpe ratio."""
+    if trials < 1:
+        raise ValueError(f"trials must be >= 1, got {trials}")
+    benchmark = 0.0
+    if trials > 1:
+        gamma = 0.5772156649015329
+        inv = NormalDist().inv_cdf
+        benchmark = trial_sr_std * (
+            (1 - gamma) * inv(1 - 1 / trials) + gamma * inv(1 - 1 / (trials * math.e))
+        )
+    return probabilistic_sharpe_ratio(daily_pnl, benchmark)
 
 
 class Drawdown(NamedTuple):

@@ -67,10 +67,13 @@ SUMMARY_METRICS: dict[str, str] = {
     "max_drawdown": "deepest fall as a fraction of peak equity (<= 0)",
     "max_drawdown_duration": "peak to recovery (or to the last close) of the deepest fall",
     "days": "UTC days from the first to the last close (length of the daily series)",
+    "losing_days": "days of the daily series whose PnL is below 0",
     "sharpe": "mean / std of daily PnL, annualised by sqrt(365); NaN for a short period",
     "sortino": "mean / downside deviation of daily PnL, annualised by sqrt(365)",
+    "psr": "probabilistic Sharpe ratio: P(true Sharpe > 0) given days, skew and kurtosis",
     "few_days": "days < MIN_RATIO_DAYS: sharpe and sortino rest on too few days",
     "no_losing_day": "no day lost: sortino has no downside (+inf or NaN)",
+    "short_sample": "days < SHORT_SAMPLE_DAYS or losing_days < MIN_LOSING_DAYS: ratios uncertain",
     "capital_usd": "starting capital the drawdown fraction is measured against",
     "open_trades": "open positions (never in the metrics unless include_open)",
     "unrealised_pnl_usd": "sum of the marked pnl_usd of the open positions",
@@ -86,11 +89,12 @@ _INT_METRICS = frozenset(
         "max_win_streak",
         "max_loss_streak",
         "days",
+        "losing_days",
         "open_trades",
         "hypothetical_trades",
     }
 )
-_BOOL_METRICS = frozenset({"few_days", "no_losing_day"})
+_BOOL_METRICS = frozenset({"few_days", "no_losing_day", "short_sample"})
 # Metrics computed per frame rather than by the kernel.
 _FRAME_LEVEL = ("capital_usd", "open_trades", "unrealised_pnl_usd", "hypothetical_trades")
 # Timedelta metrics and the kernel's int64-millisecond outputs they come from.
@@ -106,6 +110,7 @@ _EMPTY: dict[str, float] = {
     "max_drawdown_ms": 0.0,
     "few_days": True,
     "no_losing_day": False,
+    "short_sample": True,
 }
 
 Keys = str | Sequence[str] | None

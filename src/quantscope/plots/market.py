@@ -5,9 +5,12 @@ carry the outcome colours), so no charting dependency.
 Every marker is a value of a frame, looked up, never estimated:
 
 * an evaluation at (``created_at``, ``detection_price_usd``), passed and failed apart;
-* a trade's entry at (``opened_at``, ``detection_price_usd``): the price the quant saw when its
-  buy evaluation passed, a minute or so before the buy;
-* its exit at (``closed_at``, close of the candle that holds ``closed_at``);
+* a trade's entry at (``opened_at``, its fill price ``buy_cost_usd / tokens_bought``), or, when
+  the frame has no fill, ``detection_price_usd`` (the price the quant saw when its buy
+  evaluation passed, a minute or so before the buy);
+* its exit at (``closed_at``, its fill price ``sell_revenue_usd / tokens_sold``), so the line's
+  slope is the trade's own return (issue 21: drawn at the candle's close, a fill of $0.000249
+  showed as $0.000326); without fills, the close of the candle that holds ``closed_at``;
 * with a transactions frame (``load_trade(id).transactions``), entries and exits at the
   executed ``price_usd`` and ``timestamp`` of the BUY and SELL transactions instead.
 """
@@ -199,12 +202,20 @@ def _trade_marks(
                 pd.DatetimeIndex(exit_at), method="ffill", tolerance=pd.Timedelta(days=step_days)
             )
         )
+        entry_usd = _fill(rows, "buy_cost_usd", "tokens_bought").fillna(
+            rows["detection_price_usd"].astype("Float64")
+        )
+        exit_usd = (
+            _fill(rows, "sell_revenue_usd", "tokens_sold")
+            .where(pd.Series(closed, index=rows.index))
+            .fillna(pd.Series(held.to_numpy(), index=rows.index).astype("Float64"))
+        )
         marks = pd.DataFrame(
             {
                 "entry_at": rows["opened_at"].to_numpy(),
-                "entry_usd": rows["detection_price_usd"].to_numpy(np.float64, na_value=np.nan),
+                "entry_usd": entry_usd.to_numpy(np.float64, na_value=np.nan),
                 "exit_at": exit_at.to_numpy(),
-                "exit_usd": held.to_numpy(),
+                "exit_usd": exit_usd.to_numpy(np.float64, na_value=np.nan),
                 "pnl_usd": rows["pnl_usd"].where(closed).to_numpy(np.float64, na_value=np.nan),
             },
             index=pd.Index(rows["trade_id"], name="trade_id"),
@@ -214,6 +225,16 @@ def _trade_marks(
     entry, exit_ = S.utc_naive(marks["entry_at"]), S.utc_naive(marks["exit_at"])
     inside = ((entry >= span[0]) & (entry <= span[1])) | ((exit_ >= span[0]) & (exit_ <= span[1]))
     return marks[inside]
+
+
+def _fill(rows: pd.DataFrame, usd: str, tokens: str) -> pd.Series:
+    """The average fill price of one side of each trade (USD per token); missing where the
+    frame lacks the columns or no token changed hands."""
+    if usd not in rows.columns or tokens not in rows.columns:
+        return pd.Series(pd.NA, index=rows.index, dtype="Float64")
+    amount = rows[tokens].astype("Float64")
+    price = rows[usd].astype("Float64") / amount.where(amount > 0)
+    return price.where(price > 0)
 
 
 def _fills(marks: pd.DataFrame, transactions: pd.DataFrame, *, add_trades: bool) -> pd.DataFrame:

@@ -177,8 +177,8 @@ def metric_by(
         The Axes. With ``by`` and ``freq``: grouped bars, one group per period (x ticks, in
         time order) and one bar per group key (a bar container per key, labelled with it;
         NaN where the key has no trade in that period). Otherwise one bar per row of
-        ``by()`` in its order (blue, or orange below zero), each labelled with its value
-        when there are few.
+        ``by()`` in its order (blue, or orange below zero), each labelled with its value and
+        the trades it rests on (``n=``) when there are few.
     """
     if metric not in analytics.SUMMARY_METRICS:
         known = ", ".join(analytics.SUMMARY_METRICS)
@@ -222,7 +222,11 @@ def _flat_bars(ax: Axes, table: pd.DataFrame, heights: np.ndarray, unit: S.Unit)
     positions = np.arange(len(labels))
     bars = ax.bar(positions, heights, color=colors, tick_label=labels)
     if len(labels) <= 12:
-        texts = [unit.text(h) if np.isfinite(h) else "" for h in heights]
+        counts = table["trades"].to_numpy(dtype=np.float64, na_value=np.nan)
+        texts = [
+            (unit.text(h) if np.isfinite(h) else "") + (f"\nn={n:,.0f}" if np.isfinite(n) else "")
+            for h, n in zip(heights, counts, strict=True)
+        ]
         ax.bar_label(bars, labels=texts, fontsize="small", padding=2)
     for x in positions[~np.isfinite(heights)]:  # an undefined metric says so, not a zero bar
         ax.annotate("n/a", (x, 0.0), ha="center", va="bottom", fontsize="small", color=S.NEUTRAL)

@@ -9,16 +9,21 @@
 The page holds, in order (``sections.SECTIONS``): an overview (what was loaded and what it
 cost in requests), the headline metrics with their definitions and sample sizes, equity and
 drawdowns, breakdowns by chain / decision / token / week, the hypothetical trades apart, the
-playbook, the optimizer's recommendations with their replayed effect (the filter figure and
-the service's claim labelled UPPER BOUND), a what-if section for the criteria named, two
-trades on the chart, and the definitions. Figures are PNG inside the file; nothing is fetched
-when it is opened; the same data gives the same bytes (docs/report.md).
+playbook, the optimizer's recommendations with their effect (the whole pass rule replayed)
+and their signal (kept versus dropped trades; the service's claim is one) side by side, each
+change with its interval, the out-of-sample screen of every criterion (``backtest.screen``:
+adjusted p-values, what was searched, what could not be used), a what-if section for the
+criteria named (both questions, intervals, walk-forward folds with intervals), two trades on
+the chart (entries and exits at their fills), and the definitions. Figures are PNG inside
+the file; nothing is fetched when it is opened; the same data gives the same bytes
+(docs/report.md).
 
 Modules: ``build`` (gathering the data through the loaders, quota-aware), ``sections`` (the
-registry of sections), ``_trading`` and ``_research`` (their builders), ``plugs`` (named
-places where new figures plug in), ``blocks`` (what sections are made of), ``cells`` (number
-formats), ``png`` (reproducible figures), ``html`` (the page), ``render`` (all of it to a
-file), ``cli`` (``quantscope report``). Importing this package does not import matplotlib.
+registry of sections), ``_trading``, ``_research`` and ``_screen`` (their builders),
+``plugs`` (named places where new figures plug in), ``blocks`` (what sections are made of),
+``cells`` (number formats), ``png`` (reproducible figures), ``html`` (the page), ``render``
+(all of it to a file), ``cli`` (``quantscope report``). Importing this package does not
+import matplotlib.
 """
 
 from __future__ import annotations

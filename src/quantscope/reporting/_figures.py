@@ -3,8 +3,8 @@
 Each function takes the report's data and returns blocks (``[]`` when there is nothing to
 draw); the drawing is ``quantscope.plots``' and the numbers ``analytics``' / ``backtest``'s,
 so the report shows exactly what a notebook shows. Threshold figures follow the report's
-rules (issue 10): the replayed rule is the figure to act on, the filter's sweep is drawn
-dashed and labelled as the upper bound.
+rules (issue 21): the effect (the replayed rule) is the figure to act on, the signal (the
+filter's sweep) is drawn dashed; each is named with ``backtest.questions``.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import pandas as pd
 
 from quantscope import analytics, plots
 from quantscope import backtest as bt
+from quantscope.backtest.questions import QUESTION_LABELS
 from quantscope.reporting import cells as C
 from quantscope.reporting._trading import figure
 from quantscope.reporting.blocks import Block, Table
@@ -124,18 +125,21 @@ def what_if_curve(data: ReportData, criterion: str) -> list[Block]:
     name, rows = picked
     grid = _grid(rows, criterion, CURVE_POINTS)
     replayed = bt.what_if(rows, criterion, grid)
-    upper = bt.what_if(rows, criterion, grid, rule="filter", bootstrap=False)
+    # the signal's sweep; plots.what_if_curve (owned with what_if) still names the argument
+    # upper_bound on this branch's base
+    signal = bt.what_if(rows, criterion, grid, rule="filter", bootstrap=False)
     return [
         figure(
             f"what_if_curve_{criterion}",
             lambda fig: plots.what_if_curve(
                 replayed,
-                upper_bound=upper,
+                upper_bound=signal,
                 axes=fig.subplots(3, 1, sharex=True, height_ratios=[3, 2, 2]),
             ),
             (10.0, 6.5),
-            f"{criterion} in {name} ({len(rows)} closed trades): replayed (solid, what applying "
-            "does) and the hard filter's UPPER BOUND (dashed).",
+            f"{criterion} in {name} ({len(rows)} closed trades): solid, the "
+            f"{QUESTION_LABELS['effect']}; dashed, the {QUESTION_LABELS['signal']}. Neither "
+            "bounds the other.",
         )
     ]
 
@@ -155,10 +159,13 @@ def threshold_heatmap(data: ReportData, criterion: str) -> list[Block]:
     return [
         figure(
             f"threshold_heatmap_{criterion}_{other}",
-            lambda fig: plots.threshold_heatmap(grid, "win_rate", ax=fig.add_subplot()),
-            (8.0, 5.0),
-            f"{criterion} x {other} in {name}, replayed: win rate of the trades kept (cells "
-            "on a small sample hatched, the current pair outlined).",
+            lambda fig: plots.threshold_heatmap(
+                grid, "win_rate", subject=name, ax=fig.add_subplot()
+            ),
+            (8.0, 5.5),
+            f"{criterion} x {other} in {name}, {QUESTION_LABELS['effect']}: win rate of the "
+            "trades kept, with its interval and the trades it rests on (cells on a small "
+            "sample hatched, the current pair outlined).",
         )
     ]
 

@@ -1,11 +1,14 @@
 """The report's research sections: the playbook, the optimizer's recommendations, the
 thresholds the user named, and two trades on the chart.
 
-Issue 10's rules hold: what applying a change does is the replayed pass rule
-(``backtest.what_if``'s default), shown first; the hard filter and the service's claim are
-labelled UPPER BOUND beside it; every research row says how many trades and tokens it rests
-on, with a Wilson interval on the win rate, a token bootstrap on the PnL change and a
-small-sample flag.
+Issue 21's rules hold: threshold research answers two questions (``backtest.questions``), and
+where a decision is shown both stand side by side, each named with ``QUESTION_LABELS``: the
+change's **effect** (the whole pass rule replayed: what applying does, shown first) and the
+criterion's **signal** (kept versus dropped trades, the criterion as a hard filter; the
+service's claims count this way). Neither bounds the other. Every decision number carries
+its interval from ``backtest.uncertainty`` (``what_if_intervals``: a Poisson bootstrap over
+tokens, the rule of three where nothing moved) and the sample it rests on (trades, tokens).
+The screen's section (``_screen``) ranks every criterion out of sample.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ import pandas as pd
 
 from quantscope import backtest as bt
 from quantscope import plots
-from quantscope.backtest._guards import MIN_TOKENS, MIN_TRADES
+from quantscope.backtest._guards import CONFIDENCE, MIN_TOKENS, MIN_TRADES
 from quantscope.backtest.features import check_criteria
+from quantscope.backtest.questions import QUESTION_LABELS, QUESTION_NOTES, question_of
 from quantscope.reporting import cells as C
 from quantscope.reporting._trading import _one_axes, figure
 from quantscope.reporting.blocks import Block, Heading, Note, Table, Text
@@ -30,24 +34,7 @@ WHAT_IF_POINTS = 7
 #: Days of candles shown either side of an example trade.
 CANDLE_MARGIN = pd.Timedelta(days=2)
 
-UPPER_BOUND = (
-    "UPPER BOUND: the service's claim and the filter figure count the criterion as a hard "
-    "filter. Applying a change produces the replayed effect (the playbook's whole pass rule "
-    "with the new threshold), which is the figure to act on."
-)
 _OPS = {"V_GTE_T": "≥", "V_GT_T": ">", "V_LTE_T": "≤", "V_LT_T": "<"}
-_WHAT_IF: dict[str, str] = {
-    "threshold": "number",
-    "trades": "count",
-    "tokens": "count",
-    "win_rate": "share",
-    "d_trades": "signed_count",
-    "d_win_rate": "points",
-    "d_total_pnl_usd": "signed_usd",
-    "small_sample": "flag",
-    "is_current": "flag",
-    "admits_unseen": "flag",
-}
 
 
 def _class_rows(features: pd.DataFrame, cap_class: str) -> pd.DataFrame:
@@ -103,19 +90,76 @@ def playbook(data: ReportData) -> list[Block]:
     return blocks
 
 
+# --- decision numbers with their intervals ---------------------------------------------------
+
+
+def decision_rows(
+    rows: pd.DataFrame, criterion: str, thresholds: list[float], current: float | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The what-if rows (effect, replayed) at ``thresholds`` and both questions' intervals:
+    ``(what_if, effect intervals, signal intervals)``, one row per threshold each, in order."""
+    kw: dict[str, Any] = {} if current is None else {"current": current}
+    replay = bt.what_if(rows, criterion, thresholds, bootstrap=False, **kw)
+    effect = bt.what_if_intervals(rows, criterion, list(replay["threshold"]), **kw)
+    signal = bt.what_if_intervals(rows, criterion, list(replay["threshold"]), rule="filter", **kw)
+    return replay, effect, signal
+
+
+def with_interval(frame: pd.DataFrame, name: str, kind: str) -> list[str]:
+    """``value [lo, hi]`` of column ``name`` (and ``name_lo``/``name_hi``) per row."""
+    fmt = C.FORMATS[kind]
+    return [
+        f"{fmt(v)} {C.interval(lo, hi, kind)}"
+        for v, lo, hi in zip(frame[name], frame[f"{name}_lo"], frame[f"{name}_hi"], strict=True)
+    ]
+
+
+#: Short column prefixes of the two questions (their full labels: ``QUESTION_LABELS``).
+EFFECT, SIGNAL = "effect", "signal"
+INTERVALS = (
+    f"Intervals: {CONFIDENCE:.0%}, Poisson bootstrap over tokens with a t widening; where "
+    "nothing moved (the threshold keeps the same trades as now), the rule of three over the "
+    "tokens (backtest.uncertainty, docs/metrics.md). Small sample: fewer than "
+    f"{MIN_TRADES} trades or {MIN_TOKENS} tokens kept."
+)
+
+
+def questions_note() -> Note:
+    """Both questions, as the report states them once per research table."""
+    return Note(f"{QUESTION_NOTES['effect']} {QUESTION_NOTES['signal']}", "question")
+
+
 # --- the optimizer's recommendations --------------------------------------------------------
 
 
-def _replayed(features: pd.DataFrame, rec: pd.Series) -> pd.Series | None:
-    """The replayed what-if row of one recommendation (new threshold against the old one)."""
+def _recommendation_row(features: pd.DataFrame, rec: pd.Series, check: pd.Series) -> dict[str, str]:
     rows = _class_rows(features, str(rec["market_cap_class"]))
+    rows = rows[(rows["quant_id"] == rec["quant_id"]).fillna(False).to_numpy(dtype=bool)]
     criterion = str(rec["criterion"])
-    if criterion not in rows.columns or rows.empty:
-        return None
-    table = bt.what_if(
-        rows, criterion, [float(rec["new_threshold"])], current=float(rec["old_threshold"])
+    shown = {
+        "class": C.text(rec["market_cap_class"]),
+        "criterion": C.text(rec["criterion"]),
+        "threshold": f"{C.number(rec['old_threshold'])} → {C.number(rec['new_threshold'])}",
+        "applied": C.flag(rec["applied"]),
+        "trades": C.count(check["sample_size_client"]),
+    }
+    if criterion not in rows.columns or rows[criterion].notna().sum() == 0:
+        return shown
+    replay, effect, signal = decision_rows(
+        rows, criterion, [float(rec["new_threshold"])], float(rec["old_threshold"])
     )
-    return table.iloc[0]
+    shown |= {
+        "tokens": C.count(rows["token_id"].nunique()),
+        f"{EFFECT}: trades": C.signed_count(replay["d_trades"].iloc[0]),
+        f"{EFFECT}: win rate [95 %]": with_interval(effect, "d_win_rate", "points")[0],
+        f"{EFFECT}: PnL [95 %]": with_interval(effect, "d_total_pnl_usd", "signed_usd")[0],
+        f"{SIGNAL}: win rate [95 %]": with_interval(signal, "d_win_rate", "points")[0],
+        f"service claim ({SIGNAL})": C.points(check["win_rate_change_service"]),
+        "service = client filter": C.flag(check["agrees"]),
+        "moved tokens": C.count(effect["moved_tokens"].iloc[0]),
+        "small sample": C.flag(replay["small_sample"].iloc[0]),
+    }
+    return shown
 
 
 def recommendations(data: ReportData) -> list[Block]:
@@ -125,49 +169,27 @@ def recommendations(data: ReportData) -> list[Block]:
     if features is None or recs.empty:
         return [Text("The optimizer has no recommendation for this quant.")]
     checks = bt.crosscheck(recs, features).set_index("recommendation_id")
-    rows: list[dict[str, str]] = []
-    ids: list[str] = []
-    for _, rec in recs.iterrows():
-        check = checks.loc[rec["recommendation_id"]]
-        row = _replayed(features, rec)
-        get: Any = row.get if row is not None else (lambda _name: None)
-        ids.append(f"#{rec['recommendation_id']}")
-        rows.append(
-            {
-                "class": C.text(rec["market_cap_class"]),
-                "criterion": C.text(rec["criterion"]),
-                "threshold": f"{C.number(rec['old_threshold'])} → {C.number(rec['new_threshold'])}",
-                "applied": C.flag(rec["applied"]),
-                "trades": C.count(check["sample_size_client"]),
-                "replayed: trades": C.signed_count(get("d_trades")),
-                "replayed: win rate": C.points(get("d_win_rate")),
-                "new win rate [95 %]": f"{C.share(get('win_rate'))} "
-                f"{C.interval(get('win_rate_lo'), get('win_rate_hi'))}",
-                "replayed: PnL [95 %]": f"{C.signed_usd(get('d_total_pnl_usd'))} "
-                f"{C.interval(get('d_total_pnl_usd_lo'), get('d_total_pnl_usd_hi'), 'signed_usd')}",
-                "tokens": C.count(get("tokens")),
-                "small sample": C.flag(get("small_sample")),
-                "service claim (UPPER BOUND)": C.points(check["win_rate_change_service"]),
-                "filter (UPPER BOUND)": C.points(check["win_rate_change_filter"]),
-                "service = filter": C.flag(check["agrees"]),
-            }
-        )
-    table = pd.DataFrame(rows, index=pd.Index(ids, name="recommendation"))
+    rows = [
+        _recommendation_row(features, rec, checks.loc[rec["recommendation_id"]])
+        for _, rec in recs.iterrows()
+    ]
+    ids = [f"#{r}" for r in recs["recommendation_id"]]
+    table = pd.DataFrame(rows, index=pd.Index(ids, name="recommendation")).fillna(C.NA)
     capped = (recs.attrs.get("quantscope") or {}).get("capped")
     blocks: list[Block] = [
         Text(
-            "For each recommendation: what applying it does (the whole pass rule replayed "
-            "with the new threshold, on the quant's executed closed trades of its class), "
-            "then, labelled, the service's claim and the client's hard-filter figure."
+            "For each recommendation, on the quant's executed closed trades of its class: "
+            f"first the {QUESTION_LABELS['effect']}, then the {QUESTION_LABELS['signal']}, "
+            "and the service's own claim, which counts the criterion as a hard filter (a "
+            "signal figure). Act on the effect; each figure carries its interval."
         ),
         Table(
             "table",
-            "The optimizer's recommendations and their replayed effect",
+            "The optimizer's recommendations: their effect and their signal",
             table,
-            f"Intervals: Wilson (win rate), bootstrap over tokens (PnL). Small sample: fewer "
-            f"than {MIN_TRADES} trades or {MIN_TOKENS} tokens kept.",
+            INTERVALS,
         ),
-        Note(UPPER_BOUND, "upper_bound"),
+        questions_note(),
     ]
     if capped:
         blocks += [Note(str(c["message"]), "warn") for c in capped]
@@ -178,28 +200,30 @@ def recommendations(data: ReportData) -> list[Block]:
 
 
 def _what_if_rows(rows: pd.DataFrame, criterion: str) -> pd.DataFrame:
-    """The replayed what-if at quantiles of the values plus the current threshold, and the
-    filter's win-rate change beside it (an upper bound)."""
+    """Both questions at quantiles of the values plus the current threshold, with intervals."""
     values = rows[criterion].dropna().to_numpy(dtype=np.float64)
-    grid = list(np.unique(bt.threshold_grid(values, WHAT_IF_POINTS)))
-    replay = bt.what_if(rows, criterion, grid)
-    current = replay.attrs["what_if"]["current"].get(criterion) or []
-    if len(current) == 1 and not replay["is_current"].any():
-        replay = bt.what_if(rows, criterion, sorted({*grid, float(current[0])}))
-    filtered = bt.what_if(
-        rows, criterion, list(replay["threshold"]), rule="filter", bootstrap=False
+    grid = [float(v) for v in np.unique(bt.threshold_grid(values, WHAT_IF_POINTS))]
+    current = bt.what_if(rows, criterion, grid[:1], bootstrap=False).attrs["what_if"]["current"]
+    known = current.get(criterion) or []
+    if len(known) == 1:
+        grid = sorted({*grid, float(known[0])})
+    replay, effect, signal = decision_rows(rows, criterion, grid)
+    shown = pd.DataFrame(
+        {
+            "trades": [C.count(v) for v in replay["trades"]],
+            "tokens": [C.count(v) for v in replay["tokens"]],
+            f"{EFFECT}: trades": [C.signed_count(v) for v in replay["d_trades"]],
+            f"{EFFECT}: win rate [95 %]": with_interval(effect, "d_win_rate", "points"),
+            f"{EFFECT}: PnL [95 %]": with_interval(effect, "d_total_pnl_usd", "signed_usd"),
+            f"{SIGNAL}: win rate [95 %]": with_interval(signal, "d_win_rate", "points"),
+            f"{SIGNAL}: trades kept": [C.count(v) for v in signal["trades"]],
+            "small sample": [C.flag(v) for v in replay["small_sample"]],
+            "current": [C.flag(v) for v in replay["is_current"]],
+            "admits unseen": [C.flag(v) for v in replay["admits_unseen"]],
+        },
+        index=pd.Index([C.number(v) for v in replay["threshold"]], name="threshold"),
     )
-    shown = C.table(replay, _WHAT_IF)
-    shown.insert(
-        shown.columns.get_loc("small_sample"),
-        "win rate [95 %]",
-        [
-            C.interval(lo, hi)
-            for lo, hi in zip(replay["win_rate_lo"], replay["win_rate_hi"], strict=True)
-        ],
-    )
-    shown["filter: win rate (UPPER BOUND)"] = [C.points(v) for v in filtered["d_win_rate"]]
-    return shown.set_index("threshold")
+    return shown
 
 
 def thresholds(data: ReportData) -> list[Block]:
@@ -214,7 +238,7 @@ def thresholds(data: ReportData) -> list[Block]:
     if features is None:
         return _missing("features", data)
     check_criteria(features, list(data.criteria), "report")
-    blocks: list[Block] = []
+    blocks: list[Block] = [questions_note()]
     for criterion in data.criteria:
         blocks.append(Heading(criterion))
         for cap_class in sorted(features["market_cap_class"].dropna().astype(str).unique()):
@@ -224,10 +248,9 @@ def thresholds(data: ReportData) -> list[Block]:
             blocks.append(
                 Table(
                     f"what_if_{criterion}_{cap_class}",
-                    f"{criterion}, {cap_class}: what applying each threshold does (replayed)",
+                    f"{criterion}, {cap_class}: each threshold's effect and signal",
                     _what_if_rows(rows, criterion),
-                    "Changes against the current threshold. The last column counts the "
-                    "criterion as a hard filter: an UPPER BOUND.",
+                    "Changes against the current threshold. " + INTERVALS,
                 )
             )
         blocks += _walk_forward(features, criterion)
@@ -246,28 +269,70 @@ def thresholds(data: ReportData) -> list[Block]:
     return blocks
 
 
+def fold_intervals(features: pd.DataFrame, criterion: str, folds: pd.DataFrame) -> pd.DataFrame:
+    """Each walk-forward fold's out-of-sample effect with its interval: the fold's test
+    trades (its quant and class, opened from ``test_start`` to ``test_end``) through
+    ``what_if_intervals`` at the chosen threshold against the current one. Columns
+    ``d_win_rate``, ``d_total_pnl_usd`` with ``_lo``/``_hi``, ``moved_tokens``, ``tokens``."""
+    frame = features[features[criterion].notna().to_numpy(dtype=bool)]
+    out = []
+    for _, fold in folds.iterrows():
+        opened = pd.to_datetime(frame["opened_at"], utc=True)
+        test = frame[
+            (frame["quant_id"] == fold["quant_id"]).fillna(False).to_numpy(dtype=bool)
+            & (frame["market_cap_class"].astype("string") == str(fold["market_cap_class"]))
+            .fillna(False)
+            .to_numpy(dtype=bool)
+            & ((opened >= fold["test_start"]) & (opened <= fold["test_end"])).to_numpy(bool)
+        ]
+        current = None if pd.isna(fold["current"]) else float(fold["current"])
+        got = bt.what_if_intervals(
+            test, criterion, [float(fold["threshold"])], current=current
+        ).iloc[0]
+        out.append(
+            {
+                **{k: got[k] for k in got.index if k.startswith(("d_win_rate", "d_total_pnl"))},
+                "moved_tokens": int(got["moved_tokens"]),
+                "tokens": int(test["token_id"].nunique()),
+            }
+        )
+    return pd.DataFrame(out, index=folds.index)
+
+
 def _walk_forward(features: pd.DataFrame, criterion: str) -> list[Block]:
     table = bt.walk_forward(features, criterion)
     if table.empty:
         return [Note(f"{criterion}: too few trades for walk-forward folds.", "warn")]
-    kinds = {
-        "market_cap_class": "text",
-        "fold": "count",
-        "threshold": "number",
-        "train_trades": "count",
-        "in_sample_gain": "points",
-        "test_trades": "count",
-        "out_of_sample_gain": "points",
-        "out_of_sample_pnl_change_usd": "signed_usd",
-    }
+    ranges = fold_intervals(features, criterion, table)
+    shown = C.table(
+        table,
+        {
+            "market_cap_class": "text",
+            "fold": "count",
+            "threshold": "number",
+            "train_trades": "count",
+            "in_sample_gain": "points",
+            "test_trades": "count",
+        },
+    )
+    shown["test tokens"] = [C.count(v) for v in ranges["tokens"]]
+    shown[f"out of sample, {EFFECT}: win rate [95 %]"] = with_interval(
+        ranges, "d_win_rate", "points"
+    )
+    shown[f"out of sample, {EFFECT}: PnL [95 %]"] = with_interval(
+        ranges, "d_total_pnl_usd", "signed_usd"
+    )
     meta = table.attrs["walk_forward"]
     return [
         Table(
             f"walk_forward_{criterion}",
-            f"{criterion}: chosen on the past, tried on the future (walk-forward, replayed)",
-            C.table(table, kinds),
+            f"{criterion}: chosen on the past, tried on the future (walk-forward, "
+            f"{QUESTION_LABELS[question_of(str(meta['rule']))]})",
+            shown,
             f"Mean win-rate gain in sample {C.points(meta['mean_in_sample_gain'])}, out of "
-            f"sample {C.points(meta['mean_out_of_sample_gain'])}.",
+            f"sample {C.points(meta['mean_out_of_sample_gain'])}. Each fold chose its "
+            "threshold among about 100 candidates on its training trades only: the in-sample "
+            "gain is the best of a search, the out-of-sample one is not. " + INTERVALS,
             index=False,
         )
     ]

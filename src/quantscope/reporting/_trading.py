@@ -15,7 +15,9 @@ import pandas as pd
 from matplotlib.figure import Figure as MplFigure
 
 from quantscope import analytics, plots
+from quantscope.analytics import MIN_LOSING_DAYS, SHORT_SAMPLE_DAYS
 from quantscope.backtest._guards import CONFIDENCE, wilson
+from quantscope.backtest.questions import QUESTION_LABELS
 from quantscope.reporting import cells as C
 from quantscope.reporting.blocks import Block, Definitions, Figure, Heading, Note, Table, Text
 from quantscope.reporting.build import ReportData
@@ -42,7 +44,9 @@ HEADLINE: tuple[tuple[str, str], ...] = (
     ("max_drawdown_usd", "usd"),
     ("max_drawdown_duration", "duration"),
     ("days", "count"),
+    ("losing_days", "count"),
     ("sharpe", "ratio"),
+    ("psr", "probability"),
     ("sortino", "ratio"),
     ("avg_holding_time", "duration"),
     ("open_trades", "count"),
@@ -114,10 +118,12 @@ def overview(data: ReportData) -> list[Block]:
             "section on hypothetical trades."
         ),
         Text(
-            "Research answers replay the playbook's whole pass rule with the change (what "
-            "applying does). Figures that count a criterion as a hard filter, the service's "
-            "claims included, are labelled UPPER BOUND. Rows resting on fewer than 30 trades "
-            "or 10 tokens are flagged small sample; win rates carry a 95 % Wilson interval."
+            "Threshold research answers two questions, labelled wherever a figure is shown: "
+            f"the {QUESTION_LABELS['effect']}, the figure to act on, and the "
+            f"{QUESTION_LABELS['signal']}, which ranks criteria; neither bounds the other. "
+            "Every decision number carries a 95 % interval from one module (a Poisson "
+            "bootstrap over tokens) and the trades and tokens it rests on; rows resting on "
+            "fewer than 30 trades or 10 tokens are flagged small sample."
         ),
     ]
     if data.cost.loads:
@@ -148,7 +154,7 @@ def headline(data: ReportData) -> list[Block]:
         index=pd.Index([name for name, _ in HEADLINE], name="metric"),
     )
     shown.loc["win_rate", "value"] += f" {C.interval(lo[0], hi[0])}"
-    notes: list[Block] = []
+    notes: list[Block] = [sharpe_caveat(metrics)] if bool(metrics["short_sample"]) else []
     if bool(metrics["few_days"]):
         notes.append(Note("Sharpe and Sortino rest on fewer than 30 daily values.", "warn"))
     if bool(metrics["no_losing_day"]):
@@ -161,11 +167,34 @@ def headline(data: ReportData) -> list[Block]:
             f"over {C.count(metrics['days'])} days; open positions are reported apart "
             f"({C.count(metrics['open_trades'])}, marked PnL "
             f"{C.usd(metrics['unrealised_pnl_usd'])})."
-            f" The win rate's interval is the {CONFIDENCE:.0%} Wilson interval."
+            f" The win rate's interval is the {CONFIDENCE:.0%} Wilson interval. "
+            + sharpe_sentence(metrics)
         ),
         Table("metrics", "Headline metrics (executed, closed trades)", shown),
         *notes,
     ]
+
+
+def sharpe_sentence(metrics: pd.Series) -> str:
+    """The Sharpe with the sample it rests on and its probabilistic version, in words."""
+    return (
+        f"Sharpe {C.ratio(metrics['sharpe'])} over {C.count(metrics['days'])} days "
+        f"({C.count(metrics['losing_days'])} losing days); probabilistic Sharpe ratio "
+        f"{C.probability(metrics['psr'])} (the probability that the true Sharpe is above 0, "
+        "given the days, skew and kurtosis of the daily PnL; docs/metrics.md)."
+    )
+
+
+def sharpe_caveat(metrics: pd.Series) -> Note:
+    """The short-sample warning of an annualised ratio."""
+    return Note(
+        f"Short sample: the Sharpe of {C.ratio(metrics['sharpe'])} and the Sortino rest on "
+        f"{C.count(metrics['days'])} days with {C.count(metrics['losing_days'])} losing days "
+        f"(fewer than {SHORT_SAMPLE_DAYS} days or {MIN_LOSING_DAYS} losing days). An annualised "
+        "ratio from so few days says little about the next ones: read the probabilistic Sharpe "
+        "ratio and the day counts, not the ratio alone.",
+        "warn",
+    )
 
 
 def equity(data: ReportData) -> list[Block]:

@@ -12,7 +12,7 @@ from typing import Literal
 
 import pandas as pd
 
-NoteKind = Literal["info", "warn", "upper_bound", "hypothetical"]
+NoteKind = Literal["info", "warn", "question", "hypothetical"]
 
 
 @dataclass(frozen=True)
@@ -24,8 +24,9 @@ class Text:
 
 @dataclass(frozen=True)
 class Note:
-    """A highlighted paragraph: ``warn`` (a caveat), ``upper_bound`` (a hard-filter figure,
-    never what applying does), ``hypothetical`` (trades never executed), ``info``."""
+    """A highlighted paragraph: ``warn`` (a caveat), ``question`` (which of the two questions
+    of threshold research a figure answers), ``hypothetical`` (trades never executed),
+    ``info``."""
 
     text: str
     kind: NoteKind = "info"

@@ -24,6 +24,23 @@ def _number(value: Any) -> float | None:
     return None if math.isnan(number) else number
 
 
+def number_or_none(value: Any) -> float | None:
+    """A value as a float, None when missing or not a number."""
+    return _number(value)
+
+
+def probability(value: Any) -> str:
+    """A probability as a percent, never rounded to a certainty: > 99.9% / < 0.1%."""
+    v = _number(value)
+    if v is None:
+        return NA
+    if v > 0.999:
+        return "> 99.9%"
+    if v < 0.001:
+        return "< 0.1%"
+    return f"{v:.1%}"
+
+
 def count(value: Any) -> str:
     """1,234."""
     v = _number(value)
@@ -55,6 +72,8 @@ def usd(value: Any) -> str:
         return NA
     if math.isinf(v):
         return "+inf" if v > 0 else "-inf"
+    if round(v, 2) == 0:
+        return "$0.00"  # never "-$0.00"
     return f"-${-v:,.2f}" if v < 0 else f"${v:,.2f}"
 
 
@@ -139,6 +158,7 @@ FORMATS = {
     "duration": duration,
     "when": when,
     "flag": flag,
+    "probability": probability,
     "text": text,
 }
 

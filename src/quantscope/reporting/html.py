@@ -31,7 +31,7 @@ td.text, th[scope=row] { text-align: left; }
 p.footnote { font-size: 0.85em; color: #555; margin-top: -0.6em; }
 p.note { padding: 0.5em 0.8em; border-left: 4px solid #1f4e79; background: #f3f5f8; }
 p.note.warn { border-color: #8a5300; background: #fff6e5; }
-p.note.upper_bound { border-color: #b71c1c; background: #fdecea; }
+p.note.question { border-color: #b71c1c; background: #fdecea; }
 p.note.hypothetical { border-color: #6a1b9a; background: #f5ecf8; }
 figure { margin: 1em 0; }
 figure img { max-width: 100%; height: auto; }

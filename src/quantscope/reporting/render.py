@@ -24,7 +24,8 @@ def render(data: ReportData, *, generated_at: datetime | None = None) -> str:
     dated = f"; written {C.when(generated_at)}" if generated_at is not None else ""
     subtitle = (
         f"Data as of {C.when(data.as_of)}{dated}. Executed trades unless a section says "
-        "otherwise; research answers replay the whole pass rule."
+        "otherwise; research answers name their question (effect: the whole pass rule "
+        "replayed; signal: kept versus dropped trades)."
     )
     footer = (
         f"Written by quantscope {__version__}. Self-contained: figures are embedded, nothing "

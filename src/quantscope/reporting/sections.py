@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from quantscope.reporting import _research, _trading
+from quantscope.reporting import _research, _screen, _trading
 from quantscope.reporting.blocks import Block
 from quantscope.reporting.build import ReportData
 from quantscope.reporting.plugs import PLUGS
@@ -41,6 +41,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("hypothetical", "Hypothetical trades (never executed)", _trading.hypothetical),
     Section("playbook", "The playbook", _research.playbook),
     Section("recommendations", "The optimizer's recommendations", _research.recommendations),
+    Section("screen", "Which criteria predict outcomes: the out-of-sample screen", _screen.screen),
     Section("thresholds", "Thresholds you named", _research.thresholds),
     Section("examples", "Two trades on the chart", _research.examples),
     Section("definitions", "Definitions", _trading.definitions),
