@@ -7,27 +7,38 @@
 # ---
 
 # %% [markdown]
-# # 5. Threshold research
+# # 5. Threshold research: the signal and the effect
 #
 # A playbook is a list of thresholds: buy when smart-money buys are at least 2, when the
-# top-10 holders own at most 45 %, and so on. Which of them matter, and what would moving one
-# have done? This notebook joins Atlas's trades to the criterion values that bought them,
-# checks that replaying the playbook on those values gives the service's own verdicts, sweeps
-# thresholds one and two at a time, stands in for the trades a looser threshold would have
-# made with clearly labelled *simulated* entries, and ends with the threshold panel: move a
-# threshold, apply it to the playbook, read it back, and undo it.
+# top-10 holders own at most 45 %, and so on. Threshold research asks two questions that have
+# different answers. **The signal**: does a criterion predict outcomes (do the trades a
+# threshold keeps do better than those it drops)? **The effect**: what would applying a change
+# to the live playbook do? This notebook joins Atlas's trades to the criterion values that
+# bought them, checks that replaying the playbook on those values gives the service's own
+# verdicts, screens every criterion's signal out of sample with a p-value adjusted for
+# everything searched, measures the effect of a change with intervals, stands in for the
+# trades a looser threshold would have made with clearly labelled *simulated* entries, and
+# ends with the threshold panel: move a threshold, apply it (by its effect), read it back,
+# and undo it.
 #
 # Everything below is `quantscope.backtest` (imported as `bt`) on frames from the loaders;
-# the panel is `quantscope.widgets.ThresholdPanel`.
+# the panel is `quantscope.widgets.ThresholdPanel`. **Cost**: one eval-details request per
+# closed trade of Atlas (838, fewer when notebooks 1–4 already cached some) and about 40
+# more (the failed evaluations of September and their details, the candles of the simulated
+# entries, the playbook reads and the panel's two writes); a second run costs a few
+# requests, the details being cached forever.
 
 # %%
 # %matplotlib inline
+import warnings
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 import quantscope as qsc
 from quantscope import backtest as bt
+from quantscope.backtest.questions import QUESTION_LABELS, QUESTION_NOTES, RULE_OF
 from quantscope.widgets import ThresholdPanel
 
 pd.set_option("display.width", 120)
@@ -122,69 +133,317 @@ pd.crosstab(both["service_passed"], both["passed"], rownames=["service"], colnam
 
 # %% [markdown]
 # The replay is exact, so an edited playbook replayed on the same values answers "what would
-# this playbook have decided?" without approximation. What it cannot answer alone is how a
-# trade that never happened would have ended; that comes below.
+# this playbook have decided?" without approximation: that is how the *effect* of a change is
+# measured. What it cannot answer alone is how a trade that never happened would have ended;
+# that comes below.
 
 # %% [markdown]
-# ## What if one threshold moved?
+# ## Two questions, two answers
+#
+# Threshold research asks two different questions, and this notebook answers them in turn,
+# each under its own name (`quantscope.backtest.questions`):
+
+# %%
+for question, note in QUESTION_NOTES.items():
+    print(f"{question.upper()} (rule={RULE_OF[question]!r})\n  {note}\n")
+
+# %% [markdown]
+# The **signal** is what tells a criterion that predicts outcomes from one that does not; it
+# is how criteria are screened and ranked. The **effect** is what a researcher who changes a
+# live threshold gets: a criterion that is not required only adds its weight to the score, so
+# a trade that fails it is still bought when the rest of its score reaches the pass mark. It
+# is the question of anything that writes (the panel at the end of this notebook, the
+# recommendations of notebook 6).
+#
+# **Neither bounds the other.** The hard filter keeps a *subset* of the trades the replay
+# keeps, but the win rate, PnL or ROI of a subset can lie on either side of the whole set's.
+# Over Atlas's criteria at five quantiles of their values each, how often the kept trades'
+# win rate under the filter is *below* the replayed one:
+
+# %%
+rows = []
+criteria = sorted(set(details["criterion"].astype(str)) & set(features.columns))
+for criterion in criteria:
+    points = features[criterion].quantile([0.1, 0.3, 0.5, 0.7, 0.9]).unique()
+    replay = bt.what_if(features, criterion, points, rule=RULE_OF["effect"])
+    hard = bt.what_if(features, criterion, points, rule=RULE_OF["signal"])
+    rows.append(
+        pd.DataFrame(
+            {
+                "criterion": criterion,
+                "threshold": replay["threshold"],
+                "effect: win rate": replay["win_rate"],
+                "signal: win rate of the kept trades": hard["win_rate"],
+            }
+        )
+    )
+both_rules = pd.concat(rows, ignore_index=True).dropna()
+below = both_rules["signal: win rate of the kept trades"] < both_rules["effect: win rate"]
+{"rows": len(both_rules), "filter's win rate below the replayed one": int(below.sum())}
+
+# %%
+both_rules[below].head(6).round(4)
+
+# %% [markdown]
+# ## Trades cluster by token
+#
+# Before any interval: Atlas's 838 closed trades are not 838 independent draws. They are in
+# 43 tokens, and a token's trades share its launch, its traits and its market:
+
+# %%
+features.groupby("token_id").size().describe()[["count", "min", "50%", "max"]]
+
+# %% [markdown]
+# A token whose trades all won lifts the win rate of every threshold that keeps it. Treating
+# its trades as independent evidence (a Wilson interval, a trade-by-trade reshuffle) makes an
+# interval too narrow and a test too eager: with social criteria, which are static traits of
+# a token in the simulator, a threshold selects *tokens*, and a trait that happens to line up
+# with a few lucky tokens looks like a signal on a hundred trades. So every interval and test
+# below comes from one module, `backtest/uncertainty.py`, and **resamples or flips whole
+# tokens**: a Poisson bootstrap over tokens (seeded, 1,000 resamples, widened by the Student
+# quantile of the tokens a figure rests on) for intervals, and a sign-flip test of whole
+# tokens for p-values (docs/metrics.md, "Calibrated research").
+
+# %% [markdown]
+# ## The signal: does a criterion predict outcomes? (`bt.screen`)
+#
+# A sweep over all the trades picks its best threshold with hindsight: among dozens of
+# candidate thresholds of 18 criteria in three classes, some fit the noise of these trades.
+# `bt.screen(features)` asks the honest question for **every criterion of every market-cap
+# class in one call**:
+#
+# * **out of sample, purged**: each class's trades, in time order, are cut into five blocks;
+#   block *i* is tested with a threshold chosen on the blocks before it, and a training trade
+#   that closed after the test block opened is dropped (its outcome was not known yet);
+# * **tokens apart**: the tokens are split at random (seeded) into two sets, and a test
+#   trade's threshold is chosen on the *other* set's trades, so a token's luck cannot be both
+#   learnt and tested;
+# * the **signal** is the win rate of the test trades the chosen threshold keeps minus that
+#   of the ones it drops, with its token-bootstrap interval; the **p-value** comes from a
+#   one-sided sign-flip test of whole tokens, **adjusted** (Westfall–Young max-T) for every
+#   criterion and class of the call, and the call says how many combinations it searched;
+# * beside it, the **effect** of the chosen threshold (replayed, against the current one, on
+#   the same test trades).
+#
+# It runs on the features already loaded: no request.
+
+# %%
+screened = bt.screen(features)
+design = screened.attrs["screen"]
+{
+    key: design[key]
+    for key in ("hypotheses", "combos_searched", "folds", "token_groups", "flips", "seed", "alpha")
+}
+
+# %% [markdown]
+# Every row is one hypothesis of one family: its `p_value` is adjusted for all
+# `hypotheses` rows and states nothing about a criterion tried alone. The criteria it
+# could not test (a value that nearly every trade shares, so no training set can split
+# it), and the groups it could not use (fewer than 60 trades or 10 tokens):
+
+# %%
+{"untested": design["untested"], "unused_groups": design["unused_groups"]}
+
+# %% [markdown]
+# Atlas has enough trades in every class. Screened on its last two weeks only, the small
+# classes fall out, and the screen says so with a warning (caught here, shown as text) and in
+# its attrs:
+
+# %%
+recent = features[features["opened_at"] >= "2026-09-17"]
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    recent_screen = bt.screen(recent)
+for warning in caught:
+    print(f"{warning.category.__name__}: {warning.message}")
+pd.DataFrame(recent_screen.attrs["screen"]["unused_groups"])
+
+# %% [markdown]
+# The signal of every criterion, strongest first within each class:
+
+# %%
+signal_columns = ["criterion", "threshold", "test_trades", "tokens", "signal", "signal_lo"]
+signal_columns += ["signal_hi", "p_raw", "p_value", "significant"]
+ranked = screened.sort_values(
+    ["market_cap_class", "p_value", "statistic"], ascending=[True, True, False]
+)
+ranked.groupby("market_cap_class", observed=True).head(5).set_index("market_cap_class")[
+    signal_columns
+].round(4)
+
+# %% [markdown]
+# What survives the adjustment:
+
+# %%
+screened[screened["significant"]].set_index(["market_cap_class", "criterion"])[
+    ["threshold", "signal", "signal_lo", "signal_hi", "p_raw", "p_value"]
+].round(4)
+
+# %% [markdown]
+# The same screen as a picture: each criterion's out-of-sample signal with its 95 % token
+# bootstrap interval, per class; filled markers are significant after the adjustment. Many
+# intervals exclude zero while their adjusted p-value does not clear 5 %: an interval is for
+# one row alone, the adjusted p-value for one row *among all that were searched*.
+
+# %% tags=["figure-screen"]
+classes = [c for c, _ in bt.MARKET_CAP_CLASSES if c in set(screened["market_cap_class"])]
+fig, axes = plt.subplots(1, len(classes), figsize=(11, 5), sharex=True, sharey=True)
+order = screened.groupby("criterion")["signal"].mean().sort_values().index
+for ax, cls in zip(np.atleast_1d(axes), classes, strict=True):
+    rows = screened[screened["market_cap_class"] == cls].set_index("criterion").reindex(order)
+    y = np.arange(len(rows))
+    ax.hlines(y, rows["signal_lo"], rows["signal_hi"], color="grey", lw=1.5)
+    sig = rows["significant"].fillna(False).to_numpy(dtype=bool)
+    ax.plot(rows["signal"][~sig], y[~sig], "o", mfc="white", color="C0", label="not significant")
+    ax.plot(rows["signal"][sig], y[sig], "o", color="C3", label="significant (adjusted p < 5 %)")
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_title(f"{cls} ({int(rows['test_trades'].max())} test trades)", fontsize=9)
+    ax.xaxis.set_major_formatter("{x:+.0%}")
+    ax.grid(axis="x", alpha=0.3)
+axes[0].set_yticks(np.arange(len(order)), order, fontsize=8)
+axes[0].legend(fontsize=7, loc="lower right")
+fig.supxlabel(
+    "win rate of the kept test trades − win rate of the dropped ones"
+    " (95 % interval, tokens resampled)"
+)
+fig.suptitle(
+    f"Atlas: {QUESTION_LABELS['signal']}\nout of sample, purged; "
+    f"{design['hypotheses']} hypotheses, {design['combos_searched']:,} combinations searched",
+    fontsize=10,
+)
+fig.tight_layout()
+
+# %% [markdown]
+# Read the table before the picture: how many test trades and tokens a row rests on, its
+# interval, and its adjusted p-value. In this simulated market `smart_money_buys`,
+# `buy_sell_ratio`, `ai_confidence` and `top10_holders_pct` are planted (tied to the next
+# day's return) and the social criteria are noise (static traits of a token); the screen's
+# figures on 40 such worlds, scored against that truth, are in docs/metrics.md
+# ("Calibration") and notebook 7. Atlas's 43 tokens are a small sample: a planted criterion
+# can fail to clear the adjustment in a class, and a noise one can look good before it.
+
+# %% [markdown]
+# ## The effect: what would applying a change do? (`bt.what_if_intervals`)
 #
 # `bt.what_if(features, criterion, thresholds)` counts, for each candidate threshold, the
 # trades the playbook would have kept and how they did. By default it **replays the whole
-# pass rule** with the threshold moved (the playbook that `trade_features` kept): a criterion
-# that is not required only adds its weight to the score, so a trade that fails it is still
-# bought when the rest of its score reaches the pass mark. That is what applying the
-# threshold would do. The `d_` columns are changes against the current threshold
-# (`is_current`). Rows with `admits_unseen` loosen the current threshold: they would also
-# admit evaluations that failed, which have no trade, so their counts are incomplete.
+# pass rule** with the threshold moved (the playbook that `trade_features` kept): the effect.
+# The `d_` columns are changes against the current threshold (`is_current`). Rows with
+# `admits_unseen` loosen the current threshold: they would also admit evaluations that failed,
+# which have no trade, so their counts are incomplete (simulated entries, below, stand in).
 #
-# `rule="filter"` counts the criterion as a hard filter instead (a trade is kept when its
-# value passes), which is how the service's optimizer counts: an **upper bound** on what
-# applying the threshold changes, and labelled so. Side by side for `smart_money_buys`
-# (tied to the next day's return in the simulator, weight 3 of 18.5 in Atlas's playbook):
+# `bt.what_if_intervals` gives the same rows their intervals, from the same module as the
+# screen's: `win_rate`, and the three changes a researcher acts on, `d_win_rate`,
+# `d_total_pnl_usd` and `d_roi`, each with `_lo`/`_hi`, plus the tokens whose kept trades
+# move. A row where nothing moves (the threshold keeps exactly today's trades) still gets an
+# interval: the rule of three says how much a future sample could move (`interval`).
+#
+# The change a researcher would consider: `smart_money_buys` (weight 3 of 18.5 in Atlas's
+# playbook, not required), from its current 2 up to 6. Its effect, with the signal of each
+# threshold (the filter's kept trades) beside it:
 
 # %%
+def interval(frame, name, scale=1.0, digits=1):
+    """'estimate [lo, hi]' of ``name`` and its ``_lo``/``_hi`` columns, scaled, for reading."""
+
+    def one(row):
+        ends = ("", "_lo", "_hi")
+        est, lo, hi = (round(scale * row[f"{name}{end}"], digits) + 0.0 for end in ends)
+        return f"{est:+.{digits}f} [{lo:+.{digits}f}, {hi:+.{digits}f}]"
+
+    return frame.apply(one, axis=1)
+
+
 thresholds = [1, 2, 3, 4, 5, 6]
-replayed_smart = bt.what_if(features, "smart_money_buys", thresholds)
-filter_smart = bt.what_if(features, "smart_money_buys", thresholds, rule="filter")
-columns = ["threshold", "trades", "win_rate", "d_win_rate", "total_pnl_usd", "admits_unseen"]
-pd.concat(
+effect = bt.what_if_intervals(features, "smart_money_buys", thresholds, rule=RULE_OF["effect"])
+signal = bt.what_if_intervals(features, "smart_money_buys", thresholds, rule=RULE_OF["signal"])
+pd.DataFrame(
     {
-        "replayed (what applying does)": replayed_smart[columns],
-        "hard filter (UPPER BOUND)": filter_smart[columns[1:4]],
-    },
-    axis=1,
-).round(4)
+        "threshold": effect["threshold"],
+        "effect: trades": effect["trades"],
+        "moved tokens": effect["moved_tokens"],
+        "d_win_rate (pts)": interval(effect, "d_win_rate", 100),
+        "d_total_pnl_usd": interval(effect, "d_total_pnl_usd", digits=0),
+        "d_roi (pts)": interval(effect, "d_roi", 100),
+        "interval": effect["interval"],
+        "signal: kept trades": signal["trades"],
+        "kept win rate (%)": interval(signal, "win_rate", 100),
+    }
+).set_index("threshold")
 
 # %%
-{rule.attrs["what_if"]["rule"]: rule.attrs["what_if"]["label"] for rule in (replayed_smart, filter_smart)}
+recorded = ("rule", "unit", "clusters", "resamples", "seed", "confidence")
+{
+    "effect": {k: effect.attrs["intervals"][k] for k in recorded},
+    "signal": {k: signal.attrs["intervals"][k] for k in recorded},
+}
 
 # %% [markdown]
-# At the current threshold 2 the playbook keeps all 838 trades, the filter only 702: a
-# criterion that is not required can fail and the trade still happen. Raising it to 5 would
-# drop 231 trades and add 2.6 win-rate points when applied; the filter claims 17 points on
-# 170 trades, its upper bound. The filter drops every trade whose value fails and so measures
-# the criterion's full power to separate winners from losers; the replay keeps the trades
-# whose other criteria score enough. The same sweep over 50 quantiles of each criterion's values,
-# as win rate against the share of trades kept, for the two planted criteria and two social
-# ones, replayed (solid) and as the filter's upper bound (dotted); thresholds keeping fewer
-# than 40 trades are left out:
+# Every figure is an estimate and a 95 % interval, tokens resampled. At the current threshold
+# 2 the playbook keeps all 838 trades, the filter only 702: a criterion that is not required
+# can fail and the trade still happen. Raising the threshold keeps fewer trades under both
+# rules, and the two answers differ by a factor: the kept trades of the filter win far more
+# often (the criterion predicts), while applying the threshold moves the win rate by a few
+# points, and the total PnL falls with the trades it drops. Where nothing moves (thresholds 1
+# and 2), the rule-of-three interval still says how much a future sample could move.
+#
+# Per market-cap class (each class has a playbook slice of its own), the move 2 → 3, with the
+# screen's out-of-sample signal for the same class beside it:
+
+# %%
+per_class = {}
+for cls, rows in features.groupby("market_cap_class", observed=True):
+    moved = bt.what_if_intervals(rows, "smart_money_buys", [3], current=2)
+    found = screened[
+        (screened["market_cap_class"] == cls) & (screened["criterion"] == "smart_money_buys")
+    ]
+    per_class[cls] = {
+        "trades now": int(rows["smart_money_buys"].notna().sum()),
+        "effect: trades": int(moved["trades"].iloc[0]),
+        "moved tokens": int(moved["moved_tokens"].iloc[0]),
+        "d_win_rate (pts)": interval(moved, "d_win_rate", 100).iloc[0],
+        "d_total_pnl_usd": interval(moved, "d_total_pnl_usd", digits=0).iloc[0],
+        "d_roi (pts)": interval(moved, "d_roi", 100).iloc[0],
+        "signal (pts)": interval(found, "signal", 100).iloc[0],
+        "signal p_value": round(float(found["p_value"].iloc[0]), 4),
+    }
+pd.DataFrame.from_dict(per_class, orient="index")
+
+# %% [markdown]
+# Read the two halves apart. The signal says whether smart-money buys separate winners from
+# losers in a class, out of sample, after the search; the effect says what writing 3 into that
+# class's playbook would have done to its trades, win rate, PnL and ROI. A class can have a
+# strong signal and a small or uncertain effect (the criterion is one of many in the score), or
+# the other way round; a decision needs both.
+
+# %% [markdown]
+# The same sweep over 50 quantiles of each criterion's values, as win rate against the share
+# of trades kept, for two planted criteria and two social ones: the effect (solid) and the
+# signal's kept trades (dotted); thresholds keeping fewer than 40 trades are left out. The
+# dotted lines climb much faster: that is the criterion's power to separate winners from
+# losers, not what applying the threshold would do.
 
 # %% tags=["figure-what-if"]
 fig, ax = plt.subplots(figsize=(9, 4))
 for i, criterion in enumerate(
     ["smart_money_buys", "buy_sell_ratio", "twitter_followers", "telegram_members"]
 ):
-    for rule, style in (("replay", "-"), ("filter", ":")):
-        curve = bt.what_if(features, criterion, 50, rule=rule).drop_duplicates("trades")
+    for question, style in (("effect", "-"), ("signal", ":")):
+        curve = bt.what_if(features, criterion, 50, rule=RULE_OF[question])
+        curve = curve.drop_duplicates("trades")
         curve = curve[curve["trades"] >= 40]
-        label = f"{criterion} ({'replayed' if rule == 'replay' else 'filter: upper bound'})"
         ax.plot(
-            curve["kept_share"], curve["win_rate"], ls=style, color=f"C{i}", marker=".", label=label
+            curve["kept_share"],
+            curve["win_rate"],
+            ls=style,
+            color=f"C{i}",
+            marker=".",
+            label=f"{criterion} ({question})",
         )
 ax.axhline(features["profitable"].mean(), color="grey", ls=":", label="every trade")
 ax.set_xlabel("share of the 838 closed trades kept")
 ax.set_ylabel("win rate of the kept trades")
-ax.set_title("Atlas: win rate as a threshold tightens (replayed vs the filter's upper bound)")
+ax.set_title("Atlas: win rate as a threshold tightens (effect: replayed; signal: hard filter)")
 ax.xaxis.set_major_formatter("{x:.0%}")
 ax.yaxis.set_major_formatter("{x:.0%}")
 ax.invert_xaxis()
@@ -192,114 +451,20 @@ ax.grid(alpha=0.3)
 _ = ax.legend(fontsize=7, ncols=2)
 
 # %% [markdown]
-# ## Does a threshold chosen on the past hold up?
-#
-# A sweep over all the trades picks its best threshold with hindsight: among a hundred
-# candidates, one fits the noise of these trades. `bt.walk_forward` asks the honest
-# question: in time order, each market-cap class's trades are cut into four blocks; fold *i*
-# chooses the threshold with the best win-rate gain on the blocks before block *i* (the
-# current threshold is always a candidate), and reports what that threshold did on block
-# *i*, which it never saw. As hard filters (how well a criterion separates winners from
-# losers: the upper bound) and replayed (what applying would have done), for the three
-# planted criteria and three noise ones:
-
-# %%
-rows = {}
-for criterion in [
-    "smart_money_buys",
-    "buy_sell_ratio",
-    "ai_confidence",
-    "social_sentiment",
-    "liquidity_usd",
-    "holder_growth_pct",
-]:
-    for rule in ("filter", "replay"):
-        info = bt.walk_forward(features, criterion, rule=rule).attrs["walk_forward"]
-        rows[criterion, rule] = {
-            "in sample (pts)": 100 * info["mean_in_sample_gain"],
-            "out of sample (pts)": 100 * info["mean_out_of_sample_gain"],
-        }
-walked = pd.DataFrame(rows).T.unstack()
-walked.columns = [f"{rule}: {figure}" for figure, rule in walked.columns]
-order = [c for c in walked.columns if c.startswith("filter")]
-order += [c for c in walked.columns if c.startswith("replay")]
-walked.loc[list(dict.fromkeys(c for c, _ in rows)), order].round(2)
-
-# %% [markdown]
-# The means are over Atlas's three classes and three folds each, in win-rate points. The
-# planted criteria hold up: as filters, smart money gains 7.2 points in sample and 7.5 out of
-# sample, the buy/sell ratio 11.7 and 10.8, AI conviction 3.8 and 3.8. The noise criteria
-# looked as good in sample (social sentiment 7.4, liquidity 8.2) and lose it all out of
-# sample (−0.6, −0.4, and −1.2 for holder growth). Replayed, what applying the chosen
-# threshold would have done, every gain is smaller, and the same split shows: the planted
-# criteria keep 1.3 to 5.4 points ahead, the noise criteria −0.1 to 0.6.
-
-# %% [markdown]
-# Each fold of one criterion, to see where a mean comes from:
-
-# %%
-folds = bt.walk_forward(features, "smart_money_buys", rule="filter")
-folds[
-    ["market_cap_class", "fold", "threshold", "train_trades", "in_sample_gain"]
-    + ["test_trades", "test_kept", "out_of_sample_gain"]
-].round(4)
-
-# %% [markdown]
-# `bt.rank_criteria` does this for every criterion, within each market-cap class (a class has
-# thresholds of its own, up to 25 times apart): `mean_gain` is the average win-rate gain over
-# the thresholds that keep at least 30 % of the trades (the area under the curve above, per
-# step), `best_gain` the best single threshold, an optimizer's pick. Trying many thresholds
-# of many criteria, some will look good by luck, so the ranking says how many combinations it
-# searched and orders by a `p_value` adjusted for all of them: a permutation test reshuffles
-# the outcomes within each class 200 times (seeded) and asks how often the best of *every*
-# combination beats this criterion's. As hard filters (separating power, an upper bound),
-# Atlas's five strongest in each class:
-
-# %%
-ranking = bt.rank_criteria(features, rule="filter")
-info = ranking.attrs["rank_criteria"]
-print({k: info[k] for k in ("combos_searched", "permutations", "rule")})
-columns = ["criterion", "p_value", "mean_gain", "best_gain", "trades", "tokens", "small_sample"]
-ranking.groupby("market_cap_class", observed=True).head(5).set_index("market_cap_class")[
-    columns
-].round(4)
-
-# %% [markdown]
-# Among 3,136 combinations searched, the planted criteria survive the adjustment where Atlas
-# has the trades for it: smart-money buys in DEGEN_CAP (p 0.035) and LOW_CAP (0.040), the
-# buy/sell ratio in LOW_CAP (0.005). AI conviction's weaker signal does not clear it on one
-# quant's trades. In MID_CAP the first row is a social criterion, `telegram_members`
-# (p 0.040), but look at what it rests on: 84 trades in 6 tokens, flagged `small_sample`.
-# Social criteria know nothing about the future in the simulator; they are static traits of
-# a token (their value barely changes between evaluations), so a threshold on them selects
-# *tokens*, not trades, and Atlas's 838 trades are in only 43 tokens:
-
-# %%
-features.groupby("token_id").size().describe()[["count", "min", "50%", "max"]]
-
-# %% [markdown]
-# A trait that happens to pick the better tokens looks like a signal on a hundred trades when
-# it is a draw among six tokens. That is why every row says how many tokens it rests on, and
-# why a row under 10 tokens (or 30 trades) is flagged whatever its p-value. The walk-forward
-# above is the other check: a threshold that only fitted its tokens' luck does not hold up on
-# the trades that come after.
-
-# %% [markdown]
 # ## Two thresholds at once
 #
 # `bt.what_if_grid` sweeps every pair of thresholds of two criteria and `bt.pivot_grid` turns
-# one metric into a table. By default it replays both moved thresholds; here, to see how the
-# two criteria's information combines, as hard filters (a trade is kept when both pass: an
-# upper bound on what applying both would do). Win rate for smart-money buys
-# against the buy/sell ratio; cells that keep fewer than 40 trades are left blank, and the
-# current thresholds are outlined.
+# one metric into a table. By default it replays both moved thresholds (the effect); here, to
+# see how the two criteria's information combines, as hard filters (the signal: a trade is
+# kept when both pass). Win rate for smart-money buys against the buy/sell ratio; cells that
+# keep fewer than 40 trades are left blank, and the current thresholds are outlined.
 
 # %%
 grid = bt.what_if_grid(
     features,
     ("smart_money_buys", "buy_sell_ratio"),
     ([1, 2, 3, 4, 5, 6, 7, 8], [0.6, 0.8, 0.9, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0]),
-    rule="filter",
+    rule=RULE_OF["signal"],
 )
 win_rate = bt.pivot_grid(grid, "win_rate")
 kept = bt.pivot_grid(grid, "trades")
@@ -320,8 +485,8 @@ ax.set_xticks(range(len(win_rate.columns)), [f"{v:g}" for v in win_rate.columns]
 ax.set_yticks(range(len(win_rate.index)), [f"{v:g}" for v in win_rate.index])
 ax.set_xlabel("buy_sell_ratio ≥")
 ax.set_ylabel("smart_money_buys ≥")
-ax.set_title("Atlas: win rate of the trades both thresholds keep (hard filters: upper bound)")
-_ = fig.colorbar(image, ax=ax, format="{x:.0%}", label="win rate")
+ax.set_title("Atlas, every class: win rate of the trades both keep (signal: hard filters)")
+_ = fig.colorbar(image, ax=ax, format="{x:.0%}", label="win rate (kept trades in the table above)")
 
 # %% [markdown]
 # The win rate climbs along both axes, toward the upper right, where few trades are left:
@@ -442,8 +607,8 @@ panel.set_threshold(3)
 panel.table.round(4)
 
 # %% [markdown]
-# The panel replays the whole pass rule (its rule picker offers the hard filter, labelled an
-# upper bound): raising the threshold to 3 on `DEGEN_CAP` would keep 290 of the 340 trades
+# The panel shows the effect, the whole pass rule replayed (its rule picker also offers the
+# signal, the hard filter, named as such), because applying is what it does: raising the threshold to 3 on `DEGEN_CAP` would keep 290 of the 340 trades
 # and lift their win rate by 1.6 points, with 563 USD more PnL. Before applying it, the
 # playbook entry as the service holds it:
 

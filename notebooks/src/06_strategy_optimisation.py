@@ -12,8 +12,17 @@
 # The service has its own optimizer: it studies a quant's closed trades and recommends
 # stricter `BUYING` thresholds, one criterion and market-cap class at a time. This notebook
 # reads the optimizer's dashboard, runs an analysis, recomputes every recommendation
-# client-side with the what-if of notebook 5, asks what a recommended threshold would really
-# change once it is in the playbook, applies one, and ends with the recommendations panel.
+# client-side with the what-if of notebook 5, and sets each claim beside its **effect** (the
+# whole pass rule replayed: what applying it would do) with calibrated intervals, and beside
+# the **signal** of its criterion from the out-of-sample screen, the guard before applying.
+# It then applies one, chosen by that guard and its effect, and ends with the recommendations
+# panel.
+#
+# **Cost**: after notebook 5 the details of Atlas's trades are cached, so the Atlas part costs
+# a few requests (dashboard, analysis, recommendations, playbook, the apply); the README's
+# showcase, a recommendation for Cinder's `MID_CAP`, costs about 415 more (3 pages of
+# evaluations to find the class, one eval-details request per trade of it, once: cached
+# forever).
 #
 # It runs after notebook 5 on the same sandbox world, whose playbook notebook 5 left as it
 # found it. Applying a recommendation (below) changes the world's playbook: the tests start
@@ -24,10 +33,12 @@
 # %%
 # %matplotlib inline
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
 import quantscope as qsc
 from quantscope import backtest as bt
+from quantscope.backtest.questions import QUESTION_LABELS
 from quantscope.widgets import RecommendationsPanel
 
 pd.set_option("display.width", 120)
@@ -150,21 +161,191 @@ checks[
 {"recommendations": len(checks), "agree": int(checks["agrees"].sum())}
 
 # %% [markdown]
-# Every figure agrees: the optimizer counts what it says it counts. Whether that is what the
-# playbook would do is another question, and `crosscheck` answers it too. Beside the
-# service's claimed win-rate change and the client's hard-filter figure (the same number: an
-# **upper bound**), it replays the whole pass rule with the recommended threshold: the
-# trades, win rate and PnL that **applying the recommendation will produce**.
+# Every figure agrees: the optimizer counts what it says it counts. What it counts is the
+# criterion's **signal** on all of the class's trades (kept versus all, as a hard filter, the
+# threshold picked on the same trades), not what applying the recommendation would do.
+#
+# ## Every claim beside its effect
+#
+# `bt.crosscheck` also replays the whole pass rule with the recommended threshold against the
+# current one: the **effect**, what applying produces (`*_replay`). `bt.what_if_intervals`
+# gives that effect its intervals (a Poisson bootstrap over tokens, from the module every
+# interval of the toolkit comes from), on the same trades: the recommendation's quant and
+# class.
 
 # %%
-checks[
-    ["recommendation_id", "market_cap_class", "criterion", "win_rate_change_service"]
-    + ["win_rate_change_filter", "trades_change_replay", "win_rate_change_replay"]
-    + ["total_pnl_usd_change_replay"]
-].round(4)
+def interval(frame, name, scale=1.0, digits=1):
+    """'estimate [lo, hi]' of ``name`` and its ``_lo``/``_hi`` columns, scaled, for reading."""
+
+    def one(row):
+        ends = ("", "_lo", "_hi")
+        est, lo, hi = (round(scale * row[f"{name}{end}"], digits) + 0.0 for end in ends)
+        return f"{est:+.{digits}f} [{lo:+.{digits}f}, {hi:+.{digits}f}]"
+
+    return frame.apply(one, axis=1)
+
+
+def effects_of(recommendations, features):
+    """The replayed effect of each recommendation with its intervals (what_if_intervals)."""
+    rows = []
+    for _, rec in recommendations.iterrows():
+        sample = features[
+            (features["quant_id"] == rec["quant_id"])
+            & (features["market_cap_class"] == rec["market_cap_class"])
+        ]
+        found = bt.what_if_intervals(
+            sample,
+            rec["criterion"],
+            [float(rec["new_threshold"])],
+            current=float(rec["old_threshold"]),
+        )
+        rows.append(found.iloc[0].rename(rec["recommendation_id"]))
+    return pd.DataFrame(rows).rename_axis("recommendation_id")
+
+
+def claims_and_effects(recommendations, checks, effects):
+    """One row per recommendation: its claim (service), then its effect with intervals."""
+    checks = checks.set_index("recommendation_id")
+    recs = recommendations.set_index("recommendation_id")
+    return pd.DataFrame(
+        {
+            "class": recs["market_cap_class"],
+            "criterion": recs["criterion"],
+            "change": pd.Series(
+                [f"{a:g} → {b:g}" for a, b in zip(recs["old_threshold"], recs["new_threshold"])],
+                index=recs.index,
+            ),
+            "confidence": recs["confidence"].round(2),
+            "claim: win rate": pd.Series(
+                [f"{a:.3f} → {b:.3f}" for a, b in zip(recs["before_win_rate"], recs["after_win_rate"])],
+                index=recs.index,
+            ),
+            "claim: trades": recs["trade_difference"],
+            "effect: trades": checks["trades_change_replay"],
+            "effect: d_win_rate (pts)": interval(effects, "d_win_rate", 100),
+            "effect: d_total_pnl_usd": interval(effects, "d_total_pnl_usd", digits=0),
+            "effect: d_roi (pts)": interval(effects, "d_roi", 100),
+            "moved tokens": effects["moved_tokens"],
+        }
+    ).reindex(recs.index)
+
+
+effects = effects_of(recommendations, features)
+claims_and_effects(recommendations, checks, effects)
+
+# %% [markdown]
+# The intervals' estimates are crosscheck's replayed figures, to the bit:
+
+# %%
+replayed = checks.set_index("recommendation_id")
+{
+    "same d_win_rate": bool(
+        np.allclose(effects["d_win_rate"], replayed["win_rate_change_replay"], equal_nan=True)
+    ),
+    "same d_total_pnl_usd": bool(
+        np.allclose(
+            effects["d_total_pnl_usd"], replayed["total_pnl_usd_change_replay"], equal_nan=True
+        )
+    ),
+}
 
 # %%
 print(checks.attrs["crosscheck"]["note"])
+print(QUESTION_LABELS["effect"])
+
+# %% [markdown]
+# The claims are win-rate gains of several points on dozens of trades each; the effects are
+# mostly a trade or none, and a win-rate change whose interval holds zero. Where no token's
+# trades move ("nothing moved"), the interval is the rule of three: how much a future sample
+# could move, not a measured gain.
+#
+# ## The screen as the guard
+#
+# A recommendation picks its threshold on the very trades it is scored on, among many
+# criteria and thresholds: nothing in its confidence accounts for that search. `bt.screen`
+# (notebook 5) does: every criterion and class out of sample, purged, tokens apart, with a
+# p-value adjusted for everything it searched. Beside each recommendation, the screen's
+# verdict on its criterion in its class (the signal; the screen chooses its own threshold on
+# training trades, so it judges the criterion, not the recommended number):
+
+# %%
+screened = bt.screen(features)
+verdict = screened.set_index(["market_cap_class", "criterion"])
+keys = list(zip(recommendations["market_cap_class"], recommendations["criterion"]))
+guard = pd.DataFrame(
+    {
+        "class": recommendations["market_cap_class"].to_numpy(),
+        "criterion": recommendations["criterion"].to_numpy(),
+        "confidence": recommendations["confidence"].round(2).to_numpy(),
+        "signal (pts)": interval(verdict.loc[keys], "signal", 100).to_numpy(),
+        "adjusted p": verdict.loc[keys, "p_value"].round(4).to_numpy(),
+        "signal found": verdict.loc[keys, "significant"].to_numpy(),
+        "effect: d_win_rate above 0": (effects["d_win_rate_lo"] > 0).to_numpy(),
+    },
+    index=recommendations["recommendation_id"].rename("recommendation_id"),
+)
+guard
+
+# %%
+{
+    "hypotheses": screened.attrs["screen"]["hypotheses"],
+    "combos_searched": screened.attrs["screen"]["combos_searched"],
+    "recommendations": len(guard),
+    "signal found": int(guard["signal found"].sum()),
+    "signal found and effect above 0": int(
+        (guard["signal found"] & guard["effect: d_win_rate above 0"]).sum()
+    ),
+}
+
+# %% [markdown]
+# Call the recommendations what they are. Those on criteria with no signal after the search
+# (the social criteria among them: static traits of a token, noise in this simulated market)
+# are claims the optimizer's search produced, however confident it says it is. A
+# recommendation worth applying has a signal the screen finds **and** an effect whose interval
+# says it helps; even then, read its PnL interval: fewer trades can mean less money.
+
+# %% [markdown]
+# ## The README's showcase, replayed
+#
+# The project README quotes one recommendation of this world's first analysis: Cinder (quant
+# 3), `MID_CAP`, `smart_money_buys` 2 → 3, win rate 0.528 → 0.765. Its effect needs Cinder's
+# `MID_CAP` trades with their values. A trade's class is its buy evaluation's market cap, which
+# the evaluations list carries: three pages find the class's evaluations, and only those get
+# an eval-details request (about 410, once).
+
+# %%
+showcase = qsc.load_recommendations(3)
+showcase = showcase[
+    (showcase["market_cap_class"] == "MID_CAP") & (showcase["criterion"] == "smart_money_buys")
+]
+cinder = qsc.load_trades(3)
+cinder_closed = cinder[cinder["status"] == "Closed"]
+buys = qsc.load_evaluations(3, evaluation_type="TOKEN_BUY", passed=True)
+buys = buys[buys["evaluation_id"].isin(cinder_closed["evaluation_id"])]
+mid_ids = buys.loc[bt.market_cap_class(buys["market_cap_usd"]) == "MID_CAP", "evaluation_id"]
+mid_details = qsc.load_eval_details([int(i) for i in mid_ids])
+cinder_mid = bt.trade_features(
+    cinder_closed[cinder_closed["evaluation_id"].isin(mid_ids)],
+    details=mid_details,
+    playbook=qsc.load_playbook(3),
+)
+{
+    "Cinder's closed trades": len(cinder_closed),
+    "MID_CAP trades": len(cinder_mid),
+    "evaluation pages": buys.attrs["quantscope"]["pages"],
+    "details requests": mid_details.attrs["quantscope"]["requests"],
+}
+
+# %%
+showcase_checks = bt.crosscheck(showcase, cinder_mid)
+showcase_effects = effects_of(showcase, cinder_mid)
+claims_and_effects(showcase, showcase_checks, showcase_effects).T
+
+# %% [markdown]
+# The claim, +23.7 win-rate points on 411 trades, is the filter's: the trades whose
+# smart-money buys reach 3, against all of them. In Cinder's playbook the criterion is one
+# weight of many, so applying the change drops a few trades, moves the win rate by a fraction
+# of a point and loses money, each with its interval above.
 
 # %% [markdown]
 # ## What a recommendation means
@@ -250,8 +431,8 @@ for _, rec in recommendations.iterrows():
             "playbook: PnL (USD)": compared["total_pnl_usd"],
         }
     )
-effects = pd.DataFrame(rows)
-effects.round(4)
+in_playbook = pd.DataFrame(rows)
+in_playbook.round(4)
 
 # %% [markdown]
 # Many of each filter's "dropped" trades already fail the current threshold and were bought
@@ -291,18 +472,31 @@ pd.concat(
 # trade no history holds.
 
 # %% [markdown]
-# ## Applying one
+# ## Applying one, by its effect
 #
 # `qsc.apply_recommendation(id)` sets the playbook entry's threshold to the recommended one.
-# The most confident recommendation, as the service holds its entry before:
+# Anything that writes is judged by its effect: the recommendation applied here is the first,
+# in the optimizer's order, whose criterion has a signal the screen finds and whose replayed
+# win-rate change has an interval above zero (the most confident one when none qualifies).
 
 # %%
-entry = playbook["config_id"] == top["config_id"]
+passes = guard["signal found"] & guard["effect: d_win_rate above 0"]
+chosen_id = int(guard.index[passes.to_numpy()][0]) if passes.any() else int(guard.index[0])
+chosen = recommendations[recommendations["recommendation_id"] == chosen_id].iloc[0]
+claims_and_effects(recommendations, checks, effects).loc[chosen_id].rename(
+    f"{chosen_id}: {'passes the guard' if passes.any() else 'none passes: the most confident'}"
+)
+
+# %% [markdown]
+# Its playbook entry, as the service holds it before:
+
+# %%
+entry = playbook["config_id"] == chosen["config_id"]
 before = playbook.loc[entry, ["market_cap_class", "criterion", "config_type", "threshold"]]
 before
 
 # %%
-applied = qsc.apply_recommendation(int(top["recommendation_id"]))
+applied = qsc.apply_recommendation(chosen_id)
 applied
 
 # %% [markdown]
@@ -335,9 +529,9 @@ applied_list[["recommendation_id", "criterion", "market_cap_class", "new_thresho
 # ## The recommendations panel
 #
 # `RecommendationsPanel` shows the recommendations with the client-side cross-check beside
-# each, and side by side the service's claimed win-rate change, the filter's (labelled an
-# upper bound) and the replayed effect of the new threshold against the current one, which
-# is what applying produces; *Analyze* runs the
+# each, and side by side the service's claimed win-rate change, the filter's (the signal) and
+# the replayed effect of the new threshold against the current one, which is what applying
+# produces; *Analyze* runs the
 # optimizer again (never applying), *Apply…* applies the chosen one after confirmation, and
 # *Undo* reverts it. In a stored copy of this notebook it shows only its text placeholder;
 # its state follows as tables.
