@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from quantscope.backtest import _sample
+from quantscope.backtest import _sample, _shadow
 from quantscope.backtest._inputs import (
     CONFIDENCE,
     _grid,
@@ -318,6 +318,7 @@ def _tables(
     )
 
 
+@_shadow.checked()  # never-executed trades warn once (issue 21)
 def what_if_intervals(
     features: pd.DataFrame,
     criterion: str,
