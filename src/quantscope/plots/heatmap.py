@@ -3,7 +3,7 @@
 The cells are ``backtest.pivot_grid(grid, metric)`` as it is (rows the first criterion's
 thresholds, upwards; columns the second's), each annotated with its value and the trades it
 keeps; cells flagged ``small_sample`` are hatched, and the current pair of thresholds (the
-row flagged ``is_current``) is outlined. A hard-filter grid says "upper bound" in its title.
+row flagged ``is_current``) is outlined. Its title names the question the grid answers (effect or signal).
 """
 
 from __future__ import annotations
@@ -65,7 +65,9 @@ def threshold_heatmap(
     ops = info.get("operators") or ("", "")
     table = pivot_grid(grid, metric) if info and not grid.empty else pd.DataFrame()
     unit = _UNITS.get(metric, S.PLAIN)
-    rule = "upper bound: hard filter" if info.get("upper_bound") else "replayed rule"
+    rule = {"signal": "signal: hard filter", "effect": "effect: replayed rule"}.get(
+        str(info.get("question")), "replayed rule"
+    )
     ax.set_title(f"{metric} over two thresholds ({rule})")
     ax.set_ylabel(f"{criteria[0]} threshold ({S.OPERATOR_SYMBOLS.get(ops[0], '')})")
     ax.set_xlabel(f"{criteria[1]} threshold ({S.OPERATOR_SYMBOLS.get(ops[1], '')})")
