@@ -243,7 +243,9 @@ def test_both_questions_side_by_side_equal_each_question_alone(features: pd.Data
     assert row["effect_d_trades"] == -10  # the showcase: applying 2 -> 3 drops 10 trades
 
 
-def test_shadow_outcomes_warn_once_and_are_counted(module_client: Client) -> None:
+def test_shadow_outcomes_warn_once_and_are_counted(
+    module_client: Client, features: pd.DataFrame
+) -> None:
     """Issue 21: with trading_status="all" research took never-executed outcomes silently.
     Borealis' 683 trades (87 REJECT, 27 RECOMMEND among them) now warn once per call, and the
     result's attrs count them by decision."""

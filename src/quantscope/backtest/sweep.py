@@ -267,6 +267,8 @@ def what_if(
         current threshold(s), the baseline's metrics, the counts and a note on what the rows
         mean. With ``rule="both"``: ``_both.side_by_side``'s frame.
     """
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {list(RULES)}, got {rule!r}")
     if rule == "both":
         answers = {
             question: what_if(
