@@ -193,7 +193,7 @@ def test_heatmap_annotation_can_be_turned_off_and_ax_is_honoured(features: pd.Da
     _, (left, right) = plt.subplots(1, 2)
     assert P.threshold_heatmap(grid, "trades", annotate=False, ax=right) is right
     assert not left.has_data() and not [t for t in right.texts if t.get_gid() == "cell"]
-    assert right.get_title() == "trades over two thresholds (replayed rule)"
+    assert right.get_title() == "trades over two thresholds (effect: replayed rule)"
 
 
 # --------------------------------------------------------------------------------------------

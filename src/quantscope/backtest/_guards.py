@@ -174,12 +174,14 @@ def append(
         "bootstrap_unit": "token" if found is not None else "trade",
         "method": _METHOD,
     }
+    one_criterion = len(grids) == 1 and rows.either is None  # tokens by a cheaper count
     table = None
-    if table_size <= BOOTSTRAP_MAX_TABLE and k > 0 and cells > 0:
+    wanted = (bootstrap and fits) or (found is not None and not one_criterion)
+    if wanted and table_size <= BOOTSTRAP_MAX_TABLE and k > 0 and cells > 0:
         table = _cluster_table(rows, grids, ops, currents, either_currents, codes, k)
     tokens: np.ndarray | None = None
     if found is not None:
-        if len(grids) == 1 and rows.either is None:
+        if one_criterion:
             tokens = _tokens_kept_1d(rows.values[0], grids[0], ops[0], codes, k)
         elif table is not None:
             tokens = np.count_nonzero(table.trades, axis=0)

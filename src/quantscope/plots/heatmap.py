@@ -3,7 +3,8 @@
 The cells are ``backtest.pivot_grid(grid, metric)`` as it is (rows the first criterion's
 thresholds, upwards; columns the second's), each annotated with its value and the trades it
 keeps; cells flagged ``small_sample`` are hatched, and the current pair of thresholds (the
-row flagged ``is_current``) is outlined. Its title names the question the grid answers (effect or signal).
+row flagged ``is_current``) is outlined. Its title names the question the grid answers
+(effect or signal).
 """
 
 from __future__ import annotations
