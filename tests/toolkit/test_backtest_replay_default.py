@@ -90,7 +90,7 @@ def test_default_what_if_equals_compare_playbooks_with_the_one_change(
             for criterion, thresholds in cases.items():
                 table = bt.what_if(sample, criterion, thresholds)
                 assert table.attrs["what_if"]["rule"] == "replay"
-                assert not table.attrs["what_if"]["upper_bound"]
+                assert table.attrs["what_if"]["question"] == "effect"
                 for t, row in zip(thresholds, table.itertuples(), strict=True):
                     change = moved(playbooks[quant], mc_class, {criterion: t})
                     side = bt.compare_playbooks(playbooks[quant], change, sample)
