@@ -184,7 +184,7 @@ def test_heatmap_cells_are_pivot_grid_and_the_current_cell_is_outlined(
         texts = [t.get_text() for t in ax.texts if t.get_gid() == "cell"]
         kept = bt.pivot_grid(grid, "trades").to_numpy()
         assert len(texts) == table.size and texts[0].endswith(f"\nn={kept[0, 0]:,.0f}")
-    assert ax.get_title() == "d_total_pnl_usd over two thresholds (signal: hard filter)"
+    assert ax.get_title() == "d_total_pnl_usd over two thresholds (signal)"
     png(ax.figure)
 
 
@@ -193,7 +193,7 @@ def test_heatmap_annotation_can_be_turned_off_and_ax_is_honoured(features: pd.Da
     _, (left, right) = plt.subplots(1, 2)
     assert P.threshold_heatmap(grid, "trades", annotate=False, ax=right) is right
     assert not left.has_data() and not [t for t in right.texts if t.get_gid() == "cell"]
-    assert right.get_title() == "trades over two thresholds (effect: replayed rule)"
+    assert right.get_title() == "trades over two thresholds (effect)"
 
 
 # --------------------------------------------------------------------------------------------

@@ -3,8 +3,10 @@
 The cells are ``backtest.pivot_grid(grid, metric)`` as it is (rows the first criterion's
 thresholds, upwards; columns the second's), each annotated with its value and the trades it
 keeps; cells flagged ``small_sample`` are hatched, and the current pair of thresholds (the
-row flagged ``is_current``) is outlined. Its title names the question the grid answers
-(effect or signal).
+row flagged ``is_current``) is outlined. The title names the question the grid answers
+(``backtest.questions``: effect for the replayed rule, signal for the hard filter) and, given
+``subject``, the class the trades are of; a metric with an interval (``<metric>_lo``/``_hi``
+columns) shows it in every cell, and the legend names it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from matplotlib.colors import TwoSlopeNorm
 from matplotlib.patches import Rectangle
 
 from quantscope.backtest import pivot_grid
+from quantscope.backtest.questions import question_of
 from quantscope.plots import _style as S
 
 CURRENT_CELL = "current thresholds"
@@ -45,6 +48,7 @@ def threshold_heatmap(
     metric: str = "win_rate",
     *,
     annotate: bool = True,
+    subject: str | None = None,
     ax: Axes | None = None,
 ) -> Axes:
     """``pivot_grid(grid, metric)`` as a heatmap over the two criteria's thresholds.
@@ -53,7 +57,9 @@ def threshold_heatmap(
         grid: ``backtest.what_if_grid(features, (first, second), ...)``.
         metric: a metric or change column of the grid (``win_rate``, ``total_pnl_usd``,
             ``d_win_rate``...); changes (``d_...``) are coloured around zero.
-        annotate: write each cell's value and kept trades in it.
+        annotate: write each cell's value, its interval (when the grid has one) and kept
+            trades in it.
+        subject: what the trades are (a market-cap class: ``"MID_CAP"``), named in the title.
 
     Returns:
         The Axes: an image whose array is the pivot table, texts (gid ``cell``) of the
@@ -66,10 +72,9 @@ def threshold_heatmap(
     ops = info.get("operators") or ("", "")
     table = pivot_grid(grid, metric) if info and not grid.empty else pd.DataFrame()
     unit = _UNITS.get(metric, S.PLAIN)
-    rule = {"signal": "signal: hard filter", "effect": "effect: replayed rule"}.get(
-        str(info.get("question")), "replayed rule"
-    )
-    ax.set_title(f"{metric} over two thresholds ({rule})")
+    question = question_of(str(info.get("rule", "replay")))
+    where = f" in {subject}" if subject else ""
+    ax.set_title(f"{metric} over two thresholds{where} ({question})")
     ax.set_ylabel(f"{criteria[0]} threshold ({S.OPERATOR_SYMBOLS.get(ops[0], '')})")
     ax.set_xlabel(f"{criteria[1]} threshold ({S.OPERATOR_SYMBOLS.get(ops[1], '')})")
     if table.empty:
@@ -77,10 +82,14 @@ def threshold_heatmap(
         return ax
     values = table.to_numpy(dtype=np.float64, na_value=np.nan)
     kept = pivot_grid(grid, "trades").to_numpy(dtype=np.float64, na_value=np.nan)
+    bounds = _bounds(grid, metric)
     texts = np.full(values.shape, "", dtype=object)
     if annotate:
         for (i, j), value in np.ndenumerate(values):
             shown = unit.text(value) if np.isfinite(value) else "n/a"
+            if bounds is not None and np.isfinite(bounds[0][i, j]):
+                lo, hi = float(bounds[0][i, j]), float(bounds[1][i, j])
+                shown += f"\n[{unit.text(lo)}, {unit.text(hi)}]"
             texts[i, j] = f"{shown}\nn={kept[i, j]:,.0f}" if np.isfinite(kept[i, j]) else shown
     finite = values[np.isfinite(values)]
     norm = None
@@ -94,8 +103,32 @@ def threshold_heatmap(
     ax.set_yticks(range(len(table.index)), [_tick(v) for v in table.index])
     _hatch_small(ax, grid, table)
     _outline_current(ax, grid, table)
+    if bounds is not None and annotate:
+        ax.add_patch(
+            Rectangle((0, 0), 0, 0, fill=False, linewidth=0, label=_interval_label(info, metric))
+        )
     S.legend(ax, loc="upper left", bbox_to_anchor=(0.0, -0.12), ncols=2)
     return ax
+
+
+def _bounds(grid: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """The pivoted ``<metric>_lo`` and ``_hi`` of the grid, when it has them."""
+    if f"{metric}_lo" not in grid.columns or f"{metric}_hi" not in grid.columns or grid.empty:
+        return None
+    lo = pivot_grid(grid, f"{metric}_lo").to_numpy(dtype=np.float64, na_value=np.nan)
+    hi = pivot_grid(grid, f"{metric}_hi").to_numpy(dtype=np.float64, na_value=np.nan)
+    return lo, hi
+
+
+def _interval_label(info: dict[str, Any], metric: str) -> str:
+    """The legend entry naming the cells' interval: its confidence and its method (the
+    sweep's win rate carries a Wilson interval, its changes a bootstrap over ``unit``)."""
+    guards = info.get("guards") or {}
+    level = float(guards.get("confidence", 0.95))
+    unit = guards.get("bootstrap_unit")
+    wilson = "Wilson, trades taken as independent"
+    method = wilson if metric == "win_rate" or not unit else f"bootstrap over {unit}s"
+    return f"[ ]: {level:.0%} interval ({method})"
 
 
 def _cell(table: pd.DataFrame, first: float, second: float) -> tuple[int, int] | None:
