@@ -43,6 +43,8 @@
     │                                   reach or passed, totals that changed (attrs checks)
     ├── CacheRecoveredWarning           a corrupt cache file was set aside; a new cache started
     ├── CacheWriteWarning               a cache could not be written (full disk): loads go uncached
+    ├── ShadowOutcomesWarning           research on trades that were never executed (REJECT,
+    │                                   RECOMMEND): their outcomes are shadows; see attrs shadow
     └── StaleLockWarning                a catalog's sync lock left by a dead sync was taken over
 
 Every class lives here, whichever module raises it (``MissingColumnsError`` from ``_kinds``,
@@ -109,6 +111,7 @@ __all__ = [
     "RedirectRefusedError",
     "SandboxUnavailableError",
     "ServerError",
+    "ShadowOutcomesWarning",
     "StaleDataWarning",
     "StaleLockWarning",
     "StaleWriteError",
@@ -467,6 +470,14 @@ class CacheRecoveredWarning(QuantscopeWarning):
 class CacheWriteWarning(QuantscopeWarning):
     """A cache (the HTTP cache, its body files, the frame cache) could not be written (a full
     disk, a file size limit): the load goes on uncached; warned once per cache directory."""
+
+
+class ShadowOutcomesWarning(QuantscopeWarning):
+    """Threshold research was given trades that were never executed (a frame loaded with
+    ``trading_status="all"``: model validation's REJECT and RECOMMEND, a DELAY still waiting):
+    their outcomes are the service's shadow of a trade never made, counted as if traded. The
+    result's ``attrs["shadow"]`` counts them by decision; ``load_trades``' default (executed
+    trades) leaves them out."""
 
 
 class StaleLockWarning(QuantscopeWarning):

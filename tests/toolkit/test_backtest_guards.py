@@ -1,4 +1,4 @@
-"""Guard rails on research rows: Wilson intervals, tokens, the bootstrap over tokens, flags.
+"""Guard rails on research rows: tokens, the intervals from ``uncertainty``, flags.
 
 Each figure is checked against a direct computation on the kept trades (a mask per
 threshold), and the kernels behind them against brute-force loops.
@@ -87,47 +87,67 @@ def token_frame(n: int = 400, seed: int = 4) -> pd.DataFrame:
     return frame
 
 
-def test_what_if_rows_carry_tokens_wilson_flags_and_the_token_bootstrap() -> None:
+@pytest.mark.parametrize("rule", ["filter", "replay"])
+def test_what_if_rows_carry_tokens_flags_and_the_intervals_of_the_one_interval_module(
+    rule: str,
+) -> None:
+    """Issue 21: every decision number of a what-if row, d_win_rate included, has its
+    interval from ``uncertainty`` (tokens resampled), the same as ``what_if_intervals``; the
+    row where nothing moved gets the rule of three, never [0, 0]; no Wilson interval."""
     frame = token_frame()
     grid = [-1.0, 0.0, 1.0, 2.2, 2.6]
-    table = bt.what_if(frame, "x", grid, rule="filter")
+    options = {} if rule == "filter" else {"playbook": playbook_of(frame)}
+    table = bt.what_if(frame, "x", grid, rule=rule, **options)
     x, token = frame["x"].to_numpy(), frame["token_id"].to_numpy()
-    pnl, cost = frame["pnl_usd"].to_numpy(), frame["buy_cost_usd"].to_numpy()
-    now = x >= 0.0
-    for i, t in enumerate(grid):
-        kept = x >= t
-        assert table["tokens"].iloc[i] == len(set(token[kept]))
-        lo, hi = _guards.wilson(np.array([table["wins"].iloc[i]]), np.array([kept.sum()]))
-        assert (table["win_rate_lo"].iloc[i], table["win_rate_hi"].iloc[i]) == (lo[0], hi[0])
-        assert table["small_sample"].iloc[i] == (kept.sum() < 30 or len(set(token[kept])) < 10)
-    assert table["small_sample"].tolist()[-2:] == [True, True]
-    # The bootstrap, redone trade by trade: the same multinomial token counts, each trade
-    # weighted by its token's count.
-    codes, k = pd.factorize(frame["token_id"])[0], frame["token_id"].nunique()
-    counts = np.concatenate(_guards._resampled(np.random.default_rng(_guards.SEED), k, 1000))
-    weight = counts[:, codes]  # (resamples, trades)
-    for i, t in enumerate(grid):
-        kept = x >= t
-        d_pnl = weight @ (pnl * kept) - weight @ (pnl * now)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            d_roi = (weight @ (pnl * kept)) / (weight @ (cost * kept)) - (weight @ (pnl * now)) / (
-                weight @ (cost * now)
-            )
-        assert table["d_total_pnl_usd_lo"].iloc[i] == pytest.approx(np.quantile(d_pnl, 0.025))
-        assert table["d_total_pnl_usd_hi"].iloc[i] == pytest.approx(np.quantile(d_pnl, 0.975))
-        if np.isnan(d_roi).mean() > 0.025:  # too many resamples kept no trade
-            assert np.isnan(table["d_roi_lo"].iloc[i]) and np.isnan(table["d_roi_hi"].iloc[i])
-            continue
-        assert table["d_roi_lo"].iloc[i] == pytest.approx(np.nanquantile(d_roi, 0.025))
-        assert table["d_roi_hi"].iloc[i] == pytest.approx(np.nanquantile(d_roi, 0.975))
+    if rule == "filter":
+        for i, t in enumerate(grid):
+            kept = x >= t
+            assert table["tokens"].iloc[i] == len(set(token[kept]))
+            small = kept.sum() < 30 or len(set(token[kept])) < 10
+            assert table["small_sample"].iloc[i] == small
+        assert table["small_sample"].tolist()[-2:] == [True, True]
+        wilson_lo, _ = _guards.wilson(table["wins"].to_numpy(), table["trades"].to_numpy())
+        assert not np.allclose(table["win_rate_lo"], wilson_lo)
+    reference = bt.what_if_intervals(frame, "x", grid, rule=rule, **options)
+    for name in ("win_rate", "d_win_rate", "d_total_pnl_usd", "d_roi"):
+        np.testing.assert_allclose(table[name], reference[name], rtol=1e-12, atol=1e-12)
+        for side in ("_lo", "_hi"):
+            np.testing.assert_allclose(table[name + side], reference[name + side], rtol=1e-12)
+    assert table["moved_tokens"].tolist() == reference["moved_tokens"].tolist()
+    assert table["interval"].tolist() == reference["interval"].tolist()
     current = table[table["is_current"]].iloc[0]
-    assert current["d_total_pnl_usd_lo"] == pytest.approx(0.0, abs=1e-9)
-    assert current["d_total_pnl_usd_hi"] == pytest.approx(0.0, abs=1e-9)
+    assert current["interval"] == _guards.NO_MOVE and current["moved_tokens"] == 0
+    for name in ("d_win_rate", "d_total_pnl_usd", "d_roi"):
+        assert current[name + "_lo"] < 0 < current[name + "_hi"], name
     info = table.attrs["what_if"]["guards"]
     assert info["bootstrap_unit"] == "token" and info["bootstrap_resamples"] == 1000
+    assert "Poisson bootstrap over whole tokens" in info["method"]
     assert (info["min_trades"], info["min_tokens"]) == (30, 10)
     # Seeded: the same call gives the same intervals.
-    pd.testing.assert_frame_equal(bt.what_if(frame, "x", grid, rule="filter"), table)
+    pd.testing.assert_frame_equal(bt.what_if(frame, "x", grid, rule=rule, **options), table)
+
+
+def playbook_of(frame: pd.DataFrame) -> pd.DataFrame:
+    """A playbook for ``token_frame``'s quant: ``x``, ``y`` and ``z`` (``y``, ``z`` made up
+    here) of weight 1, none required, pass mark 60: two of three pass. A trade passing ``y``
+    and ``z`` is kept whatever ``x``; one passing neither never is."""
+    rng = np.random.default_rng(9)
+    frame["y"], frame["z"] = rng.normal(size=len(frame)), rng.normal(size=len(frame))
+    playbook = pd.DataFrame(
+        {
+            "market_cap_class": ["DEGEN_CAP"] * 3,
+            "config_type": ["BUYING"] * 3,
+            "criterion": ["x", "y", "z"],
+            "threshold": [0.0, 0.0, 0.0],
+            "weight": [1.0, 1.0, 1.0],
+            "required": [False, False, False],
+            "disabled": [False, False, False],
+            "operator": ["V_GTE_T"] * 3,
+            "pass_mark": [60.0] * 3,
+        }
+    )
+    playbook.attrs["quantscope"] = {"quant_id": 1}
+    return playbook
 
 
 def test_grid_rows_count_tokens_too_and_big_sweeps_skip_the_bootstrap() -> None:
@@ -139,7 +159,8 @@ def test_grid_rows_count_tokens_too_and_big_sweeps_skip_the_bootstrap() -> None:
         assert row.tokens == frame.loc[kept, "token_id"].nunique()
     assert grid["d_total_pnl_usd_lo"].notna().all()
     big = bt.what_if(frame, "x", np.linspace(-3, 3, 600), rule="filter")
-    assert big["d_roi_lo"].isna().all() and big["win_rate_lo"].notna().all()
+    assert big["d_roi_lo"].isna().all() and big["win_rate_lo"].isna().all()
+    assert big["tokens"].notna().all() and big["interval"].isna().all()
     assert "600 threshold cells" in big.attrs["what_if"]["guards"]["bootstrap_skipped"]
     # A caller that reads few of many rows skips it explicitly; the rest is the same.
     grid_values = [-1.0, 0.0, 1.0]
@@ -147,8 +168,9 @@ def test_grid_rows_count_tokens_too_and_big_sweeps_skip_the_bootstrap() -> None:
     lean = bt.what_if(frame, "x", grid_values, rule="filter", bootstrap=False)
     assert lean["d_total_pnl_usd_lo"].isna().all() and full["d_total_pnl_usd_lo"].notna().all()
     assert lean.attrs["what_if"]["guards"]["bootstrap_skipped"].endswith("(bootstrap=False)")
-    same = [c for c in full.columns if c not in ("d_total_pnl_usd_lo", "d_total_pnl_usd_hi")]
-    same = [c for c in same if c not in ("d_roi_lo", "d_roi_hi")]
+    left_out = (*_guards.INTERVAL_COLUMNS, "moved_tokens", "interval")
+    assert lean[list(left_out)].isna().all().all()
+    same = [c for c in full.columns if c not in left_out]
     pd.testing.assert_frame_equal(lean[same], full[same])
 
 
@@ -158,3 +180,32 @@ def test_without_token_ids_trades_are_the_bootstrap_unit() -> None:
     assert table["tokens"].isna().all()
     assert table.attrs["what_if"]["guards"]["bootstrap_unit"] == "trade"
     assert table["d_total_pnl_usd_hi"].iloc[1] > table["d_total_pnl_usd_lo"].iloc[1]
+
+
+def test_a_replayed_grid_has_intervals_where_rows_pass_on_either_criterion() -> None:
+    """Issue 21: the replayed two-criterion grid (rows kept when either criterion passes) gets
+    tokens and intervals too, their estimates the frame's own figures."""
+    frame = token_frame()
+    playbook = playbook_of(frame)
+    grid = bt.what_if_grid(
+        frame, ("x", "y"), ([-0.5, 0.0, 0.7], [-0.3, 0.0, 0.4]), playbook=playbook
+    )
+    assert grid.attrs["what_if"]["guards"]["bootstrap_resamples"] == 1000
+    for name in _guards.INTERVAL_COLUMNS:
+        assert grid[name].notna().all(), name
+    inside = (grid["d_win_rate_lo"] <= grid["d_win_rate"]) & (
+        grid["d_win_rate"] <= grid["d_win_rate_hi"]
+    )
+    assert inside.all()
+    current = grid[grid["is_current"]].iloc[0]
+    assert current["interval"] == _guards.NO_MOVE
+    # Tokens by brute force: replay the playbook with both thresholds moved.
+    from quantscope.backtest.replay import decide_rows
+
+    for row in grid.itertuples():
+        moved = playbook.copy()
+        moved.loc[moved["criterion"] == "x", "threshold"] = row.x
+        moved.loc[moved["criterion"] == "y", "threshold"] = row.y
+        kept = decide_rows(moved, frame)["passed"].to_numpy(dtype=bool)
+        assert row.trades == kept.sum()
+        assert row.tokens == frame.loc[kept, "token_id"].nunique()

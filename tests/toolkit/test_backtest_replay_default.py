@@ -18,6 +18,8 @@ from _helpers import reset_quota
 import quantscope.loaders as L
 from quantscope import backtest as bt
 from quantscope._client import Client
+from quantscope._errors import ShadowOutcomesWarning
+from quantscope.backtest.questions import QUESTION_LABELS
 from quantscope.sandbox.serve import SandboxServer
 
 pytestmark = pytest.mark.slow  # ~3,200 eval-details requests in the module fixture: ~15 s
@@ -88,7 +90,7 @@ def test_default_what_if_equals_compare_playbooks_with_the_one_change(
             for criterion, thresholds in cases.items():
                 table = bt.what_if(sample, criterion, thresholds)
                 assert table.attrs["what_if"]["rule"] == "replay"
-                assert not table.attrs["what_if"]["upper_bound"]
+                assert table.attrs["what_if"]["question"] == "effect"
                 for t, row in zip(thresholds, table.itertuples(), strict=True):
                     change = moved(playbooks[quant], mc_class, {criterion: t})
                     side = bt.compare_playbooks(playbooks[quant], change, sample)
@@ -135,11 +137,13 @@ def test_tightening_borealis_buy_sell_ratio_filter_against_replay(features: pd.D
     assert row["d_total_pnl_usd"] == pytest.approx(-685.05, abs=0.01)
     assert borealis["token_id"].nunique() == 35
 
-    upper = bt.what_if(borealis, "buy_sell_ratio", [1.179], rule="filter")
-    assert upper["trades"].iloc[0] == 110
-    assert upper["d_win_rate"].iloc[0] == pytest.approx(0.02823, abs=1e-5)
-    info = upper.attrs["what_if"]
-    assert info["upper_bound"] and "UPPER BOUND" in info["label"] and "UPPER BOUND" in info["note"]
+    signal = bt.what_if(borealis, "buy_sell_ratio", [1.179], rule="filter")
+    assert signal["trades"].iloc[0] == 110
+    assert signal["d_win_rate"].iloc[0] == pytest.approx(0.02823, abs=1e-5)
+    info = signal.attrs["what_if"]
+    assert info["question"] == "signal" and info["label"] == QUESTION_LABELS["signal"]
+    assert "upper_bound" not in info and "upper bound" not in info["note"].lower()
+    assert replayed.attrs["what_if"]["question"] == "effect"
 
 
 def test_recommendation_claims_filter_and_replay_side_by_side(
@@ -159,6 +163,130 @@ def test_recommendation_claims_filter_and_replay_side_by_side(
     assert row["trades_change_replay"] == -7
     assert row["total_pnl_usd_change_replay"] == pytest.approx(-65.96, abs=0.01)
     assert checked["agrees"].all()
+
+
+def test_the_optimizer_showcase_shows_its_claim_signal_and_effect_with_intervals(
+    module_client: Client, features: pd.DataFrame
+) -> None:
+    """Issue 21: the README's showcase (Pulse, quant 3, MID_CAP smart_money_buys 2 -> 3)
+    claims 0.528 -> 0.765 at confidence 0.47; applied, it replays to -10 trades, +0.3 points,
+    -$801.85. The row shows all three, each with its interval and what it rests on."""
+    checked = bt.crosscheck(L.load_recommendations(3, client=module_client), features)
+    info = checked.attrs["crosscheck"]
+    assert info["question"] == {"service": "signal", "filter": "signal", "replay": "effect"}
+    assert "upper_bound" not in info and "upper bound" not in info["note"].lower()
+    row = checked.set_index("recommendation_id").loc[47]
+    assert (row["market_cap_class"], row["criterion"]) == ("MID_CAP", "smart_money_buys")
+    assert (row["before_win_rate_service"], row["after_win_rate_service"]) == pytest.approx(
+        (0.527981, 0.764706), abs=1e-6
+    )
+    assert row["confidence_service"] == pytest.approx(0.470019, abs=1e-6)
+    assert row["trades_change_replay"] == -10 and row["trades_replay"] == 401
+    assert row["win_rate_change_replay"] == pytest.approx(0.00319, abs=1e-5)
+    assert row["total_pnl_usd_change_replay"] == pytest.approx(-801.85, abs=0.01)
+    # Each answer with its interval around it: the claim's is its recomputation's.
+    for name in ("win_rate_change_service", "win_rate_change_filter", "win_rate_change_replay"):
+        assert row[f"{name}_lo"] <= row[name] <= row[f"{name}_hi"], name
+    assert row["win_rate_change_service_lo"] == row["win_rate_change_filter_lo"] > 0.1
+    assert row["win_rate_change_replay_lo"] < 0 < row["win_rate_change_replay_hi"]
+    assert row["total_pnl_usd_change_replay_lo"] < -801.85 < row["total_pnl_usd_change_replay_hi"]
+    assert (row["tokens_filter"], row["tokens_replay"], row["moved_tokens_replay"]) == (21, 26, 7)
+    assert row["interval_replay"] == "bootstrap"
+
+
+def test_the_filter_is_no_upper_bound_of_the_replayed_win_rate(features: pd.DataFrame) -> None:
+    """Issue 21: "UPPER BOUND" was false. Over every quant, class and BUYING criterion, at 11
+    quantile thresholds each, the kept trades' win rate under the filter lies below the
+    replayed one in a large share of the rows (513 of 1,196 in the turn-3 sample); each frame
+    names its question instead."""
+    below = rows = not_small = 0
+    for quant in QUANTS:
+        for mc_class in CLASSES:
+            sample = of(features, quant, mc_class)
+            playbook = bt.features.kept_playbooks(features)[quant]  # type: ignore[index]
+            buying = playbook[
+                (playbook["market_cap_class"] == mc_class) & (playbook["config_type"] == "BUYING")
+            ]
+            for criterion in buying["criterion"]:
+                grid = bt.threshold_grid(sample[criterion].to_numpy(dtype=float), 11)
+                options = {"thresholds": grid, "bootstrap": False}
+                effect = bt.what_if(sample, criterion, **options)
+                signal = bt.what_if(sample, criterion, rule="filter", **options)
+                both = (effect["trades"] > 0) & (signal["trades"] > 0)
+                lower = both & (signal["win_rate"] < effect["win_rate"] - 1e-12)
+                rows += int(both.sum())
+                below += int(lower.sum())
+                not_small += int((lower & ~signal["small_sample"].astype(bool)).sum())
+                assert signal.attrs["what_if"]["question"] == "signal"
+                assert "upper_bound" not in signal.attrs["what_if"]
+    # Measured on seed 7: 539 of 1,575 rows (34.2 %), 419 of them not small samples.
+    assert rows > 1000 and below / rows > 0.3 and not_small > 200, (below, rows, not_small)
+
+
+def test_both_questions_side_by_side_equal_each_question_alone(features: pd.DataFrame) -> None:
+    """``rule="both"``: one frame, the effect's and the signal's decision numbers per
+    threshold, each with its interval and sample size, named so one is not read for the other."""
+    sample = of(features, 3, "MID_CAP")
+    grid = [1.0, 2.0, 3.0, 4.0]
+    both = bt.what_if(sample, "smart_money_buys", grid, rule="both")
+    info = both.attrs["what_if"]
+    assert (info["rule"], info["question"]) == ("both", ("effect", "signal"))
+    for question, rule in (("effect", "replay"), ("signal", "filter")):
+        alone = bt.what_if(sample, "smart_money_buys", grid, rule=rule)
+        for name in ("trades", "tokens", "win_rate", "d_win_rate", "d_total_pnl_usd", "d_roi"):
+            for side in ("", "_lo", "_hi") if name not in ("trades", "tokens") else ("",):
+                column = f"{question}_{name}{side}"
+                np.testing.assert_array_equal(both[column], alone[name + side], err_msg=column)
+        assert info["questions"][question]["question"] == question
+    assert "win_rate" not in both.columns and "d_win_rate" not in both.columns
+    row = both.set_index("threshold").loc[3.0]
+    assert row["effect_d_trades"] == -10  # the showcase: applying 2 -> 3 drops 10 trades
+
+
+def test_shadow_outcomes_warn_once_and_are_counted(
+    module_client: Client, features: pd.DataFrame
+) -> None:
+    """Issue 21: with trading_status="all" research took never-executed outcomes silently.
+    Borealis' 683 trades (87 REJECT, 27 RECOMMEND among them) now warn once per call, and the
+    result's attrs count them by decision."""
+    trades = L.load_trades(2, trading_status="all", client=module_client)
+    shadow = bt.trade_features(trades, confirm=True, client=module_client)  # closed trades
+    assert len(shadow) == 683
+    found = shadow["decision"].value_counts()
+    assert (found["REJECT"], found["RECOMMEND"]) == (87, 27)
+    sample = of(shadow, 2, "LOW_CAP")
+    calls = {
+        "what_if": lambda: bt.what_if(sample, "smart_money_buys", [2.0, 3.0]),
+        "what_if_grid": lambda: bt.what_if_grid(
+            sample, ("smart_money_buys", "buy_sell_ratio"), ([2.0], [1.0])
+        ),
+        "rank_criteria": lambda: bt.rank_criteria(sample, permutations=0),
+        "walk_forward": lambda: bt.walk_forward(shadow, "smart_money_buys"),
+        "what_if_intervals": lambda: bt.what_if_intervals(sample, "smart_money_buys", [3.0]),
+        "crosscheck": lambda: bt.crosscheck(
+            L.load_recommendations(2, client=module_client), shadow
+        ),
+    }
+    for name, call in calls.items():
+        with pytest.warns(ShadowOutcomesWarning) as caught:
+            result = call()
+        assert len(caught) == 1, name  # once, not once per inner call
+        assert str(caught[0].message).startswith(f"{name}: "), name
+        assert caught[0].filename == __file__, name  # points at the caller's line
+        record = result.attrs["shadow"]
+        assert set(record["by_decision"]) <= {"REJECT", "RECOMMEND", "DELAY"}, name
+        assert record["rows"] == sum(record["by_decision"].values()) > 0
+    with pytest.warns(ShadowOutcomesWarning):
+        record = calls["walk_forward"]().attrs["shadow"]
+    assert record == {
+        "rows": 114,
+        "of": 683,
+        "by_decision": {"RECOMMEND": 27, "REJECT": 87},
+        "note": record["note"],
+    }
+    # Executed trades only: no warning, no record.
+    executed = of(features, 2, "LOW_CAP")
+    assert "shadow" not in bt.what_if(executed, "smart_money_buys", [3.0]).attrs
 
 
 def test_every_recommendation_replayed_equals_a_brute_force_replay(

@@ -31,11 +31,12 @@ import quantscope.loaders as L
 from quantscope import backtest as bt
 from quantscope import plots as P
 from quantscope._client import Client
+from quantscope.backtest.questions import QUESTION_LABELS
 from quantscope.plots import walkforward, whatif
 
 CRITERION, SECOND = "smart_money_buys", "buy_sell_ratio"
 THRESHOLDS = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 12.0]
-REPLAYED, UPPER = "replayed rule: what applying does", "upper bound (hard filter)"
+EFFECT, SIGNAL = QUESTION_LABELS["effect"], QUESTION_LABELS["signal"]
 
 
 @pytest.fixture(autouse=True)
@@ -84,19 +85,22 @@ def test_the_what_if_curve_draws_the_sweep_its_bands_and_the_current_threshold(
     win, pnl, kept = P.what_if_curve(table)
     rows = table.sort_values("threshold")
     for ax, name in ((win, "win_rate"), (pnl, "d_total_pnl_usd"), (kept, "trades")):
-        [drawn] = lines(ax, REPLAYED)
+        [drawn] = lines(ax, EFFECT)
         np.testing.assert_array_equal(drawn.get_xdata(), THRESHOLDS)
         np.testing.assert_array_equal(drawn.get_ydata(), rows[name].to_numpy(np.float64))
         assert drawn.get_linestyle() == "-"
         current = buying(playbook, CRITERION)
         [mark] = lines(ax, f"current threshold ({current:g})")
         assert list(mark.get_xdata()) == [current, current]
-    # The intervals are bands between the frame's bounds.
-    [wilson] = [c for c in win.collections if c.get_label() == "95% Wilson interval"]
-    ys = np.concatenate([p.vertices[:, 1] for p in wilson.get_paths()])
+    # The intervals are bands between the frame's bounds, named for what they are (issue 21:
+    # the legend said "Wilson" over a bootstrap band).
+    band = f"effect: {whatif.BAND}"
+    assert "token-cluster bootstrap" in band and "Wilson" not in band
+    [rate] = [c for c in win.collections if c.get_label() == band]
+    ys = np.concatenate([p.vertices[:, 1] for p in rate.get_paths()])
     for bound in ("win_rate_lo", "win_rate_hi"):
         assert np.isin(rows[bound].to_numpy(), ys).all()
-    [boot] = [c for c in pnl.collections if str(c.get_label()).startswith("95% bootstrap")]
+    [boot] = [c for c in pnl.collections if c.get_label() == band]
     ys = np.concatenate([p.vertices[:, 1] for p in boot.get_paths()])
     assert np.isin(rows["d_total_pnl_usd_hi"].to_numpy(), ys).all()
     # Thresholds looser than the current one are shaded: their counts miss failed evaluations.
@@ -104,41 +108,48 @@ def test_the_what_if_curve_draws_the_sweep_its_bands_and_the_current_threshold(
     looser = rows.loc[rows["admits_unseen"].to_numpy(bool), "threshold"]
     assert (unseen.get_x(), unseen.get_x() + unseen.get_width()) == (looser.min(), looser.max())
     assert win.get_title().startswith(
-        f"What if {CRITERION} moved (replayed rule; {len(features):,}"
+        f"What if {CRITERION} moved (effect: replayed rule; {len(features):,}"
     )
     assert kept.get_xlabel() == f"{CRITERION} threshold (trade kept when value ≥ threshold)"
     png(win.figure)
 
 
-def test_small_samples_are_flagged_and_the_filter_is_a_dashed_upper_bound(
+def test_small_samples_are_flagged_and_the_signal_is_a_dashed_second_question(
     features: pd.DataFrame,
 ) -> None:
+    """Issue 21: the filter is drawn as the other question (the signal), never as an "upper
+    bound" (it lies below the replayed line in the PnL and trades panels)."""
     replayed = bt.what_if(features, CRITERION, THRESHOLDS)
-    upper = bt.what_if(features, CRITERION, THRESHOLDS, rule="filter")
-    win, _, kept = P.what_if_curve(replayed, upper_bound=upper)
-    [dashed] = lines(kept, UPPER)
+    signal = bt.what_if(features, CRITERION, THRESHOLDS, rule="filter")
+    win, _, kept = P.what_if_curve(replayed, signal=signal)
+    [dashed] = lines(kept, SIGNAL)
     assert dashed.get_linestyle() == "--"
-    np.testing.assert_array_equal(dashed.get_ydata(), upper["trades"].to_numpy(np.float64))
-    small = upper[upper["small_sample"].to_numpy(bool)]
+    np.testing.assert_array_equal(dashed.get_ydata(), signal["trades"].to_numpy(np.float64))
+    small = signal[signal["small_sample"].to_numpy(bool)]
     assert len(small), "the strictest filter keeps few trades in few tokens"
-    flagged = lines(win, f"{whatif.S.SMALL_SAMPLE.format(trades=30, tokens=10)}, upper bound")
+    flagged = lines(win, f"{whatif.S.SMALL_SAMPLE.format(trades=30, tokens=10)} (signal)")
     [marks] = flagged
     np.testing.assert_array_equal(marks.get_xdata(), small["threshold"])
     np.testing.assert_array_equal(marks.get_ydata(), small["win_rate"])
     legend = [t.get_text() for t in win.get_legend().get_texts()]
-    assert REPLAYED in legend and UPPER in legend
-    # A filter frame alone is drawn as what it is: dashed, labelled an upper bound.
-    alone, _, _ = P.what_if_curve(upper)
-    [drawn] = lines(alone, UPPER)
+    assert EFFECT in legend and SIGNAL in legend
+    assert f"signal: {whatif.BAND}" in legend and f"effect: {whatif.BAND}" in legend
+    assert not [t for t in legend if "upper bound" in t.lower() or "wilson" in t.lower()]
+    # A filter frame alone is drawn as what it is: dashed, labelled the signal.
+    alone, _, _ = P.what_if_curve(signal)
+    [drawn] = lines(alone, SIGNAL)
     assert drawn.get_linestyle() == "--"
-    assert alone.get_title().startswith(f"What if {CRITERION} moved (upper bound: hard filter;")
+    assert alone.get_title().startswith(f"What if {CRITERION} moved (signal: hard filter;")
+    # The former keyword still draws the same.
+    old, _, _ = P.what_if_curve(replayed, upper_bound=signal)
+    assert len(lines(old, SIGNAL)) == 1
 
 
 def test_a_sweep_without_bootstrap_says_so_on_the_pnl_panel(features: pd.DataFrame) -> None:
     _, pnl, _ = P.what_if_curve(bt.what_if(features, CRITERION, THRESHOLDS, bootstrap=False))
     assert not [c for c in pnl.collections if isinstance(c, PolyCollection) and c.get_label()]
     [note] = [t.get_text() for t in pnl.texts if t.get_gid() == "bootstrap-note"]
-    assert note == "no bootstrap interval: skipped by the caller (bootstrap=False)"
+    assert note == "no interval: skipped by the caller (bootstrap=False)"
 
 
 # --------------------------------------------------------------------------------------------
@@ -173,7 +184,7 @@ def test_heatmap_cells_are_pivot_grid_and_the_current_cell_is_outlined(
         texts = [t.get_text() for t in ax.texts if t.get_gid() == "cell"]
         kept = bt.pivot_grid(grid, "trades").to_numpy()
         assert len(texts) == table.size and texts[0].endswith(f"\nn={kept[0, 0]:,.0f}")
-    assert ax.get_title() == "d_total_pnl_usd over two thresholds (upper bound: hard filter)"
+    assert ax.get_title() == "d_total_pnl_usd over two thresholds (signal)"
     png(ax.figure)
 
 
@@ -182,7 +193,7 @@ def test_heatmap_annotation_can_be_turned_off_and_ax_is_honoured(features: pd.Da
     _, (left, right) = plt.subplots(1, 2)
     assert P.threshold_heatmap(grid, "trades", annotate=False, ax=right) is right
     assert not left.has_data() and not [t for t in right.texts if t.get_gid() == "cell"]
-    assert right.get_title() == "trades over two thresholds (replayed rule)"
+    assert right.get_title() == "trades over two thresholds (effect)"
 
 
 # --------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ A research session, end to end::
     trades = qsc.load_trades(1)                             # executed trades of quant 1
     features = bt.trade_features(trades)                   # + the values that bought them
     bt.what_if(features, "smart_money_buys", [1, 2, 3, 4, 5])  # what applying each does
-    bt.what_if(features, "smart_money_buys", [3], rule="filter")  # an upper bound
+    bt.what_if(features, "smart_money_buys", [3], rule="both")  # effect and signal
     bt.walk_forward(features, "smart_money_buys")          # chosen on the past, tried ahead
     bt.rank_criteria(features)                             # which criteria matter most
     bt.screen(features)                                    # every criterion, out of sample,

@@ -5,57 +5,76 @@ row of a sweep (``sweep._sweep_frame``) what a researcher needs before acting on
 (docs/metrics.md, "Guard rails"):
 
 * ``tokens``: distinct tokens behind the kept trades (trades of one token are correlated: the
-  same launch, the same market, often the same hour);
-* ``win_rate_lo``/``win_rate_hi``: the 95 % Wilson score interval of the win rate;
-* ``d_total_pnl_usd_lo``/``_hi`` and ``d_roi_lo``/``_hi``: 95 % percentile intervals of the
-  changes against the current threshold from a seeded bootstrap that resamples *tokens* (all
-  of a token's trades together), not trades;
+  same launch, the same market, often the same hour); ``moved_tokens``: those whose kept
+  trades differ from the current threshold's (what a change rests on);
+* ``<figure>_lo``/``_hi`` for ``win_rate``, ``d_win_rate``, ``d_total_pnl_usd`` and ``d_roi``:
+  95 % intervals from the one interval module, ``uncertainty.cluster_intervals`` (a Poisson
+  bootstrap over whole tokens with a t widening; a row where nothing moved gets the
+  rule-of-three interval, never [0, 0]), and ``interval`` naming which of the two a row got;
 * ``small_sample``: fewer than ``MIN_TRADES`` trades or ``MIN_TOKENS`` tokens.
 
-The bootstrap sums each token's kept PnL and cost at every threshold once (``_kernel.
-group_sums``: a table of tokens x thresholds) and draws the resamples as token counts (uniform
-draws, counted), so a resample's sums are one matrix product. It runs when the table is small
-(``BOOTSTRAP_MAX_CELLS`` threshold cells, ``BOOTSTRAP_MAX_TABLE`` token x cell entries); a
-bigger sweep leaves the bootstrap columns NaN and says why in ``attrs["what_if"]["guards"]``,
-as does a sweep called with ``bootstrap=False``.
+The per-token sums of every threshold cell are one table (``_kernel.group_sums``); the
+intervals run when the table is small (``BOOTSTRAP_MAX_CELLS`` threshold cells,
+``BOOTSTRAP_MAX_TABLE`` token x cell entries); a bigger sweep, or one called with
+``bootstrap=False``, leaves the interval columns NaN and says why in
+``attrs["what_if"]["guards"]``.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from quantscope.backtest import _sample
+from quantscope.backtest import _sample, uncertainty
+from quantscope.backtest._inputs import CONFIDENCE, token_codes
 from quantscope.backtest._kernel import group_sums
-from quantscope.backtest._rules import DIRECTION, OPERATORS
+from quantscope.backtest._rules import DIRECTION, NEGATION, OPERATORS
+
+__all__ = [
+    "BOOTSTRAP_MAX_CELLS",
+    "BOOTSTRAP_MAX_TABLE",
+    "CONFIDENCE",
+    "INTERVAL_COLUMNS",
+    "MIN_TOKENS",
+    "MIN_TRADES",
+    "NO_MOVE",
+    "Z",
+    "append",
+    "small_sample",
+    "token_codes",
+    "wilson",
+]
 
 #: A row with fewer kept trades than this is ``small_sample``.
 MIN_TRADES = 30
 #: A row with fewer distinct tokens than this is ``small_sample`` (when tokens are known).
 MIN_TOKENS = 10
-#: The confidence of every interval, and its normal quantile (two-sided).
-CONFIDENCE = 0.95
+#: The normal quantile of ``CONFIDENCE`` (two-sided).
 Z = 1.959963984540054
-#: Bootstrap resamples and the seed they are drawn from (the same rows give the same interval).
-RESAMPLES = 1000
-SEED = 20260
-#: The bootstrap runs for sweeps of at most this many threshold cells...
+#: The intervals run for sweeps of at most this many threshold cells...
 BOOTSTRAP_MAX_CELLS = 500
-#: ...and at most this many (token, cell) entries in the table it sums.
+#: ...and at most this many (token, cell) entries in the table they sum.
 BOOTSTRAP_MAX_TABLE = 5_000_000
-#: Resamples drawn at a time: bounds the (resamples x tokens) count matrix in memory.
-_CHUNK_ENTRIES = 4_000_000
+#: The interval columns, in frame order.
+INTERVAL_COLUMNS = tuple(
+    f"{name}{side}" for name in uncertainty.STATISTICS for side in ("_lo", "_hi")
+)
+#: ``interval`` of a row where the threshold keeps the same trades as the current one.
+NO_MOVE = "nothing moved: rule of three"
+_METHOD = (
+    "Poisson bootstrap over whole tokens (uncertainty.cluster_intervals), percentile widened "
+    "by sqrt(k/(k-1)) and t/z; rule of three where nothing moved"
+)
 
 
 def wilson(wins: np.ndarray, trades: np.ndarray, z: float = Z) -> tuple[np.ndarray, np.ndarray]:
     """The Wilson score interval of ``wins / trades`` (NaN where there is no trade).
 
-    ``(p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)``: unlike ``p ± z·se`` it stays
-    inside [0, 1] and is wide for few trades (1 win in 1 trade: 0.21 .. 1.0).
+    Not used for research rows (their trades cluster by token: ``uncertainty``); kept for
+    figures over independent trials.
     """
     n = np.asarray(trades, dtype=np.float64)
     w = np.asarray(wins, dtype=np.float64)
@@ -78,21 +97,6 @@ def small_sample(trades: np.ndarray, tokens: np.ndarray | None) -> np.ndarray:
     return flag
 
 
-def token_codes(parts: Sequence[pd.DataFrame]) -> tuple[np.ndarray, int] | None:
-    """Each row's token as a code ``0 .. k-1`` (shared across the parts), and ``k``.
-
-    None when the rows have no ``token_id`` column; a row without a token id is a token of
-    its own.
-    """
-    if not parts or any("token_id" not in p.columns for p in parts):
-        return None
-    ids = pd.concat([p["token_id"].astype(object) for p in parts], ignore_index=True)
-    codes, uniques = pd.factorize(ids)
-    missing = codes < 0
-    codes[missing] = len(uniques) + np.arange(np.count_nonzero(missing))
-    return codes.astype(np.intp), len(uniques) + int(np.count_nonzero(missing))
-
-
 def _tokens_kept_1d(
     values: np.ndarray, grid: np.ndarray, op: str, codes: np.ndarray, k: int
 ) -> np.ndarray:
@@ -104,67 +108,44 @@ def _tokens_kept_1d(
     return OPERATORS[op](best[:, None], grid[None, :]).sum(axis=0)
 
 
-def _resampled(rng: np.random.Generator, k: int, resamples: int) -> list[np.ndarray]:
-    """Token counts of ``resamples`` bootstrap draws of ``k`` tokens with replacement (each
-    row sums to ``k``), in chunks: ``k`` uniform draws per resample, counted per row."""
-    per_chunk = max(1, _CHUNK_ENTRIES // max(k, 1))
-    chunks, left = [], resamples
-    while left > 0:
-        size = min(per_chunk, left)
-        drawn = rng.integers(0, k, size=(size, k)) + (np.arange(size) * k)[:, None]
-        counts = np.bincount(drawn.ravel(), minlength=size * k).reshape(size, k)
-        chunks.append(counts.astype(np.float64))
-        left -= size
-    return chunks
+def _per_token(rows: _sample.Sample, kept: np.ndarray, codes: np.ndarray, k: int) -> list:
+    """Each token's trades, wins, PnL and cost over the rows ``kept`` (a bool mask)."""
+    o = rows.outcomes
+    weights = [kept, kept & o.win, np.where(kept, o.pnl, 0.0), np.where(kept, o.cost, 0.0)]
+    return [np.bincount(codes, weights=w.astype(np.float64), minlength=k) for w in weights]
 
 
-def _quantiles(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The 2.5 % and 97.5 % quantiles of each column; NaN where more than 2.5 % of the draws
-    are undefined (an ROI over resamples that kept no trade: the bound is unknown)."""
-    tail = (1 - CONFIDENCE) / 2
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column gives NaN
-        lo, hi = np.nanquantile(draws, [tail, 1 - tail], axis=0)
-    undefined = np.isnan(draws).mean(axis=0) > tail
-    return np.where(undefined, np.nan, lo), np.where(undefined, np.nan, hi)
+def _cluster_table(
+    rows: _sample.Sample,
+    grids: Sequence[np.ndarray],
+    ops: Sequence[str],
+    currents: Sequence[_sample.Current],
+    either_currents: Sequence[_sample.Current] | None,
+    codes: np.ndarray,
+    k: int,
+) -> uncertainty.ClusterSums:
+    """Per-token sums at every cell and under the current thresholds, the rows a replayed
+    grid keeps when either criterion passes included (all of them but those failing both)."""
+    n = len(rows.outcomes.pnl)
+    main = codes[:n]
 
+    def cell_sums(part: _sample.Sample, part_ops: Sequence[str], c: np.ndarray) -> list:
+        o = part.outcomes
+        weights = [None, o.win.astype(np.float64), o.pnl, o.cost]
+        found = group_sums(part.values, grids, part_ops, c, k, weights)
+        return [s.reshape(k, -1) for s in found]
 
-_BOOTSTRAP_COLUMNS = ("d_total_pnl_usd_lo", "d_total_pnl_usd_hi", "d_roi_lo", "d_roi_hi")
-
-
-def bootstrap_deltas(
-    pnl: np.ndarray,
-    cost: np.ndarray,
-    base_pnl: np.ndarray,
-    base_cost: np.ndarray,
-    resamples: int = RESAMPLES,
-    seed: int = SEED,
-) -> dict[str, np.ndarray]:
-    """Percentile intervals of the PnL and ROI changes, resampling tokens.
-
-    Args:
-        pnl, cost: each token's kept PnL and cost at each cell, shape ``(tokens, cells)``.
-        base_pnl, base_cost: each token's PnL and cost under the current threshold(s).
-
-    A resample draws as many tokens as there are, with replacement; its change at a cell is
-    ``sum(count_t * (pnl_tc - base_pnl_t))`` and its ROI change ``sum(count·pnl)/sum(count·
-    cost) - sum(count·base_pnl)/sum(count·base_cost)`` (undefined when a cost sums to 0;
-    more than 2.5 % undefined draws leave the interval NaN).
-    """
-    k = pnl.shape[0]
-    rng = np.random.default_rng(seed)
-    d_pnl, d_roi = [], []
-    change = pnl - base_pnl[:, None]
-    for counts in _resampled(rng, k, resamples):
-        d_pnl.append(counts @ change)
-        kept_cost, now_cost = counts @ cost, counts @ base_cost
-        with np.errstate(divide="ignore", invalid="ignore"):
-            roi = (counts @ pnl) / np.where(kept_cost != 0, kept_cost, np.nan)
-            now = (counts @ base_pnl) / np.where(now_cost != 0, now_cost, np.nan)
-        d_roi.append(roi - now[:, None])
-    pnl_lo, pnl_hi = _quantiles(np.concatenate(d_pnl))
-    roi_lo, roi_hi = _quantiles(np.concatenate(d_roi))
-    return dict(zip(_BOOTSTRAP_COLUMNS, (pnl_lo, pnl_hi, roi_lo, roi_hi), strict=True))
+    sums = cell_sums(rows, ops, main)
+    base = _per_token(rows, _sample.baseline(rows, ops, currents), main, k)
+    if rows.either is not None and either_currents is not None:
+        other, negated = rows.either, [NEGATION[op] for op in ops]
+        c = codes[n:]
+        every = _per_token(other, np.ones(len(other.outcomes.pnl), bool), c, k)
+        failing = cell_sums(other, negated, c)
+        sums = [s + (e[:, None] - f) for s, e, f in zip(sums, every, failing, strict=True)]
+        fails_now = _sample.baseline(other, negated, either_currents)
+        base = [b + x for b, x in zip(base, _per_token(other, ~fails_now, c, k), strict=True)]
+    return uncertainty.ClusterSums(*sums, *base)
 
 
 def append(
@@ -174,71 +155,59 @@ def append(
     ops: Sequence[str],
     currents: Sequence[_sample.Current],
     *,
+    either_currents: Sequence[_sample.Current] | None = None,
     bootstrap: bool = True,
 ) -> pd.DataFrame:
     """``out`` (a sweep's rows, cells in ``meshgrid(*grids, indexing="ij")`` order) with the
     guard columns appended, and ``attrs["what_if"]["guards"]`` saying how."""
-    # A replayed two-criterion grid keeps some rows when either criterion passes
-    # (``rows.either``): the per-token sums below see one criterion's filter only, so tokens
-    # and the bootstrap are not computed there (said in attrs), never computed wrong.
-    found = token_codes(rows.parts) if rows.either is None else None
+    parts = rows.parts + (rows.either.parts if rows.either is not None else [])
+    found = token_codes(parts)
+    total = sum(len(p) for p in parts)
+    codes, k = found if found is not None else (np.arange(total, dtype=np.intp), total)
     cells = int(np.prod([len(g) for g in grids]))
-    tokens: np.ndarray | None = None
+    table_size = k * cells
+    fits = 0 < cells <= BOOTSTRAP_MAX_CELLS and table_size <= BOOTSTRAP_MAX_TABLE and k > 0
     info: dict[str, Any] = {
         "min_trades": MIN_TRADES,
         "min_tokens": MIN_TOKENS,
         "confidence": CONFIDENCE,
-        "bootstrap_unit": None if rows.either is not None else "token" if found else "trade",
+        "bootstrap_unit": "token" if found is not None else "trade",
+        "method": _METHOD,
     }
-    n = len(rows.outcomes.pnl)
-    codes, k = found if found is not None else (np.arange(n, dtype=np.intp), n)
-    table_size = k * cells
-    wanted = bootstrap
-    run = (
-        rows.either is None
-        and wanted
-        and 0 < cells <= BOOTSTRAP_MAX_CELLS
-        and table_size <= BOOTSTRAP_MAX_TABLE
-        and k > 0
-    )
-    sums: list[np.ndarray] = []
-    if run or (found is not None and len(grids) > 1 and table_size <= BOOTSTRAP_MAX_TABLE):
-        sums = group_sums(
-            rows.values, grids, ops, codes, k, [None, rows.outcomes.pnl, rows.outcomes.cost]
-        )
+    one_criterion = len(grids) == 1 and rows.either is None  # tokens by a cheaper count
+    table = None
+    wanted = (bootstrap and fits) or (found is not None and not one_criterion)
+    if wanted and table_size <= BOOTSTRAP_MAX_TABLE and k > 0 and cells > 0:
+        table = _cluster_table(rows, grids, ops, currents, either_currents, codes, k)
+    tokens: np.ndarray | None = None
     if found is not None:
-        if len(grids) == 1:
+        if one_criterion:
             tokens = _tokens_kept_1d(rows.values[0], grids[0], ops[0], codes, k)
-        elif sums:
-            tokens = (sums[0] > 0).reshape(k, -1).sum(axis=0)
-    lo, hi = wilson(out["wins"].to_numpy(), out["trades"].to_numpy())
+        elif table is not None:
+            tokens = np.count_nonzero(table.trades, axis=0)
+    nan = np.full(len(out), np.nan)
     guards: dict[str, Any] = {
-        "tokens": pd.array(
-            tokens if tokens is not None else np.full(len(out), None), dtype="Int64"
-        ),
-        "win_rate_lo": lo,
-        "win_rate_hi": hi,
+        "tokens": pd.array(tokens if tokens is not None else [None] * len(out), dtype="Int64"),
+        "moved_tokens": pd.array([None] * len(out), dtype="Int64"),
+        **dict.fromkeys(INTERVAL_COLUMNS, nan),
+        "interval": pd.array([None] * len(out), dtype="string"),
     }
-    if run:
-        kept = _sample.baseline(rows, ops, currents)
-        pnl, cost = rows.outcomes.pnl, rows.outcomes.cost
-        base_pnl = np.bincount(codes, weights=np.where(kept, pnl, 0.0), minlength=k)
-        base_cost = np.bincount(codes, weights=np.where(kept, cost, 0.0), minlength=k)
-        guards.update(
-            bootstrap_deltas(sums[1].reshape(k, -1), sums[2].reshape(k, -1), base_pnl, base_cost)
-        )
-        info.update(bootstrap_resamples=RESAMPLES, bootstrap_seed=SEED)
+    if bootstrap and fits and table is not None:
+        got = uncertainty.cluster_intervals(table)
+        guards.update({name: got[name] for name in INTERVAL_COLUMNS})
+        if found is not None:
+            guards["moved_tokens"] = pd.array(got["moved_clusters"], dtype="Int64")
+        guards["interval"] = pd.array(np.where(got["no_move"], NO_MOVE, "bootstrap"), "string")
+        info.update(bootstrap_resamples=uncertainty.RESAMPLES, bootstrap_seed=uncertainty.SEED)
+        if len(grids) > 1:
+            info["moved"] = "a token moved when its kept trade count differs from the current"
     else:
-        guards.update(dict.fromkeys(_BOOTSTRAP_COLUMNS, np.full(len(out), np.nan)))
         info.update(
             bootstrap_resamples=0,
             bootstrap_skipped=(
-                f"{cells} threshold cells and {table_size} (unit, cell) entries: the bootstrap "
-                f"runs for at most {BOOTSTRAP_MAX_CELLS} cells and {BOOTSTRAP_MAX_TABLE} entries"
-                if wanted and rows.either is None
-                else "not computed for a replayed two-criterion grid (rows kept when either "
-                "criterion passes); tokens neither"
-                if rows.either is not None
+                f"{cells} threshold cells and {table_size} (unit, cell) entries: the intervals "
+                f"run for at most {BOOTSTRAP_MAX_CELLS} cells and {BOOTSTRAP_MAX_TABLE} entries"
+                if bootstrap
                 else "skipped by the caller (bootstrap=False)"
             ),
         )

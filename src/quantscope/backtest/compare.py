@@ -4,7 +4,9 @@
 pass mark, by the contract's pass rule) on the buy evaluations of the same trades, and reports
 for each the trades it would have kept and how they did; with ``details`` also how many
 evaluations each passes, and how many of those passes failed at the time (they have no trade:
-``admits_unseen``); with ``simulated`` the simulated entries each admits.
+``admits_unseen``); with ``simulated`` the simulated entries each admits. It answers the
+**effect** question (``backtest.questions``): what running one playbook instead of the other
+would have done, every rule replayed; ``attrs["compare_playbooks"]`` says so.
 """
 
 from __future__ import annotations
@@ -14,9 +16,11 @@ from dataclasses import fields
 import numpy as np
 import pandas as pd
 
+from quantscope.backtest import _shadow
 from quantscope.backtest._kernel import Outcomes, masked_sums
 from quantscope.backtest._metrics import METRICS, metrics
 from quantscope.backtest._rules import PlaybookArg
+from quantscope.backtest.questions import QUESTION_LABELS, QUESTION_NOTES
 from quantscope.backtest.replay import as_wide, decide_rows
 
 
@@ -63,6 +67,7 @@ def _evaluation_counts(playbook: PlaybookArg, wide: pd.DataFrame) -> dict[str, f
     return counts
 
 
+@_shadow.checked()
 def compare_playbooks(
     a: PlaybookArg,
     b: PlaybookArg,
@@ -89,6 +94,7 @@ def compare_playbooks(
         One row per figure (evaluation counts when ``details`` is given, then the trade
         metrics of ``_metrics.METRICS``), columns ``names[0]``, ``names[1]`` and ``change``
         (second minus first). Which trades each keeps: ``replay(a, features)["passed"]``.
+        ``attrs["compare_playbooks"]``: ``question`` ("effect"), its ``label`` and ``note``.
     """
     columns = {}
     for name, playbook in zip(names, (a, b), strict=True):
@@ -101,4 +107,10 @@ def compare_playbooks(
     with np.errstate(invalid="ignore"):
         out["change"] = out[names[1]] - out[names[0]]
     out.index.name = "figure"
+    out.attrs["compare_playbooks"] = {
+        "question": "effect",
+        "label": QUESTION_LABELS["effect"],
+        "note": QUESTION_NOTES["effect"],
+        "names": names,
+    }
     return out

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from quantscope.backtest import _sample
+from quantscope.backtest import _sample, _shadow
 from quantscope.backtest._kernel import permuted_wins
 from quantscope.backtest._rules import MARKET_CAP_CLASSES, PlaybookArg
 from quantscope.backtest.features import backtest_attrs, bare, criteria_of
@@ -137,6 +137,7 @@ def _test_one(
     return _Tested(row, float(observed.max()), maxima)
 
 
+@_shadow.checked()  # never-executed trades warn once (issue 21)
 def rank_criteria(
     features: pd.DataFrame,
     criteria: Sequence[str] | None = None,

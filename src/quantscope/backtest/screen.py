@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from quantscope._errors import IncompleteDataWarning
-from quantscope.backtest import _sample
+from quantscope.backtest import _sample, _shadow
 from quantscope.backtest._guards import token_codes
 from quantscope.backtest._rules import MARKET_CAP_CLASSES, OPERATORS, PlaybookArg
 from quantscope.backtest.features import backtest_attrs, bare, criteria_of, decided_by_slice
@@ -129,6 +129,7 @@ def _folds(
     return out
 
 
+@_shadow.checked()  # never-executed trades warn once (issue 21)
 def screen(
     features: pd.DataFrame,
     criteria: Sequence[str] | None = None,

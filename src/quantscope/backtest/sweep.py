@@ -8,71 +8,72 @@ heatmap's worth: ``pivot_grid``); ``rank_criteria`` ranks criteria by their what
 The sums come from ``_kernel.sweep``: one sort per criterion, cumulative sums, a binary search
 per threshold; no loop over the thresholds (benchmarks/bench_sweep.py).
 
-Two rules say which trades a threshold keeps. ``rule="replay"`` (the default) replays the
-whole pass rule (docs/service-contract.md) with only this threshold moved, each trade by the
-playbook slice of its quant and market-cap class, with the playbook's operators: what applying
-the threshold would do. A criterion that is not required only moves the weighted score, so a
-trade whose other criteria score enough stays whatever its value. ``rule="filter"`` treats the
-criterion as a hard filter, as the service's optimizer counts: a trade is *kept* at ``t`` when
-``op(value, t)``. The filter drops every trade the replay drops and more, so its effects are an
-**upper bound** on what applying does, and every frame it makes says so (``attrs``' ``label``).
-The playbook comes from ``playbook=``, else from the features (``trade_features`` keeps the
-quants' playbooks in its attrs); no function here loads anything.
+A sweep answers one of the two questions of ``backtest.questions``. ``rule="replay"`` (the
+default) answers the **effect**: it replays the whole pass rule (docs/service-contract.md)
+with only this threshold moved, each trade by the playbook slice of its quant and market-cap
+class, with the playbook's operators: what applying the threshold would do. A criterion that
+is not required only moves the weighted score, so a trade whose other criteria score enough
+stays whatever its value. ``rule="filter"`` answers the **signal**: the criterion as a hard
+filter, as the service's optimizer counts (a trade is *kept* at ``t`` when ``op(value, t)``).
+Neither bounds the other: the filter keeps fewer trades, but their win rate, PnL or ROI can
+lie on either side of the replayed ones (docs/metrics.md, "The two questions").
+``rule="both"`` puts the two side by side (``effect_*`` and ``signal_*`` columns, ``_both``).
+Every frame records its question in ``attrs["what_if"]["question"]``. The playbook comes from
+``playbook=``, else from the features (``trade_features`` keeps the quants' playbooks in its
+attrs); no function here loads anything.
 
-Trades only exist for evaluations that passed when they were made, so a threshold looser than
-the current one keeps every trade the current one keeps and cannot show the evaluations it
-would newly admit: such rows have ``admits_unseen`` True. Simulated entries
-(``simulate.simulated_entries``) stand in for those evaluations when given: a failed
-evaluation is admitted at ``t`` when ``op(value, t)`` and the playbook would have passed it
-had this criterion passed (the rule replayed with the criterion forced to pass).
+Every row carries 95 % intervals on its decision numbers (``win_rate``, ``d_win_rate``,
+``d_total_pnl_usd``, ``d_roi``) from ``uncertainty`` through ``_guards``. Trades only exist for
+evaluations that passed when they were made, so a threshold looser than the current one keeps
+every trade the current one keeps and cannot show the evaluations it would newly admit: such
+rows have ``admits_unseen`` True. Simulated entries (``simulate.simulated_entries``) stand in
+for those evaluations when given: a failed evaluation is admitted at ``t`` when
+``op(value, t)`` and the playbook would have passed it had this criterion passed (the rule
+replayed with the criterion forced to pass). Frames holding never-executed trades warn
+(``_shadow``).
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import fields
 
 import numpy as np
 import pandas as pd
 
-from quantscope.backtest import _guards, _sample
+from quantscope.backtest import _both, _guards, _sample, _shadow
+from quantscope.backtest._inputs import (
+    ThresholdsArg,
+    _grid,
+    _operators,
+    resolve_playbook,
+    threshold_grid,
+)
 from quantscope.backtest._kernel import Sums, masked_sums, sweep
 from quantscope.backtest._metrics import DELTAS, METRICS, deltas, metrics
-from quantscope.backtest._rules import (
-    NEGATION,
-    OPERATORS,
-    PlaybookArg,
-    check_operator,
-    is_looser,
-)
-from quantscope.backtest.features import (
-    backtest_attrs,
-    bare,
-    check_criteria,
-    decided_by_slice,
-    kept_playbooks,
-)
+from quantscope.backtest._rules import NEGATION, PlaybookArg, is_looser
+from quantscope.backtest.features import backtest_attrs, bare, check_criteria, decided_by_slice
+from quantscope.backtest.features import kept_playbooks as kept_playbooks  # screen reads it here
+from quantscope.backtest.questions import QUESTION_LABELS, QUESTION_NOTES, QUESTION_OF, question_of
 
-ThresholdsArg = Sequence[float] | np.ndarray | int | None
+__all__ = [
+    "RULES",
+    "RULE_LABELS",
+    "ThresholdsArg",
+    "pivot_grid",
+    "resolve_playbook",
+    "threshold_grid",
+    "what_if",
+    "what_if_grid",
+]
 
-#: The rules a sweep can count by, and the label every frame of that rule carries.
-RULE_LABELS: dict[str, str] = {
-    "replay": "whole pass rule replayed: what applying the threshold does",
-    "filter": "hard filter: an UPPER BOUND on what applying the threshold does",
-}
+#: The rules a sweep can count by, and the label every frame of that rule carries: the label
+#: of the question the rule answers (``questions.QUESTION_LABELS``).
+RULE_LABELS: dict[str, str] = {rule: QUESTION_LABELS[q] for rule, q in QUESTION_OF.items()}
+#: The rules ``what_if`` takes: one question's, or ``"both"`` side by side.
+RULES = (*RULE_LABELS, "both")
 
-_NOTE_FILTER = (
-    "UPPER BOUND: the criterion counted as a hard filter, as the service's optimizer does (a "
-    "trade is kept at a threshold when op(value, threshold) holds); "
-    "the playbook passes a trade that fails a criterion that is not required when the rest "
-    "of its score reaches the pass mark, so applying the threshold keeps at least these "
-    'trades (rule="replay" says what it does). '
-)
-_NOTE_REPLAY = (
-    "The whole pass rule replayed with the threshold moved, each trade by its quant's "
-    "playbook slice for its market-cap class: what applying the threshold would do. "
-)
 _NOTE = (
     "Trades exist only for evaluations that passed when they were made: rows with "
     "admits_unseen=True loosen a current threshold and would also admit evaluations that "
@@ -82,71 +83,6 @@ _NOTE_SIMULATED = (
     "; simulated entries stand in for them (simulated_trades): entered at the detection price "
     "and exited by the researcher's rule on the token's candles, estimates, not trades."
 )
-
-
-def threshold_grid(values: np.ndarray, points: int = 101) -> np.ndarray:
-    """``points`` evenly spaced quantiles of the values, as observed values, unique, ascending."""
-    finite = np.asarray(values, dtype=np.float64)
-    finite = finite[np.isfinite(finite)]
-    if not finite.size:
-        return np.array([], dtype=np.float64)
-    qs = np.quantile(finite, np.linspace(0.0, 1.0, max(points, 2)), method="inverted_cdf")
-    return np.unique(qs)
-
-
-def _operators(
-    recorded: Mapping[str, str],
-    criteria: Sequence[str],
-    given: Sequence[str | None],
-    playbook: PlaybookArg | None,
-) -> list[str]:
-    found: list[str] = []
-    for criterion, op in zip(criteria, given, strict=True):
-        if op is None and playbook is not None:
-            op = _playbook_operator(playbook, criterion)
-        if op is None:
-            op = recorded.get(criterion)
-        if op is None:
-            raise ValueError(
-                f"no operator known for {criterion!r}: pass operator= or a playbook "
-                f"(one of {sorted(OPERATORS)})"
-            )
-        found.append(check_operator(op))
-    return found
-
-
-def _playbook_operator(playbook: PlaybookArg, criterion: str) -> str | None:
-    frames = [playbook] if isinstance(playbook, pd.DataFrame) else list(playbook.values())
-    for frame in frames:
-        ops = frame.loc[frame["criterion"] == criterion, "operator"].dropna()
-        if len(ops):
-            return str(ops.iloc[0])
-    return None
-
-
-def _no_playbook(features: pd.DataFrame) -> str:
-    why = backtest_attrs(features).get("playbooks_missing")
-    return (
-        'rule="replay" (the default) replays the playbook, and none was given: pass '
-        "playbook=qsc.load_playbook(quant_id) (or {quant_id: playbook}), or make the features "
-        "with bt.trade_features(trades), which keeps the quants' playbooks (with details= "
-        'given: trade_features(..., playbook=...)). rule="filter" needs none but only gives '
-        "an upper bound."
-        + (f" The playbooks could not be loaded with these features: {why}" if why else "")
-    )
-
-
-def resolve_playbook(
-    features: pd.DataFrame, playbook: PlaybookArg | None, rule: str
-) -> PlaybookArg | None:
-    """The playbook a sweep uses: ``playbook``, else the one the features keep; a ValueError
-    naming both fixes when ``rule="replay"`` finds neither."""
-    if rule not in RULE_LABELS:
-        raise ValueError(f"rule must be one of {sorted(RULE_LABELS)}, got {rule!r}")
-    found = playbook if playbook is not None else kept_playbooks(features)
-    if found is None and rule == "replay":
-        raise ValueError(_no_playbook(features))
-    return found
 
 
 def _sweep_frame(
@@ -178,13 +114,12 @@ def _sweep_frame(
         ]
 
     currents = currents_of(rows)
+    either_currents = None if rows.either is None else currents_of(rows.either)
     sums, base_sums = _sums_and_baseline(rows, grids, ops, currents)
-    if rows.either is not None:
+    if rows.either is not None and either_currents is not None:
         # Kept when either passes: all of those rows but the ones failing both thresholds.
         negated = [NEGATION[op] for op in ops]
-        failing, failing_base = _sums_and_baseline(
-            rows.either, grids, negated, currents_of(rows.either)
-        )
+        failing, failing_base = _sums_and_baseline(rows.either, grids, negated, either_currents)
         every = masked_sums(np.ones(len(rows.either.outcomes.pnl), bool), rows.either.outcomes)
         sums = _add(sums, _add(every, failing, -1))
         base_sums = _add(base_sums, _add(every, failing_base, -1))
@@ -201,13 +136,13 @@ def _sweep_frame(
     out["admits_unseen"] = out["admits_unseen"].astype("boolean")
     if any(k is None for k in knowns):
         out["admits_unseen"] = pd.NA
-    note = _NOTE_FILTER if rule == "filter" else _NOTE_REPLAY
+    question = question_of(rule)
     out.attrs["what_if"] = {
         "criteria": tuple(criteria),
         "operators": tuple(ops),
         "rule": rule,
-        "upper_bound": rule == "filter",
-        "label": RULE_LABELS[rule],
+        "question": question,
+        "label": QUESTION_LABELS[question],
         "current": {
             c: (None if k is None else k.tolist()) for c, k in zip(criteria, knowns, strict=True)
         },
@@ -215,9 +150,14 @@ def _sweep_frame(
         "real_trades": rows.real_total,
         "simulated_candidates": _candidates(rows),
         "dropped_trades": rows.dropped,
-        "note": note + _NOTE + (_NOTE_SIMULATED if simulated is not None else "."),
+        "note": QUESTION_NOTES[question]
+        + " "
+        + _NOTE
+        + (_NOTE_SIMULATED if simulated is not None else "."),
     }
-    return _guards.append(out, rows, grids, ops, currents, bootstrap=bootstrap)
+    return _guards.append(
+        out, rows, grids, ops, currents, either_currents=either_currents, bootstrap=bootstrap
+    )
 
 
 def _candidates(rows: _sample.Sample) -> int:
@@ -228,17 +168,6 @@ def _candidates(rows: _sample.Sample) -> int:
 def _add(a: Sums, b: Sums, sign: int = 1) -> Sums:
     """``a + sign * b``, field by field (shapes broadcast: a 0-d total against a table)."""
     return Sums(**{f.name: getattr(a, f.name) + sign * getattr(b, f.name) for f in fields(Sums)})
-
-
-def _grid(criterion: str, observed: pd.Series, given: ThresholdsArg) -> np.ndarray:
-    """The thresholds to sweep: ``given``, or quantiles of the values the trades had."""
-    if given is None or isinstance(given, int):
-        values = observed.to_numpy(dtype=np.float64, na_value=np.nan)
-        return threshold_grid(values, 101 if given is None else given)
-    grid = np.asarray(given, dtype=np.float64)
-    if grid.ndim != 1 or np.isnan(grid).any():
-        raise ValueError(f"the thresholds of {criterion!r} must be a 1-d array without NaN")
-    return grid
 
 
 def _cell(sums: Sums, index: tuple[slice, ...] | tuple[int, ...]) -> Sums:
@@ -280,6 +209,7 @@ def _flags(
     return {"admits_unseen": unseen, "is_current": is_current}
 
 
+@_shadow.checked()
 def what_if(
     features: pd.DataFrame,
     criterion: str,
@@ -296,7 +226,8 @@ def what_if(
 
     Args:
         features: trades with criterion values (``trade_features``); restrict it to one
-            quant and market-cap class to study one playbook entry.
+            quant and market-cap class to study one playbook entry. Never-executed trades
+            (``trading_status="all"``) warn (``ShadowOutcomesWarning``, ``attrs["shadow"]``).
         criterion: the criterion key (a column of ``features``).
         thresholds: the candidates, in the order wanted; an int ``k`` (or None: 101) takes
             ``k`` quantiles of the trades' values.
@@ -309,28 +240,51 @@ def what_if(
             default: the playbooks the features keep (``trade_features``). Needed by
             ``rule="replay"`` and with ``simulated``.
         simulated: simulated entries for evaluations that failed (``simulated_entries``).
-        rule: ``"replay"`` (default): the whole pass rule decides with the threshold moved
-            and everything else as it is, each trade by its quant's playbook slice for its
-            market-cap class: what applying the threshold would do. A trade whose other
-            criteria score enough passes whatever this one's value, unless it is required.
-            ``"filter"``: the criterion is a hard filter, a trade is kept when
-            ``op(value, t)``, as the service's optimizer counts: an UPPER BOUND on what
-            applying does (``attrs["what_if"]["upper_bound"]`` is True and its ``label``
-            says so). Give ``features`` of one market-cap class to move one playbook entry:
-            the threshold moves in every slice the rows are decided by.
-        bootstrap: compute the bootstrap intervals of the changes (``_guards``; False:
-            those columns NaN and ``attrs["what_if"]["guards"]`` says so, for a caller that
-            reads few of many rows).
+        rule: the question answered (``backtest.questions``). ``"replay"`` (default), the
+            **effect**: the whole pass rule decides with the threshold moved and everything
+            else as it is, each trade by its quant's playbook slice for its market-cap
+            class: what applying the threshold would do. ``"filter"``, the **signal**: the
+            criterion as a hard filter, a trade is kept when ``op(value, t)``, as the
+            service's optimizer counts: whether the criterion predicts outcomes, not what
+            applying does (and no bound on it). ``"both"``: the two side by side in one
+            frame (``effect_*`` and ``signal_*`` columns). Give ``features`` of one
+            market-cap class to move one playbook entry: the threshold moves in every slice
+            the rows are decided by.
+        bootstrap: compute the intervals (``_guards``, from ``uncertainty``; on by default,
+            ~40-65 ms of CPU on a quant's trades; False: those columns NaN and
+            ``attrs["what_if"]["guards"]`` says so, for a caller that reads few of many rows).
 
     Returns:
         One row per threshold: ``threshold``, the metrics of ``_metrics.METRICS``,
         ``admits_unseen`` (looser than a current threshold: evaluations that failed would
         pass too; NA when no current threshold is known), ``is_current`` and the changes
         ``d_trades``, ``d_win_rate``, ``d_total_pnl_usd``, ``d_roi``, ``d_profit_factor``
-        against the current threshold. ``attrs["what_if"]`` has the rule, ``upper_bound``,
-        a plot-ready ``label``, the operator, the current threshold(s), the baseline's
-        metrics, the counts and a note on what the rows mean.
+        against the current threshold, then the guard rails: ``tokens``, ``moved_tokens``,
+        ``_lo``/``_hi`` 95 % intervals of ``win_rate``, ``d_win_rate``,
+        ``d_total_pnl_usd`` and ``d_roi``, ``interval`` (``"bootstrap"`` or the rule of
+        three where nothing moved) and ``small_sample``. ``attrs["what_if"]`` has the rule,
+        the ``question`` ("effect" or "signal"), a plot-ready ``label``, the operator, the
+        current threshold(s), the baseline's metrics, the counts and a note on what the rows
+        mean. With ``rule="both"``: ``_both.side_by_side``'s frame.
     """
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {list(RULES)}, got {rule!r}")
+    if rule == "both":
+        answers = {
+            question: what_if(
+                features,
+                criterion,
+                thresholds,
+                operator=operator,
+                current=current,
+                playbook=playbook,
+                simulated=simulated,
+                rule=rule_,
+                bootstrap=bootstrap,
+            )
+            for rule_, question in QUESTION_OF.items()
+        }
+        return _both.side_by_side(answers["effect"], answers["signal"])
     return _sweep_frame(
         features,
         [criterion],
@@ -344,6 +298,7 @@ def what_if(
     )
 
 
+@_shadow.checked()
 def what_if_grid(
     features: pd.DataFrame,
     criteria: tuple[str, str],
@@ -358,11 +313,12 @@ def what_if_grid(
 ) -> pd.DataFrame:
     """``what_if`` over every pair of thresholds of two criteria, both moved at once.
 
-    ``rule`` as in ``what_if``: ``"replay"`` (default) replays the whole pass rule with both
-    thresholds moved (a trade may need both criteria, one, or either); ``"filter"`` keeps the
-    trades that pass both, an upper bound; ``bootstrap`` as in ``what_if``. Returns one row
-    per pair: a column per criterion holding its threshold, then the same metrics, flags and
-    changes as ``what_if``.
+    ``rule`` as in ``what_if`` (one question per grid): ``"replay"`` (default, the effect)
+    replays the whole pass rule with both thresholds moved (a trade may need both criteria,
+    one, or either); ``"filter"`` (the signal) keeps the trades that pass both; ``bootstrap``
+    as in ``what_if``. Returns one row per pair: a column per criterion holding its
+    threshold, then the same metrics, flags, changes and intervals as ``what_if`` (a token
+    counts as moved when its kept trade count differs from the current pair's).
     ``pivot_grid`` turns one metric into a heatmap-ready table. Thresholds default to 21
     quantiles each.
     """

@@ -45,11 +45,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from quantscope.backtest import _sample
-from quantscope.backtest._guards import CONFIDENCE, token_codes
+from quantscope.backtest import _sample, _shadow
+from quantscope.backtest._inputs import (
+    CONFIDENCE,
+    _grid,
+    _operators,
+    resolve_playbook,
+    token_codes,
+)
 from quantscope.backtest._kernel import group_sums
 from quantscope.backtest.features import backtest_attrs, bare, decided_by_slice
-from quantscope.backtest.sweep import _grid, _operators, resolve_playbook
 
 #: Resamples (or sign flips) of every interval and test, and their default seed.
 RESAMPLES = 1000
@@ -203,7 +208,7 @@ def cluster_intervals(
         stacked = np.concatenate(draws[name])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column gives NaN
-            lo, hi = np.nanquantile(stacked, [tail, 1 - tail], axis=0)
+            lo, hi = nan_quantiles(stacked, (tail, 1 - tail))
         undefined = np.isnan(stacked).mean(axis=0) > tail
         est = point[name]
         # A skewed resample distribution can put a percentile past the estimate: the
@@ -218,6 +223,23 @@ def cluster_intervals(
         out[name], out[f"{name}_lo"], out[f"{name}_hi"] = est, lo, hi
     out["moved_clusters"] = moved
     out["no_move"] = no_move
+    return out
+
+
+def nan_quantiles(draws: np.ndarray, qs: tuple[float, ...]) -> list[np.ndarray]:
+    """``np.nanquantile(draws, qs, axis=0)`` (linear), one sort for every column at once
+    (numpy's loops over the columns: 4x slower on a 1,000 x 101 what-if table)."""
+    ordered = np.sort(draws, axis=0)  # NaN last
+    valid = np.count_nonzero(~np.isnan(draws), axis=0)
+    cols = np.arange(draws.shape[1])
+    out = []
+    for q in qs:
+        pos = q * np.maximum(valid - 1, 0)
+        low = np.floor(pos).astype(np.intp)
+        high = np.minimum(low + 1, np.maximum(valid - 1, 0))
+        a, b = ordered[low, cols], ordered[high, cols]
+        value = a + (pos - low) * (b - a)
+        out.append(np.where(valid > 0, np.where(high == low, a, value), np.nan))
     return out
 
 
@@ -296,6 +318,7 @@ def _tables(
     )
 
 
+@_shadow.checked()  # never-executed trades warn once (issue 21)
 def what_if_intervals(
     features: pd.DataFrame,
     criterion: str,

@@ -18,6 +18,7 @@ from typing import TypeAlias
 import numpy as np
 import pandas as pd
 
+from quantscope.backtest import _shadow
 from quantscope.backtest._rules import DIRECTION, PlaybookArg
 from quantscope.backtest.features import bare, check_criteria
 from quantscope.backtest.sweep import RULE_LABELS, resolve_playbook, threshold_grid, what_if
@@ -103,6 +104,7 @@ def _fold(
     }
 
 
+@_shadow.checked()  # never-executed trades warn once (issue 21)
 def walk_forward(
     features: pd.DataFrame,
     criterion: str,

@@ -1,13 +1,16 @@
 """The what-if curve of one threshold: win rate, PnL change and trades kept against it.
 
-It draws a ``backtest.what_if`` frame as it is (docs/metrics.md, "Guard rails"): the win rate
-with its 95 % Wilson interval (``win_rate_lo``/``_hi``), the change in total PnL against the
-current threshold with its token bootstrap interval (``d_total_pnl_usd_lo``/``_hi``; when the
-sweep skipped the bootstrap the panel says why), and the trades kept. The current threshold
-is a vertical line in every panel, rows flagged ``small_sample`` are marked, and thresholds
-looser than the current one (``admits_unseen``: evaluations that failed would pass too, and
-have no trade) are shaded. The replayed rule is drawn solid; a hard-filter frame (given as
-``upper_bound=``, or as the frame itself) is dashed and labelled "upper bound".
+It draws ``backtest.what_if`` frames as they are (docs/metrics.md, "The two questions" and
+"Guard rails"), each named by the question it answers (``backtest.questions``): the
+**effect** (the replayed rule, what applying does) solid, the criterion's **signal** (the
+hard filter, given as ``signal=`` or as the frame itself) dashed. Neither bounds the other.
+Each panel shows the win rate, the change in total PnL against the current threshold, and the
+trades kept; the win rate and the PnL change carry their 95 % intervals from
+``backtest.uncertainty`` (a Poisson bootstrap over whole tokens; the rule of three where
+nothing moved), and the legend says so (``BAND``); when a sweep skipped the intervals the
+panel says why. The current threshold is a vertical line in every panel, rows flagged
+``small_sample`` are marked, and thresholds looser than the current one (``admits_unseen``:
+evaluations that failed would pass too, and have no trade) are shaded.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
+from quantscope.backtest.questions import QUESTION_LABELS, QUESTION_OF, Question
 from quantscope.plots import _style as S
 
 # Each panel: (column drawn, interval columns, y label, unit).
@@ -33,7 +37,8 @@ _PANELS: tuple[tuple[str, tuple[str, str] | None, str, S.Unit], ...] = (
     ),
     ("trades", None, "trades kept", S.PLAIN),
 )
-_BANDS = ("95% Wilson interval", "95% bootstrap interval (tokens resampled)")
+#: What the bands are: the intervals of ``backtest.uncertainty``, named in the legend.
+BAND = "95 % token-cluster bootstrap interval (rule of three where nothing moved)"
 UNSEEN = "looser than current: failed evaluations unseen"
 
 
@@ -48,34 +53,44 @@ def _ordered(table: pd.DataFrame) -> pd.DataFrame:
     return table.iloc[np.argsort(S.column(table, "threshold"), kind="stable")]
 
 
+def _question(info: dict[str, Any]) -> Question | None:
+    """The question a frame answers: its ``question``, else its rule's (older frames)."""
+    found = info.get("question")
+    if found in QUESTION_LABELS:
+        return found
+    return QUESTION_OF.get(str(info.get("rule")))
+
+
 def _label(info: dict[str, Any]) -> str:
-    if info.get("upper_bound"):
-        return "upper bound (hard filter)"
-    return "replayed rule: what applying does" if info else "what-if"
+    question = _question(info)
+    return QUESTION_LABELS[question] if question else "what-if"
 
 
 def what_if_curve(
     table: pd.DataFrame,
     *,
-    upper_bound: pd.DataFrame | None = None,
+    signal: pd.DataFrame | None = None,
     axes: Sequence[Axes] | None = None,
+    upper_bound: pd.DataFrame | None = None,
 ) -> tuple[Axes, Axes, Axes]:
     """Win rate, total PnL change and trades kept against the threshold of one criterion.
 
     Args:
-        table: ``backtest.what_if(features, criterion, thresholds)`` (the replayed rule by
-            default; a ``rule="filter"`` frame is drawn dashed as an upper bound).
-        upper_bound: the same sweep with ``rule="filter"``, drawn dashed over it.
+        table: ``backtest.what_if(features, criterion, thresholds)`` (the effect by default;
+            a ``rule="filter"`` frame, the signal, is drawn dashed).
+        signal: the same sweep with ``rule="filter"`` (the criterion's signal), drawn dashed
+            beside it as the other question.
         axes: three Axes (win rate, PnL change, trades kept); default a new figure, x shared.
+        upper_bound: the former name of ``signal`` (the filter bounds nothing), still taken.
 
     Returns:
-        The three Axes. Each draws ``table``'s column as a line labelled after its rule
-        (``"replayed rule: what applying does"`` or ``"upper bound (hard filter)"``) at the
-        thresholds in ascending order, its interval as a band, the rows flagged
-        ``small_sample`` as open circles (label from ``SMALL_SAMPLE``), the current threshold
-        as a vertical line labelled ``"current threshold (<value>)"``, and the looser
-        thresholds shaded (label ``UNSEEN``).
+        The three Axes. Each draws each frame's column as a line labelled with its question
+        (``QUESTION_LABELS``) at the thresholds in ascending order, its interval as a band
+        labelled ``"<question>: " + BAND``, the rows flagged ``small_sample`` as open circles
+        (label from ``SMALL_SAMPLE``), the current threshold as a vertical line labelled
+        ``"current threshold (<value>)"``, and the looser thresholds shaded (``UNSEEN``).
     """
+    signal = signal if signal is not None else upper_bound
     if axes is None:
         _, made = plt.subplots(
             3, 1, sharex=True, figsize=(11.0, 7.0), height_ratios=[3, 2, 2], layout="constrained"
@@ -85,8 +100,8 @@ def what_if_curve(
         panels = (axes[0], axes[1], axes[2])
     info = _info(table)
     frames = [(table, info)]
-    if upper_bound is not None:
-        frames.append((upper_bound, _info(upper_bound)))
+    if signal is not None:
+        frames.append((signal, _info(signal)))
     for frame, meta in frames:
         _draw_rule(panels, _ordered(frame), meta)
     _mark_current(panels, info)
@@ -97,7 +112,8 @@ def what_if_curve(
 
 
 def _draw_rule(panels: tuple[Axes, Axes, Axes], rows: pd.DataFrame, info: dict[str, Any]) -> None:
-    dashed = bool(info.get("upper_bound"))
+    question = _question(info)
+    dashed = question == "signal"
     label = _label(info)
     x = S.column(rows, "threshold")
     small = S.flags(rows, "small_sample")
@@ -106,7 +122,7 @@ def _draw_rule(panels: tuple[Axes, Axes, Axes], rows: pd.DataFrame, info: dict[s
         trades=guards.get("min_trades", 30), tokens=guards.get("min_tokens", 10)
     )
     color = S.NEUTRAL if dashed else S.LINE
-    for ax, (name, band, _, _), band_label in zip(panels, _PANELS, (*_BANDS, None), strict=True):
+    for ax, (name, band, _, _) in zip(panels, _PANELS, strict=True):
         y = S.column(rows, name)
         ax.plot(
             x,
@@ -116,10 +132,18 @@ def _draw_rule(panels: tuple[Axes, Axes, Axes], rows: pd.DataFrame, info: dict[s
             color=color,
             label=label,
         )
-        if band is not None and not dashed:
+        if band is not None and band[0] in rows.columns:
             lo, hi = S.column(rows, band[0]), S.column(rows, band[1])
             if np.isfinite(lo).any():
-                ax.fill_between(x, lo, hi, color=color, alpha=0.18, linewidth=0, label=band_label)
+                ax.fill_between(
+                    x,
+                    lo,
+                    hi,
+                    color=color,
+                    alpha=0.10 if dashed else 0.18,
+                    linewidth=0,
+                    label=f"{question or 'what-if'}: {BAND}",
+                )
         if small.any():
             ax.plot(
                 x[small],
@@ -129,7 +153,7 @@ def _draw_rule(panels: tuple[Axes, Axes, Axes], rows: pd.DataFrame, info: dict[s
                 markersize=7,
                 markerfacecolor="none",
                 markeredgecolor=S.LOSS,
-                label=small_label if not dashed else f"{small_label}, upper bound",
+                label=small_label if not dashed else f"{small_label} (signal)",
             )
 
 
@@ -168,7 +192,7 @@ def _bootstrap_note(ax: Axes, table: pd.DataFrame, info: dict[str, Any]) -> None
         ax.text(
             0.01,
             0.03,
-            f"no bootstrap interval: {skipped}",
+            f"no interval: {skipped}",
             transform=ax.transAxes,
             fontsize="x-small",
             color=S.NEUTRAL,
@@ -183,7 +207,10 @@ def _decorate(panels: tuple[Axes, Axes, Axes], table: pd.DataFrame, info: dict[s
     real = info.get("real_trades", len(table))
     simulated = info.get("simulated_candidates", 0)
     extra = f" + {simulated:,} simulated entries (estimates)" if simulated else ""
-    rule = "upper bound: hard filter" if info.get("upper_bound") else "replayed rule"
+    question = _question(info)
+    rule = {"effect": "effect: replayed rule", "signal": "signal: hard filter"}.get(
+        question or "", "what-if"
+    )
     panels[0].set_title(f"What if {criteria[0]} moved ({rule}; {real:,} closed trades{extra})")
     for ax, (_, _, ylabel, unit) in zip(panels, _PANELS, strict=True):
         ax.set_ylabel(ylabel)

@@ -78,10 +78,10 @@ RULES = (
 def _rule_caption(what_if: pd.DataFrame) -> str:
     """The line above the table that says what its figures are."""
     info = what_if.attrs["what_if"]
-    if info["upper_bound"]:
+    if info.get("question") == "signal":
         return note(
-            f"{info['label']}: the playbook would still pass some trades that "
-            "fail this threshold, so applying it changes less than shown.",
+            f"{info['label']}: whether the criterion predicts outcomes, not what applying "
+            "the threshold does (the replayed rule says that).",
             "warn",
         )
     return note(f"{info['label']}.")
