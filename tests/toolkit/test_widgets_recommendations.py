@@ -32,15 +32,15 @@ def test_recommendations_with_the_client_cross_check(
     html = panel.table.value
     for header in ("sample_size (service / client)", "after_win_rate (service / client)", "agrees"):
         assert header in html
-    assert "PnL vs now (what-if)" in html
-    # Side by side: the claim, the filter (an upper bound) and the replayed effect, which is
-    # what applying produces.
-    for header in ("win rate: service claims", "win rate: filter (upper bound)"):
+    assert "effect: PnL change [95 %]" in html
+    # Side by side: the claim, the replayed effect (what applying produces, with its
+    # interval) and the screen's out-of-sample signal.
+    for header in ("service claims: win rate", "signal out of sample (screen) [95 %]"):
         assert header in html
     assert "Applying a recommendation produces the replayed effect" in html
     assert panel.checks.attrs["crosscheck"]["applying"] == "replay"
     first_check = panel.checks.iloc[0]
-    assert f"{first_check['win_rate_change_replay'] * 100:+.1f} pts" in html
+    assert f"{first_check['win_rate_change_replay'] * 100:+.1f} pts [" in html
     assert first_check["win_rate_change_filter"] == first_check["win_rate_change_service"]
     for rec_id in recs["recommendation_id"]:
         assert f"<td>{rec_id}</td>" in html

@@ -157,7 +157,7 @@ def test_the_recommendations_open_lazily_over_the_quota_share(
         assert len(panel.research.details) == len(widget_data.details)
         assert panel.checks is not None and panel.checks["agrees"].all()
         assert panel.open_button.layout.display == "none"
-        assert "PnL vs now (what-if)" in panel.table.value
+        assert "effect: PnL change [95 %]" in panel.table.value
 
 
 def test_the_dom_classes_of_the_browser_contract(

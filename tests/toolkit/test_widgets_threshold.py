@@ -59,12 +59,13 @@ def test_table_shows_what_if_numbers_and_slider_moves_the_line(
         operator=str(entry["operator"]),
         current=float(entry["threshold"]),
         playbook=panel.playbook,
+        bootstrap=False,  # the panel's intervals come from backtest.uncertainty
     )
     assert panel.what_if is not None
     pd.testing.assert_frame_equal(panel.what_if, expected)
     assert expected.attrs["what_if"]["rule"] == "replay"  # the default: what applying does
-    assert "what applying the threshold does" in panel.table_html.value
-    assert "UPPER BOUND" not in panel.table_html.value
+    assert "what applying the change would have done" in panel.table_html.value
+    assert "upper bound" not in panel.table_html.value.lower()
     row, base = expected.iloc[0], expected.attrs["what_if"]["baseline"]
     html = panel.table_html.value
     for text in (
@@ -91,11 +92,12 @@ def test_table_shows_what_if_numbers_and_slider_moves_the_line(
     assert panel.figure.outputs[0]["data"]["image/png"] != before
     assert f"with ≥ {entry['threshold'] + 2:g}" in panel.table_html.value
 
-    # the hard filter as the alternative rule, labelled an upper bound
+    # the hard filter as the other question, labelled as the signal (it bounds nothing)
     panel.rule_picker.value = "filter"
     assert panel.what_if is not None and panel.what_if.attrs["what_if"]["rule"] == "filter"
-    assert "UPPER BOUND" in panel.table_html.value
-    assert panel.table is not None and "UPPER BOUND" in panel.table.attrs["rule"]
+    assert "does not bound it" in panel.table_html.value
+    assert "upper bound" not in panel.table_html.value.lower()
+    assert panel.table is not None and panel.table.attrs["rule"].startswith("signal:")
     upper = bt.what_if(
         mine,
         "smart_money_buys",

@@ -5,13 +5,17 @@
     from quantscope.widgets import ThresholdPanel, PlaybookEditor, RecommendationsPanel
     ThresholdPanel(quant_id=1)            # a cell's last value displays the panel
 
-* ``ThresholdPanel``: one criterion's threshold on a slider, the what-if before/after table
-  and the winning/losing value distributions, live; Apply shows the exact change and asks
-  for confirmation; Undo restores the old value.
+* ``ThresholdPanel``: one criterion's threshold on a slider; both questions of the selected
+  threshold side by side (its effect, replayed: what applying does; its signal, the
+  criterion as a hard filter), each decision number with its interval from
+  ``backtest.uncertainty``; the what-if before/after table and the winning/losing value
+  distributions, live; Apply shows the exact change and asks for confirmation; Undo
+  restores the old value.
 * ``PlaybookEditor``: the playbook as an editable table; edits are checked against ranges and
   options before anything is sent, shown as a diff, and applied in one PUT.
-* ``RecommendationsPanel``: the optimizer's recommendations with the client-side cross-check
-  beside each; Analyze (without auto-apply) and Apply one.
+* ``RecommendationsPanel``: the optimizer's recommendations, each claim beside its replayed
+  effect with intervals, the out-of-sample screen's verdict on its criterion and the
+  client-side cross-check; Analyze (without auto-apply) and Apply one.
 
 Every write is one request that the service applies whole or not at all, is read back to verify,
 and is logged to ``<cache dir>/audit.jsonl`` by ``quantscope.audit`` (which has no UI and is

@@ -13,13 +13,19 @@ The threshold is held exactly by ``_controls.ThresholdControl`` (a slider over a
 values that holds the playbook's threshold, and a text box that shows and takes the exact
 value): opening a criterion proposes nothing, whole-number criteria move in whole steps.
 
-The numbers are ``backtest.what_if`` on the quant's closed trades of one market-cap class
-(default: the class with most trades), measured against the playbook's current BUYING
-threshold, by the whole pass rule replayed with the playbook as the panel holds it (what
-applying the threshold does) unless the rule picker says "hard filter", whose figures the
-table labels an upper bound; the figure is ``plots.criterion_distributions`` with the
-threshold line moved by ``plots.set_threshold`` (the histograms are drawn once per criterion,
-not per slider step).
+Above the table, both questions of the selected threshold side by side (``_questions``):
+the change's **effect** (the whole pass rule replayed with the playbook as the panel holds it:
+what applying does, and what Apply writes) and the criterion's **signal** (the criterion as a
+hard filter: the trades it keeps against those it drops), each decision number (trades, win
+rate, PnL and ROI changes) with its interval from ``backtest.uncertainty`` and the trades and
+tokens it rests on; a threshold that moves nothing shows the rule-of-three interval. The
+question picker says which of the two the before/after table details (``backtest.what_if``
+with that rule, on the quant's closed trades of one market-cap class, default the class with
+most trades, against the playbook's current BUYING threshold). The figure is
+``plots.criterion_distributions`` with the threshold line moved by ``plots.set_threshold``
+(the histograms are drawn once per criterion, not per slider step). The intervals of every
+threshold the slider offers are computed once per (criterion, class, rule) and cached: a
+slider step is a lookup.
 
 Loading cost: the trades (one request per 1,000) and one eval-details request per closed
 trade not yet in the cache (details are cached forever), with the loaders' progress bar and
@@ -38,7 +44,6 @@ import ipywidgets as W
 import pandas as pd
 
 from quantscope import audit, plots
-from quantscope import backtest as bt
 from quantscope._changes import check_change, number
 from quantscope._client import Client
 from quantscope._errors import (
@@ -46,6 +51,12 @@ from quantscope._errors import (
     PermissionDeniedError,
     QuantscopeError,
     QuotaShareExceededError,
+)
+from quantscope.backtest.questions import (
+    QUESTION_LABELS,
+    QUESTION_NOTES,
+    Question,
+    question_of,
 )
 from quantscope.widgets._common import (
     PLAYBOOK_PLANS,
@@ -67,24 +78,30 @@ from quantscope.widgets._common import (
     undone_threshold,
 )
 from quantscope.widgets._controls import Quiet, ThresholdControl, exact_text, is_whole, stops
+from quantscope.widgets._questions import (
+    Answer,
+    Answers,
+    nothing_moved_text,
+    side_by_side_html,
+)
 
 CONFIG_TYPE = "BUYING"  # trades come from TOKEN_BUY evaluations, decided by BUYING thresholds
-RULES = (
-    ("whole pass rule (what applying does)", "replay"),
-    ("hard filter (upper bound)", "filter"),
+#: The question picker: which question the before/after table details (short labels).
+RULES = tuple(
+    (QUESTION_LABELS[question_of(rule)].split(" (")[0], rule) for rule in ("replay", "filter")
 )
 
 
-def _rule_caption(what_if: pd.DataFrame) -> str:
-    """The line above the table that says what its figures are."""
+def question_of_frame(what_if: pd.DataFrame) -> Question:
+    """The question a ``what_if`` frame answers: its ``question`` entry, else its rule's."""
     info = what_if.attrs["what_if"]
-    if info.get("question") == "signal":
-        return note(
-            f"{info['label']}: whether the criterion predicts outcomes, not what applying "
-            "the threshold does (the replayed rule says that).",
-            "warn",
-        )
-    return note(f"{info['label']}.")
+    found = info.get("question")
+    return found if found in QUESTION_LABELS else question_of(str(info["rule"]))
+
+
+def _rule_caption(what_if: pd.DataFrame) -> str:
+    """The line above the table that says which question its figures answer."""
+    return note(QUESTION_NOTES[question_of_frame(what_if)])
 
 
 class ThresholdPanel(Panel):
@@ -95,8 +112,10 @@ class ThresholdPanel(Panel):
         client: the client (default: ``connect()``'s).
         market_cap_class: the playbook class (default: the one with most closed trades).
         criterion: the criterion to start with (default: the class's first).
-        rule: ``"replay"`` (default: what applying does) or ``"filter"`` (an upper bound),
-            as ``backtest.what_if``'s ``rule``.
+        rule: the question the before/after table details: ``"replay"`` (default: the
+            effect, what applying does) or ``"filter"`` (the signal, the criterion as a hard
+            filter), as ``backtest.what_if``'s ``rule``. The side-by-side summary always
+            shows both.
         trades, details: frames already loaded (``load_trades``, ``load_eval_details``).
         audit_log: an ``AuditLog`` or path (default: ``<cache dir>/audit.jsonl``).
     """
@@ -118,6 +137,11 @@ class ThresholdPanel(Panel):
         self.research: Research | None = None
         self.what_if: pd.DataFrame | None = None
         self.table: pd.DataFrame | None = None
+        self.answers = Answers()  # both questions' intervals, cached per criterion and class
+        self.effect: Answer | None = None  # the selected threshold's effect (replayed)
+        self.signal: Answer | None = None  # ... and signal (the criterion as a hard filter)
+        self.kept_dropped: dict[str, float] | None = None  # kept against dropped win rate
+        self._class_rows: dict[str, pd.DataFrame] = {}  # ``features`` of each class
         self.pending: audit.Change | None = None
         self.last_written: list[audit.AuditEntry] = []
         self.writable: bool | None = None
@@ -134,7 +158,11 @@ class ThresholdPanel(Panel):
             description="criterion", style=wide, layout=W.Layout(width="auto", min_width="34em")
         )
         self.rule_picker = W.ToggleButtons(
-            options=RULES, value=rule, description="rule", style={"button_width": "auto"}
+            options=RULES,
+            value=rule,
+            description="table",
+            tooltip="which question the before/after table details (the summary shows both)",
+            style={"button_width": "auto"},
         )
         self.control = ThresholdControl(
             lambda _: self._quietly(self._update),
@@ -143,6 +171,7 @@ class ThresholdPanel(Panel):
         )
         self.text = self.control.text
         self.entry_html = W.HTML()
+        self.questions_html = W.HTML(layout=W.Layout(max_width="100%"))
         # wide enough for the table on one line a row, narrow enough to leave the figure beside
         self.table_html = W.HTML(layout=W.Layout(min_width="30em", max_width="36em"))
         self.figure = W.Output(layout=W.Layout(max_width="600px"))  # the figure is 560 px wide
@@ -155,9 +184,10 @@ class ThresholdPanel(Panel):
             self._title(f"Threshold what-if: quant {self.quant_id}"),
             self.message,
             W.HBox([self.class_picker, self.criterion_picker], layout=W.Layout(flex_flow="wrap")),
-            self.rule_picker,
             self.entry_html,
             self.control.box,
+            self.questions_html,
+            self.rule_picker,
             W.HBox([self.table_html, self.figure], layout=W.Layout(flex_flow="wrap")),
             W.HBox([self.apply_button, self.undo_button]),
             self.confirmation.box,
@@ -177,6 +207,8 @@ class ThresholdPanel(Panel):
             (self.class_picker, "qs-class-picker"),
             (self.criterion_picker, "qs-criterion-picker"),
             (self.table_html, "qs-whatif"),
+            (self.questions_html, "qs-questions"),
+            (self.rule_picker, "qs-question-picker"),
             (self.apply_button, "qs-apply"),
             (self.undo_button, "qs-undo"),
             (self.confirmation.box, "qs-confirmation"),
@@ -199,6 +231,7 @@ class ThresholdPanel(Panel):
             with warnings.catch_warnings(record=True) as seen:
                 warnings.simplefilter("always", IncompleteDataWarning)
                 self.playbook = self.view.get()
+                self._class_rows.clear()
                 self.research = load_research(
                     self.quant_id,
                     self.client,
@@ -282,10 +315,14 @@ class ThresholdPanel(Panel):
 
     @property
     def features(self) -> pd.DataFrame:
-        """The closed trades of the selected class, with their criterion values."""
+        """The closed trades of the selected class, with their criterion values (selected
+        once per class: a copy carries the frame's attrs, the playbooks among them)."""
         assert self.research is not None
-        frame = self.research.features
-        return frame[(frame["market_cap_class"] == self.class_picker.value).to_numpy(bool)]
+        klass = self.class_picker.value
+        if klass not in self._class_rows:
+            frame = self.research.features
+            self._class_rows[klass] = frame[(frame["market_cap_class"] == klass).to_numpy(bool)]
+        return self._class_rows[klass]
 
     @property
     def threshold(self) -> float:
@@ -359,17 +396,21 @@ class ThresholdPanel(Panel):
         operator = None if pd.isna(row["operator"]) else str(row["operator"])
         rule = self.rule_picker.value
         current, proposed = float(row["threshold"]), self.threshold
-        self.what_if = bt.what_if(
+        self.what_if = self.answers.what_if(
             self.features,
-            str(row["criterion"]),
-            [proposed],
-            operator=operator,
+            (str(row["market_cap_class"]), str(row["criterion"])),
+            rule,
+            proposed,
             current=current,
-            rule=rule,
+            operator=operator,
             playbook=self.playbook,
+            thresholds=self.control.values,
         )
         self.table = before_after(self.what_if)
-        self.table.attrs["rule"] = self.what_if.attrs["what_if"]["label"]
+        question = question_of_frame(self.what_if)
+        self.table.attrs["question"] = question
+        self.table.attrs["rule"] = QUESTION_LABELS[question]
+        self._show_questions(row, current, proposed)
         text = _rule_caption(self.what_if)
         if proposed == current:
             text += note(f"Proposed = now = {number(current)}: no change.")
@@ -384,6 +425,36 @@ class ThresholdPanel(Panel):
         self.table_html.value = text
         if self.plot is not None:
             self.plot.move(proposed)
+
+    def _show_questions(self, row: pd.Series, current: float, proposed: float) -> None:
+        """Both questions at ``proposed``, side by side with their intervals (cached)."""
+        assert self.what_if is not None
+        key = (str(row["market_cap_class"]), str(row["criterion"]))
+        operator = str(self.what_if.attrs["what_if"]["operators"][0])
+        features = self.features
+        effect, signal = (
+            self.answers.answer(
+                features,
+                key,
+                rule,
+                proposed,
+                current=current,
+                operator=operator,
+                playbook=self.playbook,
+                thresholds=self.control.values,
+            )
+            for rule in ("replay", "filter")
+        )
+        kept = self.answers.signal(features, key, operator, proposed)
+        self.effect, self.signal, self.kept_dropped = effect, signal, kept
+        text = note(
+            f"Both questions at {number(proposed)} against now ({number(current)}), "
+            "95 % intervals from a bootstrap over tokens:"
+        ) + side_by_side_html(effect, signal, kept)
+        moved = nothing_moved_text([effect, signal])
+        if moved:
+            text += note(moved)
+        self.questions_html.value = text
 
     def _refusal(self, value: float) -> str | None:
         """Why the selected entry cannot take ``value`` (the service's rules, whole numbers
@@ -403,6 +474,7 @@ class ThresholdPanel(Panel):
         threshold from ``playbook``, exactly. A change awaiting confirmation was asked from
         the old value, so it is dropped."""
         self.playbook = playbook
+        self.answers.clear()  # the replayed effect depends on the playbook
         if self.research is None:
             return
         pending = self.pending is not None
