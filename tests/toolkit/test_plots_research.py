@@ -28,9 +28,11 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
 import quantscope.loaders as L
+from quantscope import IncompleteDataWarning
 from quantscope import backtest as bt
 from quantscope import plots as P
 from quantscope._client import Client
+from quantscope.backtest.questions import QUESTION_LABELS
 from quantscope.plots import walkforward, whatif
 
 CRITERION, SECOND = "smart_money_buys", "buy_sell_ratio"
@@ -203,10 +205,11 @@ def test_walk_forward_bars_are_each_folds_gains(features: pd.DataFrame) -> None:
     assert [t.get_text() for t in ax.texts if t.get_text().startswith("n=")] == [
         f"n={k:,}" for k in folds["test_kept"]
     ]
-    assert (
-        ax.get_title()
-        == f"{CRITERION}: threshold chosen on the past, tried ahead (upper bound: hard filter)"
+    assert ax.get_title() == (
+        f"{CRITERION}: threshold chosen on the past, tried ahead\n{QUESTION_LABELS['signal']}"
     )
+    [bars] = [c for c in ax.containers if c.get_label() == walkforward.INTERVAL]
+    assert len(bars.lines[2][0].get_segments()) == len(folds)  # an interval per fold
     png(ax.figure)
 
 
@@ -230,7 +233,8 @@ def test_empty_research_frames_draw_empty_labelled_figures(features: pd.DataFram
     assert [t.get_text() for t in ax.texts] == ["no threshold pair to draw"]
     png(ax.figure)
 
-    none = bt.walk_forward(features, CRITERION, min_trades=10**6)  # every class left out
+    with pytest.warns(IncompleteDataWarning, match="left out"):
+        none = bt.walk_forward(features, CRITERION, min_trades=10**6)  # every class left out
     ax = P.walk_forward_folds(none)
     assert ax.get_title().startswith(f"{CRITERION}: threshold chosen on the past")
     texts = [t.get_text() for t in ax.texts]

@@ -340,7 +340,9 @@ def _ranked(
                 "signal_hi": float(hi[j]),
                 "current": current,
                 "admits_unseen": (
-                    pd.NA if np.isnan(current) else not OPERATORS[s.op](threshold, current)
+                    pd.NA
+                    if np.isnan(current)
+                    else not bool(OPERATORS[s.op](np.asarray(threshold), np.asarray(current)))
                 ),
                 **_kept(s, threshold, resamples, seed),
                 **_effect(s, threshold, options["playbook"], resamples=resamples, seed=seed),

@@ -101,7 +101,7 @@ def _fold(
     thresholds: Sequence[float] | np.ndarray | int | None,
     kwargs: dict[str, Any],
     min_kept_share: float,
-    draws: dict[str, int],
+    draws: tuple[int, int],
 ) -> dict[str, object] | None:
     past, future = rows.iloc[train], rows.iloc[test]
     if past.empty or future.empty:
@@ -122,7 +122,10 @@ def _fold(
     best = eligible.loc[eligible["d_win_rate"].idxmax()]
     chosen = [float(best["threshold"])]
     ahead = what_if(future, criterion, chosen, bootstrap=False, **kwargs)
-    sure = what_if_intervals(future, criterion, chosen, **kwargs, **draws).iloc[0]
+    resamples, seed = draws
+    sure = what_if_intervals(
+        future, criterion, chosen, **kwargs, resamples=resamples, seed=seed
+    ).iloc[0]
     tokens = future["token_id"].nunique() if "token_id" in future.columns else np.nan
     out: dict[str, object] = {
         "train_start": past[TIME].iloc[0],
@@ -219,7 +222,7 @@ def walk_forward(
     question = question_of(rule)
     playbook = resolve_playbook(features, playbook, rule)
     kwargs: dict[str, Any] = {"rule": rule, "playbook": playbook, "operator": operator}
-    draws = {"resamples": resamples, "seed": seed}
+    draws = (resamples, seed)
     names = _names(features, criteria)
     lag = pd.Timedelta(embargo)
     if lag < pd.Timedelta(0):
