@@ -195,7 +195,7 @@ def test_heatmap_annotation_can_be_turned_off_and_ax_is_honoured(features: pd.Da
 def test_walk_forward_bars_are_each_folds_gains(features: pd.DataFrame) -> None:
     folds = bt.walk_forward(features, CRITERION, rule="filter", min_trades=60)
     ax = P.walk_forward_folds(folds)
-    ins, outs = ax.containers
+    ins, outs = ax.containers[:2]
     assert (ins.get_label(), outs.get_label()) == (walkforward.IN_SAMPLE, walkforward.OUT_OF_SAMPLE)
     np.testing.assert_array_equal([p.get_height() for p in ins], folds["in_sample_gain"])
     np.testing.assert_array_equal([p.get_height() for p in outs], folds["out_of_sample_gain"])

@@ -303,6 +303,7 @@ def _ranked(
     if not tried:
         return pd.DataFrame()
     scores = np.concatenate([s.scores for s in tried], axis=1)
+    scores = _with_evidence(scores)
     scale = np.concatenate([s.scale for s in tried])
     if flips:
         stat, _, p_adj = signflip_pvalues(scores, flips=flips, seed=seed)
@@ -322,7 +323,9 @@ def _ranked(
         j = cols.start + best
         p_raw = np.nan
         if flips:
-            p_raw = float(signflip_pvalues(s.scores, flips=flips, seed=seed)[2].min())
+            p_raw = float(
+                signflip_pvalues(_with_evidence(s.scores), flips=flips, seed=seed)[2].min()
+            )
         threshold = float(s.grid[best])
         gains = _gains(s, options, min_kept_share)
         current = gains.pop("current")
@@ -355,24 +358,31 @@ def _ranked(
     return out
 
 
+def _with_evidence(scores: np.ndarray) -> np.ndarray:
+    """The rows (tokens) of ``scores`` that contribute: a token of another class flips nothing."""
+    return scores[np.flatnonzero(np.abs(scores).sum(axis=1) > 0)]
+
+
 def _kept(s: _Searched, threshold: float, resamples: int, seed: int) -> dict[str, Any]:
     """The trades ``threshold`` keeps as a hard filter: counts, PnL, and the win rate with
     its token-bootstrap interval (``uncertainty.cluster_intervals``)."""
     kept = OPERATORS[s.op](s.values, threshold)
-    k = s.scores.shape[0]
+    # The class's own tokens only: the resamples draw one weight per token.
+    _, codes = np.unique(s.codes, return_inverse=True)
+    k = int(codes.max()) + 1 if len(codes) else 0
     per = [
-        np.bincount(s.codes, weights=np.where(kept, x, 0.0), minlength=k)
+        np.bincount(codes, weights=np.where(kept, x, 0.0), minlength=k)
         for x in (np.ones(len(kept)), s.won, s.pnl)
     ]
-    every = np.bincount(s.codes, weights=np.ones(len(kept)), minlength=k)
+    every = np.bincount(codes, weights=np.ones(len(kept)), minlength=k)
     table = ClusterSums(
         trades=per[0][:, None],
         wins=per[1][:, None],
         pnl=per[2][:, None],
         cost=np.zeros((k, 1)),
         base_trades=every,
-        base_wins=np.bincount(s.codes, weights=s.won, minlength=k),
-        base_pnl=np.bincount(s.codes, weights=s.pnl, minlength=k),
+        base_wins=np.bincount(codes, weights=s.won, minlength=k),
+        base_pnl=np.bincount(codes, weights=s.pnl, minlength=k),
         base_cost=np.zeros(k),
     )
     got = cluster_intervals(table, resamples=resamples, seed=seed, nested=False)
