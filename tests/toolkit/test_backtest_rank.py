@@ -126,6 +126,7 @@ def test_rank_criteria_states_its_question_search_and_test() -> None:
     assert (ranked["hypotheses"] == 2).all()
     assert (ranked["combos_searched"] == info["combos_searched"]).all()
     assert not info["effect_available"]  # no playbook: the effect columns are NaN
+    assert info["untested"] == []
     assert ranked["effect_d_win_rate"].isna().all()
     assert "upper" not in repr(info).lower()
     best = ranked.iloc[0]
@@ -142,7 +143,7 @@ def test_rank_criteria_states_its_question_search_and_test() -> None:
 
 def test_rank_criteria_puts_the_informative_criterion_first() -> None:
     frame = one_signal_frame(2000, 3, inverse=True)
-    ranked = bt.rank_criteria(frame, rule="filter")
+    ranked = bt.rank_criteria(frame, rule="filter", flips=200, resamples=200)
     assert set(ranked["criterion"][:2]) == {"signal", "inverse"}
     assert ranked["criterion"].iloc[-1] == "noise"
     best = ranked.iloc[0]
@@ -152,14 +153,14 @@ def test_rank_criteria_puts_the_informative_criterion_first() -> None:
 
 def test_rank_criteria_sorts_by_sort_by_and_the_old_by_warns() -> None:
     frame = one_signal_frame(400, 5, inverse=False)
-    best = bt.rank_criteria(frame, sort_by="best_gain", rule="filter")
+    best = bt.rank_criteria(frame, sort_by="best_gain", resamples=100)
     assert best["best_gain"].is_monotonic_decreasing
     with pytest.warns(DeprecationWarning, match=r"rank_criteria\(by=\.\.\.\) is deprecated"):
-        old = bt.rank_criteria(frame, by="best_gain", rule="filter")
+        old = bt.rank_criteria(frame, by="best_gain", resamples=100)
     pd.testing.assert_frame_equal(old, best)
     with pytest.warns(DeprecationWarning, match=r"permutations=\.\.\.\) is deprecated.*flips="):
-        old = bt.rank_criteria(frame, permutations=99)
-    pd.testing.assert_frame_equal(old, bt.rank_criteria(frame, flips=99))
+        old = bt.rank_criteria(frame, permutations=99, resamples=100)
+    pd.testing.assert_frame_equal(old, bt.rank_criteria(frame, flips=99, resamples=100))
     with pytest.raises(
         ValueError, match="sort_by must be 'p_value', 'mean_gain' or 'best_gain', got 'x'"
     ):

@@ -218,7 +218,8 @@ def rank_criteria(
         ``effect_interval``, ``mean_gain``, ``best_gain``, ``base_win_rate``,
         ``base_total_pnl_usd``, ``thresholds_searched``, ``hypotheses`` (rows ranked) and
         ``combos_searched`` (thresholds in the family). ``attrs["rank_criteria"]`` records
-        the question, the search and the test.
+        the question, the search, the test and the criteria no threshold could split
+        (``untested``).
     """
     if by is not None:
         warnings.warn(
@@ -286,6 +287,12 @@ def rank_criteria(
         "alpha": alpha,
         "effect_available": book is not None,
         "trades_without_class": int(classes.isna().sum()),
+        # Criteria no threshold could split (a value nearly every trade of the class shares).
+        "untested": [
+            {"market_cap_class": s.klass, "criterion": s.criterion}
+            for s in searched
+            if not len(s.grid)
+        ],
     }
     return table
 
