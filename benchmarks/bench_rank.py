@@ -89,8 +89,8 @@ def run(
     """Time the ranking of ``CRITERIA`` criteria over ``n_trades`` trades."""
     features = synthetic_features(n_trades, seed)
     cases: list[Case[None]] = [
-        Case(RANK, lambda _: bt.rank_criteria(features, permutations=permutations, rule="filter")),
-        Case(NO_TEST, lambda _: bt.rank_criteria(features, permutations=0, rule="filter")),
+        Case(RANK, lambda _: bt.rank_criteria(features, flips=permutations)),
+        Case(NO_TEST, lambda _: bt.rank_criteria(features, flips=0)),
     ]
     seen: dict[str, object] = {}
     timings = measure(cases, repeat, check=lambda r: _check(r, permutations, seen))

@@ -20,6 +20,16 @@ pytestmark = pytest.mark.slow
 
 QUANTS = (1, 2, 3)
 PLANTED = {"smart_money_buys", "buy_sell_ratio", "ai_confidence"}
+#: Drawn independently of the token's path and outcome (benchmarks/calibration.py).
+NOISE = {
+    "twitter_followers",
+    "telegram_members",
+    "narrative_score",
+    "meme_virality",
+    "social_sentiment",
+    "holder_growth_pct",
+    "mint_authority",
+}
 
 
 @pytest.fixture(scope="module")
@@ -70,34 +80,51 @@ def test_what_if_rows_of_a_few_trades_are_flagged_with_wide_intervals(
 
 
 def test_planted_criteria_rank_above_the_noise_in_every_class(features: pd.DataFrame) -> None:
-    ranked = bt.rank_criteria(features, rule="filter")
+    """The default ranking (the signal, whole tokens flipped, family-wise over the search).
+
+    The replayed default it replaces ranked the noise ``twitter_followers`` #2 of 18 in
+    DEGEN_CAP (seed 7, the three quants), planted ``smart_money_buys`` #12 and
+    ``ai_confidence`` #13; over 78 families it declared a noise row significant in 15.4 %.
+    """
+    ranked = bt.rank_criteria(features)
     assert ranked["market_cap_class"].unique().tolist() == ["DEGEN_CAP", "LOW_CAP", "MID_CAP"]
-    combos = ranked.attrs["rank_criteria"]["combos_searched"]
-    assert combos == ranked["thresholds_searched"].sum() > 3000
-    assert (ranked["combos_searched"] == combos).all()
+    # Every planted criterion ranks above every noise one; no noise row is significant.
     for klass, rows in ranked.groupby("market_cap_class", sort=False):
         top = rows.head(3)
         assert set(top["criterion"]) == PLANTED, (klass, rows.head(6).to_string())
-        noise = rows[~rows["criterion"].isin(PLANTED)]
+        noise = rows[rows["criterion"].isin(NOISE)]
+        assert top["rank"].max() < noise["rank"].min()
         assert top["p_value"].max() < noise["p_value"].min()
         assert (top["trades"] >= 200).all() and (top["tokens"] >= 20).all()
         assert not top["small_sample"].any()
-    degen = ranked[ranked["market_cap_class"] == "DEGEN_CAP"]
-    assert (degen.head(3)["p_value"] < 0.01).all()
-    assert (degen.iloc[3:]["p_value"] > 0.15).all()
-    # Mixed classes and mean gain, the old ranking put a noise criterion first in Borealis'
-    # DEGEN_CAP; its row now says how little that rests on.
-    borealis = features[(features["quant_id"] == 2) & (features["market_cap_class"] == "DEGEN_CAP")]
-    rows = bt.rank_criteria(borealis, rule="filter").set_index("criterion")
-    assert rows["mean_gain"].idxmax() == "holder_growth_pct"
-    # Unadjusted it would pass for significant; adjusted for the ~1,000 thresholds tried, not.
-    assert rows.loc["holder_growth_pct", "p_raw"] < 0.05 < rows.loc["holder_growth_pct", "p_value"]
+    assert not (ranked.loc[ranked["criterion"].isin(NOISE), "p_value"] < 0.05).any()
+    info = ranked.attrs["rank_criteria"]
+    assert info["question"] == "signal" and info["effect_available"]
+    combos = info["combos_searched"]
+    assert combos == ranked["thresholds_searched"].sum() > 3000
+    assert (ranked["combos_searched"] == combos).all() and info["hypotheses"] == 18 * 3
+    for klass in ("DEGEN_CAP", "LOW_CAP"):
+        assert ranked.loc[ranked["market_cap_class"] == klass, "significant"].head(3).all()
+    twitter = ranked[ranked["criterion"] == "twitter_followers"]
+    assert (twitter["rank"] > 3).all() and (twitter["signal_lo"] < 0).all()
+    # The replayed effect of each row's threshold sits beside it, with its interval.
+    effect = ranked[["effect_d_win_rate_lo", "effect_d_win_rate", "effect_d_win_rate_hi"]]
+    assert effect.notna().all().all()
+    assert (effect.iloc[:, 0] <= effect.iloc[:, 1] + 1e-12).all()
+    assert (effect.iloc[:, 1] <= effect.iloc[:, 2] + 1e-12).all()
+    assert set(ranked["effect_interval"]) <= {"bootstrap", "nothing moved: rule of three"}
+    # Its estimate is what_if's replayed change at that threshold.
+    row = ranked[ranked["criterion"] == "smart_money_buys"].iloc[0]
+    rows = features[features["market_cap_class"] == row["market_cap_class"]]
+    rows.attrs = features.attrs
+    again = bt.what_if(rows, "smart_money_buys", [row["threshold"]], bootstrap=False)
+    assert row["effect_d_win_rate"] == pytest.approx(again["d_win_rate"].iloc[0], abs=1e-12)
 
 
 def test_rank_criteria_respects_the_playbook(features: pd.DataFrame, module_client: Client) -> None:
     playbook = L.load_playbook(2, client=module_client)
     borealis = features[features["quant_id"] == 2]
-    ranked = bt.rank_criteria(borealis, rule="replay", playbook=playbook, permutations=50)
+    ranked = bt.rank_criteria(borealis, rule="replay", playbook=playbook, flips=50)
     buying = playbook[playbook["config_type"] == "BUYING"]
     for row in ranked.itertuples():
         entry = buying[
@@ -110,13 +137,15 @@ def test_rank_criteria_respects_the_playbook(features: pd.DataFrame, module_clie
     assert ranked.attrs["rank_criteria"]["rule"] == "replay"
 
 
-def test_rank_criteria_replays_by_default_with_the_playbook_the_features_keep(
-    features: pd.DataFrame,
-) -> None:
+def test_rank_criteria_rule_names_the_question_of_its_gains(features: pd.DataFrame) -> None:
     borealis = features[features["quant_id"] == 2]
-    ranked = bt.rank_criteria(borealis, permutations=20)
-    assert ranked.attrs["rank_criteria"]["rule"] == "replay"
-    filtered = bt.rank_criteria(borealis, permutations=20, rule="filter")
-    # Replayed, a criterion that is not required moves fewer trades than its hard filter.
+    ranked = bt.rank_criteria(borealis, flips=20, rule="replay")
+    info = ranked.attrs["rank_criteria"]
+    assert (info["rule"], info["question"]) == ("replay", "effect")
+    filtered = bt.rank_criteria(borealis, flips=20)
+    assert filtered.attrs["rank_criteria"]["question"] == "signal"
+    # The test answers the signal question whatever the rule: the same p-values.
     both = ranked.merge(filtered, on=["market_cap_class", "criterion"], suffixes=("", "_filter"))
+    assert (both["p_value"] == both["p_value_filter"]).all()
+    # Replayed, a criterion that is not required moves fewer trades than its hard filter.
     assert (both["best_gain"] <= both["best_gain_filter"] + 1e-12).mean() > 0.8

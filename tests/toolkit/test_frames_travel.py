@@ -104,7 +104,7 @@ def derived(frames: Frames, c: Client) -> Frames:
         "what_if_filter": bt.what_if(features, second, 8, rule="filter"),
         "what_if_grid": grid,
         "pivot_grid": bt.pivot_grid(grid),
-        "rank_criteria": bt.rank_criteria(features, list(CRITERIA), permutations=20),
+        "rank_criteria": bt.rank_criteria(features, list(CRITERIA), flips=20),
         "walk_forward": bt.walk_forward(features, first, 8, folds=2, min_trades=10),
         "compare_playbooks": bt.compare_playbooks(playbook, playbook, features),
         "crosscheck": bt.crosscheck(frames["recommendations"], features),  # type: ignore[arg-type]

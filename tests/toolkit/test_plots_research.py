@@ -28,6 +28,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
 import quantscope.loaders as L
+from quantscope import IncompleteDataWarning
 from quantscope import backtest as bt
 from quantscope import plots as P
 from quantscope._client import Client
@@ -204,7 +205,7 @@ def test_heatmap_annotation_can_be_turned_off_and_ax_is_honoured(features: pd.Da
 def test_walk_forward_bars_are_each_folds_gains(features: pd.DataFrame) -> None:
     folds = bt.walk_forward(features, CRITERION, rule="filter", min_trades=60)
     ax = P.walk_forward_folds(folds)
-    ins, outs = ax.containers
+    ins, outs = ax.containers[:2]
     assert (ins.get_label(), outs.get_label()) == (walkforward.IN_SAMPLE, walkforward.OUT_OF_SAMPLE)
     np.testing.assert_array_equal([p.get_height() for p in ins], folds["in_sample_gain"])
     np.testing.assert_array_equal([p.get_height() for p in outs], folds["out_of_sample_gain"])
@@ -214,10 +215,11 @@ def test_walk_forward_bars_are_each_folds_gains(features: pd.DataFrame) -> None:
     assert [t.get_text() for t in ax.texts if t.get_text().startswith("n=")] == [
         f"n={k:,}" for k in folds["test_kept"]
     ]
-    assert (
-        ax.get_title()
-        == f"{CRITERION}: threshold chosen on the past, tried ahead (upper bound: hard filter)"
+    assert ax.get_title() == (
+        f"{CRITERION}: threshold chosen on the past, tried ahead\n{QUESTION_LABELS['signal']}"
     )
+    [bars] = [c for c in ax.containers if c.get_label() == walkforward.INTERVAL]
+    assert len(bars.lines[2][0].get_segments()) == len(folds)  # an interval per fold
     png(ax.figure)
 
 
@@ -241,7 +243,8 @@ def test_empty_research_frames_draw_empty_labelled_figures(features: pd.DataFram
     assert [t.get_text() for t in ax.texts] == ["no threshold pair to draw"]
     png(ax.figure)
 
-    none = bt.walk_forward(features, CRITERION, min_trades=10**6)  # every class left out
+    with pytest.warns(IncompleteDataWarning, match="left out"):
+        none = bt.walk_forward(features, CRITERION, min_trades=10**6)  # every class left out
     ax = P.walk_forward_folds(none)
     assert ax.get_title().startswith(f"{CRITERION}: threshold chosen on the past")
     texts = [t.get_text() for t in ax.texts]
