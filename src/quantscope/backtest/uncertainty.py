@@ -13,7 +13,10 @@ default), never single trades (docs/metrics.md, "Calibrated uncertainty").
   cells)`` table. Intervals are percentile intervals whose distances from the estimate are
   widened by ``sqrt(k / (k - 1))`` (the small-cluster correction of a bootstrap variance)
   and by ``t_df / z``, the Student quantile over the normal one, with ``df`` the clusters the
-  figure rests on: the tokens with trades at the threshold, less one, for a win rate; the
+  figure rests on: the *effective* tokens with trades at the threshold (Kish's ``(sum n_c)^2
+  / sum n_c^2``, ``effective_clusters``), less one, for a win rate, whose two distances are
+  also at least the normal ``z * sd`` of the resamples (a percentile of a skewed rate over
+  few tokens falls short on its short side); the
   tokens whose kept trades *move* for a change (a change that rests on 2 moving tokens is
   known to 2 tokens, however many trades they hold). Calibrated on seeds 100-119 against the
   generator's truth, validated on other seeds (docs/metrics.md, "Calibration").
@@ -135,6 +138,17 @@ def _statistics(t: ClusterSums, w: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
+def effective_clusters(counts: np.ndarray) -> np.ndarray:
+    """Kish's effective number of clusters of each column of per-cluster trade counts
+    ``(k, cells)``: ``(sum_c n_c)^2 / sum_c n_c^2``. Equal to the clusters with trades when
+    they hold as many trades each, smaller when a few clusters hold most of them (a rate
+    resting on 3 tokens of 40 trades and 30 of 1 is known to about 8 tokens, not 33); 0 for
+    a cell without trades."""
+    n = np.asarray(counts, dtype=np.float64)
+    total, squares = n.sum(axis=0), (n * n).sum(axis=0)
+    return np.where(squares > 0, total * total / np.where(squares > 0, squares, 1.0), 0.0)
+
+
 def _moved(t: ClusterSums) -> np.ndarray:
     """Clusters whose kept trades differ from the current threshold's, per cell (nested sets
     of one criterion: a count differs exactly when the kept set does)."""
@@ -195,8 +209,7 @@ def cluster_intervals(
     )
     no_move = (moved == 0) & nested
     bounds = _no_move_bounds(table)
-    with_trades = np.count_nonzero(table.trades, axis=0)
-    t_rate = t_quantile(1 - tail, np.maximum(with_trades - 1, 1))
+    t_rate = t_quantile(1 - tail, np.maximum(effective_clusters(table.trades) - 1, 1))
     t_change = np.where(moved > 0, t_quantile(1 - tail, np.maximum(moved, 1)), z)
     for name in STATISTICS:
         inflate = small * (t_rate if name == "win_rate" else t_change) / z
@@ -208,8 +221,16 @@ def cluster_intervals(
         est = point[name]
         # A skewed resample distribution can put a percentile past the estimate: the
         # interval always holds the estimate itself.
-        lo = np.where(undefined, np.nan, est - inflate * np.maximum(est - lo, 0.0))
-        hi = np.where(undefined, np.nan, est + inflate * np.maximum(hi - est, 0.0))
+        down, up = np.maximum(est - lo, 0.0), np.maximum(hi - est, 0.0)
+        if name == "win_rate":
+            # A rate over few clusters has a skewed resample distribution whose percentile
+            # falls short on its short side: each distance is at least the normal one.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                normal = z * np.nanstd(stacked, axis=0)
+            down, up = np.fmax(down, normal), np.fmax(up, normal)
+        lo = np.where(undefined, np.nan, est - inflate * down)
+        hi = np.where(undefined, np.nan, est + inflate * up)
         if name != "win_rate":
             lo = np.where(no_move, est - bounds[name], lo)
             hi = np.where(no_move, est + bounds[name], hi)
