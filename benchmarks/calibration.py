@@ -42,12 +42,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import multiprocessing
 import sqlite3
 import sys
 import tempfile
 import time
 import warnings
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -250,11 +252,12 @@ def coverage(cells: pd.DataFrame, method: str, rows: pd.Series | None = None) ->
     return out
 
 
-def headline(cells: pd.DataFrame, method: str) -> dict[str, Any]:
+def headline(cells: pd.DataFrame, method: str, rows: pd.Series | None = None) -> dict[str, Any]:
     """Coverage of the win rate over every cell, of the changes over the cells where
-    something moved (a row where nothing moved is scored apart: its truth is mostly 0)."""
-    every = coverage(cells, method)
-    moved = coverage(cells, method, cells["moved"])
+    something moved (a row where nothing moved is scored apart: its truth is mostly 0);
+    ``rows``: only these (e.g. one group of seeds; the truth still uses every world)."""
+    every = coverage(cells, method, rows)
+    moved = coverage(cells, method, cells["moved"] if rows is None else cells["moved"] & rows)
     return {
         key: (every if name == "win_rate" else moved)[key]
         for name in STATISTICS
@@ -376,8 +379,15 @@ def run(
     today_worlds: int | None = None,
     quants: Sequence[int] = QUANTS,
     criteria: Sequence[str] | None = None,
+    jobs: int = 1,
+    groups: dict[str, Sequence[int]] | None = None,
 ) -> dict[str, Any]:
     """Research every world and score it: the JSON the command writes.
+
+    ``groups``: name -> seeds, figures of each group of seeds apart (``by_group``; the truth
+    of a cell is still its mean over every other world of the run).
+
+    ``jobs``: worlds researched (and loaded, when not kept) in that many processes at once.
 
     ``work_dir``: the Parquet store (``calibration_store``) that keeps loaded worlds and
     today's answers; a world found there is not built or loaded again.
@@ -396,9 +406,29 @@ def run(
     grids = thresholds([ref["frames"]], scored, quants)
     parts: dict[str, list[pd.DataFrame]] = {"cells": [], "screen": [], "rank": [], "oos": []}
     timing = []
-    for i, seed in enumerate(seeds):
-        today = today_worlds is None or i < today_worlds
-        found = _world(seed, data_dir, store, reference, grids, scored, today, quants, screened)
+    jobs_args = [
+        (
+            seed,
+            data_dir,
+            store,
+            reference,
+            grids,
+            scored,
+            today_worlds is None or i < today_worlds,
+            quants,
+            screened,
+        )
+        for i, seed in enumerate(seeds)
+    ]
+    if jobs > 1:
+        # Worlds are independent: research them in worker processes (results come back in
+        # the seeds' order; the features stay in the workers).
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+            answers = list(pool.map(_world_answers, jobs_args))
+    else:
+        answers = [_world_answers(a) for a in jobs_args]
+    for seed, found in zip(seeds, answers, strict=True):
         timing.append({"seed": seed, **found["timing"]})
         for name, frame in found["parts"].items():
             if not frame.empty and (found["today"] or name in ("cells", "screen")):
@@ -424,6 +454,18 @@ def run(
         "planted_beats_noise_by_class_raw_gain": beats(oos, planted, BY_CLASS),
         "worlds_ranked": int(rank["world"].nunique()) if len(rank) else 0,
     }
+    by_group = {}
+    for name, members in (groups or {}).items():
+        inside = cells["world"].isin(members)
+        mine = screen[screen["world"].isin(members)]
+        by_group[name] = {
+            "seeds": sorted(members),
+            "coverage": {
+                k: v for k, v in headline(cells, "new", inside).items() if k in STATISTICS
+            },
+            **families(mine, planted),
+            "planted_beats_noise": beats(criterion_signals(mine), planted, PAIRED),
+        }
     cov = new["coverage"]
     return {
         "worlds": len(seeds),
@@ -434,6 +476,7 @@ def run(
         "power": new["power"],
         "planted_beats_noise": new["planted_beats_noise"],
         "new": new,
+        "by_group": by_group,
         "today": today_figures,
         "coverage_every_row": coverage(cells, "new"),
         "coverage_rows_where_nothing_moved": coverage(cells, "new", ~moved),
@@ -452,6 +495,13 @@ def run(
         "per_world": timing,
         "date": datetime.now(UTC).strftime("%Y-%m-%d"),
     }
+
+
+def _world_answers(args: tuple[Any, ...]) -> dict[str, Any]:
+    """``_world`` without the features (what a worker process sends back)."""
+    found = _world(*args)
+    found.pop("frames", None)
+    return found
 
 
 def load_worlds(
@@ -489,6 +539,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="run today's ranking and walk-forward on the first N seeds only",
     )
     parser.add_argument(
+        "--jobs", type=int, default=1, help="worlds researched at once (processes, default 1)"
+    )
+    parser.add_argument(
+        "--group",
+        action="append",
+        default=[],
+        metavar="NAME=SEEDS",
+        help="figures of these seeds apart too, e.g. fresh=200-219 (repeatable)",
+    )
+    parser.add_argument(
         "--load-only",
         action="store_true",
         help="build and load the worlds into --work-dir, research nothing",
@@ -512,6 +572,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.work_dir,
             args.reference_seed,
             args.today_worlds,
+            jobs=args.jobs,
+            groups={
+                name: parse_seeds(text) for name, _, text in (g.partition("=") for g in args.group)
+            },
         )
     text = json.dumps(result, indent=2, default=float)
     if args.json:
