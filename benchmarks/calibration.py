@@ -7,11 +7,12 @@ values through the toolkit over HTTP (``load_trades``, ``trade_features``), runs
 on each world and scores it. The harness reads the generator (``sandbox.sim.criteria``) for
 the truth; the toolkit never does. docs/metrics.md ("Calibration") defines every figure.
 
-* **Planted and noise.** A criterion is *planted* when the generator mixes the next day's
-  return into its value (``latent(...)`` in ``criterion_values``, read from its source); it is
-  *noise* when its value is drawn independently of the token's path and outcome (``NOISE``:
-  social traits, pure noise draws, the mint flag). The rest (market-derived values, the
-  rug-linked LP lock) may carry real but unplanted signal and are scored in neither set.
+* **Planted and noise**, declared by the generator (``sandbox.sim.criteria.PLANTED``, whose
+  weights ``criterion_values`` reads, and ``NOISE``; a sandbox test checks both against the
+  generator). *Planted*: the next day's return is mixed into the value; *noise*: drawn
+  independently of the token's path and outcome (social traits, pure noise draws, the mint
+  flag). The rest (market-derived values, the rug-linked LP lock) may carry real but
+  unplanted signal and are scored in neither set.
 * **Cells and their truth.** A coverage cell is (quant, market-cap class, criterion,
   threshold), the threshold one of ``GRID_QUANTILES`` of the criterion's values in the
   class in a *reference world* (``--reference-seed``, 0 by default, never scored): the same
@@ -24,7 +25,9 @@ the truth; the toolkit never does. docs/metrics.md ("Calibration") defines every
   and interval are defined. **false_positive_rate** = share of (world, quant) families with a
   noise criterion significant at 5 % in any class; **power** = share of planted (world, quant,
   criterion) significant in some class; **planted_beats_noise** = the chance that a planted
-  criterion's out-of-sample signal beats a noise one's in the same (world, quant, class).
+  criterion's out-of-sample signal beats a noise one's in the same (world, quant): the
+  signal is the screen's ``criterion_score`` (its classes pooled, in token-clustered
+  standard errors); the previous figure (raw gains, one class at a time) is reported beside.
 
 ``new`` scores ``backtest.what_if_intervals`` (coverage) and ``backtest.screen`` (the rest);
 ``today`` scores ``what_if``'s interval columns (Wilson; token bootstrap; ``d_win_rate`` has
@@ -32,9 +35,10 @@ none) and ``rank_criteria`` (default rule, trade permutations), with the out-of-
 of ``walk_forward(split=0.5)``; the last two replay every criterion many times (~110 s a
 world), so they run on the first ``--today-worlds`` seeds only (all by default).
 
-``--work-dir`` keeps each world's loaded features and research (one pickle per seed, keyed by
-the seed and the reference seed) and reuses them: two processes over disjoint seeds can fill
-it, and a run over all the seeds then only scores (what the published figures did).
+``--work-dir`` is the store (``calibration_store``): each world's loaded features in Parquet,
+keyed by the seed and the sandbox's version, and today's answers; a re-run only redoes the
+research. ``--load-only`` fills it (several processes over disjoint seeds may), ``--jobs N``
+researches N worlds at once, ``--group NAME=SEEDS`` scores groups of seeds apart.
 """
 
 from __future__ import annotations
