@@ -57,6 +57,7 @@ from quantscope.backtest.uncertainty import (
     SEED,
     ClusterSums,
     cluster_intervals,
+    poisson_weights,
     signflip_pvalues,
 )
 
@@ -413,6 +414,8 @@ def _report(
         scores = np.stack([accs[key].score for key in keys], axis=1)
         stat, p_raw, p_adj = signflip_pvalues(scores, flips=flips, seed=seed)
         pooled = _criterion_scores(accs, keys)
+        # Every row resamples the same tokens with the same seed: draw the weights once.
+        drawn = list(poisson_weights(accs[keys[0]].k, resamples, seed))
     for j, key in enumerate(keys):
         a = accs[key]
         s = a.signal
@@ -426,7 +429,7 @@ def _report(
             base_pnl=np.zeros(a.k),
             base_cost=np.zeros(a.k),
         )
-        got = cluster_intervals(sig, resamples=resamples, seed=seed, nested=False)
+        got = cluster_intervals(sig, resamples=resamples, seed=seed, nested=False, weights=drawn)
         e = a.effect
         eff = ClusterSums(
             trades=e[:, [0]],
@@ -439,7 +442,11 @@ def _report(
             base_cost=e[:, 7],
         )
         has_effect = bool(e[:, 4].sum() > 0)
-        eff_got = cluster_intervals(eff, resamples=resamples, seed=seed) if has_effect else {}
+        eff_got = (
+            cluster_intervals(eff, resamples=resamples, seed=seed, weights=drawn)
+            if has_effect
+            else {}
+        )
         row: dict[str, Any] = {
             "quant_id": key[0],
             "market_cap_class": key[1],

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
@@ -180,8 +180,13 @@ def cluster_intervals(
     seed: int = SEED,
     confidence: float = CONFIDENCE,
     nested: bool = True,
+    weights: Sequence[np.ndarray] | None = None,
 ) -> dict[str, np.ndarray]:
     """Point estimates and intervals of ``STATISTICS`` at every cell of ``table``.
+
+    ``weights``: the chunks ``poisson_weights(table.clusters, resamples, seed)`` yields, drawn
+    once by a caller that computes many tables over the same clusters (the same numbers as
+    drawing them here; a screen of 54 rows over 14,000 tokens drew 108 x 14 million).
 
     ``nested``: the kept rows and the baseline's are nested sets (one criterion's thresholds),
     so a cell whose per-cluster counts equal the baseline's moved nothing and gets the
@@ -196,7 +201,7 @@ def cluster_intervals(
     point = _point(table)
     tail = (1 - confidence) / 2
     draws: dict[str, list[np.ndarray]] = {name: [] for name in STATISTICS}
-    for w in poisson_weights(k, resamples, seed):
+    for w in weights if weights is not None else poisson_weights(k, resamples, seed):
         for name, values in _statistics(table, w).items():
             draws[name].append(values)
     small = np.sqrt(k / (k - 1)) if k > 1 else 1.0
