@@ -27,6 +27,7 @@ BENCHMARKS: dict[str, str] = {
     "reload": "bench_reload",
     "replay": "bench_replay",
     "scale": "bench_scale",
+    "screen": "bench_screen",
     "summary": "bench_summary",
     "sweep": "bench_sweep",
 }

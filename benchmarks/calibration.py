@@ -7,11 +7,12 @@ values through the toolkit over HTTP (``load_trades``, ``trade_features``), runs
 on each world and scores it. The harness reads the generator (``sandbox.sim.criteria``) for
 the truth; the toolkit never does. docs/metrics.md ("Calibration") defines every figure.
 
-* **Planted and noise.** A criterion is *planted* when the generator mixes the next day's
-  return into its value (``latent(...)`` in ``criterion_values``, read from its source); it is
-  *noise* when its value is drawn independently of the token's path and outcome (``NOISE``:
-  social traits, pure noise draws, the mint flag). The rest (market-derived values, the
-  rug-linked LP lock) may carry real but unplanted signal and are scored in neither set.
+* **Planted and noise**, declared by the generator (``sandbox.sim.criteria.PLANTED``, whose
+  weights ``criterion_values`` reads, and ``NOISE``; a sandbox test checks both against the
+  generator). *Planted*: the next day's return is mixed into the value; *noise*: drawn
+  independently of the token's path and outcome (social traits, pure noise draws, the mint
+  flag). The rest (market-derived values, the rug-linked LP lock) may carry real but
+  unplanted signal and are scored in neither set.
 * **Cells and their truth.** A coverage cell is (quant, market-cap class, criterion,
   threshold), the threshold one of ``GRID_QUANTILES`` of the criterion's values in the
   class in a *reference world* (``--reference-seed``, 0 by default, never scored): the same
@@ -24,7 +25,9 @@ the truth; the toolkit never does. docs/metrics.md ("Calibration") defines every
   and interval are defined. **false_positive_rate** = share of (world, quant) families with a
   noise criterion significant at 5 % in any class; **power** = share of planted (world, quant,
   criterion) significant in some class; **planted_beats_noise** = the chance that a planted
-  criterion's out-of-sample signal beats a noise one's in the same (world, quant, class).
+  criterion's out-of-sample signal beats a noise one's in the same (world, quant): the
+  signal is the screen's ``criterion_score`` (its classes pooled, in token-clustered
+  standard errors); the previous figure (raw gains, one class at a time) is reported beside.
 
 ``new`` scores ``backtest.what_if_intervals`` (coverage) and ``backtest.screen`` (the rest);
 ``today`` scores ``what_if``'s interval columns (Wilson; token bootstrap; ``d_win_rate`` has
@@ -32,24 +35,25 @@ none) and ``rank_criteria`` (default rule, trade permutations), with the out-of-
 of ``walk_forward(split=0.5)``; the last two replay every criterion many times (~110 s a
 world), so they run on the first ``--today-worlds`` seeds only (all by default).
 
-``--work-dir`` keeps each world's loaded features and research (one pickle per seed, keyed by
-the seed and the reference seed) and reuses them: two processes over disjoint seeds can fill
-it, and a run over all the seeds then only scores (what the published figures did).
+``--work-dir`` is the store (``calibration_store``): each world's loaded features in Parquet,
+keyed by the seed and the sandbox's version, and today's answers; a re-run only redoes the
+research. ``--load-only`` fills it (several processes over disjoint seeds may), ``--jobs N``
+researches N worlds at once, ``--group NAME=SEEDS`` scores groups of seeds apart.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import inspect
 import json
-import re
+import multiprocessing
 import sqlite3
 import sys
 import tempfile
 import time
 import warnings
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -57,29 +61,32 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchmarks.calibration_store import Store
+
 QUANTS = (1, 2, 3)
-#: Criteria whose values are drawn independently of the token's path and outcome.
-NOISE = frozenset(
-    {
-        "twitter_followers",
-        "telegram_members",
-        "narrative_score",
-        "meme_virality",
-        "social_sentiment",
-        "holder_growth_pct",
-        "mint_authority",
-    }
-)
 GRID_QUANTILES = (0.1, 0.3, 0.5, 0.7, 0.9)
 STATISTICS = ("win_rate", "d_win_rate", "d_total_pnl_usd", "d_roi")
+#: planted_beats_noise pairs criteria of the same (world, quant); the by-class figure of the
+#: previous harness (raw gains, one class at a time) is reported beside it.
+PAIRED = ("world", "quant_id")
+BY_CLASS = ("world", "quant_id", "market_cap_class")
 
 
 def planted_criteria() -> frozenset[str]:
-    """The criteria the generator plants: ``put("key", ... latent(...))`` in its source."""
-    from quantscope.sandbox.sim import criteria
+    """The criteria the generator plants (``sandbox.sim.criteria.PLANTED``, declared there)."""
+    from quantscope.sandbox.sim.criteria import PLANTED
 
-    source = inspect.getsource(criteria.criterion_values)
-    return frozenset(re.findall(r'put\("(\w+)",[^\n]*latent\(', source))
+    return frozenset(PLANTED)
+
+
+def noise_criteria() -> frozenset[str]:
+    """The criteria drawn independently of outcomes (``sandbox.sim.criteria.NOISE``)."""
+    from quantscope.sandbox.sim.criteria import NOISE as declared
+
+    return frozenset(declared)
+
+
+NOISE = noise_criteria()
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -140,9 +147,11 @@ def research(
     today: bool = True,
     quants: Sequence[int] = QUANTS,
     screen_criteria: Sequence[str] | None = None,
+    today_cells: bool = True,
 ) -> dict[str, Any]:
     """One world's answers: with ``today``, today's ranking and walk-forward (``rank``,
-    ``oos``); without, the cells (both methods' intervals) and the screen."""
+    ``oos``); without, the cells and the screen (``today_cells``: today's what-if intervals
+    of the cells too, else NaN)."""
     from quantscope import backtest as bt
 
     cells: list[dict[str, Any]] = []
@@ -178,7 +187,7 @@ def research(
                     if grid is None:
                         continue
                     new = bt.what_if_intervals(rows, c, grid)
-                    old = bt.what_if(rows, c, grid)
+                    old = bt.what_if(rows, c, grid) if today_cells else pd.DataFrame()
                     for i, t in enumerate(grid):
                         cell = {
                             "quant_id": q,
@@ -191,7 +200,7 @@ def research(
                             cell[f"new_{name}_lo"] = float(new[f"{name}_lo"].iloc[i])
                             cell[f"new_{name}_hi"] = float(new[f"{name}_hi"].iloc[i])
                             lo, hi = f"{name}_lo", f"{name}_hi"
-                            has = lo in old.columns
+                            has = lo in old.columns and len(old)
                             cell[f"today_{name}_lo"] = float(old[lo].iloc[i]) if has else np.nan
                             cell[f"today_{name}_hi"] = float(old[hi].iloc[i]) if has else np.nan
                         cell["moved"] = new["interval"].iloc[i] == "bootstrap"
@@ -247,11 +256,12 @@ def coverage(cells: pd.DataFrame, method: str, rows: pd.Series | None = None) ->
     return out
 
 
-def headline(cells: pd.DataFrame, method: str) -> dict[str, Any]:
+def headline(cells: pd.DataFrame, method: str, rows: pd.Series | None = None) -> dict[str, Any]:
     """Coverage of the win rate over every cell, of the changes over the cells where
-    something moved (a row where nothing moved is scored apart: its truth is mostly 0)."""
-    every = coverage(cells, method)
-    moved = coverage(cells, method, cells["moved"])
+    something moved (a row where nothing moved is scored apart: its truth is mostly 0);
+    ``rows``: only these (e.g. one group of seeds; the truth still uses every world)."""
+    every = coverage(cells, method, rows)
+    moved = coverage(cells, method, cells["moved"] if rows is None else cells["moved"] & rows)
     return {
         key: (every if name == "win_rate" else moved)[key]
         for name in STATISTICS
@@ -276,12 +286,13 @@ def families(table: pd.DataFrame, planted: frozenset[str]) -> dict[str, Any]:
     }
 
 
-def beats(signals: pd.DataFrame, planted: frozenset[str]) -> float | None:
-    """P(planted signal > noise signal) over pairs in the same (world, quant, class)."""
+def beats(signals: pd.DataFrame, planted: frozenset[str], within: Sequence[str]) -> float | None:
+    """P(planted signal > noise signal) over (planted, noise) pairs in the same ``within``
+    group (ties count half)."""
     if signals.empty:
         return None
     wins = pairs = 0.0
-    for _, g in signals.groupby(["world", "quant_id", "market_cap_class"]):
+    for _, g in signals.groupby(list(within)):
         p = g.loc[g["criterion"].isin(planted), "signal"].dropna().to_numpy()
         n = g.loc[g["criterion"].isin(NOISE), "signal"].dropna().to_numpy()
         if len(p) and len(n):
@@ -291,54 +302,76 @@ def beats(signals: pd.DataFrame, planted: frozenset[str]) -> float | None:
     return round(wins / pairs, 4) if pairs else None
 
 
+def criterion_signals(screen: pd.DataFrame) -> pd.DataFrame:
+    """The screen's out-of-sample signal of each (world, quant, criterion): its
+    ``criterion_score`` (classes pooled, in token-clustered standard errors)."""
+    if screen.empty:
+        return pd.DataFrame(columns=["world", "quant_id", "criterion", "signal"])
+    key = ["world", "quant_id", "criterion"]
+    return (
+        screen.groupby(key, as_index=False)["criterion_score"]
+        .first()
+        .rename(columns={"criterion_score": "signal"})
+    )
+
+
+def today_signals(oos: pd.DataFrame) -> pd.DataFrame:
+    """Today's out-of-sample signal of each (world, quant, criterion): the mean over its
+    classes of ``walk_forward(split=0.5)``'s out-of-sample gain."""
+    if oos.empty:
+        return pd.DataFrame(columns=["world", "quant_id", "criterion", "signal"])
+    return oos.groupby(["world", "quant_id", "criterion"], as_index=False)["signal"].mean()
+
+
 def _world(
     seed: int,
     data_dir: Path,
-    work_dir: Path | None,
+    store: Store | None,
     reference: int,
     grids: dict | None,
     criteria: list[str],
     today: bool,
-    redo: bool = False,
     quants: Sequence[int] = QUANTS,
     screened: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """One world's features, timing and research, from ``work_dir`` when kept there.
+    """One world's features (from ``store`` when kept there), timing and research.
 
-    ``redo``: the new methods' research is run again on the kept features (today's answers,
-    which do not change, are kept); ``today``: today's answers are run if not kept yet.
+    The new methods' research is always run (it is what a re-run is for); today's answers are
+    run with ``today`` unless the store keeps them.
     """
-    kept = work_dir / f"world-s{seed}-ref{reference}.pkl" if work_dir else None
-    found: dict[str, Any]
-    if kept is not None and kept.exists():
-        found = pd.read_pickle(kept)
-    else:
+    kept = store.get_world(seed, quants) if store is not None else None
+    if kept is None:
         frames, timing = load_world(seed, data_dir, quants)
         print(
             f"seed {seed}: built {timing['build_s']:.1f} s, loaded {timing['load_s']:.1f} s",
             file=sys.stderr,
             flush=True,
         )
-        found = {"frames": frames, "timing": timing, "today": False}
-        if kept is not None:  # the loaded features first: research can be redone from them
-            pd.to_pickle(found, kept)
-    changed = False
-    if grids is not None:
-        parts = found.setdefault("parts", {})
-        if redo or "cells" not in parts:
+        if store is not None:
+            store.put_world(seed, quants, frames, timing)
+    else:
+        frames, timing = kept
+        timing = {**timing, "kept": True}
+    found: dict[str, Any] = {"frames": frames, "timing": dict(timing), "today": False}
+    if grids is None:
+        return found
+    t0 = time.perf_counter()
+    found["parts"] = research(frames, grids, criteria, False, quants, screened, today)
+    found["timing"]["research_s"] = time.perf_counter() - t0
+    if today:
+        old = store.get_today(seed, reference) if store is not None else None
+        if old is None:
             t0 = time.perf_counter()
-            parts.update(research(found["frames"], grids, criteria, False, quants, screened))
-            found["timing"]["research_s"] = time.perf_counter() - t0
-            changed = True
-        if today and not found["today"]:
-            t0 = time.perf_counter()
-            old = research(found["frames"], grids, criteria, True, quants)
-            parts.update(rank=old["rank"], oos=old["oos"])
-            found["timing"]["today_s"] = time.perf_counter() - t0
-            found["today"] = changed = True
-        print(f"seed {seed}: research done {found['timing']}", file=sys.stderr, flush=True)
-    if kept is not None and changed:
-        pd.to_pickle(found, kept)
+            answers = research(frames, grids, criteria, True, quants)
+            old = {"rank": answers["rank"], "oos": answers["oos"]}
+            seconds = time.perf_counter() - t0
+            if store is not None:
+                store.put_today(seed, reference, old, seconds)
+            old["timing"] = {"today_s": seconds}
+        found["parts"].update(rank=old["rank"], oos=old["oos"])
+        found["timing"].update(old["timing"])
+        found["today"] = True
+    print(f"seed {seed}: research done {found['timing']}", file=sys.stderr, flush=True)
     return found
 
 
@@ -348,11 +381,20 @@ def run(
     work_dir: Path | None = None,
     reference: int = 0,
     today_worlds: int | None = None,
-    redo: bool = False,
     quants: Sequence[int] = QUANTS,
     criteria: Sequence[str] | None = None,
+    jobs: int = 1,
+    groups: dict[str, Sequence[int]] | None = None,
 ) -> dict[str, Any]:
     """Research every world and score it: the JSON the command writes.
+
+    ``groups``: name -> seeds, figures of each group of seeds apart (``by_group``; the truth
+    of a cell is still its mean over every other world of the run).
+
+    ``jobs``: worlds researched (and loaded, when not kept) in that many processes at once.
+
+    ``work_dir``: the Parquet store (``calibration_store``) that keeps loaded worlds and
+    today's answers; a world found there is not built or loaded again.
 
     ``criteria``: score (and screen) these only (default: every planted and noise criterion
     scored, every criterion screened), for a small run.
@@ -362,15 +404,35 @@ def run(
     screened = list(criteria) if criteria is not None else None
     if reference in seeds:
         raise ValueError(f"the reference world (seed {reference}) cannot be scored too")
-    ref = _world(reference, data_dir, work_dir, reference, None, scored, False, False, quants)
+    store = Store(work_dir) if work_dir is not None else None
+    started = time.perf_counter()
+    ref = _world(reference, data_dir, store, reference, None, scored, False, quants)
     grids = thresholds([ref["frames"]], scored, quants)
     parts: dict[str, list[pd.DataFrame]] = {"cells": [], "screen": [], "rank": [], "oos": []}
     timing = []
-    for i, seed in enumerate(seeds):
-        today = today_worlds is None or i < today_worlds
-        found = _world(
-            seed, data_dir, work_dir, reference, grids, scored, today, redo, quants, screened
+    jobs_args = [
+        (
+            seed,
+            data_dir,
+            store,
+            reference,
+            grids,
+            scored,
+            today_worlds is None or i < today_worlds,
+            quants,
+            screened,
         )
+        for i, seed in enumerate(seeds)
+    ]
+    if jobs > 1:
+        # Worlds are independent: research them in worker processes (results come back in
+        # the seeds' order; the features stay in the workers).
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+            answers = list(pool.map(_world_answers, jobs_args))
+    else:
+        answers = [_world_answers(a) for a in jobs_args]
+    for seed, found in zip(seeds, answers, strict=True):
         timing.append({"seed": seed, **found["timing"]})
         for name, frame in found["parts"].items():
             if not frame.empty and (found["today"] or name in ("cells", "screen")):
@@ -383,14 +445,31 @@ def run(
     new = {
         "coverage": headline(cells, "new"),
         **families(screen, planted),
-        "planted_beats_noise": beats(screen, planted),
+        "planted_beats_noise": beats(criterion_signals(screen), planted, PAIRED),
+        "planted_beats_noise_by_class_raw_gain": beats(screen, planted, BY_CLASS),
+        "planted_beats_noise_by_criterion": {
+            p: beats(criterion_signals(screen), frozenset({p}), PAIRED) for p in sorted(planted)
+        },
     }
     today_figures = {
         "coverage": headline(cells, "today"),
         **families(rank, planted),
-        "planted_beats_noise": beats(oos, planted),
+        "planted_beats_noise": beats(today_signals(oos), planted, PAIRED),
+        "planted_beats_noise_by_class_raw_gain": beats(oos, planted, BY_CLASS),
         "worlds_ranked": int(rank["world"].nunique()) if len(rank) else 0,
     }
+    by_group = {}
+    for name, members in (groups or {}).items():
+        inside = cells["world"].isin(members)
+        mine = screen[screen["world"].isin(members)]
+        by_group[name] = {
+            "seeds": sorted(members),
+            "coverage": {
+                k: v for k, v in headline(cells, "new", inside).items() if k in STATISTICS
+            },
+            **families(mine, planted),
+            "planted_beats_noise": beats(criterion_signals(mine), planted, PAIRED),
+        }
     cov = new["coverage"]
     return {
         "worlds": len(seeds),
@@ -401,6 +480,7 @@ def run(
         "power": new["power"],
         "planted_beats_noise": new["planted_beats_noise"],
         "new": new,
+        "by_group": by_group,
         "today": today_figures,
         "coverage_every_row": coverage(cells, "new"),
         "coverage_rows_where_nothing_moved": coverage(cells, "new", ~moved),
@@ -413,10 +493,32 @@ def run(
             "load": round(sum(t["load_s"] for t in timing), 1),
             "research": round(sum(t.get("research_s", 0.0) for t in timing), 1),
             "today_research": round(sum(t.get("today_s", 0.0) for t in timing), 1),
+            "wall_this_run": round(time.perf_counter() - started, 1),
+            "worlds_loaded_this_run": sum(not t.get("kept", False) for t in timing),
         },
         "per_world": timing,
         "date": datetime.now(UTC).strftime("%Y-%m-%d"),
     }
+
+
+def _world_answers(args: tuple[Any, ...]) -> dict[str, Any]:
+    """``_world`` without the features (what a worker process sends back)."""
+    found = _world(*args)
+    found.pop("frames", None)
+    return found
+
+
+def load_worlds(
+    seeds: Sequence[int], data_dir: Path, work_dir: Path, quants: Sequence[int] = QUANTS
+) -> dict[str, Any]:
+    """Build and load the worlds of ``seeds`` into the store (those kept there are skipped):
+    the slow part, done once; ``run`` then only researches."""
+    store = Store(work_dir)
+    timing = []
+    for seed in seeds:
+        found = _world(seed, data_dir, store, seed, None, [], False, quants)
+        timing.append({"seed": seed, **found["timing"]})
+    return {"loaded": timing}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -427,7 +529,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--work-dir",
         type=Path,
-        help="keep each world's features and research here and reuse them",
+        help="the Parquet store: loaded worlds and today's answers are kept and reused",
     )
     parser.add_argument(
         "--reference-seed",
@@ -441,12 +543,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="run today's ranking and walk-forward on the first N seeds only",
     )
     parser.add_argument(
-        "--redo-research",
+        "--jobs", type=int, default=1, help="worlds researched at once (processes, default 1)"
+    )
+    parser.add_argument(
+        "--group",
+        action="append",
+        default=[],
+        metavar="NAME=SEEDS",
+        help="figures of these seeds apart too, e.g. fresh=200-219 (repeatable)",
+    )
+    parser.add_argument(
+        "--load-only",
         action="store_true",
-        help="research the worlds kept in --work-dir anew (features reused)",
+        help="build and load the worlds into --work-dir, research nothing",
     )
     args = parser.parse_args(argv)
     seeds = parse_seeds(args.seeds)
+    if args.load_only:
+        if args.work_dir is None:
+            parser.error("--load-only keeps the worlds in --work-dir: give one")
+        with tempfile.TemporaryDirectory(prefix="calib-worlds-") as tmp:
+            loaded = load_worlds(seeds, args.data_dir or Path(tmp), args.work_dir)
+        print(json.dumps(loaded, indent=2, default=float))
+        return 0
     if len(seeds) < 2:
         parser.error("the truth of a cell is its mean over the other worlds: give >= 2 seeds")
     with tempfile.TemporaryDirectory(prefix="calib-worlds-") as tmp:
@@ -457,7 +576,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.work_dir,
             args.reference_seed,
             args.today_worlds,
-            args.redo_research,
+            jobs=args.jobs,
+            groups={
+                name: parse_seeds(text) for name, _, text in (g.partition("=") for g in args.group)
+            },
         )
     text = json.dumps(result, indent=2, default=float)
     if args.json:

@@ -14,6 +14,7 @@ import pytest
 
 from benchmarks import calibration
 from quantscope.sandbox.datadir import WorldInfo
+from quantscope.sandbox.sim.criteria import NOISE, PLANTED
 
 pytestmark = pytest.mark.slow
 
@@ -26,6 +27,7 @@ def test_small_calibration_run_scores_the_new_answers_against_the_planted_truth(
     found = calibration.run(
         [7, 8],
         sandbox_world.data_dir,
+        tmp_path / "store",
         reference=9,
         today_worlds=0,
         quants=(1,),
@@ -47,3 +49,24 @@ def test_small_calibration_run_scores_the_new_answers_against_the_planted_truth(
     assert 0.0 <= found["false_positive_rate"] <= 1.0 and found["new"]["families"] == 2
     assert found["power"] > 0  # smart_money_buys is found in some class
     assert found["time_s"]["load"] > 0 and len(found["per_world"]) == 2
+    assert found["time_s"]["worlds_loaded_this_run"] == 2
+    # The planted truth is the generator's declaration, not a reading of its source.
+    assert set(found["planted"]) == set(PLANTED) and set(found["noise"]) == NOISE
+    # A planted criterion's out-of-sample score beats a noise one's (classes pooled, in
+    # standard errors) in most pairs of a (world, quant); the old by-class raw gains beside.
+    assert found["planted_beats_noise"] >= 0.75
+    assert found["new"]["planted_beats_noise_by_class_raw_gain"] is not None
+    # The worlds are kept (Parquet, by seed and sandbox version): a re-run only researches.
+    again = calibration.run(
+        [7, 8],
+        sandbox_world.data_dir,
+        tmp_path / "store",
+        reference=9,
+        today_worlds=0,
+        quants=(1,),
+        criteria=criteria,
+    )
+    assert again["time_s"]["worlds_loaded_this_run"] == 0
+    assert again["coverage"] == found["coverage"]
+    assert again["planted_beats_noise"] == found["planted_beats_noise"]
+    assert not list((tmp_path / "store").rglob("*.pkl"))

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from quantscope.backtest import _rules
 from quantscope.backtest._rules import (
     RuleSlice,
     decide,
@@ -131,3 +132,56 @@ def test_playbook_errors_name_the_problem() -> None:
     with pytest.raises(ValueError, match="no playbook given for quants \\[3\\]"):
         playbooks_by_quant({1: playbook_frame()}, {1, 3})
     assert set(playbooks_by_quant(playbook_frame(None), {5, 6})) == {5, 6}
+
+
+# A playbook is compiled once and reused while its rule columns are unchanged (issue 22:
+# research replays the same playbook hundreds of times; compiling it was ~45 % of a ranking).
+
+
+def test_the_same_playbook_is_compiled_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_rules, "_COMPILED", {})
+    calls: list[int] = []
+    real = _rules._compile
+
+    def counted(frame):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return real(frame)
+
+    monkeypatch.setattr(_rules, "_compile", counted)
+    first = playbook_slices(playbook_frame())
+    again = playbook_slices(playbook_frame())  # another frame, equal rule columns
+    assert len(calls) == 1
+    assert again.keys() == first.keys() and again is not first
+    buying = again["DEGEN_CAP", "BUYING"]
+    assert buying.thresholds.tolist() == [2.0, 10.0]
+    with pytest.raises(ValueError, match="read-only"):
+        buying.thresholds[0] = 99.0  # a shared compiled slice cannot be edited in place
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [("threshold", 3.0), ("weight", 2.0), ("required", False), ("operator", "V_LTE_T")],
+)
+def test_an_edited_playbook_is_compiled_anew(
+    monkeypatch: pytest.MonkeyPatch, column: str, value: object
+) -> None:
+    monkeypatch.setattr(_rules, "_COMPILED", {})
+    before = playbook_slices(playbook_frame())["DEGEN_CAP", "BUYING"]
+    edited = playbook_frame()
+    edited.loc[0, column] = value
+    after = playbook_slices(edited)["DEGEN_CAP", "BUYING"]
+    field = {"threshold": "thresholds", "weight": "weights"}.get(column, column)
+    if field == "operator":
+        assert after.operators[0] == "V_LTE_T" != before.operators[0]
+    else:
+        got = getattr(after, field if field != "required" else "required")
+        assert not np.array_equal(got, getattr(before, field))
+
+
+def test_the_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_rules, "_COMPILED", {})
+    for t in range(_rules._COMPILED_MAX + 5):
+        frame = playbook_frame()
+        frame.loc[0, "threshold"] = float(t)
+        playbook_slices(frame)
+    assert len(_rules._COMPILED) == _rules._COMPILED_MAX

@@ -80,3 +80,26 @@ def test_groups_too_small_to_screen_are_listed_with_a_warning() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         bt.screen(frame[frame["market_cap_class"] == "DEGEN_CAP"], flips=10, resamples=10)
+
+
+def test_the_criterion_score_pools_the_classes_in_standard_errors() -> None:
+    """One score per (quant, criterion), what the screen ranks by: the planted criterion's is
+    far above the trait's, which stays within noise of 0 (a raw gain has no such scale)."""
+    frame = clustered_features(n=800, seed=2, planted=0.2)
+    found = bt.screen(frame, flips=200, resamples=100)
+    per = found.groupby("criterion")["criterion_score"]
+    assert (per.nunique() == 1).all()  # the same on every class row of a criterion
+    score = per.first()
+    assert score["signal"] > 3.0 and abs(score["trait"]) < 2.5
+    # One class: the pooled score is that row's own statistic.
+    assert found["criterion_score"].to_numpy() == pytest.approx(found["statistic"].to_numpy())
+    assert found.attrs["screen"]["min_kept_share"] == 0.35
+
+
+def test_one_token_set_screens_on_a_time_split_alone() -> None:
+    """token_groups=1 shares the tokens between training and test (documented); it used to
+    leave every training set empty and screen nothing."""
+    frame = clustered_features(n=800, seed=2, planted=0.2)
+    found = bt.screen(frame, flips=100, resamples=50, token_groups=1).set_index("criterion")
+    assert found.loc["signal", "test_trades"] == pytest.approx(800 * 4 / 5, abs=2)
+    assert found.loc["signal", "significant"]

@@ -19,19 +19,13 @@ import quantscope.loaders as L
 from quantscope import backtest as bt
 from quantscope._client import Client
 from quantscope.sandbox.serve import SandboxServer
+from quantscope.sandbox.sim import criteria as sim_criteria
 
 pytestmark = pytest.mark.slow
 
-PLANTED = {"smart_money_buys", "buy_sell_ratio", "ai_confidence", "top10_holders_pct"}
-NOISE = {
-    "twitter_followers",
-    "telegram_members",
-    "narrative_score",
-    "meme_virality",
-    "social_sentiment",
-    "holder_growth_pct",
-    "mint_authority",
-}
+# The generator's declared truth (the toolkit never reads it; its tests may).
+PLANTED = set(sim_criteria.PLANTED)
+NOISE = set(sim_criteria.NOISE)
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +66,7 @@ def test_the_screen_finds_planted_criteria_and_no_noise_out_of_sample(
         found = bt.screen(features)
     assert set(found["market_cap_class"]) == {"DEGEN_CAP", "LOW_CAP", "MID_CAP"}
     # 18 criteria x 3 classes, but those no training set could split (a value nearly every
-    # trade shares: thresholds keep all or under 20 %) are listed apart, untested.
+    # trade shares: thresholds keep all or under 35 %) are listed apart, untested.
     untested = found.attrs["screen"]["untested"]
     assert len(found) + len(untested) == 18 * 3 and (found["hypotheses"] == len(found)).all()
     assert {u["criterion"] for u in untested} <= {"lp_locked", "mint_authority"}
@@ -92,3 +86,10 @@ def test_the_screen_finds_planted_criteria_and_no_noise_out_of_sample(
         n = g.loc[g["criterion"].isin(NOISE), "signal"].to_numpy()
         pairs.append((p[:, None] > n[None, :]).ravel())
     assert np.concatenate(pairs).mean() > 0.65  # 0.69 here (Atlas, seed 7); see docs/metrics.md
+    # Ranked by the criterion's score (classes pooled, in standard errors), every planted
+    # criterion but the weak top10_holders_pct is above every noise one.
+    score = found.groupby("criterion")["criterion_score"].first()
+    p = score[score.index.isin(PLANTED)]
+    n = score[score.index.isin(NOISE)]
+    beats = (p.to_numpy()[:, None] > n.to_numpy()[None, :]).mean()
+    assert beats > 0.9, (beats, score.sort_values())

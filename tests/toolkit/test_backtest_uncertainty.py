@@ -15,8 +15,13 @@ from _helpers import clustered_features
 from quantscope import backtest as bt
 from quantscope.backtest import _guards
 from quantscope.backtest.uncertainty import (
+    RESAMPLES,
+    SEED,
     ClusterSums,
+    _statistics,
     cluster_intervals,
+    effective_clusters,
+    poisson_weights,
     score_contributions,
     signflip_pvalues,
 )
@@ -138,3 +143,35 @@ def test_what_if_intervals_equal_what_if_and_bracket_it() -> None:
     assert (info["unit"], info["clusters"], info["resamples"]) == ("token", 40, 1000)
     again = bt.what_if_intervals(frame, "signal", grid, rule="filter", current=0.0)
     pd.testing.assert_frame_equal(got, again)  # seeded
+
+
+def test_effective_clusters_count_what_a_rate_rests_on() -> None:
+    """3 tokens of 40 trades and 30 of 1: 33 tokens trade, but the rate rests on about 8."""
+    counts = np.array([40.0] * 3 + [1.0] * 30 + [0.0] * 5)[:, None]
+    even = np.full((12, 1), 7.0)
+    got = effective_clusters(np.hstack([counts, np.vstack([even, np.zeros((26, 1))])]))
+    assert got[0] == pytest.approx(150.0**2 / (3 * 1600 + 30), rel=1e-12)  # 4.66
+    assert got[1] == pytest.approx(12.0)
+    assert effective_clusters(np.zeros((4, 2))).tolist() == [0.0, 0.0]
+
+
+def test_a_skewed_win_rate_interval_is_not_shorter_than_the_normal_one() -> None:
+    """One token of 200 losing trades among 60 of 2 mostly winning: a resample's rate swings
+    on that token's weight, so the resamples are skewed and the lower percentile sits close
+    to the estimate. The interval reaches at least z * sd of the resamples on both sides
+    (before: the lower distance was 0.34 of it here)."""
+    sizes = [200] + [2] * 60
+    codes = np.repeat(np.arange(len(sizes)), sizes)
+    won = np.random.default_rng(0).random(len(codes)) < 0.8
+    won[:200] = False
+    k = len(sizes)
+    table = sums_of(codes, won, np.ones(len(codes), dtype=bool), k)
+    got = cluster_intervals(table)
+    draws = np.concatenate(
+        [_statistics(table, w)["win_rate"][:, 0] for w in poisson_weights(k, RESAMPLES, SEED)]
+    )
+    normal = 1.959964 * np.nanstd(draws)
+    est = got["win_rate"][0]
+    # (clipped to [0, 1]: a rate's interval stays a rate)
+    assert est - got["win_rate_lo"][0] >= min(normal, est) * 0.999
+    assert got["win_rate_hi"][0] - est >= min(normal, 1.0 - est) * 0.999

@@ -20,6 +20,14 @@
   of whole tokens: ``p_raw`` and ``p_value``, Westfall-Young max-T adjusted over every
   criterion and class of the call (``hypotheses``), with ``combos_searched`` (every threshold
   tried in every training set) stated.
+* **The criterion's score** (``criterion_score``, what the screen ranks criteria by): its
+  out-of-sample signal over all the quant's classes in token-clustered standard errors, the
+  tokens' test-score contributions summed over the classes and standardised like one row's
+  ``statistic``. A raw gain is not comparable across criteria: a trait shared by all of a
+  token's trades (``twitter_followers``) splits whole tokens, so its gain swings far more
+  from sample to sample than that of a value that varies trade by trade; in standard errors
+  every noise criterion's score is about N(0, 1), and a class too small to say much adds
+  little instead of a coin flip.
 * **Effect** (the change's: the whole pass rule replayed with the chosen threshold against
   the current one, on the test trades): ``effect_d_win_rate``, ``effect_d_total_pnl_usd``,
   ``effect_d_roi`` with bootstrap intervals (NaN without a playbook).
@@ -49,6 +57,7 @@ from quantscope.backtest.uncertainty import (
     SEED,
     ClusterSums,
     cluster_intervals,
+    poisson_weights,
     signflip_pvalues,
 )
 
@@ -138,7 +147,7 @@ def screen(
     token_groups: int = 2,
     embargo: str | pd.Timedelta = "0h",
     points: int = 21,
-    min_kept_share: float = 0.2,
+    min_kept_share: float = 0.35,
     playbook: PlaybookArg | None = None,
     flips: int = RESAMPLES,
     resamples: int = RESAMPLES,
@@ -165,7 +174,8 @@ def screen(
     Returns:
         One row per (quant, class, criterion): ``quant_id``, ``market_cap_class``,
         ``criterion``, ``operator``, ``threshold`` (the median of those chosen), ``test_trades``,
-        ``tokens``, ``signal`` with ``signal_lo``/``signal_hi``, ``statistic``, ``p_raw``,
+        ``tokens``, ``signal`` with ``signal_lo``/``signal_hi``, ``statistic``,
+        ``criterion_score`` (the quant's classes pooled, module docstring), ``p_raw``,
         ``p_value`` (family-wise adjusted), ``significant``, ``effect_d_win_rate``,
         ``effect_d_total_pnl_usd``, ``effect_d_roi`` with ``_lo``/``_hi``, ``hypotheses``
         and ``combos_searched``. ``attrs["screen"]`` records the design, the groups that could
@@ -234,7 +244,18 @@ def screen(
             stacklevel=2,
         )
     return _report(
-        accs, names, ops, flips, resamples, seed, alpha, folds, token_groups, lag, unused
+        accs,
+        names,
+        ops,
+        flips,
+        resamples,
+        seed,
+        alpha,
+        folds,
+        token_groups,
+        lag,
+        unused,
+        min_kept_share,
     )
 
 
@@ -263,6 +284,7 @@ def _screen_group(
     closed = np.where(pd.isna(closed), np.datetime64("NaT"), closed)
     fold_masks = _folds(opened, closed, folds, lag)
     tokset = sets[rc]
+    split = np.unique(sets)
     for name, op in zip(names, ops, strict=True):
         acc = accs.setdefault((q, cls, name), _Acc(k))
         values = rows[name].to_numpy(dtype=np.float64, na_value=np.nan)
@@ -270,7 +292,8 @@ def _screen_group(
         replayed = _replayed(rows, name, op, book, decided)
         for train, test in fold_masks:
             for g in np.unique(tokset[test]):
-                tr = train & (tokset != g) & have
+                # With one token set the tokens are shared: train on every earlier trade.
+                tr = train & ((tokset != g) | (len(split) == 1)) & have
                 te = test & (tokset == g) & have
                 if tr.sum() < 10 or not te.any():
                     continue
@@ -350,6 +373,25 @@ def _add_effect(
         acc.effect[:, j] += np.bincount(c, weights=np.where(mask, x, 0.0), minlength=acc.k)
 
 
+def _criterion_scores(
+    accs: dict[tuple[int, str, str], _Acc], keys: Sequence[tuple[int, str, str]]
+) -> dict[tuple[int, str], float]:
+    """Each (quant, criterion)'s out-of-sample signal over its classes, in token-clustered
+    standard errors: the tokens' score contributions summed over the classes (a token can
+    change class as its market cap moves, so the sums are per token, not per class), then
+    ``sum_c s_c / sqrt(sum_c s_c^2)`` as for one row. What the screen ranks criteria by."""
+    summed: dict[tuple[int, str], np.ndarray] = {}
+    for q, _cls, name in keys:
+        score = accs[q, _cls, name].score
+        got = summed.get((q, name))
+        summed[q, name] = score.copy() if got is None else got + score
+    out = {}
+    for key, s in summed.items():
+        norm = float(np.sqrt((s * s).sum()))
+        out[key] = float(s.sum() / norm) if norm > 0 else float("nan")
+    return out
+
+
 def _report(
     accs: dict[tuple[int, str, str], _Acc],
     names: Sequence[str],
@@ -362,14 +404,19 @@ def _report(
     token_groups: int,
     lag: pd.Timedelta,
     unused: list[dict[str, Any]],
+    min_kept_share: float,
 ) -> pd.DataFrame:
     keys = [key for key, a in accs.items() if a.tested]
     combos = sum(a.tried for a in accs.values())
     op_of = dict(zip(names, ops, strict=True))
     rows: list[dict[str, Any]] = []
+    pooled: dict[tuple[int, str], float] = {}
     if keys:
         scores = np.stack([accs[key].score for key in keys], axis=1)
         stat, p_raw, p_adj = signflip_pvalues(scores, flips=flips, seed=seed)
+        pooled = _criterion_scores(accs, keys)
+        # Every row resamples the same tokens with the same seed: draw the weights once.
+        drawn = list(poisson_weights(accs[keys[0]].k, resamples, seed))
     for j, key in enumerate(keys):
         a = accs[key]
         s = a.signal
@@ -383,7 +430,7 @@ def _report(
             base_pnl=np.zeros(a.k),
             base_cost=np.zeros(a.k),
         )
-        got = cluster_intervals(sig, resamples=resamples, seed=seed, nested=False)
+        got = cluster_intervals(sig, resamples=resamples, seed=seed, nested=False, weights=drawn)
         e = a.effect
         eff = ClusterSums(
             trades=e[:, [0]],
@@ -396,7 +443,11 @@ def _report(
             base_cost=e[:, 7],
         )
         has_effect = bool(e[:, 4].sum() > 0)
-        eff_got = cluster_intervals(eff, resamples=resamples, seed=seed) if has_effect else {}
+        eff_got = (
+            cluster_intervals(eff, resamples=resamples, seed=seed, weights=drawn)
+            if has_effect
+            else {}
+        )
         row: dict[str, Any] = {
             "quant_id": key[0],
             "market_cap_class": key[1],
@@ -409,6 +460,7 @@ def _report(
             "signal_lo": float(got["d_win_rate_lo"][0]),
             "signal_hi": float(got["d_win_rate_hi"][0]),
             "statistic": float(stat[j]),
+            "criterion_score": pooled[key[0], key[2]],
             "p_raw": float(p_raw[j]),
             "p_value": float(p_adj[j]),
         }
@@ -432,6 +484,9 @@ def _report(
         "purge": "training trades closing at or after the test block's first open (less the "
         "embargo) are dropped",
         "test": "one-sided sign flip of whole tokens, Westfall-Young max-T over every row",
+        "criterion_score": "out-of-sample kept-versus-dropped score over the quant's classes, "
+        "in token-clustered standard errors",
+        "min_kept_share": min_kept_share,
         "hypotheses": len(keys),
         "combos_searched": combos,
         "flips": flips,

@@ -19,6 +19,33 @@ from quantscope.sandbox.sim.tokens import TokenMeta
 COLUMN = {c.key: i for i, c in enumerate(CRITERIA)}
 """Each criterion's column in a values matrix (catalog order), by key."""
 
+PLANTED: dict[str, float] = {
+    "top10_holders_pct": 0.35,
+    "ai_confidence": 0.45,
+    "smart_money_buys": 0.7,
+    "buy_sell_ratio": 0.5,
+}
+"""The planted truth: the criteria whose value mixes the next day's return in (``latent``),
+each with the correlation ``rho`` of its latent with that return. ``criterion_values`` reads
+its weights from here, so the declaration is the generator (the calibration harness scores
+research against it; the toolkit never reads it)."""
+
+NOISE: frozenset[str] = frozenset(
+    {
+        "twitter_followers",
+        "telegram_members",
+        "narrative_score",
+        "meme_virality",
+        "social_sentiment",
+        "holder_growth_pct",
+        "mint_authority",
+    }
+)
+"""Criteria drawn independently of the token's path and outcome (static traits and noise
+draws): no signal to find. The rest (market-derived values and the rug-linked ``lp_locked``)
+may carry real but unplanted signal and belong to neither set. A test checks both against
+``criterion_values`` (a future that changes moves every planted value and no noise one)."""
+
 
 def future_signal(path: market.TokenPath, hours: np.ndarray) -> np.ndarray:
     """The planted truth: the next 24 hours' log return from the scan, scaled and clipped."""
@@ -60,7 +87,10 @@ def criterion_values(
         out[:, COLUMN[key]] = values
 
     put("lp_locked", np.full(n, float(meta.lp_locked)))
-    put("top10_holders_pct", meta.top10_base + 3.0 * eps(1) - 6.0 * latent(0.35, 2))
+    put(
+        "top10_holders_pct",
+        meta.top10_base + 3.0 * eps(1) - 6.0 * latent(PLANTED["top10_holders_pct"], 2),
+    )
     put("mint_authority", np.full(n, float(meta.mint_renounced)))
     put("liquidity_usd", mcap * path.liquidity_share * np.exp(0.1 * eps(3)))
     put("volume_24h_usd", market.rolling_sum(path.volume, prev, 24))
@@ -68,7 +98,7 @@ def criterion_values(
     put("twitter_followers", meta.twitter_base * np.exp(0.05 * eps(4)))
     put("telegram_members", meta.telegram_base * np.exp(0.05 * eps(5)))
     put("social_sentiment", np.tanh(0.8 * eps(6)))
-    put("ai_confidence", 50.0 + 18.0 * latent(0.45, 7))
+    put("ai_confidence", 50.0 + 18.0 * latent(PLANTED["ai_confidence"], 7))
     put("narrative_score", meta.narrative_base + 8.0 * eps(8))
     put("meme_virality", meta.virality_base + 10.0 * eps(9))
     put("rsi_14", market.indicator_rsi(path.close, prev))
@@ -76,8 +106,8 @@ def criterion_values(
     put("momentum_24h_pct", (path.close[prev] / path.close[back] - 1.0) * 100.0)
     avg_vol = market.rolling_sum(path.volume, np.maximum(hours - 2, 0), 24) / 24.0
     put("volume_spike_ratio", path.volume[prev] / np.maximum(avg_vol, 1e-9))
-    put("smart_money_buys", np.floor(np.exp(0.9 + 0.75 * latent(0.7, 10))))
-    put("buy_sell_ratio", np.exp(0.1 + 0.45 * latent(0.5, 11)))
+    put("smart_money_buys", np.floor(np.exp(0.9 + 0.75 * latent(PLANTED["smart_money_buys"], 10))))
+    put("buy_sell_ratio", np.exp(0.1 + 0.45 * latent(PLANTED["buy_sell_ratio"], 11)))
     put("holder_growth_pct", np.exp(2.0 + 1.0 * eps(12)) - 5.0)
     return round_sig6(out)
 
