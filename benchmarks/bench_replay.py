@@ -192,7 +192,7 @@ def _check(results: Mapping[str, object], features: pd.DataFrame, seed: int) -> 
     replayed, filtered = results[REPLAY], results[FILTER]
     assert isinstance(replayed, pd.DataFrame) and isinstance(filtered, pd.DataFrame)
     assert replayed.attrs["what_if"]["rule"] == "replay"
-    assert filtered.attrs["what_if"]["upper_bound"]
+    assert filtered.attrs["what_if"]["question"] == "signal"
     values = features[CRITERION].to_numpy()
     thresholds = filtered["threshold"].to_numpy()
     assert filtered["trades"].tolist() == [int((values >= t).sum()) for t in thresholds]

@@ -1,9 +1,10 @@
 """The calibration harness, small: two worlds (and a reference) of one quant, over HTTP.
 
 The full run (>= 30 worlds, docs/metrics.md) takes most of an hour; this one checks that the
-harness runs end to end and that its figures separate the new answers from today's with
-tolerant bounds: today's what-if has no interval for ``d_win_rate`` at all (the decision number
-a researcher acts on), the new one covers the truth about as often as it says.
+harness runs end to end and that its figures hold with tolerant bounds: the decision number a
+researcher acts on (``d_win_rate``, which had no interval before issue 21) covers the truth
+about as often as it says. Today's ranking and walk-forward ("today", ~200 s a world) are left to
+the full run (``--today-worlds``).
 """
 
 from __future__ import annotations
@@ -40,8 +41,7 @@ def test_small_calibration_run_scores_the_new_answers_against_the_planted_truth(
         "smart_money_buys",
         "top10_holders_pct",
     ]
-    today, new = found["today"]["coverage"], found["coverage"]
-    assert today["d_win_rate"] is None and today["d_win_rate_cells"] == 0
+    new = found["coverage"]
     assert new["d_win_rate"] is not None and found["new"]["coverage"]["d_win_rate_cells"] > 20
     # The truth of a cell is the other world's value alone here: noisy, so tolerant bounds.
     for name in ("win_rate", "d_win_rate", "d_total_pnl_usd", "d_roi"):

@@ -139,7 +139,7 @@ def test_never_executed_trades_warn_once_and_are_recorded() -> None:
     assert table.attrs["shadow"]["rows"] == 42
     # rank_criteria calls what_if per criterion: still one warning.
     with pytest.warns(qsc.ShadowOutcomesWarning) as caught:
-        ranked = bt.rank_criteria(shadowed, ["x", "y"], playbook=playbook(), permutations=0)
+        ranked = bt.rank_criteria(shadowed, ["x", "y"], playbook=playbook(), flips=0)
     assert len(caught) == 1 and ranked.attrs["shadow"]["rows"] == 42
     # Simulated entries are the researcher's estimates, not shadow trades.
     simulated = shadowed.assign(simulated=pd.array([True] * len(shadowed), dtype="boolean"))

@@ -260,7 +260,7 @@ def test_shadow_outcomes_warn_once_and_are_counted(
         "what_if_grid": lambda: bt.what_if_grid(
             sample, ("smart_money_buys", "buy_sell_ratio"), ([2.0], [1.0])
         ),
-        "rank_criteria": lambda: bt.rank_criteria(sample, permutations=0),
+        "rank_criteria": lambda: bt.rank_criteria(sample, flips=0),
         "walk_forward": lambda: bt.walk_forward(shadow, "smart_money_buys"),
         "what_if_intervals": lambda: bt.what_if_intervals(sample, "smart_money_buys", [3.0]),
         "crosscheck": lambda: bt.crosscheck(
