@@ -52,11 +52,14 @@ chromium:
 # Everything but the reliability suite, as CI runs it: lint, format check, types, every test
 # (the browser tests too: Voila + Chromium, skipped with one line when Chromium is missing and
 # not installable), the notebooks under nbval. CI (.ci/run) then runs `make reliability`.
+# pytest runs on every core (pytest-xdist; TEST_WORKERS=0 for one process): a test module, the
+# notebooks and the browser tests each stay in one worker (tests/conftest.py).
+TEST_WORKERS ?= auto
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q tests notebooks --nbval --nbval-current-env -m "not reliability"
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) tests notebooks --nbval --nbval-current-env -m "not reliability"
 
 # The inner loop while coding (about a minute here): every test but the `slow` ones (the
 # browser tests are slow), no notebooks, no lint. One folder or file alone: `.venv/bin/python -m pytest -q tests/toolkit`.

@@ -20,6 +20,10 @@
   loopback, for faults the sandbox cannot produce; stopped at teardown.
 * ``widget_data``: the widget tests' quant's trades and eval details (``_helpers.WidgetData``),
   loaded once per session over HTTP.
+
+``make test`` runs on every core with pytest-xdist (``-n auto``): each worker is a session of
+its own (its own world, servers, sandbox and cache directories); ``worker_group`` below says
+which tests share a worker.
 """
 
 from __future__ import annotations
@@ -67,6 +71,43 @@ os.environ["MPLBACKEND"] = "Agg"
 importlib.import_module("matplotlib.font_manager")
 for _name in ("QUANTSCOPE_URL", "QUANTSCOPE_API_KEY"):  # never a real service from tests
     os.environ.pop(_name, None)
+
+
+def worker_group(nodeid: str) -> str:
+    """Under pytest-xdist, the tests that run in one worker, in their order: a test module's
+    (its module fixtures are built once), every notebook's cells (one kernel per notebook, all
+    on one embedded sandbox world, as in a plain run) and every browser test (one Voila, one
+    Chromium, last in their worker: tests/browser/conftest.py)."""
+    path = nodeid.partition("::")[0]
+    if path.startswith("tests/browser/"):
+        return "browser"
+    if path.endswith(".ipynb"):
+        return "notebooks"
+    return path
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Work is handed out by ``worker_group`` (xdist's ``loadgroup`` renames node ids, which
+    pytest 9 no longer lets a plugin do)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByGroup(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return worker_group(nodeid)
+
+    return ByGroup(config, log)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In an xdist worker, the notebooks first: the longest group starts while the other
+    workers take the test modules (the browser tests stay last: tests/browser/conftest.py)."""
+    if not hasattr(config, "workerinput"):
+        return
+    notebooks = [item for item in items if worker_group(item.nodeid) == "notebooks"]
+    rest = [item for item in items if worker_group(item.nodeid) != "notebooks"]
+    items[:] = notebooks + rest
 
 
 @pytest.fixture(scope="session")

@@ -547,6 +547,22 @@ class ResponseCache:
         if key:
             self._store.save_response(response, key, get_expiration_datetime(expire_after))
 
+    def count_besides(self, keys: Sequence[str]) -> int:
+        """How many answers are stored under keys other than ``keys`` (one query): at most
+        that many other requests can be answered from the cache (``Client._stored``)."""
+        table = self._store.responses.table_name
+        unique = list(dict.fromkeys(keys))
+        with self._store.responses.connection() as con:
+            (stored,) = con.execute(f"SELECT COUNT(*) FROM {table}").fetchone()
+            for i in range(0, len(unique), _SQL_VARIABLES):
+                chunk = unique[i : i + _SQL_VARIABLES]
+                marks = ",".join("?" * len(chunk))
+                (held,) = con.execute(
+                    f"SELECT COUNT(*) FROM {table} WHERE key IN ({marks})", chunk
+                ).fetchone()
+                stored -= held
+        return int(stored)
+
     def entries_of(self, fetched: Sequence[tuple[str, datetime]]) -> list[CacheEntry | None]:
         """The stored entries of answers just fetched, as ``(key, fetched_at)``: None for one
         no longer stored, or stored again since (another fetch, or a later lifetime change;
