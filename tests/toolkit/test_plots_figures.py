@@ -398,7 +398,10 @@ def test_the_heatmap_names_its_class_question_and_interval() -> None:
     assert len(drawn) == len(grid) and all("[" in text and "n=" in text for text in drawn)
     assert any(f"{100 * v:.1f}%" in "".join(drawn) or f"{v:.1%}" in "".join(drawn) for v in lo)
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert any("95% interval (Wilson" in t for t in legend), legend
+    # the cells' intervals come from backtest.uncertainty (whole tokens), not Wilson
+    assert grid.attrs["what_if"]["guards"]["bootstrap_unit"] == "token"
+    assert any("95% interval (bootstrap over whole tokens" in t for t in legend), legend
+    assert not any("Wilson" in t for t in legend), legend
 
 
 def _two_criteria_grid() -> pd.DataFrame:

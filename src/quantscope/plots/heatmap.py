@@ -121,13 +121,19 @@ def _bounds(grid: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray] | 
 
 
 def _interval_label(info: dict[str, Any], metric: str) -> str:
-    """The legend entry naming the cells' interval: its confidence and its method (the
-    sweep's win rate carries a Wilson interval, its changes a bootstrap over ``unit``)."""
+    """The legend entry naming the cells' interval: its confidence and its method. Grids take
+    every interval from ``backtest.uncertainty`` (``guards["method"]``: a bootstrap over whole
+    tokens, the rule of three where nothing moved); a grid made before that carried a Wilson
+    win rate, named as such."""
     guards = info.get("guards") or {}
     level = float(guards.get("confidence", 0.95))
     unit = guards.get("bootstrap_unit")
-    wilson = "Wilson, trades taken as independent"
-    method = wilson if metric == "win_rate" or not unit else f"bootstrap over {unit}s"
+    if guards.get("method") and unit:
+        method = f"bootstrap over whole {unit}s; rule of three where nothing moved"
+    elif metric == "win_rate" or not unit:
+        method = "Wilson, trades taken as independent"
+    else:
+        method = f"bootstrap over {unit}s"
     return f"[ ]: {level:.0%} interval ({method})"
 
 
