@@ -125,15 +125,14 @@ def what_if_curve(data: ReportData, criterion: str) -> list[Block]:
     name, rows = picked
     grid = _grid(rows, criterion, CURVE_POINTS)
     replayed = bt.what_if(rows, criterion, grid)
-    # the signal's sweep; plots.what_if_curve (owned with what_if) still names the argument
-    # upper_bound on this branch's base
+    # the signal's sweep, drawn dashed beside the effect (neither bounds the other)
     signal = bt.what_if(rows, criterion, grid, rule="filter", bootstrap=False)
     return [
         figure(
             f"what_if_curve_{criterion}",
             lambda fig: plots.what_if_curve(
                 replayed,
-                upper_bound=signal,
+                signal=signal,
                 axes=fig.subplots(3, 1, sharex=True, height_ratios=[3, 2, 2]),
             ),
             (10.0, 6.5),
