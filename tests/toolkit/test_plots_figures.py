@@ -400,7 +400,7 @@ def test_the_heatmap_names_its_class_question_and_interval() -> None:
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     # the cells' intervals come from backtest.uncertainty (whole tokens), not Wilson
     assert grid.attrs["what_if"]["guards"]["bootstrap_unit"] == "token"
-    assert any("95% interval (bootstrap over whole tokens" in t for t in legend), legend
+    assert any("95% interval (whole-token bootstrap" in t for t in legend), legend
     assert not any("Wilson" in t for t in legend), legend
 
 

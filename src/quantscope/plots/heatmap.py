@@ -129,7 +129,7 @@ def _interval_label(info: dict[str, Any], metric: str) -> str:
     level = float(guards.get("confidence", 0.95))
     unit = guards.get("bootstrap_unit")
     if guards.get("method") and unit:
-        method = f"bootstrap over whole {unit}s; rule of three where nothing moved"
+        method = f"whole-{unit} bootstrap"  # rule of three where nothing moved: metrics.md
     elif metric == "win_rate" or not unit:
         method = "Wilson, trades taken as independent"
     else:
