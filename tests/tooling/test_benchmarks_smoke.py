@@ -170,7 +170,8 @@ def test_cli_rejects_unknown_names(capsys: pytest.CaptureFixture[str]) -> None:
         bench_main.main(["nope"])
     assert exit_info.value.code == 2
     known = (
-        "catalog, decode, framecache, loadpath, parse, rank, reload, replay, scale, summary, sweep"
+        "build, catalog, decode, framecache, loadpath, parse, rank, reload, replay, scale, "
+        "screen, summary, sweep"
     )
     assert known in capsys.readouterr().err
 

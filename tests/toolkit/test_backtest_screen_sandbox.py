@@ -45,9 +45,14 @@ def test_intervals_of_the_replayed_rows_equal_what_if_and_cover_every_decision_n
     for name in ("win_rate", "d_win_rate", "d_total_pnl_usd", "d_roi"):
         assert got[name].to_numpy() == pytest.approx(ref[name].to_numpy(), abs=1e-9)
     # 1 and 2 keep what the current threshold (2) keeps: replayed, nothing moves; the row
-    # still says how far a future sample could move (today's bootstrap says [0, 0]).
+    # still says how far a future sample could move (what_if's bootstrap said [0, 0] before
+    # it took its intervals from uncertainty: now the same rule-of-three interval).
     assert got["interval"].tolist()[:2] == ["nothing moved: rule of three"] * 2
-    assert ref["d_total_pnl_usd_hi"].iloc[0] == pytest.approx(0.0, abs=1e-6)
+    assert ref["d_total_pnl_usd_hi"].iloc[0] > 0 > ref["d_total_pnl_usd_lo"].iloc[0]
+    for name in ("win_rate", "d_win_rate", "d_total_pnl_usd", "d_roi"):
+        for side in ("lo", "hi"):
+            column = f"{name}_{side}"
+            assert got[column].to_numpy() == pytest.approx(ref[column].to_numpy(), abs=1e-9)
     assert (got["d_win_rate_hi"].iloc[:2] > 0.02).all() and (
         got["d_win_rate_lo"].iloc[:2] < 0
     ).all()

@@ -175,3 +175,27 @@ def test_a_skewed_win_rate_interval_is_not_shorter_than_the_normal_one() -> None
     # (clipped to [0, 1]: a rate's interval stays a rate)
     assert est - got["win_rate_lo"][0] >= min(normal, est) * 0.999
     assert got["win_rate_hi"][0] - est >= min(normal, 1.0 - est) * 0.999
+
+
+@pytest.mark.parametrize(
+    ("sizes", "expected_lo"),
+    [
+        ([1, 1, 1], 0.438503),  # 3 tokens: too many resamples hold no trade (undefined)
+        ([1], 0.206549),  # 1 token
+        ([4] * 40, 0.912378),  # 40 tokens, every kept trade won: every resample says 1.0
+    ],
+)
+def test_a_win_rate_the_bootstrap_cannot_bound_gets_wilson_over_its_tokens(
+    sizes: list[int], expected_lo: float
+) -> None:
+    """A kept set of a few tokens, or one where every trade won, has no bootstrap interval
+    (NaN, or the single point [1, 1]); it gets the Wilson score interval over its effective
+    number of tokens instead (Kish; equal sizes here, so the token count): 3 tokens of 3 wins
+    are no proof of a 100 % win rate (before: NaN for 1 and 3 tokens, [1, 1] for 40)."""
+    codes = np.repeat(np.arange(len(sizes)), sizes)
+    won = np.ones(len(codes), dtype=bool)
+    table = sums_of(codes, won, np.ones(len(codes), dtype=bool), len(sizes))
+    got = cluster_intervals(table)
+    assert got["win_rate"][0] == 1.0
+    assert got["win_rate_lo"][0] == pytest.approx(expected_lo, abs=1e-6)
+    assert got["win_rate_hi"][0] == pytest.approx(1.0)

@@ -154,6 +154,27 @@ def effective_clusters(counts: np.ndarray) -> np.ndarray:
     return np.where(squares > 0, total * total / np.where(squares > 0, squares, 1.0), 0.0)
 
 
+def _few_clusters_rate(
+    est: np.ndarray, lo: np.ndarray, hi: np.ndarray, clusters: np.ndarray, z: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """A win rate's interval where the bootstrap cannot give one: undefined (so few clusters
+    that too many resamples hold no trade: 3 tokens leave none in e^-3 = 5 % of them) or a
+    single point (every kept trade won, or lost: every resample repeats it). There the Wilson
+    score interval over the *effective clusters* (Kish), not the trades, says how uncertain a
+    rate known to so few tokens is: 3 tokens, all wins, [0.44, 1]."""
+    need = (np.isnan(lo) | np.isnan(hi) | (hi - lo <= 1e-12)) & (clusters > 0) & ~np.isnan(est)
+    if not need.any():
+        return lo, hi
+    n = np.where(need, clusters, 1.0)
+    p = np.where(need, est, 0.5)
+    centre = p + z * z / (2 * n)
+    spread = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    denominator = 1 + z * z / n
+    w_lo = np.clip((centre - spread) / denominator, 0.0, 1.0)
+    w_hi = np.clip((centre + spread) / denominator, 0.0, 1.0)
+    return np.where(need, w_lo, lo), np.where(need, w_hi, hi)
+
+
 def _moved(t: ClusterSums) -> np.ndarray:
     """Clusters whose kept trades differ from the current threshold's, per cell (nested sets
     of one criterion: a count differs exactly when the kept set does)."""
@@ -246,6 +267,7 @@ def cluster_intervals(
             hi = np.where(no_move, est + bounds[name], hi)
         else:
             lo, hi = np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
+            lo, hi = _few_clusters_rate(est, lo, hi, effective_clusters(table.trades), z)
         out[name], out[f"{name}_lo"], out[f"{name}_hi"] = est, lo, hi
     out["moved_clusters"] = moved
     out["no_move"] = no_move
