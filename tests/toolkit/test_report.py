@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from _helpers import quota_left
 from _helpers.chromium import open_page
@@ -22,6 +23,8 @@ import quantscope as qs
 from quantscope import analytics
 from quantscope._client import Client
 from quantscope._errors import QuotaShareExceededError
+from quantscope.backtest._guards import wilson
+from quantscope.backtest.uncertainty import rate_interval
 from quantscope.cli import main
 from quantscope.reporting import cells as C
 from quantscope.reporting.sections import SECTIONS
@@ -112,6 +115,17 @@ def test_headline_values_are_the_analytics_values(
     rows = _rows(written[0].read_text(), "headline.metrics")
     assert rows["trades"][0] == C.count(metrics["trades"]) == "838"
     assert rows["win_rate"][0].startswith(C.share(analytics.win_rate(trades)) + " [")
+    # its interval resamples whole tokens (backtest.uncertainty), as every research row's does;
+    # it was Wilson's, which takes 838 trades of 43 tokens as independent
+    closed = trades[(trades["status"] == "Closed").fillna(False).to_numpy(bool)]
+    pnl = closed["pnl_usd"].to_numpy(dtype=np.float64, na_value=np.nan)
+    counted = ~np.isnan(pnl)
+    _, lo, hi = rate_interval(pnl[counted] > 0, closed["token_id"].to_numpy(object)[counted])
+    assert rows["win_rate"][0].endswith(C.interval(lo, hi))
+    wilson_lo, wilson_hi = wilson(np.array([int(metrics["wins"])]), np.array([int(counted.sum())]))
+    assert hi - lo > 1.2 * (wilson_hi[0] - wilson_lo[0])  # clustered: wider than Wilson
+    said = re.search(r"The win rate's interval is ([^.]*)", _unescape(written[0].read_text()))
+    assert said and "whole tokens" in said.group(1) and "Wilson" not in said.group(1)
     assert rows["total_pnl_usd"][0] == C.usd(metrics["total_pnl_usd"])
     assert rows["max_drawdown"][0] == C.share(metrics["max_drawdown"])
     chains = _rows(written[0].read_text(), "breakdowns.chain")

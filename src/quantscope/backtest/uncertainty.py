@@ -274,6 +274,42 @@ def cluster_intervals(
     return out
 
 
+def rate_interval(
+    won: np.ndarray,
+    clusters: np.ndarray,
+    *,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+    confidence: float = CONFIDENCE,
+) -> tuple[float, float, float]:
+    """A win rate over a whole sample of trades, ``(estimate, lo, hi)``: the same token-
+    cluster interval as a what-if row's (``cluster_intervals``), for a sample no threshold
+    picks (a report's headline). ``won`` is one bool per trade, ``clusters`` its token (any
+    hashable codes; a missing token counts as a cluster of its own). NaN for no trade."""
+    won = np.asarray(won, dtype=bool)
+    if not len(won):
+        return np.nan, np.nan, np.nan
+    codes = pd.Series(clusters, dtype=object).reset_index(drop=True)
+    codes = codes.where(codes.notna(), pd.Series([f"#{i}" for i in range(len(codes))]))
+    index, _ = pd.factorize(codes, sort=False)
+    k = int(index.max()) + 1
+    trades = np.bincount(index, minlength=k).astype(np.float64)
+    wins = np.bincount(index, weights=won.astype(np.float64), minlength=k)
+    zero = np.zeros(k)
+    table = ClusterSums(
+        trades=trades[:, None],
+        wins=wins[:, None],
+        pnl=zero[:, None],
+        cost=trades[:, None],
+        base_trades=trades,
+        base_wins=wins,
+        base_pnl=zero,
+        base_cost=trades,
+    )
+    got = cluster_intervals(table, resamples=resamples, seed=seed, confidence=confidence)
+    return float(got["win_rate"][0]), float(got["win_rate_lo"][0]), float(got["win_rate_hi"][0])
+
+
 def nan_quantiles(draws: np.ndarray, qs: tuple[float, ...]) -> list[np.ndarray]:
     """``np.nanquantile(draws, qs, axis=0)`` (linear), one sort for every column at once
     (numpy's loops over the columns: 4x slower on a 1,000 x 101 what-if table)."""

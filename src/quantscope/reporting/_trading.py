@@ -16,8 +16,9 @@ from matplotlib.figure import Figure as MplFigure
 
 from quantscope import analytics, plots
 from quantscope.analytics import MIN_LOSING_DAYS, SHORT_SAMPLE_DAYS
-from quantscope.backtest._guards import CONFIDENCE, wilson
+from quantscope.backtest._guards import CONFIDENCE
 from quantscope.backtest.questions import QUESTION_LABELS
+from quantscope.backtest.uncertainty import rate_interval
 from quantscope.reporting import cells as C
 from quantscope.reporting.blocks import Block, Definitions, Figure, Heading, Note, Table, Text
 from quantscope.reporting.build import ReportData
@@ -139,11 +140,21 @@ def overview(data: ReportData) -> list[Block]:
     return blocks
 
 
+def _win_rate_interval(executed: pd.DataFrame) -> tuple[float, float]:
+    """The headline win rate's interval from ``backtest.uncertainty`` (whole tokens resampled),
+    over the trades ``summary()`` counts: closed, with a PnL; won when ``pnl_usd > 0``."""
+    closed = executed[(executed["status"] == "Closed").fillna(False).to_numpy(bool)]
+    pnl = closed["pnl_usd"].to_numpy(dtype=np.float64, na_value=np.nan)
+    counted = ~np.isnan(pnl)
+    _, lo, hi = rate_interval(pnl[counted] > 0, closed["token_id"].to_numpy(object)[counted])
+    return lo, hi
+
+
 def headline(data: ReportData) -> list[Block]:
     executed = data.executed
     metrics = analytics.summary(executed)
     n = int(metrics["trades"])
-    lo, hi = wilson(np.array([int(metrics["wins"])]), np.array([n]))
+    lo, hi = _win_rate_interval(executed)
     tokens = _tokens(data, executed).nunique()
     values = [C.FORMATS[kind](metrics[name]) for name, kind in HEADLINE]
     shown = pd.DataFrame(
@@ -153,7 +164,7 @@ def headline(data: ReportData) -> list[Block]:
         },
         index=pd.Index([name for name, _ in HEADLINE], name="metric"),
     )
-    shown.loc["win_rate", "value"] += f" {C.interval(lo[0], hi[0])}"
+    shown.loc["win_rate", "value"] += f" {C.interval(lo, hi)}"
     notes: list[Block] = [sharpe_caveat(metrics)] if bool(metrics["short_sample"]) else []
     if bool(metrics["few_days"]):
         notes.append(Note("Sharpe and Sortino rest on fewer than 30 daily values.", "warn"))
@@ -167,7 +178,8 @@ def headline(data: ReportData) -> list[Block]:
             f"over {C.count(metrics['days'])} days; open positions are reported apart "
             f"({C.count(metrics['open_trades'])}, marked PnL "
             f"{C.usd(metrics['unrealised_pnl_usd'])})."
-            f" The win rate's interval is the {CONFIDENCE:.0%} Wilson interval. "
+            f" The win rate's interval is {CONFIDENCE:.0%}, resampling whole tokens (trades of "
+            'one token are not independent; docs/metrics.md, "Calibrated uncertainty"). '
             + sharpe_sentence(metrics)
         ),
         Table("metrics", "Headline metrics (executed, closed trades)", shown),
