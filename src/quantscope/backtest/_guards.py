@@ -32,6 +32,7 @@ from quantscope.backtest import _sample, uncertainty
 from quantscope.backtest._inputs import CONFIDENCE, token_codes
 from quantscope.backtest._kernel import group_sums
 from quantscope.backtest._rules import DIRECTION, NEGATION, OPERATORS
+from quantscope.backtest.uncertainty import wilson  # figures over independent trials
 
 __all__ = [
     "BOOTSTRAP_MAX_CELLS",
@@ -68,25 +69,6 @@ _METHOD = (
     "Poisson bootstrap over whole tokens (uncertainty.cluster_intervals), percentile widened "
     "by sqrt(k/(k-1)) and t/z; rule of three where nothing moved"
 )
-
-
-def wilson(wins: np.ndarray, trades: np.ndarray, z: float = Z) -> tuple[np.ndarray, np.ndarray]:
-    """The Wilson score interval of ``wins / trades`` (NaN where there is no trade).
-
-    Not used for research rows (their trades cluster by token: ``uncertainty``); kept for
-    figures over independent trials.
-    """
-    n = np.asarray(trades, dtype=np.float64)
-    w = np.asarray(wins, dtype=np.float64)
-    lo, hi = np.full(n.shape, np.nan), np.full(n.shape, np.nan)
-    ok = n > 0
-    p, m = w[ok] / n[ok], n[ok]
-    centre = p + z * z / (2 * m)
-    spread = z * np.sqrt(p * (1 - p) / m + z * z / (4 * m * m))
-    denominator = 1 + z * z / m
-    lo[ok] = np.clip((centre - spread) / denominator, 0.0, 1.0)
-    hi[ok] = np.clip((centre + spread) / denominator, 0.0, 1.0)
-    return lo, hi
 
 
 def small_sample(trades: np.ndarray, tokens: np.ndarray | None) -> np.ndarray:

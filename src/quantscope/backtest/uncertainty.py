@@ -66,6 +66,8 @@ SEED = 20261
 _CHUNK_ENTRIES = 4_000_000
 #: The statistics an interval is computed for, in column order.
 STATISTICS = ("win_rate", "d_win_rate", "d_total_pnl_usd", "d_roi")
+#: The two-sided 95 % normal quantile.
+_Z95 = NormalDist().inv_cdf(0.975)
 
 
 @dataclass(frozen=True)
@@ -154,6 +156,23 @@ def effective_clusters(counts: np.ndarray) -> np.ndarray:
     return np.where(squares > 0, total * total / np.where(squares > 0, squares, 1.0), 0.0)
 
 
+def wilson(wins: np.ndarray, trades: np.ndarray, z: float = _Z95) -> tuple[np.ndarray, np.ndarray]:
+    """The Wilson score interval of ``wins / trades`` (NaN where there is no trade; counts may
+    be fractional, as effective clusters are). For research rows only where the bootstrap
+    cannot bound a rate (``_few_clusters_rate``), over tokens, never trades: trades cluster."""
+    n = np.asarray(trades, dtype=np.float64)
+    w = np.asarray(wins, dtype=np.float64)
+    lo, hi = np.full(n.shape, np.nan), np.full(n.shape, np.nan)
+    ok = n > 0
+    p, m = w[ok] / n[ok], n[ok]
+    centre = p + z * z / (2 * m)
+    spread = z * np.sqrt(p * (1 - p) / m + z * z / (4 * m * m))
+    denominator = 1 + z * z / m
+    lo[ok] = np.clip((centre - spread) / denominator, 0.0, 1.0)
+    hi[ok] = np.clip((centre + spread) / denominator, 0.0, 1.0)
+    return lo, hi
+
+
 def _few_clusters_rate(
     est: np.ndarray, lo: np.ndarray, hi: np.ndarray, clusters: np.ndarray, z: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -165,13 +184,7 @@ def _few_clusters_rate(
     need = (np.isnan(lo) | np.isnan(hi) | (hi - lo <= 1e-12)) & (clusters > 0) & ~np.isnan(est)
     if not need.any():
         return lo, hi
-    n = np.where(need, clusters, 1.0)
-    p = np.where(need, est, 0.5)
-    centre = p + z * z / (2 * n)
-    spread = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    denominator = 1 + z * z / n
-    w_lo = np.clip((centre - spread) / denominator, 0.0, 1.0)
-    w_hi = np.clip((centre + spread) / denominator, 0.0, 1.0)
+    w_lo, w_hi = wilson(np.where(need, est * clusters, 0.0), np.where(need, clusters, 0.0), z)
     return np.where(need, w_lo, lo), np.where(need, w_hi, hi)
 
 
