@@ -98,3 +98,9 @@ def test_the_screen_finds_planted_criteria_and_no_noise_out_of_sample(
     n = score[score.index.isin(NOISE)]
     beats = (p.to_numpy()[:, None] > n.to_numpy()[None, :]).mean()
     assert beats > 0.9, (beats, score.sort_values())
+    # The signal alone (effect=False, what the RecommendationsPanel runs): the same signal,
+    # tests and scores, and no replayed effect.
+    alone = bt.screen(features, effect=False)
+    effects = [c for c in found.columns if c.startswith("effect_")]
+    pd.testing.assert_frame_equal(alone.drop(columns=effects), found.drop(columns=effects))
+    assert effects and alone[effects].isna().all().all()

@@ -149,6 +149,7 @@ def screen(
     points: int = 21,
     min_kept_share: float = 0.35,
     playbook: PlaybookArg | None = None,
+    effect: bool = True,
     flips: int = RESAMPLES,
     resamples: int = RESAMPLES,
     seed: int = SEED,
@@ -167,6 +168,8 @@ def screen(
         points: quantiles of the training values tried as thresholds.
         min_kept_share: thresholds keeping fewer training trades are not tried.
         playbook: for the effect (default: the playbooks the features keep).
+        effect: replay each chosen threshold for the ``effect_*`` columns (False: the signal
+            only, about a sixth of the time; the effect columns are NaN).
         flips: sign flips of the test; ``resamples``: bootstrap resamples of the intervals.
         seed: seeds the token split, the flips and the resamples.
         alpha: ``significant`` is ``p_value < alpha``.
@@ -227,7 +230,7 @@ def screen(
                 lag,
                 points,
                 min_kept_share,
-                book,
+                book if effect else None,
                 decided,
                 accs,
             )

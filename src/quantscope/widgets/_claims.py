@@ -104,16 +104,12 @@ def effect_text(row: pd.Series) -> dict[str, str]:
 
 
 def signal_screen(features: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """``backtest.screen`` of every criterion and class of ``features``, the signal only (the
-    frame is screened without the playbooks it keeps, so no threshold is replayed); and what
-    its warnings said (groups too small to screen)."""
-    frame = features.copy(deep=False)
-    meta = dict(frame.attrs.get("backtest") or {})
-    meta.pop("playbooks", None)
-    frame.attrs = {**frame.attrs, "backtest": meta}
+    """``backtest.screen`` of every criterion and class of ``features``, the signal only
+    (``effect=False``: no threshold is replayed); and what its warnings said (groups too small
+    to screen)."""
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always", IncompleteDataWarning)
-        found = bt.screen(frame)
+        found = bt.screen(features, effect=False)
     said = []
     for warning in seen:
         if issubclass(warning.category, IncompleteDataWarning):
