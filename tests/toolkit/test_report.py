@@ -230,11 +230,15 @@ def test_folds_and_what_if_rows_carry_intervals(written: tuple[Path, Path, Path]
     ]
     assert len(folds) >= 6
     for fold in folds:
-        assert re.fullmatch(
-            r"[+-]\d+\.\d pts \[[+-]\d+\.\d pts, [+-]\d+\.\d pts\]",
+        found = re.fullmatch(
+            r"([+-]\d+\.\d) pts \[([+-]\d+\.\d) pts, ([+-]\d+\.\d) pts\]",
             fold["out of sample, effect: win rate [95 %]"],
-        ), fold
-        assert fold["test tokens"].isdigit() and fold["test_trades"].isdigit()
+        )
+        assert found, fold
+        value, lo, hi = (float(g) for g in found.groups())
+        assert lo <= value <= hi and lo < hi, fold  # an interval around its estimate, not a point
+        tokens, trades = fold["test tokens"], fold["test_trades"].replace(",", "")
+        assert tokens.isdigit() and trades.isdigit() and 0 < int(tokens) <= int(trades), fold
     what_if = _rows(page, "thresholds.what_if_smart_money_buys_MID_CAP")
     columns = _header(page, "thresholds.what_if_smart_money_buys_MID_CAP")[1:]
     for cells in what_if.values():

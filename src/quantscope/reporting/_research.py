@@ -269,41 +269,10 @@ def thresholds(data: ReportData) -> list[Block]:
     return blocks
 
 
-def fold_intervals(features: pd.DataFrame, criterion: str, folds: pd.DataFrame) -> pd.DataFrame:
-    """Each walk-forward fold's out-of-sample effect with its interval: the fold's test
-    trades (its quant and class, opened from ``test_start`` to ``test_end``) through
-    ``what_if_intervals`` at the chosen threshold against the current one. Columns
-    ``d_win_rate``, ``d_total_pnl_usd`` with ``_lo``/``_hi``, ``moved_tokens``, ``tokens``."""
-    frame = features[features[criterion].notna().to_numpy(dtype=bool)]
-    out = []
-    for _, fold in folds.iterrows():
-        opened = pd.to_datetime(frame["opened_at"], utc=True)
-        test = frame[
-            (frame["quant_id"] == fold["quant_id"]).fillna(False).to_numpy(dtype=bool)
-            & (frame["market_cap_class"].astype("string") == str(fold["market_cap_class"]))
-            .fillna(False)
-            .to_numpy(dtype=bool)
-            & ((opened >= fold["test_start"]) & (opened <= fold["test_end"])).to_numpy(bool)
-        ]
-        current = None if pd.isna(fold["current"]) else float(fold["current"])
-        got = bt.what_if_intervals(
-            test, criterion, [float(fold["threshold"])], current=current
-        ).iloc[0]
-        out.append(
-            {
-                **{k: got[k] for k in got.index if k.startswith(("d_win_rate", "d_total_pnl"))},
-                "moved_tokens": int(got["moved_tokens"]),
-                "tokens": int(test["token_id"].nunique()),
-            }
-        )
-    return pd.DataFrame(out, index=folds.index)
-
-
 def _walk_forward(features: pd.DataFrame, criterion: str) -> list[Block]:
     table = bt.walk_forward(features, criterion)
     if table.empty:
         return [Note(f"{criterion}: too few trades for walk-forward folds.", "warn")]
-    ranges = fold_intervals(features, criterion, table)
     shown = C.table(
         table,
         {
@@ -315,12 +284,13 @@ def _walk_forward(features: pd.DataFrame, criterion: str) -> list[Block]:
             "test_trades": "count",
         },
     )
-    shown["test tokens"] = [C.count(v) for v in ranges["tokens"]]
+    # each fold's test block, its tokens and its effect with the interval walk_forward gives
+    shown["test tokens"] = [C.count(v) for v in table["test_tokens"]]
     shown[f"out of sample, {EFFECT}: win rate [95 %]"] = with_interval(
-        ranges, "d_win_rate", "points"
+        table, "d_win_rate", "points"
     )
     shown[f"out of sample, {EFFECT}: PnL [95 %]"] = with_interval(
-        ranges, "d_total_pnl_usd", "signed_usd"
+        table, "d_total_pnl_usd", "signed_usd"
     )
     meta = table.attrs["walk_forward"]
     return [
