@@ -65,10 +65,10 @@ def shadow_rows(frame: pd.DataFrame) -> dict[str, Any] | None:
 
 
 def check(frame: pd.DataFrame, where: str, stacklevel: int = 3) -> dict[str, Any] | None:
-    """Warn once about ``frame``'s shadow rows (unless an outer entry point already does) and
-    return their record for ``attrs["shadow"]`` (None when there is none)."""
+    """Warn once about ``frame``'s shadow rows and return their record for ``attrs["shadow"]``
+    (None when there is none). Entry points inside another are not checked (``checked``)."""
     found = shadow_rows(frame)
-    if found is not None and not _ACTIVE.get():
+    if found is not None:
         by = ", ".join(f"{c} {n}" for n, c in found["by_decision"].items())
         warnings.warn(
             f"{where}: {found['rows']} of {found['of']} rows are {NOTE} ({by}; "
@@ -88,6 +88,8 @@ def checked(argument: str = "features") -> Callable[[Callable[P, R]], Callable[P
 
         @functools.wraps(func)
         def run(*args: P.args, **kwargs: P.kwargs) -> R:
+            if _ACTIVE.get():  # inside another entry point: it checked (and records) the frame
+                return func(*args, **kwargs)
             bound = signature.bind_partial(*args, **kwargs)
             frame = bound.arguments.get(argument)
             found = check(frame, func.__name__, stacklevel=3) if frame is not None else None
