@@ -32,7 +32,7 @@ from quantscope.backtest import _sample, uncertainty
 from quantscope.backtest._inputs import CONFIDENCE, token_codes
 from quantscope.backtest._kernel import group_sums
 from quantscope.backtest._rules import DIRECTION, NEGATION, OPERATORS
-from quantscope.backtest.uncertainty import wilson  # figures over independent trials
+from quantscope.backtest.uncertainty import NO_MOVE, wilson
 
 __all__ = [
     "BOOTSTRAP_MAX_CELLS",
@@ -63,8 +63,6 @@ BOOTSTRAP_MAX_TABLE = 5_000_000
 INTERVAL_COLUMNS = tuple(
     f"{name}{side}" for name in uncertainty.STATISTICS for side in ("_lo", "_hi")
 )
-#: ``interval`` of a row where the threshold keeps the same trades as the current one.
-NO_MOVE = "nothing moved: rule of three"
 _METHOD = (
     "Poisson bootstrap over whole tokens (uncertainty.cluster_intervals), percentile widened "
     "by sqrt(k/(k-1)) and t/z; rule of three where nothing moved"

@@ -66,6 +66,8 @@ SEED = 20261
 _CHUNK_ENTRIES = 4_000_000
 #: The statistics an interval is computed for, in column order.
 STATISTICS = ("win_rate", "d_win_rate", "d_total_pnl_usd", "d_roi")
+#: ``interval`` of a row where the threshold keeps the same trades as the current one.
+NO_MOVE = "nothing moved: rule of three"
 #: The two-sided 95 % normal quantile.
 _Z95 = NormalDist().inv_cdf(0.975)
 
@@ -468,7 +470,7 @@ def what_if_intervals(
                 for name in STATISTICS
                 for suffix in ("", "_lo", "_hi")
             },
-            "interval": np.where(got["no_move"], "nothing moved: rule of three", "bootstrap"),
+            "interval": np.where(got["no_move"], NO_MOVE, "bootstrap"),
         }
     )
     out.attrs["intervals"] = {

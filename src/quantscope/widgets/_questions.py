@@ -27,8 +27,9 @@ import numpy as np
 import pandas as pd
 
 from quantscope import backtest as bt
+from quantscope.backtest._sample import usable
 from quantscope.backtest.questions import QUESTION_LABELS, Question, question_of
-from quantscope.backtest.uncertainty import ClusterSums, cluster_intervals
+from quantscope.backtest.uncertainty import NO_MOVE, ClusterSums, cluster_intervals
 
 #: The decision numbers of a change and how each is formatted (``_common.fmt`` kinds).
 CHANGES: tuple[tuple[str, str, str], ...] = (
@@ -36,7 +37,7 @@ CHANGES: tuple[tuple[str, str, str], ...] = (
     ("d_total_pnl_usd", "total PnL change", "usd"),
     ("d_roi", "ROI change", "share"),
 )
-RULE_OF_THREE = "nothing moved: rule of three"
+RULE_OF_THREE = NO_MOVE  # the interval column of a row where nothing moved
 
 
 def _num(kind: str, value: Any, signed: bool = True) -> str:
@@ -67,11 +68,8 @@ def with_interval(kind: str, estimate: Any, lo: Any, hi: Any) -> str:
 
 
 def _usable(features: pd.DataFrame, criterion: str) -> pd.DataFrame:
-    """The rows the what-if functions count: a value, a PnL and a cost (``_sample.usable``)."""
-    ok = np.ones(len(features), dtype=bool)
-    for name in (criterion, "pnl_usd", "buy_cost_usd"):
-        ok &= features[name].notna().to_numpy()
-    return features[ok]
+    """The rows the what-if functions count: a value, a PnL and a cost."""
+    return features[usable(features, [criterion])]
 
 
 def kept_dropped(
