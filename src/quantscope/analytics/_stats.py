@@ -101,13 +101,11 @@ def probabilistic_sharpe_ratio(daily_pnl: ArrayLike, benchmark: float = 0.0) -> 
     (docs/metrics.md, "Probabilistic and deflated Sharpe"). Scale-free, like the Sharpe ratio.
     """
     x = np.asarray(daily_pnl, dtype=np.float64)
-    if x.size < 4:
-        return float("nan")
-    std = float(np.std(x, ddof=1))
-    if std <= TINY * float(np.max(np.abs(x))):
+    per_day = sharpe_ratio(x, periods_per_year=1) if x.size >= 4 else float("nan")
+    if np.isnan(per_day):  # too few days, or a constant series
         return float("nan")
     skew, kurt = moments(x)
-    return psr_from(float(np.mean(x)) / std, x.size, skew, kurt, benchmark)
+    return psr_from(per_day, x.size, skew, kurt, benchmark)
 
 
 def deflated_sharpe_ratio(daily_pnl: ArrayLike, trials: int, trial_sr_std: float) -> float:
