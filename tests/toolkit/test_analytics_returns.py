@@ -170,9 +170,7 @@ def test_a_token_as_benchmark(module_client: Client, quant_returns: pd.Series) -
     assert m["alpha"] == pytest.approx(greeks["alpha"], rel=REL)
     assert m["correlation"] == pytest.approx(r.corr(bn), rel=REL)
     assert m["benchmark_cagr"] == pytest.approx(qs.stats.cagr(bn, periods=365), rel=REL)
-    assert m["benchmark_volatility"] == pytest.approx(
-        qs.stats.volatility(bn, periods=365), rel=REL
-    )
+    assert m["benchmark_volatility"] == pytest.approx(qs.stats.volatility(bn, periods=365), rel=REL)
 
 
 def test_a_benchmark_covering_part_of_the_days_is_paired_not_zero_filled() -> None:
