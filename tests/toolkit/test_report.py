@@ -431,16 +431,29 @@ def test_the_returns_section_shows_the_tear_sheet_figures_of_the_daily_returns(
     assert "No benchmark: pass benchmark=" in text
 
 
-def test_a_benchmark_token_is_priced_loaded_and_shown_beside(
-    written: tuple[Path, Path, Path], own_sandbox: SandboxServer, tmp_path: Path
+def test_a_benchmark_token_is_priced_loaded_and_shown_beside_with_progress(
+    written: tuple[Path, Path, Path],
+    own_sandbox: SandboxServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """A token id as benchmark: its candles are one more load of the report (warm cache: the
-    rest is read from it), beta, alpha and correlation, and its own CAGR and volatility."""
+    rest is read from it), beta, alpha and correlation, and its own CAGR and volatility.
+    Issue 24: a cold report was silent for 12-27 s; it names each stage on stderr (the
+    loaders' progress module)."""
     with _client(own_sandbox, written[2]) as client:
         trades = qs.load_trades(QUANT, client=client)
         token = int(trades["token_id"].dropna().iloc[0])
-        path = qs.report(QUANT, tmp_path / "bench.html", client=client, benchmark=token)
+        capsys.readouterr()
+        path = qs.report(
+            QUANT, tmp_path / "bench.html", client=client, benchmark=token, progress=True
+        )
+        shown = capsys.readouterr()
         candles = qs.load_ohlcv(token, client=client)
+    assert shown.out == ""
+    stages = ("trades", "details", "benchmark", "recommendations", "returns", "writing the page")
+    for stage in stages:
+        assert f"report: {stage}" in shown.err, stage
     page = path.read_text()
     greeks = analytics.benchmark_metrics(
         analytics.daily_returns(trades), candles.pipe(analytics.candle_returns)
@@ -460,14 +473,21 @@ def test_a_benchmark_token_is_priced_loaded_and_shown_beside(
     assert any("ohlcv" in e for e in endpoints), endpoints
 
 
-def test_a_benchmark_series_from_a_frame_and_bad_ones_refused_before_a_request(
-    written: tuple[Path, Path, Path], own_sandbox: SandboxServer, tmp_path: Path
+def test_a_benchmark_series_from_a_frame_no_progress_and_bad_ones_refused_before_a_request(
+    written: tuple[Path, Path, Path],
+    own_sandbox: SandboxServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     with _client(own_sandbox, written[2]) as client:
         trades = qs.load_trades(QUANT, client=client)
     returns = analytics.daily_returns(trades)
     half = (returns.iloc[::2] * 0.5).rename("half the account")
-    written_path = report_trades(trades, tmp_path / "s.html", load=False, benchmark=half)
+    capsys.readouterr()
+    written_path = report_trades(
+        trades, tmp_path / "s.html", load=False, benchmark=half, progress=False
+    )
+    assert capsys.readouterr().err == ""  # progress=False: not a word
     page = written_path.read_text()
     greeks = _rows(page, "returns.greeks")
     assert greeks["paired_days"][0] == C.count(len(half))
@@ -481,32 +501,3 @@ def test_a_benchmark_series_from_a_frame_and_bad_ones_refused_before_a_request(
     with pytest.raises(ValueError, match=r"give a path ending in \.html"):
         qs.report(QUANT, tmp_path / "r.pdf")  # refused before any client is looked for
     assert not (tmp_path / "t.html").exists()
-
-
-def test_progress_while_it_builds_and_none_when_asked(
-    written: tuple[Path, Path, Path],
-    own_sandbox: SandboxServer,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    """Issue 24: a cold report was silent for 12-27 s. It names each stage on stderr (the
-    loaders' progress module), and says nothing with progress=False."""
-    with _client(own_sandbox, written[2]) as client:
-        trades = qs.load_trades(QUANT, client=client)
-        capsys.readouterr()
-        qs.report(QUANT, tmp_path / "p.html", client=client, progress=True)
-        shown = capsys.readouterr()
-        qs.report(QUANT, tmp_path / "q.html", client=client, progress=False)
-        quiet = capsys.readouterr()
-    assert shown.out == "" and quiet.out == "" and quiet.err == ""
-    for stage in (
-        "report: trades",
-        "report: details",
-        "report: recommendations",
-        "report: returns",
-        "report: thresholds",
-        "report: writing the page",
-    ):
-        assert stage in shown.err, stage
-    assert "stage/s" in shown.err or "s/stage" in shown.err
-    del trades

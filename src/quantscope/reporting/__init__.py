@@ -34,14 +34,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeAlias
 
 import pandas as pd
 
 from quantscope._client import Client
 
-if TYPE_CHECKING:
-    from quantscope.reporting.build import Benchmark
+# A benchmark: daily returns, a token's candles, or a token id (``build.Benchmark``).
+Benchmark: TypeAlias = pd.Series | pd.DataFrame | int | None
 
 __all__ = ["report", "report_trades"]
 
