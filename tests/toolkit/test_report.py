@@ -27,6 +27,7 @@ from quantscope.backtest._guards import wilson
 from quantscope.backtest.uncertainty import rate_interval
 from quantscope.cli import main
 from quantscope.reporting import cells as C
+from quantscope.reporting import report_trades
 from quantscope.reporting.sections import SECTIONS
 from quantscope.sandbox.serve import SandboxServer
 
@@ -278,6 +279,21 @@ def test_it_loads_in_chromium_without_a_request(written: tuple[Path, Path, Path]
             "img", "els => els.map(e => e.complete && e.naturalWidth > 0)"
         )
         sections = visit.page.eval_on_selector_all("section", "els => els.map(e => e.id)")
+        boxes = visit.page.eval_on_selector_all(
+            "table",
+            """els => els.map(t => {
+                const box = t.parentElement, column = box.closest('section');
+                return [t.dataset.table, box.className, getComputedStyle(box).overflowX,
+                        box.scrollWidth, box.clientWidth, column.clientWidth,
+                        box.getBoundingClientRect().right <= column.getBoundingClientRect().right];
+            })""",
+        )
+    # Issue 24: the recommendations table (1,423 px in a 1,200 px column) was clipped. Every
+    # table is in a box of its own that fits the column and scrolls sideways when it is wider.
+    assert boxes and all(b[1] == "scroll" and b[2] == "auto" and b[6] for b in boxes), boxes
+    wide = {b[0] for b in boxes if b[3] > b[4]}
+    assert "recommendations.table" in wide
+    assert all(b[4] <= b[5] for b in boxes)
     assert visit.requests == [url]  # the file itself, nothing else (data: images send none)
     assert visit.failed == []
     assert visit.console_errors == []
@@ -362,3 +378,126 @@ def test_a_bad_criterion_is_one_clear_line(
     ):
         qs.report(QUANT, tmp_path / "bad.html", criteria=["smart_money_buy"], client=client)
     assert "\n" not in str(bad.value)
+
+
+# --- issue 24: the tear-sheet figures, the benchmark, tables that scroll, progress ------------
+
+
+def test_every_table_scrolls_inside_its_own_box(written: tuple[Path, Path, Path]) -> None:
+    """The recommendations table was 1,423 px in a 1,200 px column, clipped: each table now sits
+    in a box that scrolls sideways (the table itself stays a table)."""
+    page = written[0].read_text()
+    tables = re.findall(r"(.{0,40})<table data-table=\"([^\"]+)\">", page)
+    assert len(tables) > 15
+    assert all(before.endswith('<div class="scroll">') for before, _ in tables), tables
+    assert page.count('<div class="scroll">') == len(tables)
+    style = re.search(r"<style>(.*?)</style>", page, re.S)
+    assert style and re.search(r"div\.scroll \{[^}]*overflow-x: auto", style.group(1))
+    assert not re.search(r"table \{[^}]*display: block", style.group(1))
+
+
+def test_the_returns_section_shows_the_tear_sheet_figures_of_the_daily_returns(
+    written: tuple[Path, Path, Path], own_sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    """Issue 24: beside quantstats' tear sheet the report lacked CAGR, volatility, VaR/CVaR,
+    Calmar, skew, kurtosis, best and worst day and the monthly table; its figures are those of
+    analytics.return_metrics over daily_returns() (equal to quantstats: test_analytics_returns)."""
+    with _client(own_sandbox, tmp_path) as client:
+        trades = qs.load_trades(QUANT, client=client)
+    returns = analytics.daily_returns(trades)
+    m = analytics.return_metrics(returns)
+    page = written[0].read_text()
+    rows = _rows(page, "returns.figures")
+    assert rows["cagr"][0] == C.share(m["cagr"])
+    assert rows["volatility"][0] == C.share(m["volatility"]) == "46.4%"
+    assert rows["sharpe"][0] == C.ratio(m["sharpe"]) == "19.54"  # quantstats' 19.5
+    assert rows["psr"][0] == C.probability(m["psr"])  # beside the Sharpe
+    assert rows["var_95"][0] == C.share(m["var_95"])
+    assert rows["cvar_95"][0] == C.share(m["cvar_95"])
+    assert rows["calmar"][0] == C.ratio(m["calmar"])
+    assert rows["skew"][0] == C.ratio(m["skew"])
+    assert rows["kurtosis"][0] == C.ratio(m["kurtosis"])
+    assert "EXCESS kurtosis" in rows["kurtosis"][1]
+    assert rows["best_day"][0] == f"{C.share(m['best_day'])} ({C.day(m['best_day_date'])})"
+    assert rows["worst_day"][0] == f"{C.share(m['worst_day'])} ({C.day(m['worst_day_date'])})"
+    assert "historical value at risk, 95 %" in rows["var_95"][1]
+    monthly = _rows(page, "returns.monthly")
+    table = analytics.monthly_returns(returns)
+    assert monthly["2026"] == [C.share(v) for v in table.loc[2026]]
+    assert monthly["2026"][0] == "n/a" and monthly["2026"][-1] == C.share(m["total_return"])
+    text = _unescape(page)
+    assert "Short sample: CAGR " in text and "(probabilistic Sharpe ratio > 99.9%)" in text
+    assert "the headline's (22.02, PSR > 99.9%) is over the daily PnL" in text
+    assert "No benchmark: pass benchmark=" in text
+
+
+def test_a_benchmark_token_is_priced_loaded_and_shown_beside_with_progress(
+    written: tuple[Path, Path, Path],
+    own_sandbox: SandboxServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A token id as benchmark: its candles are one more load of the report (warm cache: the
+    rest is read from it), beta, alpha and correlation, and its own CAGR and volatility.
+    Issue 24: a cold report was silent for 12-27 s; it names each stage on stderr (the
+    loaders' progress module)."""
+    with _client(own_sandbox, written[2]) as client:
+        trades = qs.load_trades(QUANT, client=client)
+        token = int(trades["token_id"].dropna().iloc[0])
+        capsys.readouterr()
+        path = qs.report(
+            QUANT, tmp_path / "bench.html", client=client, benchmark=token, progress=True
+        )
+        shown = capsys.readouterr()
+        candles = qs.load_ohlcv(token, client=client)
+    assert shown.out == ""
+    stages = ("trades", "details", "benchmark", "recommendations", "returns", "writing the page")
+    for stage in stages:
+        assert f"report: {stage}" in shown.err, stage
+    page = path.read_text()
+    greeks = analytics.benchmark_metrics(
+        analytics.daily_returns(trades), candles.pipe(analytics.candle_returns)
+    )
+    rows = _rows(page, "returns.greeks")
+    assert rows["beta"][0] == C.ratio(greeks["beta"])
+    assert rows["correlation"][0] == C.ratio(greeks["correlation"])
+    assert rows["alpha"][0] == C.share(greeks["alpha"])
+    beside = _rows(page, "returns.benchmark")
+    assert beside["cagr"] == [
+        _rows(page, "returns.figures")["cagr"][0],
+        C.share(greeks["benchmark_cagr"]),
+    ]
+    assert beside["volatility"][1] == C.share(greeks["benchmark_volatility"])
+    assert f"benchmark (token {token})" in _header(page, "returns.benchmark")
+    endpoints = _rows(page, "overview.cost")
+    assert any("ohlcv" in e for e in endpoints), endpoints
+
+
+def test_a_benchmark_series_from_a_frame_no_progress_and_bad_ones_refused_before_a_request(
+    written: tuple[Path, Path, Path],
+    own_sandbox: SandboxServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with _client(own_sandbox, written[2]) as client:
+        trades = qs.load_trades(QUANT, client=client)
+    returns = analytics.daily_returns(trades)
+    half = (returns.iloc[::2] * 0.5).rename("half the account")
+    capsys.readouterr()
+    written_path = report_trades(
+        trades, tmp_path / "s.html", load=False, benchmark=half, progress=False
+    )
+    assert capsys.readouterr().err == ""  # progress=False: not a word
+    page = written_path.read_text()
+    greeks = _rows(page, "returns.greeks")
+    assert greeks["paired_days"][0] == C.count(len(half))
+    assert greeks["beta"][0] == "2.00" and greeks["correlation"][0] == "1.00"  # r = 2 b there
+    assert "benchmark (half the account)" in _header(page, "returns.benchmark")
+    assert f"covers {len(half)} of the {len(returns)} days" in _unescape(page)
+    with pytest.raises(ValueError, match="a token id as benchmark= is loaded"):
+        report_trades(trades, tmp_path / "t.html", load=False, benchmark=7)
+    with pytest.raises(ValueError, match="benchmark= is daily returns"):
+        report_trades(trades, tmp_path / "t.html", load=False, benchmark="SPY")
+    with pytest.raises(ValueError, match=r"give a path ending in \.html"):
+        qs.report(QUANT, tmp_path / "r.pdf")  # refused before any client is looked for
+    assert not (tmp_path / "t.html").exists()

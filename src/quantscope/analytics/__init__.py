@@ -14,7 +14,10 @@ reference definitions: Sharpe, Sortino, the probabilistic and deflated Sharpe,
 drawdown), ``_periods`` (calendar periods for ``freq``),
 ``_execution`` (executed versus hypothetical trades), ``windows`` (rolling win rate, PnL and
 Sharpe over the last N trades or days), ``drawdowns`` (the worst drawdown episodes),
-``calendar`` (a metric per month or week, years x periods).
+``calendar`` (a metric per month or week, years x periods), ``returns`` (the tear-sheet figures of
+a daily returns series: CAGR, volatility, VaR/CVaR, Calmar, skew, kurtosis, best and worst day,
+the monthly returns table), ``benchmark`` (beta, alpha and correlation against a benchmark's
+daily returns, or a token's candles made into them).
 """
 
 from quantscope.analytics._execution import EXECUTION_LABELS, Execution
@@ -31,6 +34,7 @@ from quantscope.analytics._stats import (
     sharpe_ratio,
     sortino_ratio,
 )
+from quantscope.analytics.benchmark import BENCHMARK_METRICS, benchmark_metrics, candle_returns
 from quantscope.analytics.calendar import pnl_calendar
 from quantscope.analytics.drawdowns import DRAWDOWN_COLUMNS, worst_drawdowns
 from quantscope.analytics.evaluations import (
@@ -41,6 +45,19 @@ from quantscope.analytics.evaluations import (
     stage_counts,
     trade_outcomes,
     values_by_outcome,
+)
+from quantscope.analytics.returns import (
+    RETURN_METRICS,
+    VAR_CONFIDENCE,
+    cagr,
+    calmar,
+    conditional_value_at_risk,
+    monthly_returns,
+    return_drawdown,
+    return_metrics,
+    total_return,
+    value_at_risk,
+    volatility,
 )
 from quantscope.analytics.trades import (
     CAPITAL_PER_QUANT_USD,
@@ -61,6 +78,7 @@ from quantscope.analytics.trades import (
 from quantscope.analytics.windows import ROLLING_COLUMNS, rolling
 
 __all__ = [
+    "BENCHMARK_METRICS",
     "CAPITAL_PER_QUANT_USD",
     "DRAWDOWN_COLUMNS",
     "EXECUTION_LABELS",
@@ -69,13 +87,20 @@ __all__ = [
     "MIN_RATIO_DAYS",
     "OUTCOMES",
     "PERIODS_PER_YEAR",
+    "RETURN_METRICS",
     "ROLLING_COLUMNS",
     "SHORT_SAMPLE_DAYS",
     "SUMMARY_METRICS",
     "TRADE_COLUMNS",
+    "VAR_CONFIDENCE",
     "Drawdown",
     "Execution",
+    "benchmark_metrics",
     "by",
+    "cagr",
+    "calmar",
+    "candle_returns",
+    "conditional_value_at_risk",
     "criterion_values",
     "daily_pnl",
     "daily_returns",
@@ -85,10 +110,13 @@ __all__ = [
     "equity_curve",
     "executed",
     "max_drawdown",
+    "monthly_returns",
     "pass_rate",
     "pass_rates",
     "pnl_calendar",
     "probabilistic_sharpe_ratio",
+    "return_drawdown",
+    "return_metrics",
     "roi",
     "rolling",
     "select_execution",
@@ -96,8 +124,11 @@ __all__ = [
     "sortino_ratio",
     "stage_counts",
     "summary",
+    "total_return",
     "trade_outcomes",
+    "value_at_risk",
     "values_by_outcome",
+    "volatility",
     "win_rate",
     "worst_drawdowns",
 ]

@@ -328,6 +328,11 @@ def hypothetical(data: ReportData) -> list[Block]:
 def definitions(data: ReportData) -> list[Block]:
     del data
     return [
+        Heading("Trade-level metrics (summary(): trades, daily PnL)"),
         Definitions(tuple(analytics.SUMMARY_METRICS.items())),
+        Heading("Return-based figures (return_metrics(): daily returns)"),
+        Definitions(tuple(analytics.RETURN_METRICS.items())),
+        Heading("Against a benchmark (benchmark_metrics())"),
+        Definitions(tuple(analytics.BENCHMARK_METRICS.items())),
         Text("Formulas: docs/metrics.md of quantscope."),
     ]

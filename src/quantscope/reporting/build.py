@@ -11,13 +11,19 @@ dates the report (never the wall clock, so the same data gives the same report).
 
 A plan that cannot read the playbook or the optimizer leaves those frames None and says so in
 ``ReportData.notes``; the sections show the note.
+
+An optional ``benchmark`` is checked before anything is sent: a daily returns Series, a
+token's candles (a frame of ``load_ohlcv``), or a token id, whose candles are loaded with the
+rest (one request, priced with them). It becomes daily returns (``analytics.candle_returns``)
+beside the account's in the returns section. ``stages`` (``reporting.stages``) counts each
+load as it starts, so a long build shows where it is.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -30,8 +36,12 @@ from quantscope._errors import PermissionDeniedError, QuotaShareExceededError
 from quantscope._estimate import Estimate, estimate
 from quantscope._ids import one_id
 from quantscope._quota import share_limit
+from quantscope.reporting.stages import SILENT, Stages
 
-__all__ = ["Cost", "ReportData", "from_trades", "gather"]
+__all__ = ["Benchmark", "Cost", "ReportData", "check_benchmark", "from_trades", "gather"]
+
+#: What a report takes as its benchmark: daily returns, a token's candles, or a token id.
+Benchmark: TypeAlias = pd.Series | pd.DataFrame | int | None
 
 
 @dataclass(frozen=True)
@@ -84,6 +94,8 @@ class ReportData:
     cost: Cost = field(default_factory=Cost)
     plan: str | None = None
     notes: tuple[str, ...] = ()
+    benchmark: pd.Series | None = None  # daily returns (analytics.returns' definition)
+    benchmark_label: str = ""
 
     @property
     def executed(self) -> pd.DataFrame:
@@ -125,6 +137,41 @@ def _example_trades(executed: pd.DataFrame) -> list[tuple[str, pd.Series]]:
     return [("best", best)] + ([("worst", worst)] if worst["trade_id"] != best["trade_id"] else [])
 
 
+def check_benchmark(benchmark: Benchmark) -> Benchmark:
+    """The benchmark as given, checked before anything is sent: ValueError in one line
+    otherwise. A token id is an int (a numpy integer or an int-valued string too)."""
+    if benchmark is None or isinstance(benchmark, pd.Series | pd.DataFrame):
+        if isinstance(benchmark, pd.Series | pd.DataFrame) and not isinstance(
+            benchmark.index, pd.DatetimeIndex
+        ):
+            raise ValueError(
+                "benchmark= needs a DatetimeIndex: daily returns by UTC day, or a token's "
+                "candles (load_ohlcv)"
+            )
+        return benchmark
+    try:
+        return one_id(benchmark, "benchmark")
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"benchmark= is daily returns (a Series), a token's candles (load_ohlcv) or a token "
+            f"id, got {benchmark!r}"
+        ) from exc
+
+
+def _benchmark_label(benchmark: pd.Series | pd.DataFrame) -> str:
+    params = benchmark.attrs.get("quantscope", {}).get("params") or {}
+    token = params.get("tokenId") if isinstance(params, dict) else None
+    if isinstance(benchmark, pd.DataFrame):
+        return f"token {token}" if token is not None else "the candles given"
+    return str(benchmark.name) if benchmark.name not in (None, "return") else "the series given"
+
+
+def _benchmark_returns(benchmark: pd.Series | pd.DataFrame) -> pd.Series:
+    if isinstance(benchmark, pd.DataFrame):
+        return analytics.candle_returns(benchmark)
+    return benchmark
+
+
 # One load the report makes: (name, loader, positional args, keyword args of the load).
 Load = tuple[str, Callable[..., Any], tuple[Any, ...], dict[str, Any]]
 # Loads that may send many requests (they take confirm=; the others send one at most).
@@ -158,12 +205,14 @@ def _check_share(what: str, priced: Sequence[Estimate], client: Client, confirm:
 
 
 def _load_all(
-    what: str, plan: Sequence[Load], client: Client, confirm: bool
+    what: str, plan: Sequence[Load], client: Client, confirm: bool, stages: Stages = SILENT
 ) -> tuple[dict[str, Any], Cost, list[str]]:
     """Price the loads, refuse over the share, then load: (frames by name, cost, notes).
 
     A load the plan does not allow (``PermissionDeniedError``) is left out with a note.
     """
+    stages.more(len(plan) + 1)
+    stages.step("pricing the loads")
     priced, allowed = [], []
     notes: list[str] = []
     for load in plan:
@@ -177,7 +226,9 @@ def _load_all(
     ok = _check_share(what, priced, client, confirm)
     found: dict[str, Any] = {}
     cost = Cost()
+    stages.more(len(allowed) - len(plan))
     for name, loader, args, kwargs in allowed:
+        stages.step(name)
         extra = {"confirm": ok} if name in _MANY else {}
         try:
             found[name] = loader(*args, client=client, **kwargs, **extra)
@@ -202,12 +253,24 @@ def gather(
     criteria: Sequence[str] = (),
     client: Client | None = None,
     confirm: bool = False,
+    benchmark: Benchmark = None,
+    stages: Stages = SILENT,
 ) -> ReportData:
     """Load what the report of quant ``quant_id`` shows (module docstring for the cost)."""
     quant = one_id(quant_id, "quant_id")
+    checked = check_benchmark(benchmark)
     c = client if client is not None else get_default_client()
+    stages.step("trades")
     trades = L.load_trades(quant, trading_status="all", confirm=confirm, client=c)
-    return from_trades(trades, criteria=criteria, client=c, confirm=confirm, quant_id=quant)
+    return from_trades(
+        trades,
+        criteria=criteria,
+        client=c,
+        confirm=confirm,
+        quant_id=quant,
+        benchmark=checked,
+        stages=stages,
+    )
 
 
 def from_trades(
@@ -218,14 +281,33 @@ def from_trades(
     confirm: bool = False,
     quant_id: int | None = None,
     load: bool = True,
+    benchmark: Benchmark = None,
+    stages: Stages = SILENT,
 ) -> ReportData:
     """The report's data starting from a trades frame; with ``load`` (default) the rest is
     loaded for the frame's quant (the playbook, recommendations and evaluations need exactly
-    one quant in the frame), priced first and refused over the quota share as in ``gather``."""
+    one quant in the frame), priced first and refused over the quota share as in ``gather``.
+    A token id as ``benchmark`` needs ``load`` (its candles are loaded)."""
+    checked = check_benchmark(benchmark)
+    if isinstance(checked, int) and not load:
+        raise ValueError(
+            "a token id as benchmark= is loaded, and load=False sends nothing: pass the "
+            "token's candles (load_ohlcv) or daily returns instead"
+        )
     names = sorted({str(n) for n in trades.get("quant_name", pd.Series()).dropna().unique()})
     title = ", ".join(names) if names else "trades"
     cost = Cost().add(trades)
-    base = ReportData(title, quant_id, trades, latest_time(trades), tuple(criteria), cost=cost)
+    given = checked if isinstance(checked, pd.Series | pd.DataFrame) else None
+    base = ReportData(
+        title,
+        quant_id,
+        trades,
+        latest_time(trades),
+        tuple(criteria),
+        cost=cost,
+        benchmark=_benchmark_returns(given) if given is not None else None,
+        benchmark_label=_benchmark_label(given) if given is not None else "",
+    )
     if not load:
         return base
     c = client if client is not None else get_default_client()
@@ -235,17 +317,19 @@ def from_trades(
     plan += [
         (f"candles {label}", L.load_ohlcv, (int(row["token_id"]),), {}) for label, row in examples
     ]
+    if isinstance(checked, int):
+        plan.append(("benchmark", L.load_ohlcv, (checked,), {}))
     if quant_id is not None:
         plan += _quant_loads(quant_id)
     what = f"quant {quant_id}" if quant_id is not None else title
-    found, spent, notes = _load_all(what, plan, c, confirm)
+    found, spent, notes = _load_all(what, plan, c, confirm, stages)
     details = found["details"]
     if quant_id is None:  # a frame of one quant: its id is in the details
         quants = details["quant_id"].dropna().unique() if len(details) else []
         if len(quants) == 1:
             quant_id = int(quants[0])
             more, extra, more_notes = _load_all(
-                f"quant {quant_id}", _quant_loads(quant_id), c, confirm
+                f"quant {quant_id}", _quant_loads(quant_id), c, confirm, stages
             )
             found.update(more)
             spent = Cost(spent.loads + extra.loads)
@@ -256,6 +340,9 @@ def from_trades(
                 "recommendations and evaluations need one"
             )
     playbook = found.get("playbook")
+    loaded = found.get("benchmark")
+    bench = loaded if loaded is not None else given
+    stages.step("criterion values of the trades")
     features = bt.trade_features(
         executed, details=details, playbook={quant_id: playbook} if playbook is not None else None
     )
@@ -278,4 +365,6 @@ def from_trades(
         cost=Cost(cost.loads + spent.loads),
         plan=c.quota.plan,
         notes=tuple(notes),
+        benchmark=_benchmark_returns(bench) if bench is not None else None,
+        benchmark_label=_benchmark_label(bench) if bench is not None else "",
     )

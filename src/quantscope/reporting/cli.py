@@ -42,7 +42,7 @@ def _run(args: argparse.Namespace) -> int:
     from quantscope._errors import QuantscopeError
     from quantscope.reporting import report
 
-    client = connect(progress=False)
+    client = connect()  # progress as QUANTSCOPE_PROGRESS says: the report's stages on stderr
     try:
         if args.all_quants:
             out = Path(args.output)

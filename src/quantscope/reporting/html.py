@@ -1,9 +1,10 @@
 """Rendering a report's sections into one self-contained HTML page.
 
 Everything the page shows is inside it: the style sheet inline, figures as PNG data URIs, no
-script, no font, no link to anything outside. Every text is escaped. Identifiers are the
-sections' and tables' keys, never random; the only date is the data's own. So the same
-sections give the same bytes.
+script, no font, no link to anything outside. Every table sits in a ``div.scroll`` box that
+scrolls sideways when the table is wider than the page's column, so nothing is clipped. Every
+text is escaped. Identifiers are the sections' and tables' keys, never random; the only date is
+the data's own. So the same sections give the same bytes.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ h1 { font-size: 1.6em; margin-bottom: 0.2em; }
 h2 { border-bottom: 2px solid #1f4e79; padding-bottom: 0.2em; margin-top: 2em; }
 h3 { margin-bottom: 0.3em; }
 nav ol { columns: 2; }
-table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 0.9em; display: block;
-        overflow-x: auto; }
+div.scroll { overflow-x: auto; max-width: 100%; margin: 0.5em 0 1em; }
+table { border-collapse: collapse; font-size: 0.9em; }
 caption { text-align: left; font-weight: bold; padding: 0.3em 0; }
 th, td { border-bottom: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right;
          vertical-align: top; }
@@ -59,10 +60,11 @@ def _table(section: str, table: Table) -> str:
         if table.index:
             cells = f'<th scope="row">{_e(label)}</th>' + cells
         rows.append(f"<tr>{cells}</tr>")
+    # A table wider than the column scrolls inside its own box; the table stays a table.
     out = (
-        f'<table data-table="{_e(section)}.{_e(table.key)}">'
+        f'<div class="scroll"><table data-table="{_e(section)}.{_e(table.key)}">'
         f"<caption>{_e(table.caption)}</caption>"
-        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )
     if table.footnote:
         out += f'<p class="footnote">{_e(table.footnote)}</p>'

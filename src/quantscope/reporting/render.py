@@ -15,11 +15,21 @@ from quantscope.reporting import cells as C
 from quantscope.reporting.build import ReportData
 from quantscope.reporting.html import page
 from quantscope.reporting.sections import SECTIONS
+from quantscope.reporting.stages import SILENT, Stages
+
+#: The stages of rendering and writing a page: one per section, and the writing.
+STAGES = len(SECTIONS) + 1
 
 
-def render(data: ReportData, *, generated_at: datetime | None = None) -> str:
-    """The report's HTML page."""
-    built = [(s.key, s.title, s.blocks(data)) for s in SECTIONS]
+def render(
+    data: ReportData, *, generated_at: datetime | None = None, stages: Stages = SILENT
+) -> str:
+    """The report's HTML page; ``stages`` counts each section as it is built (``STAGES``
+    of them: the sections and the writing)."""
+    built = []
+    for s in SECTIONS:
+        stages.step(s.key)
+        built.append((s.key, s.title, s.blocks(data)))
     quant = f" (quant {data.quant_id})" if data.quant_id is not None else ""
     dated = f"; written {C.when(generated_at)}" if generated_at is not None else ""
     subtitle = (
@@ -34,11 +44,25 @@ def render(data: ReportData, *, generated_at: datetime | None = None) -> str:
     return page(f"quantscope report: {data.title}{quant}", subtitle, built, footer)
 
 
-def write(data: ReportData, path: str | Path, *, generated_at: datetime | None = None) -> Path:
-    """Render the report and write it to ``path`` (parents created); returns the path."""
+def check_path(path: str | Path) -> Path:
+    """The report's path, checked before anything is loaded: it must end in .html/.htm."""
     target = Path(path)
     if target.suffix.lower() not in (".html", ".htm"):
         raise ValueError(f"a report is an HTML file: give a path ending in .html, got {path!s}")
+    return target
+
+
+def write(
+    data: ReportData,
+    path: str | Path,
+    *,
+    generated_at: datetime | None = None,
+    stages: Stages = SILENT,
+) -> Path:
+    """Render the report and write it to ``path`` (parents created); returns the path."""
+    target = check_path(path)
+    page_text = render(data, generated_at=generated_at, stages=stages)
+    stages.step("writing the page")
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(render(data, generated_at=generated_at), encoding="utf-8")
+    target.write_text(page_text, encoding="utf-8")
     return target

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from quantscope.reporting import _research, _screen, _trading
+from quantscope.reporting import _research, _returns, _screen, _trading
 from quantscope.reporting.blocks import Block
 from quantscope.reporting.build import ReportData
 from quantscope.reporting.plugs import PLUGS
@@ -37,6 +37,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("overview", "Overview", _trading.overview),
     Section("headline", "Headline metrics", _trading.headline),
     Section("equity", "Equity and drawdowns", _trading.equity),
+    Section("returns", "Returns: the tear-sheet figures", _returns.returns),
     Section("breakdowns", "Breakdowns: chain, decision, token, week", _trading.breakdowns),
     Section("hypothetical", "Hypothetical trades (never executed)", _trading.hypothetical),
     Section("playbook", "The playbook", _research.playbook),
