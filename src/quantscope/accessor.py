@@ -234,13 +234,26 @@ class QuantAccessor:
         client: Client | None = None,
         confirm: bool = False,
         load: bool = True,
+        benchmark: pd.Series | pd.DataFrame | int | None = None,
+        progress: bool | None = None,
     ) -> Path:
-        """Write the study report of these trades to ``path`` (``quantscope.reporting``)."""
+        """Write the study report of these trades to ``path`` (``quantscope.reporting``).
+
+        ``benchmark`` (a daily returns Series, candles or a token id) and ``progress`` as in
+        ``quantscope.reporting.report_trades``.
+        """
         from quantscope.reporting import report_trades  # matplotlib only once a report is asked
 
         frame = self._trades("report")
         return report_trades(
-            frame, path, criteria=criteria, client=client, confirm=confirm, load=load
+            frame,
+            path,
+            criteria=criteria,
+            client=client,
+            confirm=confirm,
+            load=load,
+            benchmark=benchmark,
+            progress=progress,
         )
 
     # --- evaluations and criterion results --------------------------------------------------
