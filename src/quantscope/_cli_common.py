@@ -22,7 +22,7 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +40,7 @@ __all__ = [
     "add_output_options",
     "client_from",
     "existing_input",
+    "int_at_least",
     "print_json",
     "say",
     "writable_output",
@@ -58,6 +59,24 @@ def say(text: str) -> None:
 def print_json(value: Any) -> None:
     """``value`` as one JSON document on stdout."""
     print(json.dumps(value, default=str))
+
+
+def int_at_least(
+    minimum: int, maximum: int | None = None, *, what: str = "an integer"
+) -> Callable[[str], int]:
+    """An argparse type: a base-10 integer from ``minimum`` (to ``maximum``)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text, 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if value < minimum or (maximum is not None and value > maximum):
+            bounds = f"from {minimum} to {maximum}" if maximum is not None else f">= {minimum}"
+            raise argparse.ArgumentTypeError(f"expected {what} {bounds}, got {value}")
+        return value
+
+    return parse
 
 
 def add_output_options(parser: argparse.ArgumentParser, *, json_help: str = "") -> None:

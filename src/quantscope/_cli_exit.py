@@ -36,7 +36,6 @@ from quantscope._errors import (
     QuotaError,
     QuotaShareExceededError,
     QuotaWouldBeExceededError,
-    RateLimitError,
     RedirectRefusedError,
     ServerError,
     format_reset,

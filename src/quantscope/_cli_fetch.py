@@ -35,6 +35,7 @@ from quantscope._cli_common import (
     add_connection_options,
     add_output_options,
     client_from,
+    int_at_least,
     print_json,
     writable_output,
 )
@@ -80,24 +81,8 @@ def _bool(text: str) -> bool:
     raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
 
 
-def _id(text: str) -> int:
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer id, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an id >= 0, got {value}")
-    return value
-
-
-def _count_arg(text: str) -> int:
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
-    return value
+_id = int_at_least(0, what="an integer id")
+_count_arg = int_at_least(1, what="a whole number")
 
 
 def _time(text: str) -> str:

@@ -11,31 +11,17 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable
 
 from quantscope._cli_common import (
     Subparsers,
     UsageError,
     Voice,
     add_output_options,
+    int_at_least,
     print_json,
 )
 
 __all__ = ["COMMANDS"]
-
-
-def _int_at_least(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text, 10)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-        if value < minimum or (maximum is not None and value > maximum):
-            bounds = f"from {minimum} to {maximum}" if maximum is not None else f">= {minimum}"
-            raise argparse.ArgumentTypeError(f"expected an integer {bounds}, got {value}")
-        return value
-
-    return parse
 
 
 def _add_world_options(parser: argparse.ArgumentParser, *, default: int | None) -> None:
@@ -47,11 +33,11 @@ def _add_world_options(parser: argparse.ArgumentParser, *, default: int | None) 
     )
     said = "7" if default is not None else "the world the data dir holds"
     parser.add_argument(
-        "--seed", type=_int_at_least(0), default=default, help=f"world seed (default: {said})"
+        "--seed", type=int_at_least(0), default=default, help=f"world seed (default: {said})"
     )
     parser.add_argument(
         "--scale",
-        type=_int_at_least(1),
+        type=int_at_least(1),
         default=1 if default is not None else None,
         help=f"world size multiplier (default: {'1' if default is not None else said})",
     )
@@ -106,7 +92,7 @@ def COMMANDS(commands: Subparsers) -> None:
     serve.add_argument("--host", default="127.0.0.1", help="address (default: 127.0.0.1)")
     serve.add_argument(
         "--port",
-        type=_int_at_least(0, 65535),
+        type=int_at_least(0, 65535),
         default=8000,
         help="port; 0 picks a free one (default: 8000)",
     )
