@@ -22,9 +22,12 @@ from typing import Any
 from quantscope._cli_common import (
     EXAMPLES_FORMATTER,
     Subparsers,
+    UsageError,
+    Voice,
     add_connection_options,
+    add_output_options,
     client_from,
-    say,
+    print_json,
 )
 
 QUOTA_PROBE = "/api/trades/stats"
@@ -83,8 +86,11 @@ def _cache_info(args: argparse.Namespace) -> int:
 def _cache_clear(args: argparse.Namespace) -> int:
     cache, _ = _open_cache(args)
     removed = cache.clear(args.endpoint)
+    if args.json:
+        print_json({"removed": removed, "endpoint": args.endpoint, "path": str(cache.path)})
+        return 0
     what = f"answers of {args.endpoint}" if args.endpoint else "answers and every stored frame"
-    say(f"quantscope: removed {removed} {what} from {cache.path}")
+    Voice(args).note(f"removed {removed} {what} from {cache.path}")
     return 0
 
 
@@ -97,10 +103,10 @@ def _quota(args: argparse.Namespace) -> int:
     from quantscope._transport import WholeBodyAdapter, deadline
 
     if args.offline:
-        raise _usage("quota needs the service: it is read from a fresh answer's headers")
+        raise UsageError("quota needs the service: it is read from a fresh answer's headers")
     with client_from(args) as client:
         url, key = client.base_url, client.settings.api_key
-        service = client.settings.service
+        service = _service_words(client.settings.service, url)
     # Uncached, but on the client's transport: the call's deadline, the key scrubbed from the
     # answer, URL credentials as basic auth, and no redirect followed (the key stays home).
     try:
@@ -143,10 +149,15 @@ def _quota(args: argparse.Namespace) -> int:
     return 0
 
 
-def _usage(message: str) -> Exception:
-    from quantscope._cli_common import UsageError
+def _service_words(service: str, url: str) -> str:
+    """``configured URL`` as the host it names (never its credentials)."""
+    from urllib.parse import urlsplit
 
-    return UsageError(message)
+    if service != "configured URL":
+        return service
+    parts = urlsplit(url)
+    host = parts.hostname or url
+    return f"{parts.scheme}://{host}{f':{parts.port}' if parts.port else ''}{parts.path}"
 
 
 def _add_cache(commands: Subparsers) -> None:
@@ -169,8 +180,7 @@ def _add_cache(commands: Subparsers) -> None:
             "endpoint", nargs="?", metavar="ENDPOINT", help="a path glob: trades*, eval-details"
         )
         sub.add_argument("--cache-dir", metavar="DIR", help="default: $QUANTSCOPE_CACHE_DIR")
-        if name == "info":
-            sub.add_argument("--json", action="store_true", help="one JSON object")
+        add_output_options(sub, json_help="one JSON object on stdout")
         sub.set_defaults(handler=handler)
 
 
@@ -182,8 +192,8 @@ def _add_quota(commands: Subparsers) -> None:
         "answer).\n\nexamples:\n  quantscope quota\n  quantscope quota --json",
         formatter_class=EXAMPLES_FORMATTER,
     )
-    quota.add_argument("--json", action="store_true", help="one JSON object")
     add_connection_options(quota)
+    add_output_options(quota, json_help="one JSON object on stdout")
     quota.set_defaults(handler=_quota)
 
 

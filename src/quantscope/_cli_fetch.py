@@ -1,18 +1,27 @@
 """``quantscope fetch RESOURCE [filters] -o FILE``: any loader's frame, to a file or stdout.
 
-Each resource is a loader with its filters as options (``RESOURCES``: data, not an if-chain),
-so ``quantscope fetch trades --help`` lists exactly what ``load_trades`` takes. The output's
-suffix picks the format: ``.parquet`` and ``.feather`` keep dtypes, categories, UTC
-datetimes, the index and ``df.attrs`` (provenance, JSON); ``.csv`` is plain text; ``-``
-writes JSON lines to stdout (one object per row, ISO-8601 datetimes, nulls as ``null``).
-Progress bars and the summary line go to stderr.
+Each resource is a loader with every keyword it takes as an option (``RESOURCES``: data, not
+an if-chain; a test holds them equal to the loaders' signatures), so ``quantscope fetch
+trades --help`` lists exactly what ``load_trades`` takes, ``--confirm``, ``--max-requests``
+and ``--partial`` included wherever the loader has them. The output's suffix picks the
+format: ``.parquet`` and ``.feather`` keep dtypes, categories, UTC datetimes, the index and
+``df.attrs`` (provenance, JSON); ``.csv`` is plain text; ``-`` writes JSON lines to stdout
+(one object per row, ISO-8601 datetimes, nulls as ``null``). A loader that returns several
+frames (``trade``: the trade and its transactions) writes the one ``--part`` names.
+
+Validate, then price, then spend: the arguments and the output path are checked before
+anything is sent; then the load is priced (``qsc.estimate``; a paged load's first page, which
+tells how many follow, is the one request this may spend, and the load reuses it) and the
+cost is said on stderr; then the loader runs under its own quota rules, whose refusals come
+back as one line with the flags that lift them (``_cli_exit``). A filter that matched nothing
+is said on stderr (exit 0). Progress bars and the summary line go to stderr.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -22,9 +31,13 @@ from quantscope._cli_common import (
     EXAMPLES_FORMATTER,
     Subparsers,
     UsageError,
+    Voice,
     add_connection_options,
+    add_output_options,
     client_from,
-    say,
+    int_at_least,
+    print_json,
+    writable_output,
 )
 
 FORMATS = (".parquet", ".feather", ".csv")
@@ -32,14 +45,16 @@ FORMATS = (".parquet", ".feather", ".csv")
 
 @dataclass(frozen=True)
 class Opt:
-    """One filter: its flag (or positional name), the loader's keyword, parsing and help."""
+    """One keyword of a loader: its flag (or positional name), the keyword, parsing and help.
+
+    ``action="store_true"``: a switch for a keyword whose default is False."""
 
     flag: str
     kwarg: str
     help: str
-    type: Callable[[str], Any] = str
+    type: Callable[[str], Any] | None = str
     nargs: str | None = None
-    choices: Sequence[str] | None = None
+    action: str | None = None
 
 
 @dataclass(frozen=True)
@@ -50,7 +65,10 @@ class Resource:
     help: str
     options: tuple[Opt, ...] = ()
     example: str = ""
-    paged: bool = False  # takes --max-pages/--confirm/--max-requests/--partial
+    paged: bool = False  # takes --page-size (and --max-pages with max_pages)
+    max_pages: bool = False
+    budget: bool = False  # takes --confirm/--max-requests/--partial
+    parts: tuple[str, ...] = ()  # a loader returning several frames: their names
     fixed: dict[str, Any] = field(default_factory=dict)
 
 
@@ -63,14 +81,8 @@ def _bool(text: str) -> bool:
     raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
 
 
-def _id(text: str) -> int:
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer id, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an id >= 0, got {value}")
-    return value
+_id = int_at_least(0, what="an integer id")
+_count_arg = int_at_least(1, what="a whole number")
 
 
 def _time(text: str) -> str:
@@ -84,13 +96,26 @@ def _time(text: str) -> str:
     return text
 
 
-_METAVARS: dict[Callable[[str], Any], str] = {_id: "ID", _bool: "BOOL", _time: "TIME"}
+_METAVARS: dict[Callable[[str], Any] | None, str] = {
+    _id: "ID",
+    _bool: "BOOL",
+    _time: "TIME",
+    _count_arg: "N",
+}
 
 QUANT = Opt("--quant", "quant_id", "the quant's id (default: every quant)", _id)
 START = Opt("--start", "start", "from this time (ISO 8601, UTC; e.g. 2026-09-01)", _time)
 END = Opt("--end", "end", "up to this time (ISO 8601, UTC)", _time)
 CHAIN = Opt("--chain", "chain", "one chain (SOLANA, BASE, ...)")
 SEARCH = Opt("--search", "search", "token name, symbol or address contains")
+ALL_QUANTS = Opt(
+    "--all-quants",
+    "all_quants",
+    "every quant's, not the default quant's",
+    None,
+    action="store_true",
+)
+LIMIT = Opt("--limit", "limit", "items at most (the service caps the list)", _count_arg)
 
 RESOURCES: dict[str, Resource] = {
     "trades": Resource(
@@ -98,15 +123,33 @@ RESOURCES: dict[str, Resource] = {
         "trades (executed by default)",
         (
             QUANT,
-            Opt("--trading-status", "trading_status", "executed, all, ...", str),
+            Opt(
+                "--trading-status",
+                "trading_status",
+                "model validation: executed (default), all, REJECT, RECOMMEND, DELAY, ...",
+            ),
+            Opt("--trading-mode", "trading_mode", "live or paper (default: both)"),
+            Opt("--position-closed", "position_closed", "true: closed positions only", _bool),
+            Opt("--tracking-enabled", "tracking_enabled", "whether still tracked", _bool),
             Opt("--status", "status", "Open or Closed"),
             CHAIN,
             SEARCH,
             START,
             END,
+            Opt("--sort-by", "sort_by", "the service's sort field (e.g. openTime)"),
+            Opt("--sort-order", "sort_order", "asc or desc"),
         ),
         "quantscope fetch trades --quant 1 --status Closed -o trades.parquet",
         paged=True,
+        max_pages=True,
+        budget=True,
+    ),
+    "trade": Resource(
+        "load_trade",
+        "one trade with its detail fields, or its transactions (--part)",
+        (Opt("trade_id", "trade_id", "the trade's id", _id),),
+        "quantscope fetch trade 42 --part transactions -o -",
+        parts=("trade", "transactions"),
     ),
     "trade-stats": Resource("load_trade_stats", "trade statistics (one row)", (QUANT,)),
     "evaluations": Resource(
@@ -114,50 +157,85 @@ RESOURCES: dict[str, Resource] = {
         "evaluations",
         (
             QUANT,
-            Opt("--type", "evaluation_type", "TOKEN_STATUS, TOKEN_BUY or TOKEN_SELL"),
+            Opt(
+                "--type",
+                "evaluation_type",
+                "TOKEN_STATUS, TOKEN_BUY or TOKEN_SELL (several: --type A B)",
+                nargs="+",
+            ),
             Opt("--passed", "passed", "true or false", _bool),
             CHAIN,
             SEARCH,
+            Opt("--unique-tokens-only", "unique_tokens_only", "one per token", _bool),
+            Opt("--only-scored", "only_scored", "only evaluations with a score", _bool),
             START,
             END,
         ),
         "quantscope fetch evaluations --quant 2 --type TOKEN_BUY --start 2026-09-01 -o -",
         paged=True,
+        max_pages=True,
+        budget=True,
     ),
     "eval-details": Resource(
         "load_eval_details",
         "criterion results of evaluations (one request each)",
         (Opt("evaluation_ids", "evaluation_ids", "evaluation ids", _id, nargs="+"),),
         "quantscope fetch eval-details 101 102 103 -o details.feather",
+        budget=True,
     ),
     "eval-history": Resource(
         "load_eval_history",
         "every evaluation of the same token by the same quant",
-        (Opt("evaluation_id", "evaluation_id", "an evaluation id", _id),),
+        (
+            Opt("evaluation_id", "evaluation_id", "an evaluation id", _id),
+            Opt("--exclude-type", "exclude_types", "evaluation types to leave out", nargs="+"),
+        ),
+        paged=True,
+        budget=True,
     ),
     "eval-timeseries": Resource(
         "load_eval_timeseries",
         "evaluation counts over time",
-        (QUANT, START, END),
+        (QUANT, START, END, ALL_QUANTS),
         "quantscope fetch eval-timeseries --quant 1 --start 2026-09-01 --end 2026-10-01 -o -",
     ),
-    "eval-count": Resource("load_eval_count", "evaluation counts (one row)", (QUANT, START, END)),
+    "eval-count": Resource(
+        "load_eval_count", "evaluation counts (one row)", (QUANT, START, END, ALL_QUANTS)
+    ),
     "ohlcv": Resource(
         "load_ohlcv",
         "candles of a token (index: timestamp, UTC)",
         (
             Opt("token_id", "token_id", "the token's id", _id),
             Opt("--timeframe", "timeframe", "candle width (default 1h)"),
-            Opt("--limit", "limit", "candles at most", _id),
+            Opt("--limit", "limit", "candles at most (default 5000)", _count_arg),
         ),
         "quantscope fetch ohlcv 42 --timeframe 5m -o candles.csv",
     ),
-    "signals": Resource("load_signals", "alpha signals", (QUANT, CHAIN, SEARCH)),
-    "signal-stats": Resource("load_signal_stats", "signal counts by stage", (QUANT, CHAIN, SEARCH)),
+    "signals": Resource("load_signals", "alpha signals", (QUANT, CHAIN, SEARCH, LIMIT)),
+    "signal": Resource(
+        "load_signal",
+        "one token's signal, or the criterion results behind it (--part)",
+        (Opt("token_id", "token_id", "the token's id", _id), QUANT),
+        parts=("signal", "criteria"),
+    ),
+    "signal-stats": Resource(
+        "load_signal_stats", "signal counts by stage", (QUANT, CHAIN, SEARCH, LIMIT)
+    ),
     "playbook": Resource(
         "load_playbook",
         "a quant's playbook, long (one row per criterion entry)",
-        (Opt("quant_id", "quant_id", "the quant's id", _id),),
+        (
+            Opt("quant_id", "quant_id", "the quant's id", _id),
+            Opt("--config-group", "config_group_id", "a config group id (default: the active)"),
+            Opt(
+                "--fresh",
+                "fresh",
+                "ask the service even when the cache holds a copy (1 request)",
+                None,
+                action="store_true",
+            ),
+        ),
         "quantscope fetch playbook 1 -o playbook.parquet",
     ),
     "recommendations": Resource(
@@ -165,7 +243,41 @@ RESOURCES: dict[str, Resource] = {
         "the optimizer's recommendations",
         (QUANT, Opt("--applied", "applied", "true or false", _bool)),
     ),
+    "dashboard": Resource(
+        "load_dashboard",
+        "the optimizer's dashboard: performance (one row), recent, applied or weekly (--part)",
+        (QUANT,),
+        parts=("performance", "recent", "applied", "weekly"),
+    ),
 }
+
+
+def _add_budget_options(sub: argparse.ArgumentParser, resource: Resource) -> None:
+    budget = sub.add_argument_group("quota (the cost is said before anything is spent)")
+    if resource.paged:
+        budget.add_argument(
+            "--page-size", type=_count_arg, metavar="N", help="items per request (default 1000)"
+        )
+    if resource.max_pages:
+        budget.add_argument("--max-pages", type=_count_arg, metavar="N", help="pages at most")
+    if resource.budget:
+        budget.add_argument(
+            "--confirm",
+            action="store_true",
+            help="spend more than the quota share (25%% of what is left by default)",
+        )
+        budget.add_argument(
+            "--max-requests",
+            type=_id,
+            metavar="N",
+            help="a ceiling on the requests this load may send, instead of the share",
+        )
+        budget.add_argument(
+            "--partial",
+            action="store_true",
+            help="fetch what fits in the quota left; the same command after the reset "
+            "fetches the rest from the cache",
+        )
 
 
 def _add_fetch(commands: Subparsers) -> None:
@@ -174,8 +286,8 @@ def _add_fetch(commands: Subparsers) -> None:
         "fetch",
         help="load a resource into a Parquet, Feather or CSV file, or JSON lines on stdout",
         description="Load a resource (any loader) with its filters and write it out. Quota "
-        "rules and the cache apply as in Python: cached pages cost nothing.\n\nexamples:\n"
-        + examples,
+        "rules and the cache apply as in Python: cached pages cost nothing; the cost is "
+        "said before anything is spent.\n\nexamples:\n" + examples,
         formatter_class=EXAMPLES_FORMATTER,
     )
     resources = fetch.add_subparsers(dest="resource", required=True, metavar="RESOURCE")
@@ -188,23 +300,27 @@ def _add_fetch(commands: Subparsers) -> None:
             formatter_class=EXAMPLES_FORMATTER,
         )
         for opt in resource.options:
-            kwargs: dict[str, Any] = {"help": opt.help, "type": opt.type}
+            kwargs: dict[str, Any] = {"help": opt.help}
+            if opt.action:
+                kwargs["action"] = opt.action
+            else:
+                kwargs["type"] = opt.type
             if opt.nargs:
                 kwargs["nargs"] = opt.nargs
             if opt.flag.startswith("-"):
                 kwargs["dest"] = opt.kwarg
-                kwargs["metavar"] = _METAVARS.get(opt.type, opt.kwarg.split("_")[-1].upper())
+                if not opt.action:
+                    kwargs["metavar"] = _METAVARS.get(opt.type, opt.kwarg.split("_")[-1].upper())
             sub.add_argument(opt.flag, **kwargs)
-        if resource.paged:
-            budget = sub.add_argument_group("quota")
-            budget.add_argument("--max-pages", type=_id, help="pages at most")
-            budget.add_argument(
-                "--confirm", action="store_true", help="spend more than the quota share"
+        if resource.parts:
+            sub.add_argument(
+                "--part",
+                choices=resource.parts,
+                default=resource.parts[0],
+                help=f"which frame to write (default: {resource.parts[0]})",
             )
-            budget.add_argument("--max-requests", type=_id, help="requests at most")
-            budget.add_argument(
-                "--partial", action="store_true", help="fetch what fits in the quota"
-            )
+        if resource.paged or resource.budget:
+            _add_budget_options(sub, resource)
         sub.add_argument(
             "-o",
             "--output",
@@ -213,35 +329,75 @@ def _add_fetch(commands: Subparsers) -> None:
             help="FILE.parquet, FILE.feather, FILE.csv, or - for JSON lines on stdout",
         )
         add_connection_options(sub)
+        add_output_options(sub, json_help="the summary as one JSON object on stdout (with -o FILE)")
         sub.set_defaults(handler=_fetch, fetch_resource=resource)
+
+
+_BUDGET_KEYWORDS = ("page_size", "max_pages", "max_requests", "confirm", "partial")
 
 
 def _kwargs(args: argparse.Namespace, resource: Resource) -> dict[str, Any]:
     out: dict[str, Any] = dict(resource.fixed)
     for opt in resource.options:
         value = getattr(args, opt.kwarg)
-        if value is not None:
+        if value is not None and value is not False:
             out[opt.kwarg] = value
-    if resource.paged:
-        for name in ("max_pages", "max_requests"):
-            if getattr(args, name) is not None:
-                out[name] = getattr(args, name)
-        for name in ("confirm", "partial"):
-            if getattr(args, name):
-                out[name] = True
+    for name in _BUDGET_KEYWORDS:
+        value = getattr(args, name, None)
+        if value is not None and value is not False:
+            out[name] = value
     return out
 
 
-def _output(text: str) -> str:
+def _output(args: argparse.Namespace) -> str:
+    text: str = args.output
     if text == "-":
+        if args.json:
+            raise UsageError("--json prints the summary on stdout: give -o FILE, not -o -")
         return text
-    suffix = Path(text).suffix.lower()
-    if suffix not in FORMATS:
-        raise UsageError(
-            f"-o {text}: unknown format {suffix or '(no suffix)'!r}; "
-            f"use {', '.join(FORMATS)} or - for JSON lines on stdout"
-        )
+    writable_output(text, FORMATS)
     return text
+
+
+def _filters(args: argparse.Namespace, resource: Resource) -> str:
+    """The filters given, as typed: ``--quant 999 --status Closed``."""
+    shown = []
+    for opt in resource.options:
+        value = getattr(args, opt.kwarg)
+        if value is None or value is False:
+            continue
+        text = " ".join(map(str, value)) if isinstance(value, list) else str(value)
+        if not opt.flag.startswith("-"):
+            shown.append(f"{opt.kwarg} {text}")
+        else:
+            shown.append(opt.flag if value is True else f"{opt.flag} {text}")
+    return " ".join(shown)
+
+
+def _price(loader: Any, kwargs: dict[str, Any], client: Any, resource: Resource) -> Any:
+    """The load's ``Estimate`` (a paged load spends its first page to count the rest)."""
+    from quantscope._estimate import estimate
+
+    return estimate(loader, probe=resource.paged, client=client, **kwargs)
+
+
+def _cost_line(name: str, est: Any) -> str:
+    """``trades: 11 requests (...), 2 from the cache; 483 of 500 left, resets at ...``."""
+    from quantscope._errors import format_reset
+
+    n = est.requests + est.probed
+    cost = f"{'at least ' if not est.exact else ''}{_count(n, 'request')}"
+    if est.probed:
+        cost += " (the first page among them, sent now to count the pages)"
+    cached = est.cached - est.probed
+    if cached:
+        cost += f", {cached} from the cache"
+    if est.remaining is None:
+        left = "the quota is learnt from the first answer"
+    else:
+        of = f" of {est.limit}" if est.limit is not None else ""
+        left = f"{est.remaining}{of} left, resets at {format_reset(est.reset)}"
+    return f"{name}: {cost}; {left}"
 
 
 def _fetch(args: argparse.Namespace) -> int:
@@ -250,31 +406,71 @@ def _fetch(args: argparse.Namespace) -> int:
     import quantscope.loaders as L
 
     resource: Resource = args.fetch_resource
-    target = _output(args.output)
+    voice = Voice(args)
+    target = _output(args)  # before anything is sent
     loader = getattr(L, resource.loader)
+    kwargs = _kwargs(args, resource)
     from quantscope._errors import QuantscopeError
 
     with client_from(args) as client:
         try:
-            result = loader(**_kwargs(args, resource), client=client)
+            probed = 0
+            if not client.settings.offline:
+                est = _price(loader, kwargs, client, resource)
+                probed = est.probed
+                line = _cost_line(args.resource, est)
+                if est.requests + est.probed > 1 or not est.exact:
+                    voice.note(line)
+                else:
+                    voice.detail(line)
+            result = loader(**kwargs, client=client)
         except QuantscopeError:
             raise
         except (TypeError, ValueError) as exc:  # the loader refused the arguments
             raise UsageError(f"fetch {args.resource}: {exc}") from None
-    if isinstance(result, pd.Series):  # a one-record answer: one row of typed columns
-        frame = result.to_frame().T.infer_objects().reset_index(drop=True)
-        frame.attrs = result.attrs
-    else:
-        frame = result
+    frame = _frame_of(pd, result, getattr(args, "part", None))
     write(frame, target)
     prov = frame.attrs.get("quantscope", {})
     where = "stdout" if target == "-" else target
-    spent, answers = int(prov.get("requests", 0)), int(prov.get("pages", 0))
-    say(
-        f"quantscope: {len(frame)} rows x {len(frame.columns)} columns of {args.resource} to "
+    spent, answers = int(prov.get("requests", 0)) + probed, int(prov.get("pages", 0))
+    if len(frame) == 0 and _filters(args, resource):
+        from quantscope._cli_exit import with_cli_advice
+
+        sys.stderr.write(
+            with_cli_advice(
+                f"quantscope: warning: no {args.resource} match {_filters(args, resource)}: "
+                "check the ids and filters (an unknown id matches nothing)"
+            )
+            + "\n"
+        )
+    summary = {
+        "resource": args.resource,
+        "rows": len(frame),
+        "columns": len(frame.columns),
+        "output": where,
+        "requests": spent,
+        "answers": answers,
+        "incomplete": prov.get("incomplete"),
+    }
+    if args.json:
+        print_json(summary)
+        return 0
+    voice.note(
+        f"{len(frame)} rows x {len(frame.columns)} columns of {args.resource} to "
         f"{where} ({_count(spent, 'request')} spent, {_count(answers, 'answer')} used)"
     )
     return 0
+
+
+def _frame_of(pd: Any, result: Any, part: str | None) -> Any:
+    """The frame to write: a loader's one frame, the ``part`` of several, a Series as a row."""
+    if part is not None:
+        result = getattr(result, part)
+    if isinstance(result, pd.Series):  # a one-record answer: one row of typed columns
+        frame = result.to_frame().T.infer_objects().reset_index(drop=True)
+        frame.attrs = result.attrs
+        return frame
+    return result
 
 
 def _count(n: int, what: str) -> str:
@@ -285,6 +481,8 @@ def write(frame: Any, target: str) -> None:
     """``frame`` to ``target`` by its suffix (see the module docstring); ``-``: stdout."""
     import pandas as pd
 
+    from quantscope._cli_exit import CannotWriteError
+
     assert isinstance(frame, pd.DataFrame)
     plain = frame if isinstance(frame.index, pd.RangeIndex) else frame.reset_index()
     if target == "-":
@@ -294,12 +492,18 @@ def write(frame: Any, target: str) -> None:
         sys.stdout.flush()
         return
     suffix = Path(target).suffix.lower()
-    if suffix == ".parquet":
-        frame.to_parquet(target)
-    elif suffix == ".feather":
-        frame.to_feather(target)
-    else:
-        plain.to_csv(target, index=False, date_format="%Y-%m-%dT%H:%M:%S.%fZ")
+    try:
+        if suffix == ".parquet":
+            frame.to_parquet(target)
+        elif suffix == ".feather":
+            frame.to_feather(target)
+        else:
+            plain.to_csv(target, index=False, date_format="%Y-%m-%dT%H:%M:%S.%fZ")
+    except OSError as exc:  # a full disk, a folder removed meanwhile: the answers are cached
+        raise CannotWriteError(
+            f"cannot write {target}: {exc.strerror or exc}; the answers are in the cache, so "
+            "the same command costs nothing again"
+        ) from None
 
 
 COMMANDS = _add_fetch

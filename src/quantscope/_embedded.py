@@ -115,8 +115,34 @@ def serve_sandbox(host: str, port: int, data_dir: str | Path | None, seed: int, 
     serve_forever(host, port, data_dir, seed, scale)
 
 
-def sandbox_keys(data_dir: str | Path | None, seed: int, scale: int) -> dict[str, str]:
-    """``{plan: key}`` of a world, built first when missing."""
-    from quantscope.sandbox.datadir import ensure_world
+def sandbox_keys(
+    data_dir: str | Path | None, seed: int | None = None, scale: int | None = None
+) -> tuple[int, int, dict[str, str]]:
+    """``(seed, scale, {plan: key})`` of a world, built first when missing.
 
-    return dict(ensure_world(data_dir, seed=seed, scale=scale).keys)
+    Without ``seed``/``scale``: the world the data directory holds (the one served from it),
+    or the default world (seed 7, scale 1) when it holds none.
+
+    Raises:
+        LookupError: the directory holds several worlds that fit, and none was named.
+    """
+    import re
+
+    from quantscope.sandbox.datadir import ensure_world, resolve_data_dir
+
+    if seed is None or scale is None:
+        held = sorted(
+            (int(m[1]), int(m[2]))
+            for path in resolve_data_dir(data_dir).glob("world-s*-x*.sqlite")
+            if (m := re.fullmatch(r"world-s(\d+)-x(\d+)\.sqlite", path.name))
+        )
+        fits = [(s, x) for s, x in held if seed in (None, s) and scale in (None, x)]
+        if len(fits) > 1:
+            named = ", ".join(f"seed {s} scale {x}" for s, x in fits)
+            raise LookupError(
+                f"the sandbox data dir holds several worlds ({named}): name one with --seed "
+                "(and --scale)"
+            )
+        seed, scale = fits[0] if fits else (7 if seed is None else seed, scale or 1)
+    world = ensure_world(data_dir, seed=seed, scale=scale)
+    return seed, scale, dict(world.keys)

@@ -1,126 +1,55 @@
 """The ``quantscope`` command line (also ``python -m quantscope``).
 
     quantscope --version
-    quantscope fetch RESOURCE [filters] -o FILE.parquet|FILE.feather|FILE.csv|-
-    quantscope cache info|clear [ENDPOINT] [--cache-dir DIR]
-    quantscope quota [--json]
-    quantscope sandbox serve [--host H] [--port P] [--data-dir DIR] [--seed N] [--scale S]
-    quantscope sandbox keys  [--data-dir DIR] [--seed N] [--scale S]
+    quantscope fetch RESOURCE [filters] [--confirm] [--partial] -o FILE.parquet|.feather|.csv|-
+    quantscope sync CATALOG --quant N [--dry-run]       quantscope catalog info|verify|sql
+    quantscope bundle export|verify|open                quantscope report --quant N -o F.html
+    quantscope cache info|clear [ENDPOINT]              quantscope quota
+    quantscope sandbox serve|keys
 
-Exit status: 0 done; 1 the service, the quota or the configuration refused (one line on
-stderr, ``quantscope: error: ...``, never the key); 2 bad usage (argparse's message, or a
-handler's ``UsageError``); 130 interrupted. Progress and summaries go to stderr, data to
-stdout or the named file.
+Every command validates its arguments and paths before it sends anything, says what a load
+costs before spending it, and takes ``--json``, ``-q/--quiet`` and ``-v/--verbose``. Exit
+statuses say the cause (``_cli_exit.EXIT_CODES``, also in ``--help`` and docs/cli.md): 0
+done, 1 other, 2 usage, 65 integrity, 66 not found, 67 auth, 69 network, 73 cannot write,
+75 quota, 76 protocol, 77 plan, 78 config, 130 interrupted. An error is one line on stderr,
+``quantscope: error: ...``, with the command line's advice and never the key; a warning
+(``QuantscopeWarning``) is one line, ``quantscope: warning: ...``. Progress and summaries go
+to stderr, data to stdout or the named file.
 
 **Adding a command group** (from another module, e.g. ``catalog``'s ``sync``): write
 ``src/quantscope/_cli_<name>.py`` with a function ``COMMANDS(commands)`` that calls
 ``commands.add_parser(...)`` for each of its commands and ``set_defaults(handler=f)`` on
-them, ``f(args) -> int`` the exit status; import heavy modules inside ``f``. Then append one
-line to ``COMMAND_GROUPS`` below. ``_cli_common`` has what groups share: the connection
-options (``add_connection_options``, ``client_from``), ``UsageError``, ``say`` (stderr) and
-the help formatter that keeps examples as written. Raise ``QuantscopeError`` subclasses for
-service failures: ``main`` prints them as one line and exits 1.
-
-The sandbox is reached through ``_embedded``, the toolkit's one door into it, and heavy imports
-(the sandbox, fastapi, uvicorn, pyarrow) happen inside handlers.
+them, ``f(args) -> int`` the exit status; give each ``add_output_options`` and import heavy
+modules inside ``f``. Then append one line to ``COMMAND_GROUPS`` below and the command to
+docs/cli.md (a test compares them). ``_cli_common`` has what groups share (options, paths,
+``Voice``, the client); raise exceptions rather than printing them: ``main`` prints each as
+one line and exits with its status (``_cli_exit``).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TextIO
 
-from quantscope import __version__, _cli_cache, _cli_fetch
-from quantscope._cli_common import EXAMPLES_FORMATTER, Subparsers, UsageError
-from quantscope._errors import QuantscopeError
+from quantscope import __version__, _cli_cache, _cli_fetch, _cli_sandbox
+from quantscope._cli_common import EXAMPLES_FORMATTER, Subparsers
+from quantscope._cli_exit import (
+    INTERRUPTED,
+    CannotWriteError,
+    InputNotFoundError,
+    UsageError,
+    error_line,
+    exit_codes_help,
+    exit_status,
+    with_cli_advice,
+)
+from quantscope._errors import QuantscopeError, QuantscopeWarning
 from quantscope.catalog.cli import add_catalog_commands
 from quantscope.reporting.cli import add_report_commands
-
-
-def _int_at_least(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text, 10)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-        if value < minimum or (maximum is not None and value > maximum):
-            bounds = f"from {minimum} to {maximum}" if maximum is not None else f">= {minimum}"
-            raise argparse.ArgumentTypeError(f"expected an integer {bounds}, got {value}")
-        return value
-
-    return parse
-
-
-def _add_world_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--data-dir",
-        metavar="DIR",
-        help="where worlds are built and kept "
-        "(default: $QUANTSCOPE_SANDBOX_DIR, else the user cache dir)",
-    )
-    parser.add_argument("--seed", type=_int_at_least(0), default=7, help="world seed (default: 7)")
-    parser.add_argument(
-        "--scale", type=_int_at_least(1), default=1, help="world size multiplier (default: 1)"
-    )
-
-
-def _sandbox_serve(args: argparse.Namespace) -> int:
-    from quantscope._embedded import serve_sandbox
-
-    try:
-        serve_sandbox(args.host, args.port, args.data_dir, args.seed, args.scale)
-    except ImportError as exc:
-        print(f"quantscope: error: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(
-            f"quantscope: error: cannot listen on {args.host}:{args.port}: {exc} "
-            "(another port: --port N, or --port 0 for any free one)",
-            file=sys.stderr,
-        )
-        return 1
-    return 0
-
-
-def _sandbox_keys(args: argparse.Namespace) -> int:
-    from quantscope._embedded import sandbox_keys
-
-    print(json.dumps(sandbox_keys(args.data_dir, args.seed, args.scale), indent=2))
-    return 0
-
-
-def _add_sandbox_commands(commands: Subparsers) -> None:
-    sandbox = commands.add_parser(
-        "sandbox", help="the local sandbox of the service", description="The local sandbox."
-    )
-    actions = sandbox.add_subparsers(dest="action", required=True, metavar="ACTION")
-
-    serve = actions.add_parser(
-        "serve",
-        help="serve a world over HTTP (prints the base URL first)",
-        description="Serve a sandbox world until interrupted. The first line printed is the "
-        "base URL.",
-    )
-    serve.add_argument("--host", default="127.0.0.1", help="address (default: 127.0.0.1)")
-    serve.add_argument(
-        "--port",
-        type=_int_at_least(0, 65535),
-        default=8000,
-        help="port; 0 picks a free one (default: 8000)",
-    )
-    _add_world_options(serve)
-    serve.set_defaults(handler=_sandbox_serve)
-
-    keys = actions.add_parser(
-        "keys",
-        help="print the API keys of a world as JSON (builds it if needed)",
-        description="Print {plan: key} of a sandbox world as JSON, building the world if needed.",
-    )
-    _add_world_options(keys)
-    keys.set_defaults(handler=_sandbox_keys)
-
 
 # One function per command group, in the order ``--help`` lists them (see the docstring).
 COMMAND_GROUPS: tuple[Callable[[Subparsers], None], ...] = (
@@ -128,22 +57,32 @@ COMMAND_GROUPS: tuple[Callable[[Subparsers], None], ...] = (
     add_catalog_commands,
     add_report_commands,
     _cli_cache.COMMANDS,
-    _add_sandbox_commands,
+    _cli_sandbox.COMMANDS,
 )
 
-EXAMPLES = """examples:
+EXAMPLES = (
+    """the day's workflow:
+  quantscope quota                                      # plan, requests left, reset
+  quantscope sync study/ --quant 1 --start 2026-09-01 --dry-run   # the cost, nothing sent
+  quantscope sync study/ --quant 1 --start 2026-09-01
+  quantscope catalog sql study/ "SELECT chain, count(*) FROM trades GROUP BY 1"
+  quantscope report --quant 1 --criteria smart_money_buys -o atlas.html
+
+examples:
   quantscope fetch trades --quant 1 --status Closed -o trades.parquet
   quantscope fetch evaluations --quant 2 --start 2026-09-01 -o - | head
+  quantscope fetch eval-details 101 102 103 --partial -o details.feather
   quantscope fetch trades --help          (every resource's filters)
-  quantscope quota
   quantscope cache info
-  quantscope sync study/ --quant 1 --start 2026-09-01 --dry-run
-  quantscope catalog info study/
-  quantscope report --quant 1 --criteria smart_money_buys -o atlas.html
   quantscope sandbox serve --port 0
 
 The service: $QUANTSCOPE_URL and $QUANTSCOPE_API_KEY (the key is read from the environment
-only); without them the embedded sandbox answers. The cache: $QUANTSCOPE_CACHE_DIR."""
+only); without them the embedded sandbox answers. The cache: $QUANTSCOPE_CACHE_DIR.
+
+"""
+    + exit_codes_help()
+    + "\n\nEvery command: --json, -q/--quiet, -v/--verbose. docs/cli.md has it all."
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -160,25 +99,55 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
+@contextmanager
+def _warnings_as_lines(verbose: bool) -> Iterator[None]:
+    """quantscope's warnings as one line each on stderr (no source line), advice for the
+    command line; once per message. Other libraries' warnings only with ``--verbose``."""
+    seen: set[str] = set()
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        if not issubclass(category, QuantscopeWarning) and not verbose:
+            return
+        text = with_cli_advice(str(message))
+        text = text.removeprefix("quantscope: ")
+        if text in seen:
+            return
+        seen.add(text)
+        sys.stderr.write(f"quantscope: warning: {text}\n")
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = show
+        yield
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (see the module docstring)."""
     parser = build_parser()
     args = parser.parse_args(argv)  # --help, --version and usage errors exit here (0, 2)
+    prog = parser.prog
     try:
-        status: int = args.handler(args)
-    except UsageError as exc:
-        print(f"{parser.prog}: error: {_one_line(exc)}", file=sys.stderr)
-        return 2
-    except QuantscopeError as exc:
-        print(f"{parser.prog}: error: {_one_line(exc)}", file=sys.stderr)
-        return 1
+        with _warnings_as_lines(bool(getattr(args, "verbose", False))):
+            status: int = args.handler(args)
     except KeyboardInterrupt:
-        print(f"{parser.prog}: interrupted", file=sys.stderr)
-        return 130
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return INTERRUPTED.code
+    except (QuantscopeError, UsageError, CannotWriteError, InputNotFoundError, OSError) as exc:
+        return _fail(prog, exc, args)
+    return status
+
+
+def _fail(prog: str, exc: BaseException, args: Any) -> int:
+    status = exit_status(exc)
+    cause = f" [{type(exc).__name__}, exit {status}]" if getattr(args, "verbose", False) else ""
+    print(f"{prog}: error: {error_line(exc)}{cause}", file=sys.stderr)
     return status
 
 

@@ -43,7 +43,7 @@ def test_sync_dry_run_then_sync_then_info(
     assert body["runs"][0]["rows_added"] == 726
 
 
-def test_quota_stop_exits_3_and_errors_exit_1(
+def test_quota_stop_exits_75_and_errors_say_their_cause(
     service: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = str(tmp_path / "cat")
@@ -60,12 +60,13 @@ def test_quota_stop_exits_3_and_errors_exit_1(
             "--no-progress",
         ]
     )
-    assert code == 3
-    err = capsys.readouterr().err
-    assert "stopped at the quota" in err and "resumes" in err
-    assert main(["catalog", "info", str(tmp_path / "none")]) == 1
+    assert code == 75
+    (err,) = capsys.readouterr().err.splitlines()
+    assert err.startswith("quantscope: error: ") and "the same command resumes" in err
+    assert "max_requests=" not in err and "--max-requests" in err
+    assert main(["catalog", "info", str(tmp_path / "none")]) == 66
     assert "no catalog at" in capsys.readouterr().err
-    assert main(["sync", path, "--quant", "1", "--resources", "nope"]) == 1
+    assert main(["sync", path, "--quant", "1", "--resources", "nope"]) == 2
     assert "unknown resources" in capsys.readouterr().err
 
 

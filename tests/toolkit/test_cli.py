@@ -141,11 +141,11 @@ def test_errors_are_one_line_with_the_right_status(
     )
     wrong = "qs_wrong_key_0123456789"
     refused = run("fetch", "trades", "-o", "-", env={"QUANTSCOPE_API_KEY": wrong})
-    assert refused.returncode == 1 and refused.stdout == ""
+    assert refused.returncode == 67 and refused.stdout == ""
     (line,) = [x for x in refused.stderr.splitlines() if x.startswith("quantscope: error:")]
     assert wrong not in refused.stderr and "key" in line.lower()
     missing = run("fetch", "playbook", "999", "-o", "-")
-    assert missing.returncode == 1 and "quantscope: error:" in missing.stderr
+    assert missing.returncode == 66 and "quantscope: error:" in missing.stderr
     monkeypatch.setenv("QUANTSCOPE_API_KEY", sandbox.keys["enterprise"])
     with pytest.raises(SystemExit) as bad_time:
         cli.main(["fetch", "trades", "--start", "yesterday-ish", "-o", "-"])

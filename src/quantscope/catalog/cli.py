@@ -1,21 +1,24 @@
-"""``quantscope sync``, ``catalog info`` and ``bundle``: the catalog's command groups.
+"""``quantscope sync``, ``catalog info|verify|sql`` and ``bundle``: the catalog's commands.
 
     quantscope sync CATALOG --quant 1 [--quant 2] [--resources trades,evaluations]
                     [--start 2026-07-01] [--end 2026-09-30] [--timeframe 1h]
                     [--confirm] [--max-requests N] [--dry-run]
     quantscope catalog info CATALOG [--json]
     quantscope catalog verify CATALOG
+    quantscope catalog sql CATALOG "SELECT ..." [--csv | --json] [-o FILE]
     quantscope bundle export STUDY.qsbundle --catalog CATALOG [--quant 1] [--start ...]
                     [--end ...] [--notebook NB.ipynb]
     quantscope bundle verify STUDY.qsbundle
     quantscope bundle open STUDY.qsbundle [--to DIR]
 
 ``sync`` connects as ``qsc.connect()`` does (``QUANTSCOPE_URL``/``QUANTSCOPE_API_KEY``, else the
-embedded sandbox). Exit status: 0 done, 3 stopped at the quota (the same command resumes),
-1 any other error (``bundle verify``: the first member that fails its check, named;
-``catalog info``/``verify``: a damaged file, each named on stdout); the report goes to
-stdout, errors (one line) and progress to stderr.
-Imports of the toolkit happen inside the handlers, so ``quantscope --help`` stays fast.
+embedded sandbox). Exit statuses are the command line's (``_cli_exit``): 75 stopped at the
+quota (the same command resumes), 65 a damaged catalog or bundle (``catalog info``/``verify``
+name each damaged file on stdout; ``bundle verify`` the first member that fails), 66 no such
+catalog or bundle, 2 a query DuckDB refuses. Every command takes ``--json``, ``-q``, ``-v``;
+the report goes to stdout, errors (one line) and progress to stderr. Handlers raise, and
+``cli.main`` prints the one line. Imports of the toolkit happen inside the handlers, so
+``quantscope --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -31,8 +34,14 @@ EXAMPLES = """examples:
   quantscope sync ./study --quant 1 --dry-run        # what it would cost, sends nothing
   quantscope sync ./study --quant 1 --quant 2 --start 2026-07-01
   quantscope sync ./study --quant 1 --resources trades,eval_details --confirm
-  quantscope catalog info ./study                     # exit 1 names damaged files
+  quantscope catalog info ./study                     # exit 65 names damaged files
   quantscope catalog verify ./study                   # every file's SHA-256
+"""
+
+SQL_EXAMPLES = """examples:
+  quantscope catalog sql ./study "SELECT chain, count(*) AS n FROM trades GROUP BY 1"
+  quantscope catalog sql ./study "SELECT * FROM evaluations WHERE quant_id = 1" --csv > ev.csv
+  quantscope catalog sql ./study "SELECT * FROM trades" -o trades.parquet
 """
 
 BUNDLE_EXAMPLES = """examples:
@@ -47,13 +56,71 @@ def _resources(text: str) -> list[str]:
     return [t.strip() for t in text.split(",") if t.strip()]
 
 
+def _catalog_at(text: str) -> str:
+    """``text`` when a catalog is there (a local directory with its manifest; a URL is
+    checked when opened); ``InputNotFoundError`` (exit 66) otherwise."""
+    from pathlib import Path
+
+    from quantscope._cli_exit import InputNotFoundError
+    from quantscope.catalog.manifest import MANIFEST
+
+    if "://" in text or (Path(text).expanduser() / MANIFEST).is_file():
+        return text
+    raise InputNotFoundError(
+        f"no catalog at {text} (no {MANIFEST}): quantscope sync {text} --quant N makes one"
+    )
+
+
+def _quota_words(quota: Any) -> str:
+    """The client's quota in words (a dry run sends nothing, so it may not be known)."""
+    from quantscope._errors import format_reset
+
+    if quota.remaining is None:
+        return (
+            "not known yet: a dry run sends nothing, and only an answer says it "
+            "(quantscope quota asks, for 1 request)"
+        )
+    of = f" of {quota.limit}" if quota.limit is not None else ""
+    return f"{quota.remaining}{of} requests left, resets at {format_reset(quota.reset)}"
+
+
+def _report_json(report: Any) -> dict[str, Any]:
+    return {
+        "catalog": report.catalog,
+        "run": report.run,
+        "status": report.status,
+        "dry_run": report.dry_run,
+        "requests": report.requests,
+        "rows_added": report.rows_added,
+        "rows_updated": report.rows_updated,
+        "quota": report.quota,
+        "tasks": report.tasks,
+        "repaired": report.repaired,
+        "dropped": report.dropped,
+        "damaged": report.damaged,
+    }
+
+
 def _sync(args: argparse.Namespace) -> int:
+    import contextlib
+
+    from quantscope._cli_common import Voice, print_json
+    from quantscope._cli_exit import UsageError
     from quantscope._client import connect
-    from quantscope._errors import QuantscopeError, QuotaError
+    from quantscope._errors import QuotaError
+    from quantscope.catalog.layout import RESOURCES
     from quantscope.catalog.sync import sync
 
+    unknown = [n for n in args.resources or () if n not in RESOURCES]
+    if unknown:  # before connecting
+        raise UsageError(
+            f"--resources: unknown resources {', '.join(unknown)}; known: "
+            f"{', '.join(sorted(RESOURCES))}"
+        )
+    voice = Voice(args)
+    with contextlib.redirect_stdout(sys.stderr):  # the embedded sandbox's line
+        client = connect(progress=voice.progress and not args.no_progress)
     try:
-        client = connect(progress=not args.no_progress)
         report = sync(
             args.catalog,
             quant_id=args.quant,
@@ -67,29 +134,27 @@ def _sync(args: argparse.Namespace) -> int:
             client=client,
         )
     except QuotaError as exc:
-        print(f"quantscope: stopped at the quota: {str(exc).splitlines()[0]}", file=sys.stderr)
-        print("quantscope: the same command resumes the sync", file=sys.stderr)
-        return 3
-    except QuantscopeError as exc:
-        print(f"quantscope: error: {str(exc).splitlines()[0]}", file=sys.stderr)
-        return 1
-    print(report)
+        exc.add_note("the same command resumes the sync")
+        raise
+    except ValueError as exc:  # a bad window: the arguments
+        raise UsageError(str(exc).splitlines()[0]) from None
+    if args.dry_run:
+        report.quota = _quota_words(client.quota)
+    if args.json:
+        print_json(_report_json(report))
+    elif not args.quiet or args.dry_run:
+        print(report)
     return 0
 
 
 def _info(args: argparse.Namespace) -> int:
-    from quantscope._errors import QuantscopeError
     from quantscope.catalog.read import open_catalog
 
-    try:
-        info: dict[str, Any] = open_catalog(args.catalog).info(verify=True)
-    except QuantscopeError as exc:
-        print(f"quantscope: error: {exc}", file=sys.stderr)
-        return 1
+    info: dict[str, Any] = open_catalog(_catalog_at(args.catalog)).info(verify=True)
     damaged = info["damaged"]
     if args.json:
-        print(json.dumps(info, indent=2))
-        return 1 if damaged else 0
+        print(json.dumps(info, indent=2, default=str))
+        return _damage_status(info["catalog"], damaged, say_files=False)
     print(f"catalog {info['catalog']} (schema version {info['schema_version']})")
     for name, held in sorted(info["resources"].items()):
         print(
@@ -101,13 +166,16 @@ def _info(args: argparse.Namespace) -> int:
             f"  run {run['id']} {run['started_at']}: {run['status']}, {run['requests']} "
             f"requests, {run['rows_added']} rows added, {run['rows_updated']} updated"
         )
-    return _report_damage(info["catalog"], damaged)
+    return _damage_status(info["catalog"], damaged)
 
 
-def _report_damage(catalog: str, damaged: list[dict[str, str]]) -> int:
-    """Damaged files on stdout, one line each, and a one-line error: 1; else 0."""
-    for d in damaged:
-        print(f"  damaged: {d['file']}: {d['problem']}")
+def _damage_status(catalog: str, damaged: list[dict[str, str]], *, say_files: bool = True) -> int:
+    """Damaged files on stdout, one line each, and a one-line error: 65; else 0."""
+    from quantscope._cli_exit import INTEGRITY
+
+    if say_files:
+        for d in damaged:
+            print(f"  damaged: {d['file']}: {d['problem']}")
     if not damaged:
         return 0
     print(
@@ -115,41 +183,96 @@ def _report_damage(catalog: str, damaged: list[dict[str, str]]) -> int:
         "sync fetches them again",
         file=sys.stderr,
     )
-    return 1
+    return INTEGRITY.code
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from quantscope._errors import QuantscopeError
+    from quantscope._cli_common import Voice, print_json
     from quantscope.catalog.read import open_catalog
 
-    try:
-        cat = open_catalog(args.catalog)
-        damaged = cat.verify()
-        files = len(cat.partitions)
-    except QuantscopeError as exc:
-        print(f"quantscope: error: {str(exc).splitlines()[0]}", file=sys.stderr)
-        return 1
+    cat = open_catalog(_catalog_at(args.catalog))
+    damaged = cat.verify()
+    files = len(cat.partitions)
+    if args.json:
+        print_json({"catalog": args.catalog, "files": files, "damaged": damaged})
+        return _damage_status(args.catalog, damaged, say_files=False)
     if not damaged:
-        print(f"{args.catalog}: ok, {files} files match their SHA-256")
-    return _report_damage(args.catalog, damaged)
+        Voice(args).note(f"{args.catalog}: ok, {files} files match their SHA-256")
+    return _damage_status(args.catalog, damaged)
+
+
+SQL_FORMATS = (".csv", ".json", ".parquet")
+
+
+def _sql(args: argparse.Namespace) -> int:
+    import duckdb
+
+    from quantscope._cli_common import Voice, writable_output
+    from quantscope._cli_exit import UsageError
+    from quantscope.catalog.read import open_catalog
+
+    if args.output is not None:
+        writable_output(args.output, SQL_FORMATS)
+    if args.csv and args.json:
+        raise UsageError("--csv or --json, not both")
+    cat = open_catalog(_catalog_at(args.catalog))
+    try:
+        frame = cat.sql(args.query)
+    except duckdb.Error as exc:
+        raise UsageError(f"the query: {str(exc).splitlines()[0]}") from None
+    target = args.output
+    suffix = "" if target is None else target.rsplit(".", 1)[-1].lower()
+    if suffix == "parquet":
+        frame.to_parquet(target)
+    elif args.json or suffix == "json":
+        text = frame.to_json(orient="records", date_format="iso", date_unit="ms")
+        _emit(text + "\n", target)
+    elif args.csv or suffix == "csv":
+        _emit(frame.to_csv(index=False), target)
+    else:
+        _emit(frame.to_string(index=False, max_rows=args.max_rows) + "\n", target)
+    Voice(args).note(f"{len(frame)} rows x {len(frame.columns)} columns")
+    return 0
+
+
+def _emit(text: str, target: str | None) -> None:
+    if target is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        with open(target, "w", encoding="utf-8") as out:
+            out.write(text)
 
 
 def _bundle_export(args: argparse.Namespace) -> int:
-    from quantscope._errors import QuantscopeError
+    from quantscope._cli_common import print_json, writable_output
     from quantscope.catalog.bundle_export import export_bundle
 
-    try:
-        bundle = export_bundle(
-            args.file,
-            args.catalog,
-            quant_id=args.quant,
-            start=args.start,
-            end=args.end,
-            notebook=args.notebook,
+    writable_output(args.file, (".qsbundle", ".zip"), option="FILE")
+    if args.notebook is not None:
+        from quantscope._cli_common import existing_input
+
+        existing_input(args.notebook, "notebook")
+    bundle = export_bundle(
+        args.file,
+        _catalog_at(args.catalog),
+        quant_id=args.quant,
+        start=args.start,
+        end=args.end,
+        notebook=args.notebook,
+    )
+    if args.json:
+        print_json(
+            {
+                "path": str(bundle.path),
+                "bytes": bundle.size,
+                "partitions": bundle.partitions,
+                "rows": bundle.rows,
+                "notebook": bundle.notebook,
+                "quantscope_version": bundle.quantscope_version,
+            }
         )
-    except (QuantscopeError, OSError) as exc:
-        print(f"quantscope: error: {str(exc).splitlines()[0]}", file=sys.stderr)
-        return 1
+        return 0
     rows = ", ".join(f"{k} {v}" for k, v in bundle.rows.items())
     print(
         f"wrote {bundle.path} ({bundle.size / 1e6:.2f} MB): {bundle.partitions} partitions "
@@ -160,14 +283,20 @@ def _bundle_export(args: argparse.Namespace) -> int:
 
 
 def _bundle_verify(args: argparse.Namespace) -> int:
-    from quantscope._errors import QuantscopeError
+    from quantscope._cli_common import existing_input, print_json
     from quantscope.catalog.bundle_open import verify_bundle
 
-    try:
-        bundle = verify_bundle(args.file)
-    except QuantscopeError as exc:
-        print(f"quantscope: error: {str(exc).splitlines()[0]}", file=sys.stderr)
-        return 1
+    bundle = verify_bundle(existing_input(args.file, "bundle"))
+    if args.json:
+        print_json(
+            {
+                "path": str(bundle.path),
+                "members": len(bundle.members),
+                "quantscope_version": bundle.quantscope_version,
+                "created_at": bundle.created_at,
+            }
+        )
+        return 0
     print(
         f"{bundle.path}: ok, {len(bundle.members)} members match their SHA-256 "
         f"(quantscope {bundle.quantscope_version}, {bundle.created_at})"
@@ -176,19 +305,29 @@ def _bundle_verify(args: argparse.Namespace) -> int:
 
 
 def _bundle_open(args: argparse.Namespace) -> int:
-    from quantscope._errors import QuantscopeError
+    from quantscope._cli_common import existing_input, print_json, writable_output
     from quantscope.catalog.bundle_open import open_bundle
 
-    try:
-        opened = open_bundle(args.file, args.to)
-    except (QuantscopeError, OSError) as exc:
-        print(f"quantscope: error: {str(exc).splitlines()[0]}", file=sys.stderr)
-        return 1
+    existing_input(args.file, "bundle")
+    if args.to is not None:
+        writable_output(args.to, (), option="--to", directory=True)
+    opened = open_bundle(args.file, args.to)
+    if args.json:
+        print_json(
+            {
+                "directory": str(opened.directory),
+                "catalog": str(opened.catalog),
+                "notebook": str(opened.notebook) if opened.notebook else None,
+            }
+        )
+        return 0
     print(opened.how_to_run())
     return 0
 
 
 def _add_bundle_commands(commands: Any) -> None:
+    from quantscope._cli_common import add_output_options
+
     fmt = argparse.RawDescriptionHelpFormatter
     bundle = commands.add_parser(
         "bundle",
@@ -210,28 +349,30 @@ def _add_bundle_commands(commands: Any) -> None:
     export.add_argument("--start", help="window start (widened to its month)")
     export.add_argument("--end", help="window end (widened to its month)")
     export.add_argument("--notebook", metavar="NB.ipynb", help="the study's notebook")
+    add_output_options(export, json_help="what was written, as one JSON object")
     export.set_defaults(handler=_bundle_export)
-    verify = actions.add_parser("verify", help="check every member's SHA-256 (exit 1 if not)")
+    verify = actions.add_parser("verify", help="check every member's SHA-256 (exit 65 if not)")
     verify.add_argument("file", metavar="FILE")
+    add_output_options(verify, json_help="the bundle's facts, as one JSON object")
     verify.set_defaults(handler=_bundle_verify)
     opener = actions.add_parser(
         "open", help="verify, unpack read-only, say how to re-run the notebook offline"
     )
     opener.add_argument("file", metavar="FILE")
     opener.add_argument("--to", metavar="DIR", help="where (default: beside FILE, its name)")
+    add_output_options(opener, json_help="where it was unpacked, as one JSON object")
     opener.set_defaults(handler=_bundle_open)
 
 
-def add_catalog_commands(commands: Any) -> None:
-    """Add ``sync``, ``catalog info`` and ``bundle`` to the ``quantscope`` parser's
-    subcommands."""
-    fmt = argparse.RawDescriptionHelpFormatter
+def _add_sync(commands: Any) -> None:
+    from quantscope._cli_common import add_output_options
+
     sync = commands.add_parser(
         "sync",
         help="fetch into a Parquet catalog what it lacks or what can still change",
         description="Incremental, quota-aware sync into a Parquet catalog (docs/catalog.md).",
         epilog=EXAMPLES,
-        formatter_class=fmt,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sync.add_argument("catalog", metavar="CATALOG", help="a directory or an fsspec URL")
     sync.add_argument(
@@ -251,22 +392,56 @@ def add_catalog_commands(commands: Any) -> None:
     sync.add_argument("--confirm", action="store_true", help="spend more than the quota share")
     sync.add_argument("--max-requests", type=int, metavar="N", help="cap on the whole sync")
     sync.add_argument("--dry-run", action="store_true", help="print the cost, send nothing")
-    sync.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
+    # The old spelling of --quiet's progress switch, kept working, not shown.
+    sync.add_argument("--no-progress", action="store_true", help=argparse.SUPPRESS)
+    add_output_options(sync, json_help="the sync's report as one JSON object")
     sync.set_defaults(handler=_sync)
 
+
+def add_catalog_commands(commands: Any) -> None:
+    """Add ``sync``, ``catalog info|verify|sql`` and ``bundle`` to the ``quantscope``
+    parser's subcommands."""
+    from quantscope._cli_common import add_output_options
+
+    fmt = argparse.RawDescriptionHelpFormatter
+    _add_sync(commands)
     catalog = commands.add_parser(
-        "catalog", help="inspect a Parquet catalog", epilog=EXAMPLES, formatter_class=fmt
+        "catalog", help="inspect and query a Parquet catalog", epilog=EXAMPLES, formatter_class=fmt
     )
     actions = catalog.add_subparsers(dest="action", required=True, metavar="ACTION")
     info = actions.add_parser(
-        "info", help="resources, partitions, rows, sync runs, damaged files (exit 1 if any)"
+        "info", help="resources, partitions, rows, sync runs, damaged files (exit 65 if any)"
     )
     info.add_argument("catalog", metavar="CATALOG", help="a directory or an fsspec URL")
-    info.add_argument("--json", action="store_true", help="as JSON")
+    add_output_options(info, json_help="as JSON")
     info.set_defaults(handler=_info)
     verify = actions.add_parser(
-        "verify", help="hash every file against the manifest (exit 1 naming damaged files)"
+        "verify", help="hash every file against the manifest (exit 65 naming damaged files)"
     )
     verify.add_argument("catalog", metavar="CATALOG", help="a directory or an fsspec URL")
+    add_output_options(verify, json_help="files checked and damaged ones, as one JSON object")
     verify.set_defaults(handler=_verify)
+    sql = actions.add_parser(
+        "sql",
+        help="run a DuckDB SQL query over the catalog (one view per resource)",
+        description="Run a DuckDB SQL query over the catalog: one view per resource "
+        "(trades, evaluations, eval_details, ohlcv, signals, playbook, recommendations), "
+        "partition keys (quant_id, month, ...) as columns. Nothing is sent to the service.",
+        epilog=SQL_EXAMPLES,
+        formatter_class=fmt,
+    )
+    sql.add_argument("catalog", metavar="CATALOG", help="a directory or an fsspec URL")
+    sql.add_argument("query", metavar="QUERY", help="the SQL query (quote it)")
+    sql.add_argument("--csv", action="store_true", help="CSV on stdout instead of a table")
+    sql.add_argument(
+        "--max-rows", type=int, default=60, metavar="N", help="table rows shown (default: 60)"
+    )
+    sql.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write FILE.csv, FILE.json or FILE.parquet instead of stdout",
+    )
+    add_output_options(sql, json_help="the rows as one JSON array of objects")
+    sql.set_defaults(handler=_sql)
     _add_bundle_commands(commands)

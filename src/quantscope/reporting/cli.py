@@ -5,15 +5,22 @@
 
 The client is ``connect()``'s (``QUANTSCOPE_URL``/``QUANTSCOPE_API_KEY``, else the embedded
 sandbox). ``--all-quants`` writes ``DIR/quant-<id>.html`` for every quant that has trades.
-A refusal (quota share, plan, unknown quant) is one line on stderr and exit status 1.
+The output path is checked before anything is sent (an ``.html`` file, or a folder with
+``--all-quants``, somewhere writable); the report prices its loads and refuses over the
+quota share unless ``--confirm`` (exit 75), having sent only the trades' pages. A refusal is
+one line on stderr with the command line's exit status (``_cli_exit``); the paths written go
+to stdout (``--json``: one JSON object).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any
+
+REPORT_SUFFIXES = (".html", ".htm")
 
 
 def _criteria(text: str) -> list[str]:
@@ -38,11 +45,17 @@ def _quants(client: Any) -> list[int]:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from quantscope._cli_common import Voice, print_json, writable_output
+    from quantscope._cli_exit import UsageError
     from quantscope._client import connect
-    from quantscope._errors import QuantscopeError
     from quantscope.reporting import report
 
-    client = connect()  # progress as QUANTSCOPE_PROGRESS says: the report's stages on stderr
+    # Validate before anything is sent: the suffix, a writable place.
+    writable_output(args.output, REPORT_SUFFIXES, directory=args.all_quants, make_parents=True)
+    voice = Voice(args)
+    with contextlib.redirect_stdout(sys.stderr):  # the embedded sandbox's line
+        client = connect(progress=voice.progress)
+    written: list[str] = []
     try:
         if args.all_quants:
             out = Path(args.output)
@@ -50,25 +63,34 @@ def _run(args: argparse.Namespace) -> int:
                 path = report(
                     quant, out / f"quant-{quant}.html", client=client, confirm=args.confirm
                 )
-                print(path)
+                written.append(str(path))
+                if not args.json:
+                    print(path)
         else:
             path = report(
                 args.quant, args.output, criteria=args.criteria, client=client, confirm=args.confirm
             )
-            print(path)
-    except (QuantscopeError, ValueError) as exc:
-        print(f"quantscope: error: {exc}", file=sys.stderr)
-        return 1
+            written.append(str(path))
+            if not args.json:
+                print(path)
+    except ValueError as exc:  # the arguments: an unknown criterion, a quant id
+        raise UsageError(str(exc).splitlines()[0]) from None
+    if args.json:
+        print_json({"written": written})
     return 0
 
 
 def add_report_commands(commands: Any) -> None:
     """Add ``quantscope report`` to the command line's subparsers."""
+    from quantscope._cli_common import add_output_options
+
     parser = commands.add_parser(
         "report",
         help="write a self-contained HTML study report of a quant",
         description="Write one self-contained HTML study report (figures embedded, nothing "
-        "fetched when opened, the same data gives the same bytes).",
+        "fetched when opened, the same data gives the same bytes). The output is checked "
+        "before anything is sent; the cost is priced and refused over the quota share "
+        "unless --confirm.",
     )
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--quant", type=int, metavar="N", help="the quant's id")
@@ -90,4 +112,5 @@ def add_report_commands(commands: Any) -> None:
         metavar="PATH",
         help="FILE.html (a folder with --all-quants)",
     )
+    add_output_options(parser, json_help="the paths written, as one JSON object")
     parser.set_defaults(handler=_run)
