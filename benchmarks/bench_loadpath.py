@@ -25,6 +25,10 @@ requests-cache's pickle serializer on 4 kB pages (``old_client``). Cases:
   paging, retries, quota and cache code), which issue 9 made cheaper too, so its ratio is a
   lower bound of what changed, reported beside the judged one.
 
+* **trades cold, by hand / load_trades** (issue 22): a cold 4-page ``load_trades`` against
+  ``hand_trades`` on the same URLs (``http.client``, ``orjson``, every column converted once by
+  hand), judged on the client's CPU, target <= 1.5x; ``--trades-only`` runs this pair alone.
+
 Every warm run is checked to have sent no request (provenance, and a middleware counting what
 reaches the sandbox); around two more warm detail loads, a probe on each side shows
 ``X-RateLimit-Remaining`` lowered by the probe alone. The old path's frames are compared with
