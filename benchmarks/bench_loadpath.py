@@ -25,6 +25,10 @@ requests-cache's pickle serializer on 4 kB pages (``old_client``). Cases:
   paging, retries, quota and cache code), which issue 9 made cheaper too, so its ratio is a
   lower bound of what changed, reported beside the judged one.
 
+* **trades cold, by hand / load_trades** (issue 22): a cold 4-page ``load_trades`` against
+  ``hand_trades`` on the same URLs (``http.client``, ``orjson``, every column converted once by
+  hand), judged on the client's CPU, target <= 1.5x; ``--trades-only`` runs this pair alone.
+
 Every warm run is checked to have sent no request (provenance, and a middleware counting what
 reaches the sandbox); around two more warm detail loads, a probe on each side shows
 ``X-RateLimit-Remaining`` lowered by the probe alone. The old path's frames are compared with
@@ -36,6 +40,7 @@ Run: ``python -m benchmarks.bench_loadpath [--repeat N] [--details N]``.
 from __future__ import annotations
 
 import argparse
+import http.client
 import io
 import itertools
 import json
@@ -47,12 +52,15 @@ import sys
 import tarfile
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping, Sequence
 from contextlib import closing
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
+import numpy as np
+import orjson
 import pandas as pd
 import requests
 from requests.adapters import HTTPAdapter
@@ -62,7 +70,9 @@ import quantscope
 from benchmarks._common import (
     BenchResult,
     Case,
+    Ratio,
     TimedElsewhere,
+    Timing,
     bench_data_dir,
     measure,
     print_result,
@@ -79,6 +89,7 @@ from quantscope.loaders.evaluations import (
     load_eval_details,
     load_evaluations,
 )
+from quantscope.loaders.trades import load_trades
 from quantscope.sandbox.app import create_app
 from quantscope.sandbox.datadir import WorldInfo, copy_world, ensure_world
 from quantscope.sandbox.serve import SandboxServer
@@ -97,6 +108,10 @@ DETAILS_WARM = "details warm, recipe"
 BEFORE_ISSUE_9 = "623eb29c3e9f80d815620c4455979e253de03d93"
 """``main`` when issue 9 was opened (the end of the first wave, 2026-11-22 01:22 UTC): the code
 whose cold load the issue measured at 1.7 s of client CPU."""
+
+TRADES_COLD_HAND = "trades cold, http.client + orjson + conversion by hand"
+TRADES_COLD = "trades cold, load_trades"
+TRADES_PAGE_SIZE = 1000
 
 EVAL_COLD_BEFORE = f"evaluations cold, code before issue 9 ({BEFORE_ISSUE_9[:7]}), fresh process"
 EVAL_COLD_FRESH = "evaluations cold, recipe, fresh process"
@@ -209,6 +224,113 @@ def old_details(c: Client, ids: Sequence[int]) -> pd.DataFrame:
         if fetched is not None:
             rows.extend(_detail_rows(eid, fetched.data))
     return typed_frame(rows, _schemas.EVAL_DETAILS, many.provenance)
+
+
+# The display strings' syntax, rewritten to float text (docs/service-contract.md, Trades).
+_HAND_REWRITE = (
+    (" SOL\x01", "\x01"),
+    (" ETH\x01", "\x01"),
+    (" BNB\x01", "\x01"),
+    ("K\x01", "e3\x01"),  # "$1.23M" is exactly float("1.23e6")
+    ("M\x01", "e6\x01"),
+    ("B\x01", "e9\x01"),
+)
+_HAND_DROP = str.maketrans("", "", "$,+%")
+
+
+def _hand_numbers(values: list[Any]) -> np.ndarray:
+    """A column of display strings (``+$1,234.50``, ``$1.2K``, ``0.5 SOL``, ``12.5%``) as
+    floats, by hand: one joined text rewritten with a few ``str`` passes, read by NumPy."""
+    text = "\x01".join("nan" if v is None or v == "" else v for v in values) + "\x01"
+    for old, new in _HAND_REWRITE:
+        text = text.replace(old, new)
+    return np.array(text.translate(_HAND_DROP).split("\x01")[:-1]).astype(np.float64)
+
+
+def hand_trades(
+    url: str, key: str, params: Mapping[str, str], page_size: int, max_pages: int | None = None
+) -> pd.DataFrame:
+    """Every page of ``/api/trades`` by ``http.client`` on one keep-alive connection, each body
+    read by ``orjson``, the records of all pages converted once per column by hand (no
+    quantscope code but the spec's column list): the floor of a small cold load."""
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port)
+    rows: list[dict[str, Any]] = []
+    page = 1
+    try:
+        while True:
+            query = "&".join(
+                f"{k}={v}" for k, v in {**params, "page": page, "pageSize": page_size}.items()
+            )
+            conn.request("GET", f"/api/trades?{query}", headers={"X-API-Key": key})
+            answer = conn.getresponse()
+            body = orjson.loads(answer.read())
+            assert answer.status == 200, answer.status
+            rows.extend(body["trades"])
+            if page * page_size >= body["pagination"]["total"] or page == max_pages:
+                break
+            page += 1
+    finally:
+        conn.close()
+    columns: dict[str, Any] = {}
+    for col in _schemas.TRADES.columns:
+        path = col.source.split(".")
+        values = [r.get(path[0]) for r in rows]
+        for part in path[1:]:
+            values = [None if v is None else v.get(part) for v in values]
+        kind = col.kind
+        if kind == "int":
+            out: Any = pd.array(values, dtype="Int64")
+        elif kind == "float":
+            out = np.array(values, dtype=np.float64)
+        elif kind == "number_text":
+            out = _hand_numbers(values)
+        elif kind == "bool":
+            out = pd.array(values, dtype="boolean")
+        elif kind == "category":
+            out = pd.Categorical(values)
+        elif kind == "string":
+            out = pd.array(values, dtype="string")
+        else:  # "trade_date" or "iso"
+            fmt = "%Y-%m-%d %H:%M:%S" if kind == "trade_date" else "ISO8601"
+            stamps = pd.to_datetime([v or None for v in values], format=fmt, utc=True)
+            out = stamps.as_unit("ms").array
+        columns[col.name] = out * col.scale if col.scale != 1.0 else out
+    return pd.DataFrame(columns)
+
+
+def trade_cases(
+    url: str, key: str, dirs: Iterator[Path], page_size: int, max_pages: int | None
+) -> tuple[list[Case[Any]], Callable[[Mapping[str, object]], None]]:
+    """The small cold load (``load_trades(trading_status="all")``, a new client on an empty
+    cache directory each run) and its floor (``hand_trades``) on the same URLs, with the
+    check that both made the same frame (values and dtypes; the floor has no attrs)."""
+    params = {"tradingStatus": "all"}
+
+    def recipe(c: Client) -> pd.DataFrame:
+        return load_trades(trading_status="all", page_size=page_size, max_pages=max_pages, client=c)
+
+    def by_hand(_: None) -> pd.DataFrame:
+        return hand_trades(url, key, params, page_size, max_pages)
+
+    def check(results: Mapping[str, object]) -> None:
+        ours, floor = results[TRADES_COLD], results[TRADES_COLD_HAND]
+        assert isinstance(ours, pd.DataFrame) and isinstance(floor, pd.DataFrame)
+        pd.testing.assert_frame_equal(ours.set_axis(floor.index).pipe(_no_attrs), floor)
+
+    def cold() -> Client:
+        return Client(url, key, cache_dir=str(next(dirs)), progress=False)
+
+    return [
+        Case(TRADES_COLD_HAND, by_hand),
+        Case(TRADES_COLD, recipe, cold, Client.close),
+    ], check
+
+
+def _no_attrs(frame: pd.DataFrame) -> pd.DataFrame:
+    out = frame.copy(deep=False)
+    out.attrs = {}
+    return out
 
 
 def export_src(commit: str, dest: Path) -> Path | None:
@@ -340,7 +462,10 @@ def run(
 
                 return run_fresh
 
+            small, check_small = trade_cases(url, key, cold_dirs, page_size, max_pages)
+
             def check(results: Mapping[str, object]) -> None:
+                check_small(results)
                 summary = (len(evaluations), int(evaluations["evaluation_id"].sum()))
                 for name in (EVAL_COLD_BEFORE, EVAL_COLD_FRESH):
                     if name in results:  # the same rows, whichever tree loaded them
@@ -361,6 +486,7 @@ def run(
                 return old_evaluations(c, page_size, max_pages)
 
             cases: list[Case[Any]] = [
+                *small,
                 Case(EVAL_COLD_OLD, old_path, old_cold, Client.close),
                 Case(EVAL_COLD, recipe_evaluations, cold, Client.close),
                 Case(EVAL_WARM_OLD, watched(old_path), lambda: warm),
@@ -417,7 +543,7 @@ def run(
         and again.attrs["quantscope"]["requests"] == 0,
         "X-RateLimit-Remaining unchanged by warm detail loads": after == before - 1,
     }
-    ratios = [ratio(timings, EVAL_WARM_OLD, EVAL_WARM, 20.0)]
+    ratios = [_small_ratio(timings), ratio(timings, EVAL_WARM_OLD, EVAL_WARM, 20.0)]
     if before_src is not None:  # the issue's target: against the code it measured (1.7 s)
         ratios.append(ratio(timings, EVAL_COLD_BEFORE, EVAL_COLD_FRESH, 2.0, basis="cpu"))
     ratios += [
@@ -444,12 +570,48 @@ def run(
     )
 
 
+def _small_ratio(timings: Mapping[str, Timing]) -> Ratio:
+    """Issue 22's target: the small cold load within 1.5x its floor's client CPU."""
+    return ratio(timings, TRADES_COLD, TRADES_COLD_HAND, 1.5, at_least=False, basis="cpu")
+
+
+def run_trades(
+    repeat: int = DEFAULT_REPEAT,
+    *,
+    seed: int = 7,
+    page_size: int = PAGE_SIZE,
+    max_pages: int | None = None,
+    data_dir: Path | str | None = None,
+) -> BenchResult:
+    """The small cold load and its floor alone (``trade_cases``), ``repeat`` runs."""
+    info = ensure_world(data_dir if data_dir is not None else bench_data_dir(), seed, 1)
+    with tempfile.TemporaryDirectory(prefix="quantscope-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        with ChildSandbox(copy_world(info, tmp / "world")) as server:
+            url, key = server.url, server.keys["enterprise"]
+            dirs = (tmp / f"cold-cache-{i}" for i in itertools.count())
+            cases, check = trade_cases(url, key, dirs, page_size, max_pages)
+            timings = measure(cases, repeat, check=check)
+            answered = server.stats()[0]
+    return BenchResult(
+        "loadpath (small cold load)",
+        {"seed": seed, "page_size": page_size, "repeat": repeat},
+        timings,
+        [_small_ratio(timings)],
+        {"requests the sandbox answered, in all": answered},
+        {},
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> BenchResult:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_loadpath")
     parser.add_argument("--repeat", type=int, default=DEFAULT_REPEAT)
     parser.add_argument("--details", type=int, default=DEFAULT_DETAILS)
+    parser.add_argument(
+        "--trades-only", action="store_true", help="only the small cold load and its floor"
+    )
     args = parser.parse_args(argv)
-    result = run(args.repeat, details=args.details)
+    result = run_trades(args.repeat) if args.trades_only else run(args.repeat, details=args.details)
     print_result(result)
     return result
 

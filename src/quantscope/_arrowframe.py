@@ -101,7 +101,9 @@ def arrow_stream(frame: pd.DataFrame) -> ArrowStream:
     """``frame`` ready to be written as ``frame_to_arrow``'s stream (same raises)."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # pyarrow only warns when it drops the attrs
-        table = pa.Table.from_pandas(frame)
+        # The attrs travel in quantscope's own metadata (``extra``): pyarrow reads the columns of
+        # a frame without them (pandas deep-copies attrs into every column it hands out).
+        table = pa.Table.from_pandas(pd.DataFrame(frame, copy=False) if frame.attrs else frame)
     pandas_meta = json.loads((table.schema.metadata or {})[b"pandas"])
     index: dict[str, Any]
     (first, *more) = pandas_meta["index_columns"] or [None]

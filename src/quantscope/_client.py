@@ -645,8 +645,15 @@ class Client:
     def _prepare(
         self, method: str, path: str, query: Mapping[str, str]
     ) -> requests.PreparedRequest:
-        request = requests.Request(method, self.base_url + path, params=dict(query))
-        return self._session.prepare_request(request)
+        """The request as far as its cache key reads it (method, URL, body; headers are not
+        matched): the session's cookies, headers and netrc auth are not merged in, which cost
+        more than the key itself (~0.25 ms a request, paid on every look-up before a send)."""
+        prepared = requests.PreparedRequest()
+        prepared.prepare_method(method)
+        prepared.prepare_url(self.base_url + path, dict(query))
+        prepared.prepare_headers(None)
+        prepared.prepare_body(None, None)
+        return prepared
 
     def _cached(
         self,

@@ -128,6 +128,8 @@ def test_loadpath_benchmark_runs_and_warm_loads_send_nothing(
         bench_loadpath.EVAL_WARM,
         bench_loadpath.DETAILS_WARM_OLD,
         bench_loadpath.DETAILS_WARM,
+        bench_loadpath.TRADES_COLD_HAND,
+        bench_loadpath.TRADES_COLD,
     }
     exported = bench_loadpath.export_src(bench_loadpath.BEFORE_ISSUE_9, tmp_path) is not None
     if exported:  # a checkout holding the commit: the code before issue 9 ran, in a new process

@@ -32,9 +32,11 @@ STATS = "/api/trades/stats"
 # The top-level keys of a trades page that the load reads besides the trades.
 TRADES_KEEP = ("pagination", "summary")
 # A decoded trade is ~2.7 kB (nested token, costs, exits): the default batch of 16,384 rows held
-# ~44 MB of them at once, 8x the frame of a 32k-trade load; a page at a time costs no more CPU
-# (benchmarks/README.md, scale).
-TRADES_FOLD_ROWS = 1_000
+# ~44 MB of them at once, 8x the frame of a 32k-trade load. A page at a time (1,000 rows) paid
+# each column's conversion once per page: 140 conversions for a 4-page load, ~20 % of its client
+# CPU (benchmarks/README.md, loadpath). Four default pages (~11 MB waiting at most) convert a
+# small load once and keep a large one's batches small.
+TRADES_FOLD_ROWS = 4_096
 # Pages decoded straight into the trades columns (msgspec), with the total and the summary:
 # the decoder ``load_trades``' recipe uses (for benchmarks and tests of the decoder).
 TRADES_DECODE = page_decoder(_schemas.TRADES, "trades", TRADES_KEEP)
