@@ -86,6 +86,8 @@ def test_study_on_worker_processes_equals_the_single_process_one(
     assert spread.summary["trades"].sum() + spread.summary["open_trades"].sum() == 2 * 2 * 800
     assert sorted(spread.screen["quant_id"].unique().tolist()) == [1, 2]
     assert len(spread.screen) == 2 * 3 * 4  # quants x classes x criteria
+    assert spread.screen_design == here.screen_design
+    assert spread.screen_design[1]["unused_groups"] == []
 
     pids = cluster_client.run(os.getpid)
     assert len(set(pids.values())) == 2 and os.getpid() not in pids.values()

@@ -115,11 +115,14 @@ def quant_screen(
 @dataclass
 class Study:
     """What ``run_study`` computed: ``summary`` (one row per quant, ``SUMMARY_METRICS``
-    columns, index ``quant_id``) and ``screen`` (every quant's screen rows, in quant order)."""
+    columns, index ``quant_id``), ``screen`` (every quant's screen rows, in quant order) and
+    ``screen_design`` (each quant's ``attrs["screen"]``: the design, the groups it could not
+    use, the criteria no training set could split; a worker's warnings stay in its log)."""
 
     summary: pd.DataFrame
     screen: pd.DataFrame
     quants: list[int] = field(default_factory=list)
+    screen_design: dict[int, Any] = field(default_factory=dict)
 
 
 def run_study(
@@ -174,6 +177,7 @@ def run_study(
         summary=table,
         screen=pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(),
         quants=quants,
+        screen_design={q: s.attrs.get("screen") for q, s in zip(quants, screens, strict=True)},
     )
 
 
