@@ -31,14 +31,14 @@ from typing import Any
 
 import pandas as pd
 
-from quantscope.catalog.distributed import run_study, worker_peak_rss
+from quantscope.catalog.distributed import peak_rss, run_study, worker_peak_rss
 from tools.synthetic_catalog import generate
 
 URL = "s3://research/study10m"
 
 
 def _mb(n: float) -> str:
-    return f"{n / 2**20:,.0f} MiB"
+    return f"{n / 2**20:,.1f} MiB"
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -90,7 +90,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             clock = time.perf_counter()
             spread = run_study(URL, client=client, **study_kw)
             facts["distributed study"] = time.perf_counter() - clock
-            facts["worker peak RSS"] = worker_peak_rss(client)
+            facts["worker peak RSS"] = worker_peak_rss(client)  # each worker's own (VmHWM)
+            facts["driver RSS (moto's objects, the generator)"] = peak_rss()
             facts["workers at the end"] = len(client.scheduler_info()["workers"])
         subset = spread.quants[: args.subset]
         clock = time.perf_counter()
@@ -131,10 +132,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     for name, value in facts.items():
         if isinstance(value, float):
             value = f"{value:.1f} s"
+        elif name.startswith("driver RSS"):
+            value = _mb(value)
         elif isinstance(value, dict):
             value = ", ".join(f"{_mb(v)}" for v in value.values())
-        print(f"{name:>24}: {value}")
-    print(f"{'memory limit per worker':>24}: {args.memory_limit}")
+        print(f"{name:>26}: {value}")
+    print(f"{'memory limit per worker':>26}: {args.memory_limit}")
     return facts
 
 

@@ -11,9 +11,12 @@ The 10-million-trade run is ``benchmarks/bench_dask.py``.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -93,3 +96,14 @@ def test_study_on_worker_processes_equals_the_single_process_one(
     assert len(set(pids.values())) == 2 and os.getpid() not in pids.values()
     peaks = worker_peak_rss(cluster_client)
     assert len(peaks) == 2 and all(0 < p < MEMORY_LIMIT for p in peaks.values())
+
+
+def test_peak_rss_is_the_process_own_not_its_parents() -> None:
+    """A process started by a big one reports its own peak: ``getrusage``'s ``ru_maxrss``
+    would carry the parent's size across the ``exec`` (a worker spawned by a driver holding
+    the whole S3 server would report the driver)."""
+    ballast = np.ones(600 * 2**20 // 8)  # this process: over 600 MiB resident
+    code = "from quantscope.catalog.distributed import peak_rss; print(peak_rss())"
+    child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert float(ballast.sum()) > 0
+    assert 0 < int(child.stdout) < 500 * 2**20

@@ -48,6 +48,7 @@ from quantscope.catalog.read import open_catalog
 __all__ = [
     "Study",
     "TaskClient",
+    "peak_rss",
     "quant_screen",
     "quant_summary",
     "quants_of",
@@ -182,12 +183,25 @@ def run_study(
 
 
 def worker_peak_rss(client: Any) -> dict[str, int]:
-    """Each worker process's peak resident memory in bytes since it started, by address
-    (``getrusage``; Linux reports KiB, macOS bytes)."""
-    return {str(k): int(v) for k, v in client.run(_peak_rss).items()}
+    """Each worker process's own peak resident memory in bytes, by address (``peak_rss``)."""
+    return {str(k): int(v) for k, v in client.run(peak_rss).items()}
 
 
-def _peak_rss() -> int:
+def peak_rss() -> int:
+    """This process's peak resident memory in bytes since it started its program.
+
+    Linux: ``VmHWM`` of ``/proc/self/status``, the high-water mark of this program's memory.
+    Not ``getrusage``'s ``ru_maxrss``: Linux carries it across ``exec``, so a worker spawned
+    by a big process (fork, then exec) reports its parent's size at the fork. Elsewhere
+    ``ru_maxrss`` (macOS: bytes; other Unixes: KiB).
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
     import resource  # Unix only: where the workers run
     import sys
 
