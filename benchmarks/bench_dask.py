@@ -13,8 +13,8 @@ Issue 22, item 4. Steps, each timed:
 4. ``catalog.distributed.run_study`` on the cluster: every quant's ``summary()`` over all its
    trades and its screen over the detail window, one task per quant and question, each
    reading its partitions from S3; then each worker's peak RSS (``worker_peak_rss``);
-5. the same study in this process, one task after the other, for the first ``--subset``
-   quants: the distributed rows must equal it exactly (``assert_frame_equal``).
+5. the same study in this process, one task after the other, for every quant (or the first
+   ``--subset``): the distributed rows must equal it exactly (``assert_frame_equal``).
 
 Run (it takes minutes): ``nice -n 10 python -m benchmarks.bench_dask``; the small version is
 ``tests/toolkit/test_catalog_dask.py``. Results: ``benchmarks/README.md``.
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             facts["worker peak RSS"] = worker_peak_rss(client)  # each worker's own (VmHWM)
             facts["driver RSS (moto's objects, the generator)"] = peak_rss()
             facts["workers at the end"] = len(client.scheduler_info()["workers"])
-        subset = spread.quants[: args.subset]
+        subset = spread.quants[: args.subset] if args.subset else spread.quants
         clock = time.perf_counter()
         here = run_study(URL, subset, **study_kw)
         facts["single-process subset"] = time.perf_counter() - clock
@@ -126,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--memory-limit", default="2GiB")
     parser.add_argument("--resamples", type=int, default=200)
-    parser.add_argument("--subset", type=int, default=2)
+    parser.add_argument("--subset", type=int, default=0, help="quants compared (0: all)")
     args = parser.parse_args(argv)
     facts = run(args)
     for name, value in facts.items():
