@@ -41,7 +41,14 @@ def sort_order(codes: np.ndarray, time_ms: np.ndarray, trade_id: np.ndarray) -> 
     id_span = int(trade_id.max()) - id0 + 1
     groups = int(codes.max()) + 1
     if groups * t_span * id_span <= _I64_MAX:
-        key = (codes * t_span + (time_ms - t0)) * id_span + (trade_id - id0)
+        # (codes * t_span + (time_ms - t0)) * id_span + (trade_id - id0), built in place: one
+        # array beside the inputs, none for a single group (``codes`` may be a broadcast 0)
+        key = time_ms - t0
+        key *= id_span
+        key += trade_id
+        key -= id0
+        if groups > 1:
+            key += codes * (t_span * id_span)
         return np.argsort(key)
     return np.lexsort((trade_id, time_ms, codes))
 
@@ -51,15 +58,19 @@ def segment_starts(codes: np.ndarray) -> np.ndarray:
     return np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
 
 
-def running_equity(pnl: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def running_equity(
+    pnl: np.ndarray, starts: np.ndarray, account: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Cumulative PnL and its running peak (never below the flat start, 0) per account.
 
-    ``starts`` are the first rows of the accounts (runs of rows in time order). The sums are
+    ``starts`` are the first rows of the accounts (runs of rows in time order); ``account``,
+    when the caller has it, the account code of each row (it saves building one). The sums are
     pandas' grouped, compensated (Kahan) running sums, so an account's figures are the same
     bits whichever other accounts are computed beside it: ``drawdown()`` of one quant and
     ``by("quant_name", freq=...)`` read identical equity.
     """
-    account = np.repeat(np.arange(starts.size), np.diff(np.append(starts, pnl.size)))
+    if account is None:
+        account = np.repeat(np.arange(starts.size), np.diff(np.append(starts, pnl.size)))
     cum = pd.Series(pnl).groupby(account, sort=False).cumsum().to_numpy()
     peak = pd.Series(cum).groupby(account, sort=False).cummax().to_numpy()
     return cum, np.maximum(peak, 0.0)
@@ -99,7 +110,6 @@ def grouped_metrics(
     starts = segment_starts(codes)
     ends = np.append(starts[1:], n)
     counts = ends - starts
-    seg = np.repeat(np.arange(starts.size), counts)  # segment of each row
 
     win, loss = pnl > 0, pnl < 0
     wins = np.add.reduceat(win, starts, dtype=np.int64)
@@ -109,8 +119,10 @@ def grouped_metrics(
     total = np.add.reduceat(pnl, starts)
     total_cost = np.add.reduceat(cost, starts)
     mean = total / counts
-    dev = pnl - mean[seg]
-    std = np.sqrt(np.add.reduceat(dev * dev, starts) / np.maximum(counts - 1, 1))
+    dev = pnl - np.repeat(mean, counts)
+    np.square(dev, out=dev)  # in place: one row-sized array at a time (summary() of 1e7 rows)
+    std = np.sqrt(np.add.reduceat(dev, starts) / np.maximum(counts - 1, 1))
+    del dev
     scale = np.maximum.reduceat(np.abs(pnl), starts)
 
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -199,25 +211,30 @@ def _drawdown(
     n = pnl.size
     acc_starts = segment_starts(account)
     acc_ends = np.append(acc_starts[1:], n)
-    acc_counts = acc_ends - acc_starts
-    cum, peak = running_equity(pnl, acc_starts)
+    cum, peak = running_equity(pnl, acc_starts, account)
     fall = cum - peak  # exactly 0.0 at every peak: peak holds a copy of cum there
+    del cum
     seg_counts = np.diff(np.append(starts, n))
     max_usd = np.minimum.reduceat(fall, starts)
-    max_fraction = np.minimum.reduceat(fall / (capital[account] + peak), starts)
+    ratio = capital[account]  # fall / (capital + peak), in place: one row-sized array
+    ratio += peak
+    del peak
+    np.divide(fall, ratio, out=ratio)
+    max_fraction = np.minimum.reduceat(ratio, starts)
+    del ratio
 
-    idx = np.arange(n)
-    trough = np.minimum.reduceat(np.where(fall == np.repeat(max_usd, seg_counts), idx, n), starts)
-    at_peak = fall == 0.0
-    # last peak at or before each row; the account's start-1 stands for its flat start
-    last_peak = np.maximum.accumulate(np.where(at_peak, idx, np.repeat(acc_starts - 1, acc_counts)))
-    # first peak at or after each row; the account's end stands for "not regained"
-    next_peak = np.minimum.accumulate(
-        np.where(at_peak, idx, np.repeat(acc_ends, acc_counts))[::-1]
-    )[::-1]
+    # Row scans reduced to the rows that matter: the first trough of each segment and the
+    # peaks (rows where the fall is 0), found by binary search among the peaks' positions.
+    hits = np.flatnonzero(fall == np.repeat(max_usd, seg_counts))
+    trough = hits[np.searchsorted(hits, starts)]  # each segment holds its minimum
+    peaks = np.concatenate(([-1], np.flatnonzero(fall == 0.0), [n]))  # sentinels at both ends
+    del fall, hits
     trough_acc = np.searchsorted(acc_starts, trough, side="right") - 1  # account of each trough
     first, end = acc_starts[trough_acc], acc_ends[trough_acc]
-    peak_at, regained_at = last_peak[trough], next_peak[trough]
+    # last peak at or before the trough; the account's start-1 stands for its flat start
+    peak_at = np.maximum(peaks[np.searchsorted(peaks, trough, side="right") - 1], first - 1)
+    # first peak at or after the trough; the account's end stands for "not regained"
+    regained_at = np.minimum(peaks[np.searchsorted(peaks, trough, side="left")], end)
     peak_ms = np.where(
         peak_at >= first,
         time_ms[np.maximum(peak_at, 0)],

@@ -200,6 +200,58 @@ def _capital(trades: pd.DataFrame, capital: float | None) -> float:
     return default_capital(trades) if capital is None else float(capital)
 
 
+def _kernel_metrics(
+    book: _Book,
+    rows: np.ndarray,
+    codes: np.ndarray,
+    account: np.ndarray,
+    groups: int,
+    account_caps: np.ndarray,
+    *,
+    include_open: bool,
+    periods_per_year: int,
+    min_days: int,
+) -> dict[str, np.ndarray]:
+    """``grouped_metrics`` of the rows in the metrics, gathered in (code, time, trade id) order.
+
+    Memory (summary() of 1e7 trades): one group carries no per-row codes (a broadcast 0), and
+    each intermediate is dropped as soon as the next is built, so the peak stays within 2x
+    the frame (benchmarks/bench_summary_memory.py).
+    """
+    included = _in_metrics(book, include_open)[rows]
+    sel = rows[included]
+    if not sel.size:
+        return {}
+    if groups == 1:  # every row is group 0 of account 0
+        sel_codes = sel_accounts = np.broadcast_to(np.int64(0), sel.shape)
+    else:
+        sel_codes, sel_accounts = codes[included], account[included]
+    del included
+    order = sort_order(sel_codes, book.time_ms[sel], book.trade_id[sel])
+    sel = sel[order]
+    if groups > 1:
+        sel_codes, sel_accounts = sel_codes[order], sel_accounts[order]
+    del order
+    time_ms, open_ms, pnl, cost = (
+        book.time_ms[sel],
+        book.open_ms[sel],
+        book.pnl[sel],
+        book.cost[sel],
+    )
+    del sel
+    return grouped_metrics(
+        sel_codes,
+        time_ms,
+        open_ms,
+        pnl,
+        cost,
+        account_caps,
+        periods_per_year,
+        accounts=sel_accounts,
+        min_days=min_days,
+    )
+
+
 def _table(
     trades: pd.DataFrame,
     book: _Book,
@@ -229,23 +281,17 @@ def _table(
     )
     group_account = np.zeros(groups, dtype=np.int64)
     group_account[codes] = account
-    included = _in_metrics(book, include_open)[rows]
-    sel, sel_codes, sel_accounts = rows[included], codes[included], account[included]
-    order = sort_order(sel_codes, book.time_ms[sel], book.trade_id[sel])
-    sel, sel_codes, sel_accounts = sel[order], sel_codes[order], sel_accounts[order]
-    metrics: dict[str, np.ndarray] = {}
-    if sel.size:
-        metrics = grouped_metrics(
-            sel_codes,
-            book.time_ms[sel],
-            book.open_ms[sel],
-            book.pnl[sel],
-            book.cost[sel],
-            account_caps,
-            periods_per_year,
-            accounts=sel_accounts,
-            min_days=min_days,
-        )
+    metrics = _kernel_metrics(
+        book,
+        rows,
+        codes,
+        account,
+        groups,
+        account_caps,
+        include_open=include_open,
+        periods_per_year=periods_per_year,
+        min_days=min_days,
+    )
     code = metrics.pop("code", np.zeros(0, dtype=np.int64))
 
     columns: dict[str, np.ndarray] = {}
@@ -263,7 +309,7 @@ def _table(
     columns["unrealised_pnl_usd"] = np.bincount(
         codes[opened], weights=book.pnl[rows][opened], minlength=groups
     )
-    shadow = included & ~book.basis.executed[rows]
+    shadow = _in_metrics(book, include_open)[rows] & ~book.basis.executed[rows]
     columns["hypothetical_trades"] = np.bincount(codes[shadow], minlength=groups).astype(np.int64)
     table = pd.DataFrame({name: columns[name] for name in SUMMARY_METRICS}, index=index)
     label_result(table, book.basis)
@@ -299,7 +345,7 @@ def summary(
         trades,
         book,
         rows,
-        np.zeros(rows.size, dtype=np.int64),
+        np.broadcast_to(np.int64(0), rows.shape),  # one group: no per-row codes
         pd.Index(["all"]),
         capital=capital,
         include_open=include_open,

@@ -12,6 +12,7 @@
 * ``bundle_format``  the study bundle: one zip, its allowed members, ``Bundle``, ``BundleError``
 * ``bundle_export``  ``qsc.export_bundle``: a catalog slice and a notebook as one file
 * ``bundle_open``    ``qsc.verify_bundle`` / ``qsc.open_bundle``: checked, unpacked read-only
+* ``distributed``  a study split across worker processes: one task per quant (``run_study``)
 * ``cli``      ``quantscope sync``, ``quantscope catalog info``, ``quantscope bundle ...``
 
 Users import ``open_catalog``, ``sync``, ``Catalog`` and the bundle functions from
