@@ -3,10 +3,11 @@
 With no service URL configured, ``connect()`` serves the bundled simulated world on loopback:
 ``start_embedded_sandbox`` builds (or finds) the world, starts its server once per process and
 points the settings at it; ``stop_embedded_sandbox`` stops it and closes its world (at
-interpreter exit too). ``serve_sandbox`` and ``sandbox_keys`` are what ``quantscope
-sandbox serve|keys`` run. Nothing else in the toolkit imports the sandbox (a test guards it),
-and only its launcher modules (``sandbox.datadir``, ``sandbox.serve``) are used here, lazily,
-so the toolkit imports without the ``[sandbox]`` extra.
+interpreter exit too); ``new_quota_day`` gives its keys a fresh day's quota (for a tour).
+``serve_sandbox`` and ``sandbox_keys`` are what ``quantscope sandbox serve|keys`` run. Nothing
+else in the toolkit imports the sandbox (a test guards it), and only its launcher modules
+(``sandbox.datadir``, ``sandbox.serve``) are used here, lazily, so the toolkit imports without
+the ``[sandbox]`` extra.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from quantscope._errors import SandboxUnavailableError
 
 __all__ = [
     "EMBEDDED_PLAN",
+    "new_quota_day",
     "sandbox_keys",
     "serve_sandbox",
     "start_embedded_sandbox",
@@ -107,6 +109,22 @@ def stop_embedded_sandbox() -> None:
 
 
 atexit.register(stop_embedded_sandbox)
+
+
+def new_quota_day(url: str) -> bool:
+    """Give every key of the embedded sandbox a fresh day's quota (the counts of today are
+    forgotten, nothing else in its world changes) when ``url`` is the embedded sandbox this
+    process serves; False, and nothing done, for any other service.
+
+    A tour (``quantscope.tour``, the notebooks) starts with it, so it runs on a sandbox
+    already used today (``SandboxServer.new_quota_day``).
+    """
+    with _EMBEDDED_LOCK:
+        embedded = _EMBEDDED
+    if embedded is None or embedded.url != url.rstrip("/"):
+        return False
+    embedded.server.new_quota_day()
+    return True
 
 
 def _embedded_settings(settings: Settings, url: str, key: str, seed: int, scale: int) -> Settings:

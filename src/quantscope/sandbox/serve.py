@@ -19,6 +19,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, TextIO
 
+from quantscope.sandbox.auth import new_quota_day
 from quantscope.sandbox.datadir import WorldInfo, ensure_world
 
 if TYPE_CHECKING:
@@ -185,6 +186,11 @@ class SandboxServer:
             raise RuntimeError("the sandbox server thread did not stop")
         if app is not None:
             close_app(app)
+
+    def new_quota_day(self) -> int:
+        """A fresh day's quota for every key of the served world (``auth.new_quota_day``);
+        how many counted requests were forgotten."""
+        return new_quota_day(self.info.db_path)
 
     def __enter__(self) -> SandboxServer:
         return self.start()
