@@ -39,6 +39,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -89,7 +90,7 @@ def _child(directory: str, seed: int, scale: int) -> dict[str, Any]:
     wall = time.perf_counter() - start
     own = resource.getrusage(resource.RUSAGE_SELF)
     workers = resource.getrusage(resource.RUSAGE_CHILDREN)
-    with sqlite3.connect(f"{info.db_path.resolve().as_uri()}?mode=ro", uri=True) as conn:
+    with closing(sqlite3.connect(f"{info.db_path.resolve().as_uri()}?mode=ro", uri=True)) as conn:
         counts = {
             table: conn.execute(f"SELECT max(id) FROM {table}").fetchone()[0] or 0
             for table in ("trades", "evaluations", "transactions")

@@ -41,6 +41,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
+from contextlib import closing
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -95,7 +96,7 @@ ROUND_CAP = get_plan("enterprise").daily_limit - 4 * 8
 
 
 def _reset_quota(info: WorldInfo) -> None:
-    with sqlite3.connect(info.db_path) as conn:
+    with closing(sqlite3.connect(info.db_path)) as conn, conn:
         conn.execute("DELETE FROM quota")
 
 

@@ -526,6 +526,13 @@ def cmd_check(names: Sequence[str]) -> int:
     return 0
 
 
+# Said before the demo's notebooks run: why a sandbox used earlier today cannot stop them.
+DEMO_WORLD_LINE = (
+    "notebooks: run on a sandbox world and cache of their own (fresh, temporary), each starting "
+    "a fresh quota day: what your sandbox spent today does not count"
+)
+
+
 def cmd_demo(out: Path) -> int:
     from nbconvert import HTMLExporter
 
@@ -536,6 +543,7 @@ def cmd_demo(out: Path) -> int:
     written: list[Path] = []
     figure_paths: list[Path] = []
     shots = panel_shots()
+    print(DEMO_WORLD_LINE, flush=True)
     for done in run(all_sources(), label="  "):
         for problem in done.problems:
             print(f"    warning: {problem}")

@@ -23,6 +23,7 @@
 import pandas as pd
 
 import quantscope as qsc
+from quantscope import tour
 
 pd.set_option("display.width", 120)
 pd.set_option("display.max_columns", 12)
@@ -33,9 +34,12 @@ pd.set_option("display.max_colwidth", 40)
 #
 # `qsc.connect()` with no arguments and no configuration starts the embedded sandbox and says
 # so in one line. It returns the client and makes it the default that every loader uses.
+# The notebooks of this tour connect with `tour.connect()`: the same, and on the embedded
+# sandbox (only there) a fresh quota day, said in a second line, so that CLI runs, reports
+# and notebooks earlier today never leave a notebook short of quota.
 
 # %%
-client = qsc.connect()
+client = tour.connect()
 client.settings.service
 
 # %% [markdown]

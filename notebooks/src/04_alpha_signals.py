@@ -30,12 +30,13 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 import quantscope as qsc
+from quantscope import tour
 
 pd.set_option("display.width", 120)
 pd.set_option("display.max_columns", 12)
 pd.set_option("display.max_colwidth", 40)
 
-client = qsc.connect()
+client = tour.connect()  # qsc.connect(); on the embedded sandbox, a fresh quota day
 
 # %% [markdown]
 # ## Stages by chain

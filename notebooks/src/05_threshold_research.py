@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 import quantscope as qsc
+from quantscope import tour
 from quantscope import backtest as bt
 from quantscope.backtest.questions import QUESTION_LABELS, QUESTION_NOTES, RULE_OF
 from quantscope.widgets import ThresholdPanel
@@ -45,7 +46,7 @@ pd.set_option("display.width", 120)
 pd.set_option("display.max_columns", 12)
 pd.set_option("display.max_colwidth", 40)
 
-client = qsc.connect()
+client = tour.connect()  # qsc.connect(); on the embedded sandbox, a fresh quota day
 
 # %% [markdown]
 # ## The values that bought each trade

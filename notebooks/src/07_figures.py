@@ -35,6 +35,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import quantscope as qsc
+from quantscope import tour
 from quantscope import backtest as bt
 from quantscope import plots
 from quantscope.backtest.questions import QUESTION_LABELS, RULE_OF
@@ -42,7 +43,7 @@ from quantscope.backtest.questions import QUESTION_LABELS, RULE_OF
 pd.set_option("display.width", 120)
 pd.set_option("display.max_columns", 12)
 
-client = qsc.connect()
+client = tour.connect()  # qsc.connect(); on the embedded sandbox, a fresh quota day
 
 # %% [markdown]
 # Atlas's executed trades (quant 1), the trades every figure below draws unless it says

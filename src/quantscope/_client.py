@@ -56,6 +56,7 @@ import sqlite3
 import threading
 import time
 import warnings
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -276,6 +277,10 @@ class Client:
                 f"cannot use the cache at {settings.cache_path} ({exc}); set "
                 "QUANTSCOPE_CACHE_DIR or pass cache_dir= to a writable directory"
             ) from exc
+        # A client dropped unclosed (a notebook's second connect()) closes its cache file
+        # when collected, never leaving it to the connection's own collection (a
+        # ResourceWarning on Python 3.13); close() or ``with`` closes it at once.
+        weakref.finalize(self, self._session.close)
         self._session.headers["User-Agent"] = _USER_AGENT
         if settings.api_key:
             # Exactly this spelling: requests-cache redacts only "X-API-Key" from stored requests.

@@ -2,10 +2,12 @@
 
 With no service URL configured, ``connect()`` serves the bundled simulated world on loopback:
 ``start_embedded_sandbox`` builds (or finds) the world, starts its server once per process and
-points the settings at it. ``serve_sandbox`` and ``sandbox_keys`` are what ``quantscope
-sandbox serve|keys`` run. Nothing else in the toolkit imports the sandbox (a test guards it),
-and only its launcher modules (``sandbox.datadir``, ``sandbox.serve``) are used here, lazily,
-so the toolkit imports without the ``[sandbox]`` extra.
+points the settings at it; ``stop_embedded_sandbox`` stops it and closes its world (at
+interpreter exit too); ``new_quota_day`` gives its keys a fresh day's quota (for a tour).
+``serve_sandbox`` and ``sandbox_keys`` are what ``quantscope sandbox serve|keys`` run. Nothing
+else in the toolkit imports the sandbox (a test guards it), and only its launcher modules
+(``sandbox.datadir``, ``sandbox.serve``) are used here, lazily, so the toolkit imports without
+the ``[sandbox]`` extra.
 """
 
 from __future__ import annotations
@@ -20,7 +22,14 @@ from typing import Any
 from quantscope._config import ENV_API_KEY, ENV_URL, Settings
 from quantscope._errors import SandboxUnavailableError
 
-__all__ = ["EMBEDDED_PLAN", "sandbox_keys", "serve_sandbox", "start_embedded_sandbox"]
+__all__ = [
+    "EMBEDDED_PLAN",
+    "new_quota_day",
+    "sandbox_keys",
+    "serve_sandbox",
+    "start_embedded_sandbox",
+    "stop_embedded_sandbox",
+]
 
 EMBEDDED_PLAN = "enterprise"
 # Offline with no URL: requests are never sent, so any URL works; the cache keys on the world.
@@ -82,12 +91,40 @@ def start_embedded_sandbox(settings: Settings, *, start_server: bool = True) -> 
                 return _embedded_settings(settings, OFFLINE_SANDBOX_URL, key, seed, scale)
             server = server_cls(world)
             server.start()
-            atexit.register(server.stop)
             _EMBEDDED = _Embedded(server, str(server.url).rstrip("/"), key, seed, scale)
             how = "started"
         embedded = _EMBEDDED
     print(_sandbox_line(embedded.seed, how), flush=True)
     return _embedded_settings(settings, embedded.url, embedded.key, embedded.seed, embedded.scale)
+
+
+def stop_embedded_sandbox() -> None:
+    """Stop the embedded sandbox of this process, if one runs, and close its world's
+    database (it also stops at interpreter exit). A later ``connect()`` starts it anew."""
+    global _EMBEDDED
+    with _EMBEDDED_LOCK:
+        embedded, _EMBEDDED = _EMBEDDED, None
+    if embedded is not None:
+        embedded.server.stop()
+
+
+atexit.register(stop_embedded_sandbox)
+
+
+def new_quota_day(url: str) -> bool:
+    """Give every key of the embedded sandbox a fresh day's quota (the counts of today are
+    forgotten, nothing else in its world changes) when ``url`` is the embedded sandbox this
+    process serves; False, and nothing done, for any other service.
+
+    A tour (``quantscope.tour``, the notebooks) starts with it, so it runs on a sandbox
+    already used today (``SandboxServer.new_quota_day``).
+    """
+    with _EMBEDDED_LOCK:
+        embedded = _EMBEDDED
+    if embedded is None or embedded.url != url.rstrip("/"):
+        return False
+    embedded.server.new_quota_day()
+    return True
 
 
 def _embedded_settings(settings: Settings, url: str, key: str, seed: int, scale: int) -> Settings:

@@ -3,16 +3,39 @@
 ``make demo`` runs it. It connects the way a researcher does (``qsc.connect()`` with no URL
 starts the sandbox), loads every kind of frame once and prints what is there. Output is
 deterministic (fixed seed, frozen world clock) apart from the cache's hit counts.
+
+A tour survives a day of use: ``connect()`` below, which the tour and the research notebooks
+call, is ``qsc.connect()`` and, on the embedded sandbox, a fresh quota day (the sandbox's
+counts of today forgotten, nothing else changed), said in one line. So CLI runs, reports and
+notebooks earlier the same day never leave a notebook short of quota (``QuotaShareExceeded``
+at notebook 5 was the symptom). On a real service nothing is reset: its quota is yours.
 """
 
 from __future__ import annotations
 
 import argparse
 import tempfile
+from typing import Any
 
 import pandas as pd
 
 import quantscope as qsc
+from quantscope._client import Client
+from quantscope._embedded import new_quota_day
+
+FRESH_DAY_LINE = (
+    "quantscope tour: a fresh quota day on the embedded sandbox (what was spent on it today "
+    "is forgotten), so the tour runs whatever ran before it"
+)
+
+
+def connect(url: str | None = None, api_key: str | None = None, **kwargs: Any) -> Client:
+    """``qsc.connect(url, api_key, **kwargs)`` for a tour: on the embedded sandbox, its keys
+    get a fresh day's quota first and one line says so; on any other service, nothing more."""
+    client = qsc.connect(url, api_key, **kwargs)
+    if not client.settings.offline and new_quota_day(client.base_url):
+        print(FRESH_DAY_LINE, flush=True)
+    return client
 
 
 def _section(title: str) -> None:
@@ -25,7 +48,7 @@ def _money(x: float) -> str:
 
 def run(cache_dir: str | None = None) -> None:
     """Print the tour (``cache_dir``: where the HTTP cache lives; default the user cache)."""
-    client = qsc.connect(cache_dir=cache_dir, progress=False)
+    client = connect(cache_dir=cache_dir, progress=False)
 
     _section("Trades by quant (executed, all pages)")
     trades = qsc.load_trades(trading_status="all")
@@ -116,7 +139,10 @@ def run(cache_dir: str | None = None) -> None:
     _section("Cache and quota")
     info = client.cache.info()
     print(f"{info}")
-    print("Every load above is now on disk: running the tour again spends no quota.")
+    print(
+        "Every load above is now on disk: run with --cache-dir DIR and a second tour spends no "
+        "quota."
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

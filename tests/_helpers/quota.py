@@ -7,18 +7,19 @@ and session fixtures run before it, so those that spend many requests call it th
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from datetime import UTC, datetime
 
 import requests
 
 from quantscope._plans import plan_named
+from quantscope.sandbox.auth import new_quota_day
 from quantscope.sandbox.serve import SandboxServer
 
 
 def reset_quota(server: SandboxServer) -> None:
     """Forget every request counted today on ``server``."""
-    with sqlite3.connect(server.info.db_path) as conn:
-        conn.execute("DELETE FROM quota")
+    new_quota_day(server.info.db_path)
 
 
 def spend_quota(server: SandboxServer, plan: str, n: int) -> None:
@@ -34,7 +35,7 @@ def quota_left(server: SandboxServer, plan: str) -> int:
     """The requests ``plan`` has left today on ``server``, read from the service's own
     counters (reading spends nothing)."""
     today = datetime.now(UTC).date().isoformat()
-    with sqlite3.connect(server.info.db_path) as conn:
+    with closing(sqlite3.connect(server.info.db_path)) as conn:
         (spent,) = conn.execute(
             "SELECT COALESCE(SUM(q.count), 0) FROM quota q JOIN api_keys k ON k.id = q.key_id "
             "WHERE k.plan = ? AND q.day = ?",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -195,6 +196,8 @@ def test_attempt_ends_on_budget_busy_or_a_transaction_and_keeps_real_errors(
             pass
     assert store.connect() is not store.connect_nowait()
     inline.ensure_cheap("nothing: outside an attempt")
+    store.close()
+    conn.close()
 
 
 def test_quota_still_counts_every_inline_answer(
@@ -213,7 +216,7 @@ def test_quota_still_counts_every_inline_answer(
     ]
     remaining = [int(a.headers["X-RateLimit-Remaining"]) for a in answers]
     assert remaining == [limit - 2, limit - 3, limit - 4]
-    with sqlite3.connect(fast.info.db_path) as db:
+    with closing(sqlite3.connect(fast.info.db_path)) as db:
         record = auth.load_key_records(db)[auth.hash_key(key)]
         (count,) = db.execute(
             "SELECT count FROM quota WHERE key_id = ?", (record.key_id,)

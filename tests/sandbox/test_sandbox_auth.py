@@ -7,6 +7,7 @@ import re
 import sqlite3
 import stat
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
@@ -39,7 +40,7 @@ def rate(response: requests.Response) -> tuple[int, int, int]:
 
 
 def quota_count(db_path: object, plan: str) -> int:
-    with sqlite3.connect(str(db_path)) as conn:
+    with closing(sqlite3.connect(str(db_path))) as conn:
         row = conn.execute(
             "SELECT COALESCE(SUM(q.count), 0) FROM quota q JOIN api_keys k ON k.id = q.key_id "
             "WHERE k.plan = ?",
@@ -68,7 +69,7 @@ def test_keys_are_a_function_of_the_seed():
 
 def test_key_bytes_are_never_stored_in_the_database(sandbox_world):
     db_bytes = sandbox_world.db_path.read_bytes()
-    with sqlite3.connect(sandbox_world.db_path) as conn:
+    with closing(sqlite3.connect(sandbox_world.db_path)) as conn:
         stored = dict(conn.execute("SELECT plan, key_hash FROM api_keys"))
     for plan, key in sandbox_world.keys.items():
         assert key.encode() not in db_bytes
@@ -78,7 +79,7 @@ def test_key_bytes_are_never_stored_in_the_database(sandbox_world):
 
 def test_create_keys_is_idempotent(sandbox_world, tmp_path):
     info = copy_world(sandbox_world, tmp_path)
-    with sqlite3.connect(info.db_path) as conn:
+    with closing(sqlite3.connect(info.db_path)) as conn, conn:
         assert auth.create_keys(conn, 7) == info.keys
         assert conn.execute("SELECT COUNT(*) FROM api_keys").fetchone()[0] == 3
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import math
 import sqlite3
+from contextlib import closing
 from typing import Annotated, Any
 
 import numpy as np
@@ -270,7 +271,7 @@ def test_http_errors_map_onto_contract_codes():
 
 def test_a_failing_quota_store_is_a_500_body(fresh_sandbox, api, caplog):
     server = fresh_sandbox()
-    with sqlite3.connect(server.info.db_path) as conn:
+    with closing(sqlite3.connect(server.info.db_path)) as conn, conn:
         conn.execute("DROP TABLE quota")
     with caplog.at_level(logging.CRITICAL, logger="quantscope.sandbox"):
         response = api("basic", server).get("/api/trades")

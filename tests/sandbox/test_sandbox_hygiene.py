@@ -14,6 +14,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from typing import Any
 
 import pytest
@@ -145,10 +146,10 @@ def test_a_store_switches_to_wal_before_serving_and_waits_for_locks(
     sandbox_world: WorldInfo, tmp_path: Any
 ) -> None:
     info = copy_world(sandbox_world, tmp_path)
-    with sqlite3.connect(info.db_path) as conn:
+    with closing(sqlite3.connect(info.db_path)) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal"
     store = Store(info.db_path)
-    with sqlite3.connect(info.db_path) as conn:
+    with closing(sqlite3.connect(info.db_path)) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert store.connect().execute("PRAGMA busy_timeout").fetchone()[0] == BUSY_TIMEOUT_S * 1000
 

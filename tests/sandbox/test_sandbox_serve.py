@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -40,7 +41,7 @@ def _health(url: str) -> dict:
 
 def test_world_database_name_meta_and_reuse(sandbox_world):
     assert sandbox_world.db_path == sandbox_world.data_dir / "world-s7-x1.sqlite"
-    with sqlite3.connect(sandbox_world.db_path) as conn:
+    with closing(sqlite3.connect(sandbox_world.db_path)) as conn:
         meta = dict(conn.execute("SELECT key, value FROM meta"))
     assert {k: meta[k] for k in ("schema_version", "seed", "scale")} == {
         "schema_version": SCHEMA_VERSION,
@@ -57,12 +58,12 @@ def test_world_database_name_meta_and_reuse(sandbox_world):
 @pytest.mark.slow
 def test_stale_world_is_rebuilt_atomically(sandbox_world, tmp_path):
     copy = copy_world(sandbox_world, tmp_path)
-    with sqlite3.connect(copy.db_path) as conn:
+    with closing(sqlite3.connect(copy.db_path)) as conn, conn:
         conn.execute("UPDATE meta SET value = 'old' WHERE key = 'schema_version'")
     inode = copy.db_path.stat().st_ino
     rebuilt = ensure_world(tmp_path, seed=7, scale=1)
     assert rebuilt.db_path.stat().st_ino != inode  # a new file moved into place
-    with sqlite3.connect(rebuilt.db_path) as conn:
+    with closing(sqlite3.connect(rebuilt.db_path)) as conn:
         assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
             SCHEMA_VERSION,
         )
@@ -102,9 +103,9 @@ def test_copy_world_is_independent_of_its_source(sandbox_world, tmp_path):
     copy = copy_world(sandbox_world, tmp_path / "copy")
     assert copy.data_dir == tmp_path / "copy" and copy.keys == sandbox_world.keys
     assert datadir.read_keys(copy.data_dir) == sandbox_world.keys
-    with sqlite3.connect(copy.db_path) as conn:
+    with closing(sqlite3.connect(copy.db_path)) as conn, conn:
         conn.execute("INSERT INTO quota VALUES (1, '2026-01-01', 5)")
-    with sqlite3.connect(sandbox_world.db_path) as conn:
+    with closing(sqlite3.connect(sandbox_world.db_path)) as conn:
         assert conn.execute("SELECT COUNT(*) FROM quota").fetchone() == (0,)
 
 

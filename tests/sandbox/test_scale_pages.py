@@ -160,7 +160,8 @@ def own_world(sandbox_world: WorldInfo, tmp_path_factory: pytest.TempPathFactory
 
 def test_order_after_matches_sqlite_order(own_world: WorldInfo) -> None:
     """Rows after any row's key are exactly the rows that follow it, NULLs included."""
-    conn = Store(own_world.db_path).connect()
+    store = Store(own_world.db_path)  # kept: its connections close with it
+    conn = store.connect()
     for descending in (True, False):
         order = Order("t.close_ms", "t.id", descending, nullable=True)
         rows = conn.execute(f"SELECT t.close_ms, t.id FROM trades t {order.sql()}").fetchall()
@@ -175,7 +176,8 @@ def test_order_after_matches_sqlite_order(own_world: WorldInfo) -> None:
 
 def test_ladder_marks_and_memo(own_world: WorldInfo) -> None:
     """A cold jump leaves ladder marks; an aggregate is computed once per (sql, params)."""
-    conn = Store(own_world.db_path).connect()
+    store = Store(own_world.db_path)  # kept: its connections close with it
+    conn = store.connect()
     listing = Listing(ladder_step=100)
     order = Order("t.open_ms", "t.id", descending=True)
     plain = Listing()
@@ -194,7 +196,8 @@ def test_ladder_marks_and_memo(own_world: WorldInfo) -> None:
 
 def test_rendered_items_are_the_fresh_bytes(own_world: WorldInfo) -> None:
     """Items spliced from rendered.ITEMS are byte for byte the items rendered anew."""
-    conn = Store(own_world.db_path).connect()
+    store = Store(own_world.db_path)  # kept: its connections close with it
+    conn = store.connect()
     ids = [5, 17_000, 3, 40_001, 5]  # out of order, one twice
     rows = conn.execute(
         "SELECT e.*, k.symbol, k.address, k.image, k.name FROM evaluations e "

@@ -181,10 +181,10 @@ def test_connect_without_url_starts_the_embedded_sandbox_once(
         )
         cached = offline.get("/api/trades/stats", {"quantId": 1})
         assert cached.provenance.from_cache and cached.data == online.data
+        for made in (client, again, offline):
+            made.close()
     finally:
-        embedded = embedded_mod._EMBEDDED
-        if embedded is not None:
-            embedded.server.stop()
+        embedded_mod.stop_embedded_sandbox()
         set_default_client(None)
 
 

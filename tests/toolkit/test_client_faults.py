@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 import warnings
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -207,5 +208,5 @@ def test_a_corrupt_cache_file_is_set_aside_with_one_warning(
     assert len(aside) == 1 and aside[0].read_bytes().startswith(b"not a database")
     assert client.get("/api/trades/stats").data == {"ok": True}
     assert client.get("/api/trades/stats").provenance.from_cache  # the new cache works
-    with sqlite3.connect(tmp_path / "http_cache.sqlite") as db:
+    with closing(sqlite3.connect(tmp_path / "http_cache.sqlite")) as db:
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)

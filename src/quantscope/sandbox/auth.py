@@ -3,17 +3,20 @@
 Keys are derived from the world's seed, so a notebook run against ``--seed 7`` always uses the
 same keys; the database keeps only their SHA-256. Quotas are counted per key and UTC day of the
 *real* clock in one SQLite statement, so concurrent requests can neither overspend nor lose a
-count, and counters survive restarts. Nothing here knows about HTTP: app.py turns the results
+count, and counters survive restarts (``new_quota_day`` forgets them all: a fresh day for a
+tour). Nothing here knows about HTTP: app.py turns the results
 into responses.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
 import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
+from pathlib import Path
 
 from quantscope.sandbox.plans import PLANS, Plan, get_plan
 
@@ -143,3 +146,18 @@ def spend(conn: sqlite3.Connection, key_id: int, limit: int, now: datetime) -> Q
         reset=next_reset(now),
         now=now,
     )
+
+
+def new_quota_day(db_path: Path) -> int:
+    """Give every key of the world at ``db_path`` a fresh day's quota, as if the UTC day had
+    just turned: every count is forgotten, nothing else in the world changes. For a tour run
+    on a sandbox already used today (``quantscope.tour``). Safe while the world is served: the
+    counts live in the database alone, and one statement deletes them.
+
+    Returns:
+        How many requests were forgotten (today's and any older day's).
+    """
+    with contextlib.closing(sqlite3.connect(db_path, timeout=10.0)) as conn, conn:
+        (forgotten,) = conn.execute("SELECT COALESCE(SUM(count), 0) FROM quota").fetchone()
+        conn.execute("DELETE FROM quota")
+    return int(forgotten)

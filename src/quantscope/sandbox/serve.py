@@ -19,6 +19,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, TextIO
 
+from quantscope.sandbox.auth import new_quota_day
 from quantscope.sandbox.datadir import WorldInfo, ensure_world
 
 if TYPE_CHECKING:
@@ -108,6 +109,7 @@ class SandboxServer:
         self._app = app
         self._url: str | None = None
         self._server: uvicorn.Server | None = None
+        self._served: FastAPI | None = None
         self._thread: threading.Thread | None = None
         self._failure: BaseException | None = None
 
@@ -144,7 +146,7 @@ class SandboxServer:
         thread = threading.Thread(
             target=self._run, args=(server, sock), name=f"quantscope-sandbox {url}", daemon=True
         )
-        self._server, self._thread, self._url = server, thread, url
+        self._server, self._thread, self._url, self._served = server, thread, url, app
         thread.start()
         deadline = time.monotonic() + self.startup_timeout
         while not server.started:
@@ -169,8 +171,9 @@ class SandboxServer:
             sock.close()
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Stop serving, finish open requests (bounded), and join the thread. Idempotent."""
-        server, thread = self._server, self._thread
+        """Stop serving, finish open requests (bounded), join the thread, and close the
+        world's database connections. Idempotent."""
+        server, thread, app = self._server, self._thread, self._served
         if server is None or thread is None:
             return
         server.should_exit = True
@@ -178,9 +181,16 @@ class SandboxServer:
         if thread.is_alive():
             server.force_exit = True
             thread.join(5.0)
-        self._server = self._thread = self._url = None
+        self._server = self._thread = self._url = self._served = None
         if thread.is_alive():
             raise RuntimeError("the sandbox server thread did not stop")
+        if app is not None:
+            close_app(app)
+
+    def new_quota_day(self) -> int:
+        """A fresh day's quota for every key of the served world (``auth.new_quota_day``);
+        how many counted requests were forgotten."""
+        return new_quota_day(self.info.db_path)
 
     def __enter__(self) -> SandboxServer:
         return self.start()
@@ -229,6 +239,17 @@ def serve_forever(
             file=sys.stderr,
             flush=True,
         )
-        uvicorn.Server(_uvicorn_config(app, quiet=False)).run(sockets=[sock])
+        try:
+            uvicorn.Server(_uvicorn_config(app, quiet=False)).run(sockets=[sock])
+        finally:
+            close_app(app)
     finally:
         sock.close()
+
+
+def close_app(app: FastAPI) -> None:
+    """Close the SQLite connections of a sandbox application that no longer serves (its
+    ``Store``, when it has one: a test may serve an app of its own)."""
+    store = getattr(app.state, "store", None)
+    if store is not None:
+        store.close()

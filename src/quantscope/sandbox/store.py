@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -219,11 +220,24 @@ CREATE INDEX recommendations_quant ON recommendations(quant_id, applied);
 """
 
 
+class _Holder:
+    """Kept in one thread's slot of a store's thread-local beside the connection opened for
+    that thread: when the thread ends (its slot is dropped) the holder goes, and the
+    ``weakref.finalize`` attached to it closes the connection."""
+
+    __slots__ = ("__weakref__",)
+
+
 class Store:
     """The world database: a connection per thread, writes serialised in transactions.
 
     ``listing`` keeps the list endpoints' memoised aggregates and keyset marks (listing.py):
     one per served world, since its tables of history never change while it is served.
+
+    Every connection is closed deterministically, never left to the garbage collector (which
+    Python 3.13 reports as ``ResourceWarning: unclosed database``): a thread's connections
+    when the thread ends (a worker thread retired by its pool), all of them at ``close()``
+    (``SandboxServer.stop`` calls it once the server has stopped).
     """
 
     def __init__(self, path: Path) -> None:
@@ -233,6 +247,8 @@ class Store:
         self.inline_first = True
         self._local = threading.local()
         self._write_lock = threading.Lock()
+        self._held: set[weakref.finalize[[], _Holder]] = set()
+        self._held_lock = threading.Lock()
         if self.path.is_file():
             self._enable_wal()
 
@@ -251,8 +267,12 @@ class Store:
             timeout=BUSY_TIMEOUT_S,
             factory=WorldConnection,
         )
-        # the busy timeout first: every later statement (the journal mode too) waits for locks
-        conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+        try:
+            # the busy timeout first: every later statement (the journal mode too) waits
+            conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+        except BaseException:
+            conn.close()
+            raise
         return conn
 
     def connect(self) -> sqlite3.Connection:
@@ -266,7 +286,9 @@ class Store:
             return self.connect_nowait()
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            conn = self._local.conn = self._configure(self._open())
+            conn = self._open()
+            holder = self._hold(conn)  # dropped (and conn closed) if configuring raises
+            self._local.conn, self._local.conn_holder = self._configure(conn), holder
         return conn
 
     def connect_nowait(self) -> sqlite3.Connection:
@@ -275,10 +297,30 @@ class Store:
         which must not block; the caller retries elsewhere with ``connect()``."""
         conn: sqlite3.Connection | None = getattr(self._local, "nowait", None)
         if conn is None:
-            conn = self._configure(self._open())
-            conn.execute("PRAGMA busy_timeout=0")
-            self._local.nowait = conn
+            conn = self._open()
+            holder = self._hold(conn)  # dropped (and conn closed) if configuring raises
+            self._configure(conn).execute("PRAGMA busy_timeout=0")
+            self._local.nowait, self._local.nowait_holder = conn, holder
         return conn
+
+    def _hold(self, conn: sqlite3.Connection) -> _Holder:
+        """A holder whose end closes ``conn`` (see ``_Holder``); ``close()`` closes it too."""
+        holder = _Holder()
+        closing = weakref.finalize(holder, conn.close)
+        with self._held_lock:
+            self._held = {held for held in self._held if held.alive}
+            self._held.add(closing)
+        return holder
+
+    def close(self) -> None:
+        """Close every connection this store opened, in whatever thread. Call it once
+        nothing uses the store any more (the server has stopped); a later ``connect()``
+        opens a new connection."""
+        with self._held_lock:
+            held, self._held = self._held, set()
+            self._local = threading.local()
+        for closing in held:
+            closing()
 
     @staticmethod
     def _configure(conn: sqlite3.Connection) -> sqlite3.Connection:
