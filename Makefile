@@ -65,10 +65,11 @@ test: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) tests notebooks --nbval --nbval-current-env -m "not reliability"
 
-# The inner loop while coding (about a minute here): every test but the `slow` ones (the
-# browser tests are slow), no notebooks, no lint. One folder or file alone: `.venv/bin/python -m pytest -q tests/toolkit`.
+# The inner loop while coding (a few minutes here): every test but the `slow` ones (the
+# browser tests are slow) and the reliability suite, no notebooks, no lint, on every core.
+# One folder or file alone: `.venv/bin/python -m pytest -q tests/toolkit`.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q tests -m "not slow"
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) tests -m "not slow and not reliability"
 
 # The reliability suite (tests/reliability; CI runs it after `make test`): schemathesis over
 # every operation (20,000+ requests), races, quota races, restarts, kill -9, a 60 s soak; the
