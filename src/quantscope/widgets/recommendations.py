@@ -26,8 +26,9 @@ columns, as ``ThresholdPanel`` (the trades, one eval-details request per closed 
 cached). Computing: one ``what_if_intervals`` per (class, criterion, old threshold) and one
 signal-only screen of the quant's trades (about 0.45 s CPU on a sandbox quant), once per
 load. A panel never spends more than the client's quota share on opening: when the what-if
-would, the recommendations are shown with the cost and an Open button that loads it
-(``Panel._open_lazily``). Pass ``trades=``/``details=`` to reuse frames already loaded.
+would, the recommendations are shown with the cost and an Open button offering only what can
+succeed (``Panel._open_lazily``, ``_common.opening_offer``). Pass ``trades=``/``details=`` to
+reuse frames already loaded.
 
 The playbook is the quant's shared ``PlaybookView`` (a write through any panel redraws this
 one). Applying is compare-and-swap: refused (``StaleWriteError``, nothing sent) when the
@@ -37,6 +38,7 @@ entry no longer holds the recommendation's old threshold, the one shown.
 from __future__ import annotations
 
 import html
+from typing import Any
 
 import ipywidgets as W
 import pandas as pd
@@ -65,7 +67,7 @@ from quantscope.widgets._common import (
     load_research,
     note,
     number,
-    opening_cost,
+    opening_offer,
     plan_allows,
     plan_name,
     requests_of,
@@ -173,11 +175,11 @@ class RecommendationsPanel(Panel):
             try:
                 self.playbook = self.view.get()
                 spent = requests_of(self.recommendations) + requests_of(self.playbook)
-                self._research(trades, details, confirm=False, spent=spent)
+                self._research(trades, details, spent=spent)
             except QuotaShareExceededError as exc:
                 self._open_lazily(
-                    opening_cost(exc, "the trades behind the what-if columns"),
-                    lambda: self._research(trades, details, confirm=True),
+                    opening_offer(exc, "the trades behind the what-if columns"),
+                    lambda **spend: self._research(trades, details, **spend),
                 )
             except QuantscopeError as exc:
                 self.failed(exc)
@@ -190,18 +192,14 @@ class RecommendationsPanel(Panel):
         trades: pd.DataFrame | None,
         details: pd.DataFrame | None,
         *,
-        confirm: bool,
         spent: int = 0,
+        **spend: Any,
     ) -> None:
-        """Load the trades and details the what-if needs (``confirm``: beyond the share;
-        ``spent``: what opening already cost), and show them."""
+        """Load the trades and details the what-if needs (``spend``: ``load_research``'s quota
+        keywords, beyond the share from the Open button; ``spent``: what opening already
+        cost), and show them."""
         self.research = load_research(
-            self.quant_id,
-            self.client,
-            trades=trades,
-            details=details,
-            confirm=confirm,
-            spent=spent,
+            self.quant_id, self.client, trades=trades, details=details, spent=spent, **spend
         )
         self.screen, self.screen_notes = None, []
         if not self.research.features.empty:
