@@ -650,15 +650,34 @@ def panels_notebook(quant_id: int = PANELS_QUANT, *, prelude: str = "") -> Any:
     return normalize(new_notebook(cells=cells))
 
 
+#: quantscope's Voila template (``tools/voila/voila/templates/quantscope``): the lab template
+#: without its CDN stylesheets. Voila finds templates on the Jupyter data path only.
+VOILA_DATA = ROOT / "tools" / "voila"
+#: The only labextensions the panels need: the widgets and Voila's manager of them. Others in
+#: the venv (jupytext, from the dev tools) are built for a newer JupyterLab than Voila's and
+#: log a module-federation error on every page.
+VOILA_EXTENSIONS = ("@jupyter-widgets/jupyterlab-manager", "@voila-dashboards/widgets-manager8")
+
+
 def voila_argv(notebook: Path, *, port: int | None = None, extra: Sequence[str] = ()) -> list[str]:
     """Voila serving ``notebook`` on loopback, without a token (loopback only), tracebacks
-    shown in the page; ``port`` None: Voila's default (8866)."""
+    shown in the page; ``port`` None: Voila's default (8866). A clean page: quantscope's
+    template (no CDN request) and only the widgets' labextension (no console error); run
+    through ``env`` to put the template's directory first on JUPYTER_PATH, whatever
+    environment the caller passes."""
+    data_path = os.pathsep.join(
+        [str(VOILA_DATA), *filter(None, os.environ.get("JUPYTER_PATH", "").split(os.pathsep))]
+    )
     argv = [
+        shutil.which("env") or "/usr/bin/env",
+        f"JUPYTER_PATH={data_path}",
         str(_venv_tool("voila")),
         str(notebook),
         "--Voila.ip=127.0.0.1",
         "--ServerApp.token=",
         "--show_tracebacks=True",
+        "--template=quantscope",
+        f"--VoilaConfiguration.extension_allowlist={list(VOILA_EXTENSIONS)!r}",
     ]
     if port is not None:
         argv.append(f"--port={port}")
