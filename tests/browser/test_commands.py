@@ -63,6 +63,8 @@ def test_extra_arguments_reach_lab_and_panels(
     assert f"JUPYTER_PATH={tool.VOILA_DATA}" in ran[-1][1] and "--template=quantscope" in ran[-1]
     allowed = f"--VoilaConfiguration.extension_allowlist={list(tool.VOILA_EXTENSIONS)!r}"
     assert allowed in ran[-1]
+    assert "--preheat_kernel=True" in ran[-1]  # make panels: a page prepared ahead
+    assert "--preheat_kernel=True" not in tool.voila_argv(tmp_path / "panels.ipynb")
     assert "QUANT = 2" in (tmp_path / "panels.ipynb").read_text()
     with pytest.raises(SystemExit):
         tool.main(["check", "--no-browser"])
