@@ -19,7 +19,8 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-#: tqdm.auto's choice in a Jupyter kernel (compared by name: no ipywidgets import outside one)
+#: The module of tqdm's notebook bar, which tqdm.auto's class derives from in a Jupyter kernel
+#: (compared by name: no ipywidgets import outside one)
 _NOTEBOOK_BAR = "tqdm.notebook"
 
 __all__ = ["progress"]
@@ -33,7 +34,7 @@ def progress(total: int, desc: str, *, enabled: bool, done: int = 0) -> Iterator
     gave the total): they count in ``total`` and the bar starts at them, so a load of 49
     pages shows 49, not 48."""
     disable = not enabled or total < 2
-    widget = not disable and tqdm.__module__ == _NOTEBOOK_BAR
+    widget = not disable and any(c.__module__ == _NOTEBOOK_BAR for c in tqdm.__mro__)
     options: dict[str, Any] = {"display": False} if widget else {}
     bar = tqdm(
         total=total,

@@ -17,6 +17,10 @@ from tqdm.notebook import tqdm as notebook_tqdm
 
 from quantscope import _progress
 
+#: The class tqdm.auto defines in a Jupyter kernel: a subclass of the notebook bar, in its own
+#: module (``tqdm.auto.tqdm(notebook_tqdm, asyncio_tqdm)``).
+AUTO_IN_A_KERNEL = type("tqdm", (notebook_tqdm,), {"__module__": "tqdm.auto"})
+
 
 class Handle:
     """An ``IPython.display.DisplayHandle`` that records what the output became."""
@@ -33,7 +37,7 @@ def _outputs(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """The cell's outputs, as bars are displayed in a kernel (by tqdm itself or by
     ``_progress``), with the bar tqdm.auto picks in a kernel."""
     outputs: list[Any] = []
-    monkeypatch.setattr(_progress, "tqdm", notebook_tqdm)
+    monkeypatch.setattr(_progress, "tqdm", AUTO_IN_A_KERNEL)
     monkeypatch.setattr(tqdm.notebook, "display", outputs.append)
     monkeypatch.setattr(_progress, "_display", lambda w: Handle(w, outputs), raising=False)
     return outputs
