@@ -27,12 +27,14 @@ __all__ = ["progress"]
 
 
 @contextmanager
-def progress(total: int, desc: str, *, enabled: bool, done: int = 0) -> Iterator[Any]:
+def progress(
+    total: int, desc: str, *, enabled: bool, done: int = 0, unit: str = "req"
+) -> Iterator[Any]:
     """A bar counting ``total`` requests (``.update(1)`` per request), closed on exit.
 
     ``done`` requests of the load were already sent before the bar (the first page, which
     gave the total): they count in ``total`` and the bar starts at them, so a load of 49
-    pages shows 49, not 48."""
+    pages shows 49, not 48. ``unit`` names what is counted (the report counts stages)."""
     disable = not enabled or total < 2
     widget = not disable and any(c.__module__ == _NOTEBOOK_BAR for c in tqdm.__mro__)
     options: dict[str, Any] = {"display": False} if widget else {}
@@ -40,7 +42,7 @@ def progress(total: int, desc: str, *, enabled: bool, done: int = 0) -> Iterator
         total=total,
         initial=done,
         desc=desc,
-        unit="req",
+        unit=unit,
         leave=False,
         dynamic_ncols=True,
         disable=disable,
