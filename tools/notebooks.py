@@ -658,16 +658,49 @@ def panels_notebook(quant_id: int = PANELS_QUANT, *, prelude: str = "") -> Any:
     return normalize(new_notebook(cells=cells))
 
 
-def voila_argv(notebook: Path, *, port: int | None = None, extra: Sequence[str] = ()) -> list[str]:
+#: quantscope's Voila template (``tools/voila/voila/templates/quantscope``): the lab template
+#: without its CDN stylesheets. Voila finds templates on the Jupyter data path only.
+VOILA_DATA = ROOT / "tools" / "voila"
+#: The only labextensions the panels need: the widgets and Voila's manager of them. Others in
+#: the venv (jupytext, from the dev tools) are built for a newer JupyterLab than Voila's and
+#: log a module-federation error on every page.
+VOILA_EXTENSIONS = ("@jupyter-widgets/jupyterlab-manager", "@voila-dashboards/widgets-manager8")
+
+
+def voila_argv(
+    notebook: Path,
+    *,
+    port: int | None = None,
+    extra: Sequence[str] = (),
+    preheat: bool = False,
+) -> list[str]:
     """Voila serving ``notebook`` on loopback, without a token (loopback only), tracebacks
-    shown in the page; ``port`` None: Voila's default (8866)."""
+    shown in the page; ``port`` None: Voila's default (8866). A clean page: quantscope's
+    template (no CDN request) and only the widgets' labextension (no console error); run
+    through ``env`` to put the template's directory first on JUPYTER_PATH, whatever
+    environment the caller passes.
+
+    ``preheat``: keep one kernel that has already run the notebook (Voila's pre-heated kernel
+    pool), so a page is served in about 4 s instead of 15-18 s here (a kernel's start, imports,
+    the embedded sandbox and the panels' first loads); the pool refills after each page. Off
+    for the browser tests: they change the playbook between pages, and each page must show
+    it as the service holds it when the page is asked for."""
+    data_path = os.pathsep.join(
+        [str(VOILA_DATA), *filter(None, os.environ.get("JUPYTER_PATH", "").split(os.pathsep))]
+    )
     argv = [
+        shutil.which("env") or "/usr/bin/env",
+        f"JUPYTER_PATH={data_path}",
         str(_venv_tool("voila")),
         str(notebook),
         "--Voila.ip=127.0.0.1",
         "--ServerApp.token=",
         "--show_tracebacks=True",
+        "--template=quantscope",
+        f"--VoilaConfiguration.extension_allowlist={list(VOILA_EXTENSIONS)!r}",
     ]
+    if preheat:
+        argv.append("--preheat_kernel=True")
     if port is not None:
         argv.append(f"--port={port}")
     return [*argv, *extra]
@@ -676,13 +709,17 @@ def voila_argv(notebook: Path, *, port: int | None = None, extra: Sequence[str] 
 def cmd_panels(quant_id: int, out: Path, extra: Sequence[str]) -> int:
     """Replace this process with Voila serving the panels of ``quant_id`` (written to
     ``out/panels.ipynb``) on the embedded sandbox, or on the service of QUANTSCOPE_URL and
-    QUANTSCOPE_API_KEY when they are set."""
+    QUANTSCOPE_API_KEY when they are set; with a pre-heated kernel (``voila_argv``)."""
     out = out if out.is_absolute() else Path.cwd() / out
     out.mkdir(parents=True, exist_ok=True)
     notebook = out / PANELS_NOTEBOOK
     write_if_changed(panels_notebook(quant_id), notebook)
-    argv = voila_argv(notebook, extra=extra)
-    print(f"Quant {quant_id}'s panels with Voila: open the address it prints (Ctrl-C stops)")
+    argv = voila_argv(notebook, extra=extra, preheat=True)
+    print(
+        f"Quant {quant_id}'s panels with Voila: open the address it prints (Ctrl-C stops). "
+        "A page is prepared ahead (a pre-heated kernel): press Reload in a panel for the "
+        "playbook as the service holds it now."
+    )
     os.execve(argv[0], argv, kernel_env(NOTEBOOKS, fresh=False))
     return 0  # pragma: no cover - execve does not return
 

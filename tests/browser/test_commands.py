@@ -58,7 +58,13 @@ def test_extra_arguments_reach_lab_and_panels(
     tool.main(["lab", "--no-browser", "--port=8899"])
     assert ran[-1][2:4] == ["--no-browser", "--port=8899"]
     tool.main(["panels", "--quant", "2", "--out", str(tmp_path), "--no-browser"])
-    assert ran[-1][1] == str(tmp_path / "panels.ipynb") and ran[-1][-1] == "--no-browser"
+    assert str(tmp_path / "panels.ipynb") in ran[-1] and ran[-1][-1] == "--no-browser"
+    # a clean page: quantscope's template (no CDN stylesheet), only the widgets' labextension
+    assert f"JUPYTER_PATH={tool.VOILA_DATA}" in ran[-1][1] and "--template=quantscope" in ran[-1]
+    allowed = f"--VoilaConfiguration.extension_allowlist={list(tool.VOILA_EXTENSIONS)!r}"
+    assert allowed in ran[-1]
+    assert "--preheat_kernel=True" in ran[-1]  # make panels: a page prepared ahead
+    assert "--preheat_kernel=True" not in tool.voila_argv(tmp_path / "panels.ipynb")
     assert "QUANT = 2" in (tmp_path / "panels.ipynb").read_text()
     with pytest.raises(SystemExit):
         tool.main(["check", "--no-browser"])

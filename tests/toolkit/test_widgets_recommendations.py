@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from _helpers import QUANT, WidgetData, service_playbook, value_of
 
 from quantscope._client import Client
@@ -98,11 +99,32 @@ def test_analyze_then_apply_one_verify_and_undo(
     assert bool(
         applied.loc[applied["recommendation_id"] == top["recommendation_id"], "applied"].iloc[0]
     )
-    assert int(top["recommendation_id"]) not in {v for _, v in panel.picker.options}
+    rec_id = int(top["recommendation_id"])
+    assert rec_id not in {v for _, v in panel.picker.options}
+    assert panel._state(rec_id) == "applied"
+    with pytest.raises(ValueError, match="it is applied"):  # refused before any request
+        panel.select(rec_id)
 
     panel.undo_button.click()
     assert service_threshold(server, config_id) == old
     assert AuditLog(tmp_path / "audit.jsonl").entries()[-1].undoes == logged.id
+
+    # Right after the undo (issue 24): the service still says applied, the panel says what
+    # the playbook holds, offers it again, and re-applying is a compare-and-swap write (the
+    # service's apply would answer 409 for an applied recommendation).
+    undone = panel.recommendations
+    assert undone is not None
+    assert bool(undone.loc[undone["recommendation_id"] == rec_id, "applied"].iloc[0])
+    assert panel._state(rec_id) == "undone" and "<td>undone</td>" in panel.table.value
+    assert rec_id in {v for _, v in panel.picker.options}
+    panel.apply(rec_id)
+    assert f"#{rec_id} again (it was undone)" in panel.confirmation.text.value
+    again = panel.confirm()
+    assert again is not None and again.verified, panel.message.value
+    assert "again; verified" in panel.message.value and "try again" not in panel.message.value
+    assert service_threshold(server, config_id) == new and panel._state(rec_id) == "applied"
+    last = AuditLog(tmp_path / "audit.jsonl").entries()[-1]
+    assert (last.action, last.old_value, last.new_value) == ("change", old, new)
 
 
 def test_growth_key_gets_a_message_not_a_failing_call(

@@ -10,10 +10,10 @@ line moves by blitting.
 ``Panel`` gives every panel the shared plumbing: its quant's ``PlaybookView`` (``self.view``,
 one per client and quant, ``widgets._view``) with a Reload button and the hook
 ``_playbook_changed``; the write path (confirm, send, show, undo); and lazy opening
-(``_open_lazily``: state a load's cost and load on a click, for loads over the client's quota
-share). The CSS classes of the DOM contract (``qs-panel``, ``qs-status``, ``qs-reload``,
-``qs-open``, ``qs-confirmation``, ``qs-confirm``, ``qs-cancel``) are set here; the panels set
-their own (``qs-apply``, ``qs-undo``, pickers, cells).
+(``_open_lazily``: state a load's cost and offer on a click only what can fit, for loads
+over the client's quota share). The CSS classes of the DOM contract (``qs-panel``,
+``qs-status``, ``qs-reload``, ``qs-open``, ``qs-confirmation``, ``qs-confirm``,
+``qs-cancel``) are set here; the panels set their own (``qs-apply``, ``qs-undo``, pickers, cells).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import math
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, TypeVar
+from urllib.parse import urlsplit
 
 import ipywidgets as W
 import numpy as np
@@ -46,6 +47,7 @@ from quantscope._errors import (
     QuantscopeError,
     QuotaShareExceededError,
     WriteRefusedError,
+    format_reset,
 )
 from quantscope._estimate import Estimate, estimate
 from quantscope._plans import CAPABILITIES, plan_named
@@ -80,6 +82,14 @@ def plan_allows(client: Client, capability: str) -> bool | None:
 
 def plan_name(client: Client) -> str:
     return client.quota.plan or "unknown"
+
+
+def service_host(client: Client) -> str:
+    """Where a write goes, as a confirmation names it: the host (and port) of the client's
+    service, ``127.0.0.1:8765 (embedded sandbox)`` for the sandbox."""
+    host = urlsplit(client.base_url).netloc.rpartition("@")[2] or client.base_url
+    sandbox = client.settings.service == "embedded sandbox"
+    return f"{host} (embedded sandbox)" if sandbox else host
 
 
 # --- messages and formatting -----------------------------------------------------------------
@@ -224,6 +234,8 @@ def load_research(
     details: pd.DataFrame | None = None,
     confirm: bool = False,
     spent: int = 0,
+    max_requests: int | None = None,
+    partial: bool = False,
 ) -> Research:
     """Load (or take) the trades and buy-evaluation details, and join them.
 
@@ -233,8 +245,10 @@ def load_research(
     details together, and the ``spent`` requests the caller already sent for the same
     purpose, such as a panel's other loads on opening) may spend at most the client's share of
     the quota left when it began (``Settings.quota_share``): more is refused with its cost
-    before the details are sent (a ``QuotaShareExceededError``; a panel shows it with an Open
-    button, ``Panel._open_lazily``).
+    before the details are sent (a ``QuotaShareExceededError``; a panel offers what can fit,
+    ``opening_offer``). ``max_requests`` and ``partial`` go to ``load_eval_details``: with
+    both, the details of as many closed trades as ``max_requests`` allows are fetched, and
+    ``features`` holds those trades only (a trade without details has no criterion values).
     """
     if trades is None:
         trades = L.load_trades(quant_id, client=client, confirm=confirm)
@@ -242,9 +256,11 @@ def load_research(
     if details is None:
         closed = trades[(trades["status"] == "Closed").fillna(False).to_numpy(bool)]
         ids = closed["evaluation_id"].dropna().unique()
-        if not confirm and len(ids):
+        if not confirm and max_requests is None and len(ids):
             _within_share(estimate(L.load_eval_details, ids, client=client), spent)
-        details = L.load_eval_details(ids, client=client, confirm=confirm)
+        details = L.load_eval_details(
+            ids, client=client, confirm=confirm, max_requests=max_requests, partial=partial
+        )
     features = bt.trade_features(trades, details=details)
     mine = (features["quant_id"] == quant_id).fillna(False).to_numpy(bool)
     return Research(trades, details, features[mine].reset_index(drop=True))
@@ -280,13 +296,48 @@ def _within_share(cost: Estimate, spent: int) -> None:
     )
 
 
-def opening_cost(exc: QuotaShareExceededError, what: str) -> str:
-    """What a lazily opened panel says before spending: the cost and the quota left."""
+class Offer(NamedTuple):
+    """What a panel offers instead of a load over its quota share: the text saying the cost,
+    the quota left and its reset; the Open button's label (None: nothing can be loaded before
+    the reset, so there is no button); the keywords of ``load_research`` for the click."""
+
+    text: str
+    label: str | None
+    spend: dict[str, Any]
+
+
+def opening_offer(exc: QuotaShareExceededError, what: str) -> Offer:
+    """Only what can succeed, for a load refused on opening (``exc``): all of it when it fits
+    in the quota left (minus the client's reserve), else what fits (the panel then studies the
+    trades whose details it has), else nothing before the reset. Cached answers cost nothing
+    again, so the rest of a partial load is cheaper after the reset."""
     of = f" of {exc.limit}" if exc.limit is not None else ""
-    return (
-        f"Loading {what} needs {exc.needed} more requests ({exc.endpoint}, not in the cache): "
-        f"more than the {exc.share:.0%} share of the {exc.remaining}{of} left that a panel "
-        f"spends without asking. Press Open to spend them."
+    left = exc.remaining if exc.remaining is not None else 0
+    room = left - (exc.reserve or 0)
+    reset = format_reset(exc.reset)
+    needs = f"Loading {what} needs {exc.needed:,} more requests ({exc.endpoint}, not in the cache)"
+    if exc.remaining is None or exc.needed <= room:
+        return Offer(
+            f"{needs}: more than the {exc.share:.0%} share of the {exc.remaining}{of} left that "
+            "a panel spends without asking. Press Open to spend them.",
+            f"Open: spend {exc.needed:,} requests",
+            {"confirm": True},
+        )
+    kept = f", {exc.reserve:,} of them kept in reserve" if exc.reserve else ""
+    if room <= 0:
+        return Offer(
+            f"{needs}, and {left}{of} are left today{kept}: nothing can be loaded before the "
+            f"quota resets at {reset}. Open this panel again after the reset.",
+            None,
+            {},
+        )
+    return Offer(
+        f"{needs}, but {left}{of} are left today{kept}: not all of it fits before the quota "
+        f"resets at {reset}. Press Open to spend {room:,} on what fits (the panel then "
+        "studies the trades whose details it has), or open the panel again after the reset: "
+        f"what is loaded stays cached, so the rest then costs {exc.needed - room:,}.",
+        f"Open what fits: spend {room:,} requests",
+        {"confirm": True, "max_requests": room, "partial": True},
     )
 
 
@@ -415,8 +466,11 @@ class Panel:
         )
         self.reload_button.add_class("qs-reload")
         self.reload_button.on_click(lambda _: self.reload())
-        self.open_button = W.Button(
-            description="Open", icon="play", button_style="warning", layout=W.Layout(display="none")
+        self.open_button = W.Button(  # its label varies: as wide as it needs, never cut
+            description="Open",
+            icon="play",
+            button_style="warning",
+            layout=W.Layout(display="none", width="auto"),
         )
         self.open_button.add_class("qs-open")
         self.open_button.on_click(lambda _: self.open())
@@ -448,6 +502,14 @@ class Panel:
         self.message.value = note(
             f"Your plan ({plan_name(self.client)}) cannot do this. {plans}", "error"
         ) + note(str(exc), "info")
+
+    def refused(self, plans: str) -> None:
+        """The plan, known before any request (the client's last quota headers), cannot do
+        what the panel needs: say so; nothing is sent."""
+        self.notify(
+            f"Your plan ({plan_name(self.client)}) cannot do this: nothing was sent. {plans}",
+            "error",
+        )
 
     def failed(self, exc: QuantscopeError) -> None:
         """A request failed: show the error's message (it says what to do); a write refused
@@ -500,20 +562,23 @@ class Panel:
 
     # ----- lazy opening -----
 
-    def _open_lazily(self, cost_text: str, load: Callable[[], Any]) -> None:
-        """Do not load now: say ``cost_text`` (what loading costs) and show the Open button
-        (``qs-open``), whose click runs ``load()`` (which loads with ``confirm=True`` and
-        shows the result). For a load over the client's quota share, typically caught as::
+    def _open_lazily(self, offer: Offer, load: Callable[..., Any]) -> None:
+        """Do not load now: say ``offer.text`` (what loading costs, the quota left) and, when
+        something can be loaded, show the Open button (``qs-open``) labelled ``offer.label``,
+        whose click runs ``load(**offer.spend)`` (which loads with those keywords of
+        ``load_research`` and shows the result). For a load over the client's quota share,
+        typically caught as::
 
             try:
                 self._show(load_research(..., confirm=False))
             except QuotaShareExceededError as exc:
-                self._open_lazily(opening_cost(exc, "the trades"), lambda: self._show(
-                    load_research(..., confirm=True)))
+                self._open_lazily(opening_offer(exc, "the trades"), lambda **spend: self._show(
+                    load_research(..., **spend)))
         """
-        self._opening = load
-        self.open_button.layout.display = ""
-        self.notify(cost_text, "warn")
+        self._opening = (lambda: load(**offer.spend)) if offer.label else None
+        self.open_button.description = offer.label or "Open"
+        self.open_button.layout.display = "" if offer.label else "none"
+        self.notify(offer.text, "warn")
 
     def open(self) -> bool:
         """Run the load ``_open_lazily`` deferred (the Open button); whether it ran through.
@@ -532,8 +597,8 @@ class Panel:
             return False
         self._opening = None
         self.open_button.layout.display = "none"
-        if "Loading…" in self.message.value:
-            self.message.value = ""
+        # what the load said stays (a partial load, a plan's chains); "Loading…" goes
+        self.message.value = self.message.value.replace(note("Loading…"), "", 1)
         return True
 
     # ----- writes: confirm, send, read back, log; undo -----
@@ -607,7 +672,7 @@ class Panel:
         how it is sent and that it is read back and logged."""
         self.pending = pending
         self.confirmation.show(
-            f"<b>{question} on {self.client.settings.service}?</b>"
+            f"<b>{question} on {html.escape(service_host(self.client))}?</b>"
             + diff_html(changes)
             + note(
                 f"{how}; the playbook is then read back to verify, and {logged} is logged to "

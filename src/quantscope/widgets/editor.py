@@ -128,12 +128,13 @@ class PlaybookEditor(Panel):
             W.HBox([self.apply_button, self.discard_button, self.undo_button]),
             self.confirmation.box,
         ]
+        if plan_allows(self.client, "read_playbook") is False:  # known plan: no request
+            self._refuse(None)
+            return
         try:
             self.playbook = self.view.get()
         except PermissionDeniedError as exc:
-            self.denied(exc, PLAYBOOK_PLANS)
-            self.class_picker.disabled = self.type_picker.disabled = True
-            self.discard_button.disabled = True
+            self._refuse(exc)
             return
         except QuantscopeError as exc:
             self.failed(exc)
@@ -151,6 +152,16 @@ class PlaybookEditor(Panel):
         self.class_picker.observe(lambda _: self._build(), "value")
         self.type_picker.observe(lambda _: self._build(), "value")
         self._build()
+
+    def _refuse(self, exc: PermissionDeniedError | None) -> None:
+        """The plan cannot read the playbook: say so (``exc`` None: known before any request,
+        nothing was sent) and disable the controls."""
+        if exc is None:
+            self.refused(PLAYBOOK_PLANS)
+        else:
+            self.denied(exc, PLAYBOOK_PLANS)
+        self.class_picker.disabled = self.type_picker.disabled = True
+        self.discard_button.disabled = True
 
     # ----- the table -----
 

@@ -26,8 +26,9 @@ columns, as ``ThresholdPanel`` (the trades, one eval-details request per closed 
 cached). Computing: one ``what_if_intervals`` per (class, criterion, old threshold) and one
 signal-only screen of the quant's trades (about 0.45 s CPU on a sandbox quant), once per
 load. A panel never spends more than the client's quota share on opening: when the what-if
-would, the recommendations are shown with the cost and an Open button that loads it
-(``Panel._open_lazily``). Pass ``trades=``/``details=`` to reuse frames already loaded.
+would, the recommendations are shown with the cost and an Open button offering only what can
+succeed (``Panel._open_lazily``, ``_common.opening_offer``). Pass ``trades=``/``details=`` to
+reuse frames already loaded.
 
 The playbook is the quant's shared ``PlaybookView`` (a write through any panel redraws this
 one). Applying is compare-and-swap: refused (``StaleWriteError``, nothing sent) when the
@@ -37,6 +38,7 @@ entry no longer holds the recommendation's old threshold, the one shown.
 from __future__ import annotations
 
 import html
+from typing import Any
 
 import ipywidgets as W
 import pandas as pd
@@ -65,7 +67,7 @@ from quantscope.widgets._common import (
     load_research,
     note,
     number,
-    opening_cost,
+    opening_offer,
     plan_allows,
     plan_name,
     requests_of,
@@ -98,6 +100,42 @@ def _what_if(features: pd.DataFrame, rec: pd.Series, playbook: pd.DataFrame) -> 
     )
 
 
+def recommendation_states(recs: pd.DataFrame, playbook: pd.DataFrame | None) -> pd.Series:
+    """Each recommendation's state, as the panel shows it: ``pending`` (not applied),
+    ``applied`` (the playbook holds its new threshold), ``undone`` (applied, and the playbook
+    holds its old threshold again: an undo, or a change back), ``changed since`` (applied, and
+    the entry holds another value now), or ``applied`` when the playbook is not known.
+
+    The service keeps ``applied`` true after an undo (an undo is a plain playbook write), so
+    the playbook decides; re-applying an undone one is a new compare-and-swap write of its
+    threshold (``RecommendationsPanel.confirm``)."""
+    now: dict[str, float] = {}
+    if playbook is not None:
+        pairs = zip(playbook["config_id"], playbook["threshold"], strict=True)
+        now = {str(c): float(t) for c, t in pairs}
+    states = []
+    for _, rec in recs.iterrows():
+        held = now.get(str(rec.get("config_id")))
+        if not bool(pd.notna(rec["applied"]) and rec["applied"]):
+            states.append("pending")
+        elif held is None or same_value(held, rec["new_threshold"]):
+            states.append("applied")
+        elif same_value(held, rec["old_threshold"]):
+            states.append("undone")
+        else:
+            states.append("changed since")
+    return pd.Series(states, index=recs.index, dtype="string", name="state")
+
+
+def _label(rec: pd.Series, state: str) -> str:
+    """A recommendation in the picker: ``#12 MID_CAP rsi_14: 30 → 35`` (``(undone)``)."""
+    undone = " (undone)" if state == "undone" else ""
+    return (
+        f"#{rec['recommendation_id']} {rec['market_cap_class']} {rec['criterion']}: "
+        f"{number(rec['old_threshold'])} → {number(rec['new_threshold'])}{undone}"
+    )
+
+
 class RecommendationsPanel(Panel):
     """The optimizer's recommendations with the client-side cross-check and what-if.
 
@@ -119,6 +157,7 @@ class RecommendationsPanel(Panel):
     ) -> None:
         super().__init__(quant_id, client, audit_log)
         self.recommendations: pd.DataFrame | None = None
+        self.states = pd.Series(dtype="string")  # recommendation_states, as shown
         self.playbook: pd.DataFrame | None = None
         self.checks: pd.DataFrame | None = None
         self.effects: pd.DataFrame | None = None  # _claims.replayed_effects
@@ -173,11 +212,11 @@ class RecommendationsPanel(Panel):
             try:
                 self.playbook = self.view.get()
                 spent = requests_of(self.recommendations) + requests_of(self.playbook)
-                self._research(trades, details, confirm=False, spent=spent)
+                self._research(trades, details, spent=spent)
             except QuotaShareExceededError as exc:
                 self._open_lazily(
-                    opening_cost(exc, "the trades behind the what-if columns"),
-                    lambda: self._research(trades, details, confirm=True),
+                    opening_offer(exc, "the trades behind the what-if columns"),
+                    lambda **spend: self._research(trades, details, **spend),
                 )
             except QuantscopeError as exc:
                 self.failed(exc)
@@ -190,18 +229,14 @@ class RecommendationsPanel(Panel):
         trades: pd.DataFrame | None,
         details: pd.DataFrame | None,
         *,
-        confirm: bool,
         spent: int = 0,
+        **spend: Any,
     ) -> None:
-        """Load the trades and details the what-if needs (``confirm``: beyond the share;
-        ``spent``: what opening already cost), and show them."""
+        """Load the trades and details the what-if needs (``spend``: ``load_research``'s quota
+        keywords, beyond the share from the Open button; ``spent``: what opening already
+        cost), and show them."""
         self.research = load_research(
-            self.quant_id,
-            self.client,
-            trades=trades,
-            details=details,
-            confirm=confirm,
-            spent=spent,
+            self.quant_id, self.client, trades=trades, details=details, spent=spent, **spend
         )
         self.screen, self.screen_notes = None, []
         if not self.research.features.empty:
@@ -246,16 +281,13 @@ class RecommendationsPanel(Panel):
             self.checks = bt.crosscheck(recs, features, playbook=self.playbook)
             self.effects = replayed_effects(recs, features, self.playbook)
             self._computed_for = (recs, features, self.playbook)
+        self.states = recommendation_states(recs, self.playbook)
         self.table.value = self._table_html(recs, features)
-        pending = recs[~recs["applied"].fillna(False).to_numpy(bool)]
         chosen = self.picker.value
-        self.picker.options = [
-            (
-                f"#{r.recommendation_id} {r.market_cap_class} {r.criterion}: "
-                f"{number(r.old_threshold)} → {number(r.new_threshold)}",
-                int(r.recommendation_id),
-            )
-            for r in pending.itertuples()
+        self.picker.options = [  # what Apply can do: a pending one, or one undone since
+            (_label(rec, state), int(rec["recommendation_id"]))
+            for (_, rec), state in zip(recs.iterrows(), self.states, strict=True)
+            if state in ("pending", "undone")
         ]
         known = [v for _, v in self.picker.options]
         if known:  # keep the choice when it is still there, else the first (newest)
@@ -280,7 +312,7 @@ class RecommendationsPanel(Panel):
                     for a, b in zip(recs["before_win_rate"], recs["after_win_rate"], strict=True)
                 ],
                 "service's confidence": [fmt("share", v) for v in recs["confidence"]],
-                "applied": recs["applied"].astype("string"),
+                "state": self.states.to_numpy(),
             }
         )
         text = ""
@@ -349,6 +381,12 @@ class RecommendationsPanel(Panel):
                 "playbook.",
                 "warn",
             )
+        if self._state(int(rec["recommendation_id"])) == "undone":
+            text += note(
+                "Applied, then undone: the playbook holds its old threshold again. Apply "
+                "writes its threshold once more (the service keeps it marked applied).",
+                "info",
+            )
         text += self._claim_html(rec)
         table = None
         if self.research is not None and self.playbook is not None:
@@ -405,9 +443,14 @@ class RecommendationsPanel(Panel):
     # ----- the public controls -----
 
     def select(self, recommendation_id: int) -> None:
-        """Choose an unapplied recommendation by id."""
+        """Choose a pending (or undone) recommendation by id."""
         if recommendation_id not in {v for _, v in self.picker.options}:
-            raise ValueError(f"no unapplied recommendation {recommendation_id} is shown")
+            state = self._state(recommendation_id)
+            raise ValueError(
+                f"recommendation {recommendation_id} cannot be applied from here: "
+                + (f"it is {state}" if state else "it is not shown")
+                + " (pending and undone ones can)"
+            )
         self.picker.value = int(recommendation_id)
 
     def analyze(self) -> pd.Series | None:
@@ -448,13 +491,24 @@ class RecommendationsPanel(Panel):
             )
             return None
         change = audit.Change.of_recommendation(rec)
-        self._ask(
-            rec,
-            f"Apply recommendation #{int(rec['recommendation_id'])} to quant "
-            f"{self.quant_id}'s playbook",
-            [change],
-            "The service sets the threshold",
-        )
+        rec_id = int(rec["recommendation_id"])
+        if self._state(rec_id) == "undone":
+            self._ask(
+                rec,
+                f"Apply recommendation #{rec_id} again (it was undone) to quant "
+                f"{self.quant_id}'s playbook",
+                [change],
+                "One PUT of its threshold, refused if the entry no longer holds "
+                f"{number(rec['old_threshold'])} (the service keeps the recommendation marked "
+                "applied)",
+            )
+        else:
+            self._ask(
+                rec,
+                f"Apply recommendation #{rec_id} to quant {self.quant_id}'s playbook",
+                [change],
+                "The service sets the threshold",
+            )
         return rec
 
     def cancel(self) -> None:
@@ -467,14 +521,35 @@ class RecommendationsPanel(Panel):
         rec: pd.Series | None = self._take_pending()
         if rec is None:
             return None
+        rec_id = int(rec["recommendation_id"])
+        done = (
+            f"Applied #{rec_id}: {rec['criterion']} threshold "
+            f"{number(rec['old_threshold'])} → {number(rec['new_threshold'])}"
+        )
+        if self._state(rec_id) == "undone":  # the service refuses an applied one: 409
+            change = audit.Change.of_recommendation(rec)
+            return self._write(
+                lambda: audit.write_changes(
+                    self.quant_id, [change], client=self.client, log=self.audit_log
+                ),
+                f"{done} again",
+                on_denied=self._refuse,
+            )
         return self._write(
             lambda: audit.apply_recommendation_verified(
                 self.quant_id, rec, client=self.client, log=self.audit_log
             ),
-            f"Applied #{int(rec['recommendation_id'])}: {rec['criterion']} threshold "
-            f"{number(rec['old_threshold'])} → {number(rec['new_threshold'])}",
+            done,
             on_denied=self._refuse,
         )
+
+    def _state(self, recommendation_id: int) -> str | None:
+        """The shown state of a recommendation (``recommendation_states``); None: not shown."""
+        recs = self.recommendations
+        if recs is None or len(self.states) != len(recs):
+            return None
+        hit = (recs["recommendation_id"] == recommendation_id).fillna(False).to_numpy(bool)
+        return str(self.states[hit].iloc[0]) if hit.any() else None
 
     def undo(self) -> audit.Written | None:
         """Put back the threshold the last applied recommendation replaced (one PUT)."""

@@ -31,7 +31,9 @@ Loading cost: the trades (one request per 1,000) and one eval-details request pe
 trade not yet in the cache (details are cached forever), with the loaders' progress bar and
 quota check. Pass ``trades=``/``details=`` to reuse frames already loaded. A load over the
 client's share of the quota left (``Settings.quota_share``) is not spent on opening: the panel
-shows its cost and an Open button that spends it.
+shows its cost, the quota left and its reset, and an Open button only for what can succeed
+(all of it when it fits, else what fits; ``_common.opening_offer``). A plan known not to read
+the playbook (the client's last quota headers name it) is told so without a request.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from __future__ import annotations
 import html
 import warnings
 from collections.abc import Callable
+from typing import Any
 
 import ipywidgets as W
 import pandas as pd
@@ -70,7 +73,7 @@ from quantscope.widgets._common import (
     load_research,
     new_figure,
     note,
-    opening_cost,
+    opening_offer,
     plan_allows,
     plan_name,
     requests_of,
@@ -225,8 +228,17 @@ class ThresholdPanel(Panel):
     # ----- loading -----
 
     def _load(
-        self, trades: pd.DataFrame | None, details: pd.DataFrame | None, confirm: bool = False
+        self,
+        trades: pd.DataFrame | None,
+        details: pd.DataFrame | None,
+        **spend: Any,
     ) -> bool:
+        """Load the playbook and the research (``spend``: ``load_research``'s quota keywords,
+        from the Open button); whether the panel can show them. A plan known not to read the
+        playbook is told so without a request."""
+        if plan_allows(self.client, "read_playbook") is False:
+            self.refused(PLAYBOOK_PLANS)
+            return False
         try:
             with warnings.catch_warnings(record=True) as seen:
                 warnings.simplefilter("always", IncompleteDataWarning)
@@ -237,17 +249,16 @@ class ThresholdPanel(Panel):
                     self.client,
                     trades=trades,
                     details=details,
-                    confirm=confirm,
                     spent=requests_of(self.playbook),
+                    **spend,
                 )
         except PermissionDeniedError as exc:
             self.denied(exc, PLAYBOOK_PLANS)
             return False
         except QuotaShareExceededError as exc:
             self._open_lazily(
-                opening_cost(exc, "the trades and their evaluation details"), self._open_now
+                opening_offer(exc, "the trades and their evaluation details"), self._open_now
             )
-            self.open_button.description = f"Open: spend {exc.needed:,} requests"
             return False
         except QuantscopeError as exc:
             self.failed(exc)
@@ -262,11 +273,25 @@ class ThresholdPanel(Panel):
         if self.research.features.empty:
             self.notify(f"Quant {self.quant_id} has no closed trades to study.", "warn")
             return False
+        if spend.get("partial"):
+            self.message.value += note(self._partial_text(), "warn")
         return True
 
-    def _open_now(self) -> None:
-        """What the Open button runs: load beyond the quota share, then show the panel."""
-        if self.research is None and self._load(*self._given, confirm=True):
+    def _partial_text(self) -> str:
+        """What a partial load studies: the closed trades whose details it has."""
+        assert self.research is not None
+        trades = self.research.trades
+        closed = int((trades["status"] == "Closed").fillna(False).sum())
+        return (
+            f"Studying {len(self.research.features):,} of quant {self.quant_id}'s {closed:,} "
+            "closed trades (those whose evaluation details fitted in today's quota); open the "
+            "panel again after the quota resets to study all of them."
+        )
+
+    def _open_now(self, **spend: Any) -> None:
+        """What the Open button runs: load beyond the quota share (``spend``: all of it, or
+        what fits), then show the panel."""
+        if self.research is None and self._load(*self._given, **spend):
             self._start(*self._wanted)
 
     def _start(self, market_cap_class: str | None, criterion: str | None) -> None:
