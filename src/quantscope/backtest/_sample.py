@@ -45,6 +45,7 @@ class Part:
         self.frame = frame
         self.keep = None if keep is None or keep.all() else keep
         self.size = len(frame) if self.keep is None else int(np.count_nonzero(self.keep))
+        self._codes: dict[str, tuple[np.ndarray, list[object]]] = {}
 
     def __len__(self) -> int:
         return self.size
@@ -60,8 +61,10 @@ class Part:
 
     def codes(self, name: str) -> tuple[np.ndarray, list[object]]:
         """``_compiled.key_codes`` of one column of the rows (-1: missing)."""
-        found, uniques = key_codes(self.frame[name])
-        return (found if self.keep is None else found[self.keep]), uniques
+        if name not in self._codes:
+            found, uniques = key_codes(self.frame[name])
+            self._codes[name] = (found if self.keep is None else found[self.keep]), uniques
+        return self._codes[name]
 
 
 @dataclass
@@ -222,9 +225,13 @@ def _codes(parts: Sequence[Part], name: str) -> tuple[np.ndarray, list[object]]:
     codes = []
     for part in parts:
         local, uniques = part.codes(name)
-        remap = np.array([numbering.setdefault(u, len(numbering)) for u in uniques] + [-1])
+        ids = [numbering.setdefault(u, len(numbering)) for u in uniques]
+        if len(parts) == 1 and ids == list(range(len(ids))):
+            codes.append(local)  # already the shared numbering
+            continue
+        remap = np.array([*ids, -1], dtype=np.int32)
         codes.append(remap[local])  # local -1 (missing) picks the trailing -1
-    return (np.concatenate(codes) if codes else np.zeros(0, np.intp)), list(numbering)
+    return (np.concatenate(codes) if codes else np.zeros(0, np.int32)), list(numbering)
 
 
 def _groups(parts: Sequence[Part]) -> tuple[np.ndarray, list[Group]]:
@@ -232,12 +239,12 @@ def _groups(parts: Sequence[Part]) -> tuple[np.ndarray, list[Group]]:
     klass, classes = _codes(parts, "market_cap_class")
     kind, kinds = _codes(parts, "evaluation_type")
     configs = [CONFIG_TYPE_OF_EVALUATION.get(str(k)) for k in kinds]
-    combined = (quant * len(classes) + klass) * len(kinds) + kind
-    known = (quant >= 0) & (klass >= 0) & (kind >= 0)
-    combined = np.where(known, combined, -1)
+    combined = (quant * len(classes) + klass) * len(kinds) + kind  # int32
+    if len(combined) and min(quant.min(), klass.min(), kind.min()) < 0:
+        combined[(quant < 0) | (klass < 0) | (kind < 0)] = -1
     size = len(quants) * len(classes) * len(kinds)
-    present = np.flatnonzero(np.bincount(combined[known], minlength=size))
-    position = np.full(size + 1, -1)  # the last entry: unknown rows (combined -1)
+    present = np.flatnonzero(np.bincount(combined[combined >= 0], minlength=size))
+    position = np.full(size + 1, -1, dtype=np.int32)  # the last entry: unknown rows (-1)
     groups: list[Group] = []
     for code in present.tolist():
         q, rest = divmod(code, len(classes) * len(kinds))
@@ -337,7 +344,8 @@ def known_values(cur: Current) -> np.ndarray | None:
     if cur is None:
         return None
     values = np.atleast_1d(np.asarray(cur, dtype=np.float64))
-    return np.unique(values[~np.isnan(values)])
+    distinct = pd.unique(values) if len(values) > 1 else values  # a hash: few distinct values
+    return np.sort(distinct[~np.isnan(distinct)])
 
 
 def baseline(rows: Sample, ops: Sequence[str], currents: Sequence[Current]) -> np.ndarray:
