@@ -1,7 +1,9 @@
-"""The default what-if (the pass rule replayed) against the hard-filter sweep, in one run.
+"""The default what-if (the pass rule replayed) against the hard-filter sweep and the floors.
 
-Issue 10's target: ``what_if`` of 1,000 thresholds over 1M trades under the default rule,
-``rule="replay"``, stays within 5x of the same call under ``rule="filter"``.
+Issue 22's targets, in one run on 1M trades: ``what_if`` of 1,000 thresholds under the default
+rule within 2x of the same call under ``rule="filter"`` (issue 10's was 5x); the filter within
+1.3x of ``np.argsort`` of the column (per-class current thresholds); ``what_if_grid`` 100 x 100
+replayed within 3x of the grid floor, the filter grid within 1.5x.
 
 **Input**: ``bench_sweep``'s 1M synthetic trades (3 quants x 3 market-cap classes,
 ``buy_sell_ratio`` the swept criterion) with two more criteria, ``smart_money_buys`` (a count)
@@ -23,21 +25,23 @@ find a current threshold per row. The 1,000 thresholds are quantiles of the valu
 
 **Cases**: ``what_if (filter)``, ``what_if(features, "buy_sell_ratio", thresholds,
 rule="filter")``; ``what_if (replay)``, the same call with the default rule: per row the
-verdict with the criterion failed and passed (``decide_rows`` twice), the rows moved to
-always-pass, kept as they are, or dropped, then the same sweep.
+verdict with the criterion failed and passed (``replay.passed_variants``), the rows moved to
+always-pass, kept as they are, or dropped, then the same sweep; ``np.argsort`` of the
+column; ``what_if_grid`` of ``buy_sell_ratio`` x ``ai_confidence`` (100 quantiles each) under
+both rules; ``grid floor`` (``grid_floor``): buckets by ``np.searchsorted`` of the values into
+the sorted thresholds, ``np.bincount`` per cell and a 2-D suffix cumulative sum, as issue 22
+measured its floor.
 
 **Checked in the warm-up**: the replayed rows equal a brute-force replay (each threshold
 written into a copy of every playbook, the trades decided by ``replay.decide_rows`` and
 counted) on a subsample of 2,000 trades and 20 thresholds, and on the 1M trades at three of
-the thresholds; the filter's trade counts equal ``values >= t``.
+the thresholds; the filter's trade counts equal ``values >= t``; the filter grid equals the
+floor's counts and sums; three cells of the replayed grid equal a brute-force replay with
+both thresholds moved.
 
 Run: ``python -m benchmarks.bench_replay [--trades N] [--thresholds N] [--repeat N]``.
 
-Results (2026-11-24, best of 5, load average ~1.7; benchmarks/README.md, "replay"): filter
-0.126 s, replay 0.904 s, 7.2x: NOT met. ~85 % of the gap is ``replay.decide_rows`` run twice
-by ``_sample._verdicts`` (grouping by text keys, gathering values through ``iloc``, building
-its answer frame), not the rule's arithmetic; a prototype that groups and gathers once gave
-2.9x.
+Results: benchmarks/README.md, "replay".
 """
 
 from __future__ import annotations
