@@ -6,10 +6,11 @@ group. Verbatim from ``backtest/replay.py`` at 198bf01, slow by design; not used
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from quantscope.backtest._rules import (
     CONFIG_TYPE_OF_EVALUATION,
@@ -66,15 +67,7 @@ def decide_rows(
     forced: Collection[str] = (),
     failing: Collection[str] = (),
 ) -> pd.DataFrame:
-    """The rule's verdict on each row of a wide frame, in row order (positional index).
-
-    ``forced``: criteria that count as passed whatever their value; ``failing``: criteria
-    that count as failed (either is ignored where the playbook lacks the criterion). Rows
-    whose quant, class or config type is unknown get missing verdicts.
-
-    Returns ``config_type``, ``internal_score`` (float64), ``required_ok`` and ``passed``
-    (boolean).
-    """
+    """``replay.decide_rows``, the pandas way."""
     wide = bare(wide)
     n = len(wide)
     kinds, slices = _slices(playbook, wide)
@@ -106,9 +99,8 @@ def passed_variants(
     wide: pd.DataFrame,
     variants: Sequence[tuple[Collection[str], Collection[str]]],
 ) -> np.ndarray:
-    """``decide_rows(playbook, wide, forced, failing)["passed"]`` for each ``(forced,
-    failing)`` of ``variants``, as the columns of one (rows, variants) bool array (a row
-    without a slice: False), grouping and gathering the rows once for all of them."""
+    """``replay.passed_variants``, the pandas way: groups gathered once, ``decide`` per
+    variant."""
     wide = bare(wide)
     out = np.zeros((len(wide), len(variants)), dtype=bool)
     for rules, rows, values in _slices(playbook, wide)[1]:
@@ -116,3 +108,20 @@ def passed_variants(
             verdict = decide(rules, values, _positions(rules, forced), _positions(rules, failing))
             out[rows, j] = verdict.passed
     return out
+
+
+def assert_research_unchanged(
+    calls: Sequence[Callable[[], pd.DataFrame]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each research call answers as it does with this reference in place of the kernel's
+    verdicts: the same frame (counts exactly, sums to 1e-9), question and current thresholds."""
+    from quantscope.backtest import _sample
+
+    found = [call() for call in calls]
+    monkeypatch.setattr(_sample, "passed_variants", passed_variants)
+    monkeypatch.setattr(_sample, "decide_rows", decide_rows)
+    for table, call in zip(found, calls, strict=True):
+        expected = call()
+        pd.testing.assert_frame_equal(table, expected, check_exact=False, rtol=1e-9, atol=1e-9)
+        assert table.attrs["what_if"]["question"] == expected.attrs["what_if"]["question"]
+        assert table.attrs["what_if"]["current"] == expected.attrs["what_if"]["current"]

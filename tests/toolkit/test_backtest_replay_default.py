@@ -417,8 +417,6 @@ def test_the_replay_kernel_decides_the_sandbox_as_the_pandas_path(
 
     from _helpers import replay_reference as reference
 
-    from quantscope.backtest import _sample
-
     replay_module = importlib.import_module("quantscope.backtest.replay")
     planted = list(PLANTED)
     variants = [([], []), (planted[:1], []), ([], planted[:1]), (planted[:2], planted[2:])]
@@ -436,10 +434,4 @@ def test_the_replay_kernel_decides_the_sandbox_as_the_pandas_path(
         lambda: bt.what_if(features, "top10_holders_pct", 25, playbook=playbooks),
         lambda: bt.what_if_grid(features, ("smart_money_buys", "ai_confidence"), (8, 8)),
     ]
-    found = [call() for call in calls]
-    monkeypatch.setattr(_sample, "passed_variants", reference.passed_variants)
-    monkeypatch.setattr(_sample, "decide_rows", reference.decide_rows)
-    for table, call in zip(found, calls, strict=True):
-        expected = call()
-        pd.testing.assert_frame_equal(table, expected, check_exact=False, rtol=1e-9, atol=1e-9)
-        assert table.attrs["what_if"]["current"] == expected.attrs["what_if"]["current"]
+    reference.assert_research_unchanged(calls, monkeypatch)

@@ -19,7 +19,7 @@ import pytest
 from _helpers import replay_reference as reference
 
 from quantscope import backtest as bt
-from quantscope.backtest import _compiled, _sample
+from quantscope.backtest import _compiled
 from quantscope.backtest._rules import OPERATORS
 
 replay_module = importlib.import_module("quantscope.backtest.replay")
@@ -192,11 +192,4 @@ def test_what_if_and_the_grid_equal_the_pandas_path(
         lambda: bt.what_if_grid(features, ("c0", "c2"), (6, 6), playbook=books),
         lambda: bt.what_if(features, "c3", 15, playbook=books, rule="filter"),
     ]
-    got = [call() for call in calls]
-    monkeypatch.setattr(_sample, "passed_variants", reference.passed_variants)
-    monkeypatch.setattr(_sample, "decide_rows", reference.decide_rows)
-    for found, call in zip(got, calls, strict=True):
-        expected = call()
-        pd.testing.assert_frame_equal(found, expected, check_exact=False, rtol=1e-9, atol=1e-9)
-        assert found.attrs["what_if"]["question"] == expected.attrs["what_if"]["question"]
-        assert found.attrs["what_if"]["current"] == expected.attrs["what_if"]["current"]
+    reference.assert_research_unchanged(calls, monkeypatch)
