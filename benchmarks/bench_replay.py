@@ -1,7 +1,9 @@
-"""The default what-if (the pass rule replayed) against the hard-filter sweep, in one run.
+"""The default what-if (the pass rule replayed) against the hard-filter sweep and the floors.
 
-Issue 10's target: ``what_if`` of 1,000 thresholds over 1M trades under the default rule,
-``rule="replay"``, stays within 5x of the same call under ``rule="filter"``.
+Issue 22's targets, in one run on 1M trades: ``what_if`` of 1,000 thresholds under the default
+rule within 2x of the same call under ``rule="filter"`` (issue 10's was 5x); the filter within
+1.3x of ``np.argsort`` of the column (per-class current thresholds); ``what_if_grid`` 100 x 100
+replayed within 3x of the grid floor, the filter grid within 1.5x.
 
 **Input**: ``bench_sweep``'s 1M synthetic trades (3 quants x 3 market-cap classes,
 ``buy_sell_ratio`` the swept criterion) with two more criteria, ``smart_money_buys`` (a count)
@@ -23,21 +25,23 @@ find a current threshold per row. The 1,000 thresholds are quantiles of the valu
 
 **Cases**: ``what_if (filter)``, ``what_if(features, "buy_sell_ratio", thresholds,
 rule="filter")``; ``what_if (replay)``, the same call with the default rule: per row the
-verdict with the criterion failed and passed (``decide_rows`` twice), the rows moved to
-always-pass, kept as they are, or dropped, then the same sweep.
+verdict with the criterion failed and passed (``replay.passed_variants``), the rows moved to
+always-pass, kept as they are, or dropped, then the same sweep; ``np.argsort`` of the
+column; ``what_if_grid`` of ``buy_sell_ratio`` x ``ai_confidence`` (100 quantiles each) under
+both rules; ``grid floor`` (``grid_floor``): buckets by ``np.searchsorted`` of the values into
+the sorted thresholds, ``np.bincount`` per cell and a 2-D suffix cumulative sum, as issue 22
+measured its floor.
 
 **Checked in the warm-up**: the replayed rows equal a brute-force replay (each threshold
 written into a copy of every playbook, the trades decided by ``replay.decide_rows`` and
 counted) on a subsample of 2,000 trades and 20 thresholds, and on the 1M trades at three of
-the thresholds; the filter's trade counts equal ``values >= t``.
+the thresholds; the filter's trade counts equal ``values >= t``; the filter grid equals the
+floor's counts and sums; three cells of the replayed grid equal a brute-force replay with
+both thresholds moved.
 
 Run: ``python -m benchmarks.bench_replay [--trades N] [--thresholds N] [--repeat N]``.
 
-Results (2026-11-24, best of 5, load average ~1.7; benchmarks/README.md, "replay"): filter
-0.126 s, replay 0.904 s, 7.2x: NOT met. ~85 % of the gap is ``replay.decide_rows`` run twice
-by ``_sample._verdicts`` (grouping by text keys, gathering values through ``iloc``, building
-its answer frame), not the rule's arithmetic; a prototype that groups and gathers once gave
-2.9x.
+Results: benchmarks/README.md, "replay".
 """
 
 from __future__ import annotations
@@ -58,7 +62,6 @@ from quantscope.backtest.replay import decide_rows
 DEFAULT_TRADES = 1_000_000
 DEFAULT_THRESHOLDS = 1_000
 DEFAULT_REPEAT = 5
-TARGET = 5.0  # replay / filter, best wall times
 CHECK_TRADES = 2_000  # the brute-force replay's subsample
 CHECK_THRESHOLDS = 20
 CHECK_FULL = 3  # thresholds also replayed by brute force over every trade
@@ -72,6 +75,17 @@ QUANTS = (1, 2, 3)
 
 FILTER = "what_if (filter)"
 REPLAY = "what_if (replay)"
+ARGSORT = "np.argsort"
+GRID_FILTER = "what_if_grid (filter)"
+GRID_REPLAY = "what_if_grid (replay)"
+FLOOR = "grid floor"
+DEFAULT_GRID = 100  # thresholds per criterion of the grid
+GRID_CRITERIA = (CRITERION, AI)
+#: Issue 22's targets, each a ratio of best wall times.
+TARGET_REPLAY = 2.0  # what_if (replay) / what_if (filter)
+TARGET_FILTER = 1.3  # what_if (filter) / np.argsort of the column
+TARGET_GRID_REPLAY = 3.0  # what_if_grid (replay) / floor
+TARGET_GRID_FILTER = 1.5  # what_if_grid (filter) / floor
 
 # class -> criterion -> (weight, required); then the pass mark
 _SLICES: dict[str, tuple[dict[str, tuple[float, bool]], float]] = {
@@ -173,6 +187,63 @@ def assert_replayed(table: pd.DataFrame, features: pd.DataFrame, rows: Sequence[
     )
 
 
+def grid_floor(features: pd.DataFrame, grids: Sequence[np.ndarray]) -> dict[str, np.ndarray]:
+    """The floor of a 2-D sweep, as issue 22 measured it: each row's bucket per criterion by
+    ``np.searchsorted`` of the values into the sorted thresholds, ``np.bincount`` of the
+    trades, wins and PnL per cell, and a 2-D suffix cumulative sum (``V_GTE_T``: kept at
+    ``(i, j)`` are the cells above both). No labels, no baseline, no intervals."""
+    n_a, n_b = (len(g) + 1 for g in grids)
+    a, b = (
+        np.searchsorted(np.sort(g), features[c].to_numpy(), side="right")
+        for c, g in zip(GRID_CRITERIA, grids, strict=True)
+    )
+    cells = a * n_b + b
+    win = features["profitable"].to_numpy(dtype=bool)
+    pnl = features["pnl_usd"].to_numpy()
+    out = {}
+    for name, weights in (("trades", None), ("wins", win), ("total_pnl_usd", pnl)):
+        table = np.bincount(cells, weights=weights, minlength=n_a * n_b).reshape(n_a, n_b)
+        suffix = table[::-1, ::-1].cumsum(axis=0).cumsum(axis=1)[::-1, ::-1]
+        out[name] = suffix[1:, 1:]
+    return out
+
+
+def moved_both(
+    playbooks: Mapping[int, pd.DataFrame], thresholds: Mapping[str, float]
+) -> dict[int, pd.DataFrame]:
+    """Copies of the playbooks with each criterion's threshold moved in every slice."""
+    out = {}
+    for q, frame in playbooks.items():
+        changed = frame.copy()
+        for criterion, threshold in thresholds.items():
+            changed.loc[changed["criterion"] == criterion, "threshold"] = threshold
+        out[q] = changed
+    return out
+
+
+def _check_grid(results: Mapping[str, object], features: pd.DataFrame, seed: int) -> None:
+    """The filter grid equals the floor's counts and sums; three cells of the replayed grid
+    equal a brute-force replay with both thresholds written into every playbook."""
+    filtered, replayed, floor = results[GRID_FILTER], results[GRID_REPLAY], results[FLOOR]
+    assert isinstance(filtered, pd.DataFrame) and isinstance(replayed, pd.DataFrame)
+    assert isinstance(floor, dict) and replayed.attrs["what_if"]["question"] == "effect"
+    assert filtered["trades"].tolist() == floor["trades"].reshape(-1).astype(int).tolist()
+    assert filtered["wins"].tolist() == floor["wins"].reshape(-1).astype(int).tolist()
+    np.testing.assert_allclose(
+        filtered["total_pnl_usd"], floor["total_pnl_usd"].reshape(-1), rtol=1e-9, atol=1e-6
+    )
+    playbooks = kept_playbooks(features)
+    assert playbooks is not None
+    win = features["profitable"].to_numpy(dtype=bool)
+    picks = np.random.default_rng(seed).choice(len(replayed), CHECK_FULL, replace=False)
+    for i in sorted(picks.tolist()):
+        row = replayed.iloc[i]
+        books = moved_both(playbooks, {c: float(row[c]) for c in GRID_CRITERIA})
+        kept = decide_rows(books, features)["passed"].to_numpy(dtype=bool)
+        assert int(row["trades"]) == int(kept.sum()), (i, row["trades"], kept.sum())
+        assert int(row["wins"]) == int((kept & win).sum())
+
+
 def mix(features: pd.DataFrame) -> dict[str, int]:
     """How the playbooks decide the trades as ``CRITERION`` moves: kept at every threshold,
     decided by it, or never kept."""
@@ -208,16 +279,31 @@ def run(
     n_thresholds: int = DEFAULT_THRESHOLDS,
     repeat: int = DEFAULT_REPEAT,
     *,
+    grid: int = DEFAULT_GRID,
     seed: int = 7,
 ) -> BenchResult:
-    """Time both rules on ``n_trades`` trades and ``n_thresholds`` thresholds."""
+    """Time both rules on ``n_trades`` trades and ``n_thresholds`` thresholds, np.argsort of
+    the column, and both rules' ``grid`` x ``grid`` grids against the floor."""
     features = synthetic_features(n_trades, seed)
-    thresholds = np.quantile(features[CRITERION].to_numpy(), np.linspace(0.0, 1.0, n_thresholds))
+    values = features[CRITERION].to_numpy()
+    thresholds = np.quantile(values, np.linspace(0.0, 1.0, n_thresholds))
+    grids = tuple(
+        np.quantile(features[c].to_numpy(), np.linspace(0.0, 1.0, grid)) for c in GRID_CRITERIA
+    )
     cases: list[Case[None]] = [
         Case(FILTER, lambda _: bt.what_if(features, CRITERION, thresholds, rule="filter")),
         Case(REPLAY, lambda _: bt.what_if(features, CRITERION, thresholds)),
+        Case(ARGSORT, lambda _: np.argsort(values)),
+        Case(FLOOR, lambda _: grid_floor(features, grids)),
+        Case(GRID_FILTER, lambda _: bt.what_if_grid(features, GRID_CRITERIA, grids, rule="filter")),
+        Case(GRID_REPLAY, lambda _: bt.what_if_grid(features, GRID_CRITERIA, grids)),
     ]
-    timings = measure(cases, repeat, check=lambda r: _check(r, features, seed))
+
+    def check(results: Mapping[str, object]) -> None:
+        _check(results, features, seed)
+        _check_grid(results, features, seed)
+
+    timings = measure(cases, repeat, check=check)
     counts = mix(features)
     facts: dict[str, object] = {f"trades {k}": v for k, v in counts.items()}
     facts["brute-force replay checked"] = (
@@ -225,8 +311,14 @@ def run(
         f"{n_trades} trades x {CHECK_FULL} thresholds"
     )
     checks = {"every kind of row present (always, decided, never)": min(counts.values()) > 0}
-    params = {"trades": n_trades, "thresholds": n_thresholds, "repeat": repeat}
-    ratios = [ratio(timings, REPLAY, FILTER, TARGET, at_least=False)]
+    params = {"trades": n_trades, "thresholds": n_thresholds, "grid": grid, "repeat": repeat}
+    ratios = [
+        ratio(timings, REPLAY, FILTER, TARGET_REPLAY, at_least=False),
+        ratio(timings, FILTER, ARGSORT, TARGET_FILTER, at_least=False),
+        ratio(timings, GRID_REPLAY, FLOOR, TARGET_GRID_REPLAY, at_least=False),
+        ratio(timings, GRID_FILTER, FLOOR, TARGET_GRID_FILTER, at_least=False),
+        ratio(timings, GRID_REPLAY, GRID_FILTER, None),
+    ]
     return BenchResult("replay", params, timings, ratios, facts, checks)
 
 
@@ -235,8 +327,9 @@ def main(argv: Sequence[str] | None = None) -> BenchResult:
     parser.add_argument("--trades", type=int, default=DEFAULT_TRADES)
     parser.add_argument("--thresholds", type=int, default=DEFAULT_THRESHOLDS)
     parser.add_argument("--repeat", type=int, default=DEFAULT_REPEAT)
+    parser.add_argument("--grid", type=int, default=DEFAULT_GRID)
     args = parser.parse_args(argv)
-    result = run(args.trades, args.thresholds, args.repeat)
+    result = run(args.trades, args.thresholds, args.repeat, grid=args.grid)
     print_result(result)
     return result
 

@@ -9,7 +9,10 @@ times added: ~14,300 tokens of ~7 trades, the first 3 criteria planted):
   the token bootstrap of every row's signal (the synthetic trades keep no playbook, so there
   is no replayed effect to add);
 * ``screen (no resampling)``: the same with ``flips=1`` and ``resamples=1``: what 1,000
-  flips and 1,000 resamples add.
+  flips and 1,000 resamples add;
+* ``what_if_intervals (replay)``: ``bt.what_if_intervals`` of ``buy_sell_ratio`` at 101
+  thresholds with 1,000 token-cluster resamples, the pass rule replayed (``bench_replay``'s
+  trades and playbooks, ~7 trades a token), over the same number of trades.
 
 The warm-up checks that the planted criteria have the three highest criterion scores and
 that no noise criterion is significant.
@@ -23,6 +26,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from benchmarks import bench_replay
 from benchmarks._common import BenchResult, Case, measure, print_result, ratio
 from benchmarks.bench_rank import PLANTED, synthetic_features
 from quantscope import backtest as bt
@@ -34,6 +38,7 @@ TARGET_S = 60.0
 
 SCREEN = "screen"
 BARE = "screen (no resampling)"
+INTERVALS = "what_if_intervals (replay)"
 
 
 def timed_features(n: int, seed: int = 7) -> pd.DataFrame:
@@ -48,7 +53,17 @@ def timed_features(n: int, seed: int = 7) -> pd.DataFrame:
     return frame
 
 
+def replay_features(n: int, seed: int = 7) -> pd.DataFrame:
+    """``bench_replay``'s trades and playbooks with a token id (~7 trades a token)."""
+    frame = bench_replay.synthetic_features(n, seed)
+    frame["token_id"] = np.random.default_rng(seed + 2).integers(0, max(n // 7, 1), n)
+    return frame
+
+
 def _check(results: Mapping[str, object]) -> None:
+    intervals = results[INTERVALS]
+    assert isinstance(intervals, pd.DataFrame) and len(intervals) > 1
+    assert intervals.attrs["intervals"]["resamples"] > 0
     found = results[SCREEN]
     assert isinstance(found, pd.DataFrame) and len(found) == 18 * 3
     planted = {f"c{i:02d}" for i in range(PLANTED)}
@@ -67,9 +82,16 @@ def run(
 ) -> BenchResult:
     """Time the screen of 18 criteria x 3 classes over ``n_trades`` trades."""
     features = timed_features(n_trades, seed)
+    replayed = replay_features(n_trades, seed)
     cases: list[Case[None]] = [
         Case(SCREEN, lambda _: bt.screen(features, flips=resamples, resamples=resamples)),
         Case(BARE, lambda _: bt.screen(features, flips=1, resamples=1)),
+        Case(
+            INTERVALS,
+            lambda _: bt.what_if_intervals(
+                replayed, bench_replay.CRITERION, 101, resamples=resamples
+            ),
+        ),
     ]
     timings = measure(cases, repeat, check=_check)
     best = timings[SCREEN].best

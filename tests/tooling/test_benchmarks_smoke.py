@@ -208,8 +208,18 @@ def test_sweep_benchmark_runs() -> None:
 
 @pytest.mark.slow
 def test_replay_benchmark_runs_and_matches_a_brute_force_replay() -> None:
-    result = bench_replay.run(20_000, 50, repeat=1)  # the warm-up checks the replayed rows
-    assert_sane(result, {bench_replay.FILTER, bench_replay.REPLAY})
+    result = bench_replay.run(20_000, 50, repeat=1, grid=12)  # the warm-up checks the rows
+    assert_sane(
+        result,
+        {
+            bench_replay.FILTER,
+            bench_replay.REPLAY,
+            bench_replay.ARGSORT,
+            bench_replay.FLOOR,
+            bench_replay.GRID_FILTER,
+            bench_replay.GRID_REPLAY,
+        },
+    )
     assert result.checks and all(result.checks.values()), result.checks
     kinds = ("always kept", "decided by the criterion", "never kept")
     counts = [result.facts[f"trades {k}"] for k in kinds]

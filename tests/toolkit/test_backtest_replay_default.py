@@ -405,3 +405,33 @@ def test_walk_forward_replays_by_default_and_splits_in_time(features: pd.DataFra
     assert row["out_of_sample_gain"] == again["d_win_rate"].iloc[0]
     by_time = bt.walk_forward(atlas, "smart_money_buys", split=str(future["opened_at"].iloc[0]))
     assert by_time["test_trades"].iloc[0] == 170
+
+
+def test_the_replay_kernel_decides_the_sandbox_as_the_pandas_path(
+    features: pd.DataFrame, playbooks: dict[int, pd.DataFrame], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 22: the compiled replay (``_compiled``) answers as the pandas path it replaced
+    (``_helpers.replay_reference``) on the sandbox world's trades and playbooks: every verdict
+    and score, and the what-if frames (counts exactly, sums to 1e-9)."""
+    import importlib
+
+    from _helpers import replay_reference as reference
+
+    replay_module = importlib.import_module("quantscope.backtest.replay")
+    planted = list(PLANTED)
+    variants = [([], []), (planted[:1], []), ([], planted[:1]), (planted[:2], planted[2:])]
+    got = replay_module.passed_variants(playbooks, features, variants)
+    assert np.array_equal(got, reference.passed_variants(playbooks, features, variants))
+    assert 0 < got[:, 2].sum() < got[:, 1].sum() <= len(features)
+    for forced, failing in variants:
+        pd.testing.assert_frame_equal(
+            replay_module.decide_rows(playbooks, features, forced, failing),
+            reference.decide_rows(playbooks, features, forced, failing),
+            check_exact=True,
+        )
+    calls = [
+        lambda: bt.what_if(features, "buy_sell_ratio", 25, playbook=playbooks),
+        lambda: bt.what_if(features, "top10_holders_pct", 25, playbook=playbooks),
+        lambda: bt.what_if_grid(features, ("smart_money_buys", "ai_confidence"), (8, 8)),
+    ]
+    reference.assert_research_unchanged(calls, monkeypatch)

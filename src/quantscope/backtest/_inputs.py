@@ -33,9 +33,12 @@ def threshold_grid(values: np.ndarray, points: int = 101) -> np.ndarray:
     return np.unique(qs)
 
 
-def _grid(criterion: str, observed: pd.Series, given: ThresholdsArg) -> np.ndarray:
-    """The thresholds to sweep: ``given``, or quantiles of the values the trades had."""
+def _grid(criterion: str, observed: pd.Series | None, given: ThresholdsArg) -> np.ndarray:
+    """The thresholds to sweep: ``given``, or quantiles of the values the trades had
+    (``observed``, needed only then)."""
     if given is None or isinstance(given, int):
+        if observed is None:
+            raise ValueError(f"the quantile grid of {criterion!r} needs the observed values")
         values = observed.to_numpy(dtype=np.float64, na_value=np.nan)
         return threshold_grid(values, 101 if given is None else given)
     grid = np.asarray(given, dtype=np.float64)

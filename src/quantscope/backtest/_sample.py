@@ -17,6 +17,7 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
+from quantscope.backtest._compiled import key_codes
 from quantscope.backtest._kernel import Outcomes
 from quantscope.backtest._rules import (
     CONFIG_TYPE_OF_EVALUATION,
@@ -33,11 +34,44 @@ Current = float | np.ndarray | None  # one threshold for all rows, one per row, 
 Group = tuple[int, str, str]  # (quant id, market-cap class, config type)
 
 
+class Part:
+    """Some rows of a frame, not copied: the frame and a mask of the rows taken (None: all).
+
+    A sweep takes a few rows out of a million-row frame several times; pandas copies every
+    column on a boolean selection, while a sweep reads four or five of them.
+    """
+
+    def __init__(self, frame: pd.DataFrame, keep: np.ndarray | None = None) -> None:
+        self.frame = frame
+        self.keep = None if keep is None or keep.all() else keep
+        self.size = len(frame) if self.keep is None else int(np.count_nonzero(self.keep))
+        self._codes: dict[str, tuple[np.ndarray, list[object]]] = {}
+
+    def __len__(self) -> int:
+        return self.size
+
+    def rows(self) -> pd.DataFrame:
+        """The rows as a frame of their own (a copy when some are left out)."""
+        return self.frame if self.keep is None else self.frame[self.keep]
+
+    def column(self, name: str, dtype: type, na_value: object) -> np.ndarray:
+        """One column of the rows as a numpy array."""
+        found = self.frame[name].to_numpy(dtype=dtype, na_value=na_value)
+        return found if self.keep is None else found[self.keep]
+
+    def codes(self, name: str) -> tuple[np.ndarray, list[object]]:
+        """``_compiled.key_codes`` of one column of the rows (-1: missing)."""
+        if name not in self._codes:
+            found, uniques = key_codes(self.frame[name])
+            self._codes[name] = (found if self.keep is None else found[self.keep]), uniques
+        return self._codes[name]
+
+
 @dataclass
 class Sample:
     """The rows of a sweep: real trades, then the simulated entries that can be admitted."""
 
-    parts: list[pd.DataFrame] = field(repr=False)  # real rows, then simulated rows
+    sources: list[Part] = field(repr=False)  # real rows, then simulated rows
     values: list[np.ndarray]  # one float64 array per criterion
     outcomes: Outcomes
     real_total: int  # real trades with every value, the PnL and the cost
@@ -45,10 +79,15 @@ class Sample:
     either: Sample | None = None  # replay: rows kept when either of two criteria passes
 
     @cached_property
+    def parts(self) -> list[pd.DataFrame]:
+        """The rows of each source as frames (copied on first use: most sweeps never ask)."""
+        return [p.rows() for p in self.sources]
+
+    @cached_property
     def groups(self) -> tuple[np.ndarray, list[Group]]:
         """Each row's (quant, class, config type) as an index into the list of those present
         (-1 when one of them is missing)."""
-        return _groups(self.parts)
+        return _groups(self.sources)
 
 
 def usable(frame: pd.DataFrame, criteria: Sequence[str]) -> np.ndarray:
@@ -59,8 +98,8 @@ def usable(frame: pd.DataFrame, criteria: Sequence[str]) -> np.ndarray:
     return ok
 
 
-def _rows(frame: pd.DataFrame, keep: np.ndarray) -> pd.DataFrame:
-    return frame if keep.all() else frame[keep]
+def _rows(frame: pd.DataFrame, keep: np.ndarray) -> Part:
+    return Part(frame, keep)
 
 
 def _verdicts(frame: pd.DataFrame, criteria: Sequence[str], playbook: PlaybookArg) -> np.ndarray:
@@ -87,8 +126,8 @@ def _always(op: str) -> float:
 
 
 def _by_rule(
-    frame: pd.DataFrame, criteria: Sequence[str], ops: Sequence[str], playbook: PlaybookArg
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+    part: Part, criteria: Sequence[str], ops: Sequence[str], playbook: PlaybookArg
+) -> tuple[Part, Part]:
     """The rows of a replayed sweep as hard filters: each row's verdict as ``criteria`` move.
 
     With one criterion a row either passes anyway (its value becomes one that passes every
@@ -98,6 +137,7 @@ def _by_rule(
     rows kept at a cell among them are all of them but those failing both thresholds (a
     filter with the negated operators).
     """
+    frame = part.rows()  # a copy only when rows were left out (then they are few)
     table = _verdicts(frame, criteria, playbook)
     values = {c: frame[c].to_numpy(dtype=np.float64) for c in criteria}
     if len(criteria) == 1:
@@ -143,8 +183,8 @@ def sample(
         parts = [real]
         if candidates is not None:
             assert playbook is not None
-            rescued = decide_rows(playbook, candidates, forced=criteria)["passed"]
-            parts.append(_rows(candidates, rescued.fillna(False).to_numpy(dtype=bool)))
+            rescued = decide_rows(playbook, candidates.rows(), forced=criteria)["passed"]
+            parts.append(_rows(candidates.rows(), rescued.fillna(False).to_numpy(dtype=bool)))
         return _arrays(parts, criteria, real_total, len(features) - real_total)
     if playbook is None or len(criteria) > 2:
         raise ValueError('rule="replay" needs the playbook and one or two criteria')
@@ -160,16 +200,14 @@ def sample(
     return rows
 
 
-def _arrays(
-    parts: list[pd.DataFrame], criteria: Sequence[str], real_total: int, dropped: int
-) -> Sample:
+def _arrays(parts: list[Part], criteria: Sequence[str], real_total: int, dropped: int) -> Sample:
     """The values and outcomes of ``parts`` (real rows first, then simulated ones)."""
 
     def floats(name: str) -> np.ndarray:
-        arrays = [p[name].to_numpy(dtype=np.float64, na_value=np.nan) for p in parts]
+        arrays = [p.column(name, np.float64, np.nan) for p in parts]
         return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
 
-    win = np.concatenate([p["profitable"].to_numpy(dtype=bool, na_value=False) for p in parts])
+    win = np.concatenate([p.column("profitable", bool, False) for p in parts])
     flags = np.zeros(sum(len(p) for p in parts), dtype=bool)
     flags[len(parts[0]) :] = True
     return Sample(
@@ -181,32 +219,32 @@ def _arrays(
     )
 
 
-def _codes(parts: Sequence[pd.Series]) -> tuple[np.ndarray, list[object]]:
-    """Codes of the values of several series in one shared numbering (-1: missing)."""
+def _codes(parts: Sequence[Part], name: str) -> tuple[np.ndarray, list[object]]:
+    """Codes of one column of several parts in one shared numbering (-1: missing)."""
     numbering: dict[object, int] = {}
     codes = []
-    for series in parts:
-        if isinstance(series.dtype, pd.CategoricalDtype):
-            local, uniques = series.cat.codes.to_numpy(), list(series.cat.categories)
-        else:
-            local, found = pd.factorize(series)
-            uniques = list(found)
-        remap = np.array([numbering.setdefault(u, len(numbering)) for u in uniques] + [-1])
+    for part in parts:
+        local, uniques = part.codes(name)
+        ids = [numbering.setdefault(u, len(numbering)) for u in uniques]
+        if len(parts) == 1 and ids == list(range(len(ids))):
+            codes.append(local)  # already the shared numbering
+            continue
+        remap = np.array([*ids, -1], dtype=np.int32)
         codes.append(remap[local])  # local -1 (missing) picks the trailing -1
-    return (np.concatenate(codes) if codes else np.zeros(0, np.intp)), list(numbering)
+    return (np.concatenate(codes) if codes else np.zeros(0, np.int32)), list(numbering)
 
 
-def _groups(parts: Sequence[pd.DataFrame]) -> tuple[np.ndarray, list[Group]]:
-    quant, quants = _codes([p["quant_id"] for p in parts])
-    klass, classes = _codes([p["market_cap_class"] for p in parts])
-    kind, kinds = _codes([p["evaluation_type"] for p in parts])
+def _groups(parts: Sequence[Part]) -> tuple[np.ndarray, list[Group]]:
+    quant, quants = _codes(parts, "quant_id")
+    klass, classes = _codes(parts, "market_cap_class")
+    kind, kinds = _codes(parts, "evaluation_type")
     configs = [CONFIG_TYPE_OF_EVALUATION.get(str(k)) for k in kinds]
-    combined = (quant * len(classes) + klass) * len(kinds) + kind
-    known = (quant >= 0) & (klass >= 0) & (kind >= 0)
-    combined = np.where(known, combined, -1)
+    combined = (quant * len(classes) + klass) * len(kinds) + kind  # int32
+    if len(combined) and min(quant.min(), klass.min(), kind.min()) < 0:
+        combined[(quant < 0) | (klass < 0) | (kind < 0)] = -1
     size = len(quants) * len(classes) * len(kinds)
-    present = np.flatnonzero(np.bincount(combined[known], minlength=size))
-    position = np.full(size + 1, -1)  # the last entry: unknown rows (combined -1)
+    present = np.flatnonzero(np.bincount(combined[combined >= 0], minlength=size))
+    position = np.full(size + 1, -1, dtype=np.int32)  # the last entry: unknown rows (-1)
     groups: list[Group] = []
     for code in present.tolist():
         q, rest = divmod(code, len(classes) * len(kinds))
@@ -266,30 +304,16 @@ def _thresholds(
     return out
 
 
-def _present(parts: Sequence[pd.Series]) -> list[object] | None:
-    """The distinct values of some series, or None when one is missing somewhere."""
+def _present(parts: Sequence[Part], name: str) -> list[object] | None:
+    """The distinct values of one column of some parts, or None when one is missing."""
     found: dict[object, None] = {}
-    for series in parts:
-        if isinstance(series.dtype, pd.CategoricalDtype):
-            codes = series.cat.codes.to_numpy()
-            if len(codes) and codes.min() < 0:
-                return None
-            used = np.bincount(codes, minlength=len(series.cat.categories)) > 0
-            found.update(dict.fromkeys(series.cat.categories[used]))
-        else:
-            if series.isna().any():
-                return None
-            found.update(dict.fromkeys(_distinct(series.to_numpy())))
+    for part in parts:
+        codes, uniques = part.codes(name)
+        if len(codes) and codes.min() < 0:
+            return None
+        used = np.flatnonzero(np.bincount(codes, minlength=len(uniques)))
+        found.update(dict.fromkeys(uniques[u] for u in used.tolist()))
     return list(found)
-
-
-def _distinct(values: np.ndarray) -> Sequence[object]:
-    """Distinct values; small-range integers (quant ids) by a count, not a hash table."""
-    if values.dtype.kind in "iu" and len(values):
-        low, high = int(values.min()), int(values.max())
-        if high - low < 1 << 16:
-            return (low + np.flatnonzero(np.bincount(values - low))).tolist()
-    return list(pd.unique(values))
 
 
 def _shared(
@@ -303,7 +327,7 @@ def _shared(
     Checked over every combination of the quants, classes and types present (a superset of
     the combinations the rows have): when they all agree, so do the rows. None otherwise.
     """
-    keys = [_present([p[c] for p in rows.parts]) for c in _KEYS]
+    keys = [_present(rows.sources, c) for c in _KEYS]
     if any(k is None for k in keys):
         return None
     quants, classes, kinds = (k or [] for k in keys)
@@ -320,7 +344,8 @@ def known_values(cur: Current) -> np.ndarray | None:
     if cur is None:
         return None
     values = np.atleast_1d(np.asarray(cur, dtype=np.float64))
-    return np.unique(values[~np.isnan(values)])
+    distinct = pd.unique(values) if len(values) > 1 else values  # a hash: few distinct values
+    return np.sort(distinct[~np.isnan(distinct)])
 
 
 def baseline(rows: Sample, ops: Sequence[str], currents: Sequence[Current]) -> np.ndarray:

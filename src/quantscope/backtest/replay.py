@@ -18,13 +18,16 @@ from collections.abc import Collection, Sequence
 import numpy as np
 import pandas as pd
 
-from quantscope.backtest._rules import (
-    CONFIG_TYPE_OF_EVALUATION,
-    PlaybookArg,
-    RuleSlice,
-    decide,
-    playbooks_by_quant,
+from quantscope.backtest._compiled import (
+    Decided,
+    RowSlices,
+    Variant,
+    criterion_columns,
+    decide_patterns,
+    row_slices,
+    take_rows,
 )
+from quantscope.backtest._rules import PlaybookArg
 from quantscope.backtest.features import bare, criteria_of, wide_details
 
 #: The columns of replay()'s answer (service_* only when the input carries the verdicts).
@@ -49,43 +52,24 @@ def as_wide(frame: pd.DataFrame) -> pd.DataFrame:
     return wide_details(frame) if is_long else frame
 
 
-def config_types(wide: pd.DataFrame) -> pd.Series:
-    """The playbook config type deciding each row (from ``config_type`` or the evaluation type)."""
-    if "config_type" in wide.columns:
-        return wide["config_type"].astype("string")
-    if "evaluation_type" not in wide.columns:
-        raise ValueError("the rows need an evaluation_type (or config_type) column")
-    kinds = wide["evaluation_type"].astype("string")
-    return kinds.map(CONFIG_TYPE_OF_EVALUATION, na_action="ignore").astype("string")
+def _decided(
+    playbook: PlaybookArg, wide: pd.DataFrame, variants: Sequence[Variant]
+) -> tuple[RowSlices, Decided]:
+    """Each row's slice and the rule's verdicts for ``variants`` (``_compiled``: integer keys,
+    one ``decide`` per distinct pass pattern)."""
+    rows = row_slices(playbook, wide)
+    return rows, decide_patterns(rows, criterion_columns(wide, rows.slices), variants)
 
 
-def _slices(
-    playbook: PlaybookArg, wide: pd.DataFrame
-) -> tuple[pd.Series, list[tuple[RuleSlice, np.ndarray, np.ndarray]]]:
-    """Each row's config type, and the rows of each playbook slice once: (the slice's rules,
-    the rows' positions, their values in the slice's criterion order)."""
-    kinds = config_types(wide).reset_index(drop=True)
-    keys = pd.DataFrame(
-        {
-            "quant_id": wide["quant_id"].reset_index(drop=True),
-            "market_cap_class": wide["market_cap_class"].astype("string").reset_index(drop=True),
-            "config_type": kinds,
-        }
+def _config_column(rows: RowSlices) -> pd.Categorical:
+    """The config types as categories of the default text dtype (as the loaders'), only the
+    ones present, sorted."""
+    used = np.flatnonzero(np.bincount(rows.config_codes + 1, minlength=len(rows.config_names) + 1))
+    names = sorted(rows.config_names[u - 1] for u in used.tolist() if u > 0)
+    remap = np.array([names.index(n) if n in names else -1 for n in rows.config_names] + [-1])
+    return pd.Categorical.from_codes(
+        remap[rows.config_codes], categories=pd.Index(names, dtype="str")
     )
-    groups = keys.groupby(list(keys.columns), dropna=True, sort=False).indices
-    slices = playbooks_by_quant(playbook, {int(q) for q, _, _ in groups})
-    found = []
-    for (quant, mc_class, config_type), rows in groups.items():
-        rules = slices[int(quant)].get((str(mc_class), str(config_type)))
-        if rules is None:
-            raise ValueError(f"quant {quant}'s playbook has no {config_type} slice for {mc_class}")
-        values = wide.iloc[rows].reindex(columns=list(rules.criteria)).to_numpy(np.float64)
-        found.append((rules, rows, values))
-    return kinds, found
-
-
-def _positions(rules: RuleSlice, names: Collection[str]) -> list[int]:
-    return [rules.index(c) for c in names if c in rules.criteria]
 
 
 def decide_rows(
@@ -104,27 +88,16 @@ def decide_rows(
     (boolean).
     """
     wide = bare(wide)
-    n = len(wide)
-    kinds, slices = _slices(playbook, wide)
-    internal = np.full(n, np.nan)
-    required_ok = pd.array(np.zeros(n, dtype=bool), dtype="boolean")
-    passed = pd.array(np.zeros(n, dtype=bool), dtype="boolean")
-    decided = np.zeros(n, dtype=bool)
-    for rules, rows, values in slices:
-        verdict = decide(rules, values, _positions(rules, forced), _positions(rules, failing))
-        internal[rows] = verdict.internal_score
-        required_ok[rows] = verdict.required_ok
-        passed[rows] = verdict.passed
-        decided[rows] = True
-    required_ok[~decided] = pd.NA
-    passed[~decided] = pd.NA
+    rows, found = _decided(playbook, wide, [(forced, failing)])
+    missing = ~found.decided[found.key]
+    required_ok = found.required_ok[found.key, 0]
+    passed = found.passed[found.key, 0]
     return pd.DataFrame(
         {
-            # Categories of the default text dtype, as the loaders' (Arrow keeps no other).
-            "config_type": kinds.astype("str").astype("category"),
-            "internal_score": internal,
-            "required_ok": required_ok,
-            "passed": passed,
+            "config_type": _config_column(rows),
+            "internal_score": found.internal_score[found.key, 0],
+            "required_ok": pd.arrays.BooleanArray(required_ok, missing),
+            "passed": pd.arrays.BooleanArray(passed, missing.copy()),
         }
     )
 
@@ -136,14 +109,9 @@ def passed_variants(
 ) -> np.ndarray:
     """``decide_rows(playbook, wide, forced, failing)["passed"]`` for each ``(forced,
     failing)`` of ``variants``, as the columns of one (rows, variants) bool array (a row
-    without a slice: False), grouping and gathering the rows once for all of them."""
-    wide = bare(wide)
-    out = np.zeros((len(wide), len(variants)), dtype=bool)
-    for rules, rows, values in _slices(playbook, wide)[1]:
-        for j, (forced, failing) in enumerate(variants):
-            verdict = decide(rules, values, _positions(rules, forced), _positions(rules, failing))
-            out[rows, j] = verdict.passed
-    return out
+    without a slice: False), each distinct pass pattern decided once for all of them."""
+    found = _decided(playbook, bare(wide), variants)[1]
+    return take_rows(found.passed, found.key)
 
 
 def replay(playbook: PlaybookArg, details: pd.DataFrame) -> pd.DataFrame:

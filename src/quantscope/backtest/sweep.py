@@ -103,8 +103,11 @@ def _sweep_frame(
     features = bare(features)
     bare_simulated = None if simulated is None else bare(simulated)
     rows = _sample.sample(features, criteria, ops, bare_simulated, playbook, rule)
-    observed = features[_sample.usable(features, criteria)] if len(features) else features
-    grids = [_grid(c, observed[c], t) for c, t in zip(criteria, thresholds, strict=True)]
+    usable = _sample.usable(features, criteria)  # the grid's values: one column, not the frame
+    grids = [
+        _grid(c, features[c][usable], t) if t is None or isinstance(t, int) else _grid(c, None, t)
+        for c, t in zip(criteria, thresholds, strict=True)
+    ]
     decided = decided_by_slice(meta.get("decided_thresholds"))
 
     def currents_of(part: _sample.Sample) -> list[_sample.Current]:

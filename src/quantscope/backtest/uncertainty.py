@@ -451,8 +451,7 @@ def what_if_intervals(
     (op,) = _operators(meta.get("operators") or {}, [criterion], [operator], playbook)
     frame = bare(features)
     rows = _sample.sample(frame, [criterion], [op], None, playbook, rule)
-    usable = frame[_sample.usable(frame, [criterion])]
-    grid = _grid(criterion, usable[criterion], thresholds)
+    grid = _grid(criterion, frame[criterion][_sample.usable(frame, [criterion])], thresholds)
     decided = decided_by_slice(meta.get("decided_thresholds"))
     cur = _sample.current(rows, decided, criterion, current, playbook)
     found = token_codes(rows.parts)
