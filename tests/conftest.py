@@ -73,16 +73,25 @@ for _name in ("QUANTSCOPE_URL", "QUANTSCOPE_API_KEY"):  # never a real service f
     os.environ.pop(_name, None)
 
 
+# Modules whose tests share no costly module fixture and together outweigh a worker's share:
+# each of their tests is a group of its own, so the workers split them (the benchmarks' smoke
+# runs were 17 % of the suite, all in one worker).
+SPLIT_BY_TEST = frozenset({"tests/tooling/test_benchmarks_smoke.py"})
+
+
 def worker_group(nodeid: str) -> str:
     """Under pytest-xdist, the tests that run in one worker, in their order: a test module's
     (its module fixtures are built once), every notebook's cells (one kernel per notebook, all
     on one embedded sandbox world, as in a plain run) and every browser test (one Voila, one
-    Chromium, last in their worker: tests/browser/conftest.py)."""
+    Chromium, last in their worker: tests/browser/conftest.py). A module of SPLIT_BY_TEST
+    hands out each test alone."""
     path = nodeid.partition("::")[0]
     if path.startswith("tests/browser/"):
         return "browser"
     if path.endswith(".ipynb"):
         return "notebooks"
+    if path in SPLIT_BY_TEST:
+        return nodeid.partition("[")[0]
     return path
 
 
