@@ -59,6 +59,7 @@ from quantscope._errors import (
     QuotaShareExceededError,
 )
 from quantscope._estimate import Estimate, estimate
+from quantscope._frames import with_categories
 from quantscope._ids import IdArg, many_ids
 from quantscope._progress import progress
 from quantscope._quota import share_limit
@@ -460,7 +461,7 @@ def _details_task(ctx: _Context, quant: int, month: str, ids: list[int]) -> dict
     held = _held(ctx, "eval_details", quant).get(month)
     old = ctx.stored(resource, held)
     merged = frame if old is None else pd.concat([old, frame], ignore_index=True)
-    merged = _recategorise(merged)
+    merged = _recategorise(merged, resource)
     got = set(frame["evaluation_id"].dropna().astype(int).tolist())
     empty = sorted({*(held or {}).get("empty", ()), *(i for i in ids if i not in got)})
     all_ids = merged["evaluation_id"].dropna().astype(int)
@@ -481,12 +482,14 @@ def _details_task(ctx: _Context, quant: int, month: str, ids: list[int]) -> dict
     return {"requests": spent, "added": len(frame), "updated": 0}
 
 
-def _recategorise(frame: pd.DataFrame) -> pd.DataFrame:
+def _recategorise(frame: pd.DataFrame, resource: Resource) -> pd.DataFrame:
+    fixed = {c.name: c.categories for c in resource.spec.columns}
     for name in frame.columns:
         if isinstance(frame[name].dtype, pd.CategoricalDtype):
             values = frame[name].astype("object")
             cats = sorted({v for v in values.tolist() if v is not None and v == v})
-            frame[name] = pd.Categorical(values, categories=pd.Index(cats, dtype="str"))
+            column = pd.Categorical(values, categories=pd.Index(cats, dtype="str"))
+            frame[name] = with_categories(column, fixed.get(name, ()))
     return frame
 
 
