@@ -34,6 +34,7 @@ import pyarrow as pa
 from quantscope._errors import ConfigurationError
 from quantscope._frames import with_categories
 from quantscope._ids import IdArg, many_ids, one_id, optional_id
+from quantscope._reprs import catalog_html
 from quantscope.catalog.integrity import read_checked, scan
 from quantscope.catalog.layout import RESOURCES, Resource, arrow_schema, from_table
 from quantscope.catalog.manifest import Manifest, Store
@@ -159,6 +160,9 @@ class Catalog:
         return (
             f"<quantscope.Catalog {self.url}: {len(m.partitions)} partitions, {len(m.runs)} runs>"
         )
+
+    def _repr_html_(self) -> str:
+        return catalog_html(self.url, self._manifest)
 
     # ----- the files -----
 

@@ -63,6 +63,7 @@ from quantscope._frames import with_categories
 from quantscope._ids import IdArg, many_ids
 from quantscope._progress import progress
 from quantscope._quota import share_limit
+from quantscope._reprs import sync_report_html
 from quantscope.catalog.layout import RESOURCES, Resource
 from quantscope.catalog.lock import sync_lock
 from quantscope.catalog.manifest import MANIFEST, Manifest, Store, is_temporary, now_iso
@@ -146,6 +147,9 @@ class SyncReport:
         ):
             lines += [f"  {label}: {f}" for f in files]
         return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        return sync_report_html(self)
 
 
 class _Budget:
