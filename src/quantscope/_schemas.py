@@ -555,6 +555,10 @@ def frames_markdown() -> str:
         '(`df.attrs["quantscope"]["checks"]["unknown"]`). Other `category` columns (quant '
         "names, criterion keys and categories: open sets) hold the loaded values, sorted.",
         "",
+        "A list load (trades, evaluations, an evaluation history) whose filters match no "
+        "row returns the empty frame with these columns and one `EmptyResultWarning` naming "
+        "the filters, the plan and the service (`load_trades(quant_id=99)`).",
+        "",
     ]
     for spec in ALL_SPECS:
         lines += [f"## `{spec.name}`", "", spec.doc, ""]

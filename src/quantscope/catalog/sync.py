@@ -71,6 +71,7 @@ from quantscope.catalog.read import month_of, parse_time, read_resource
 from quantscope.catalog.repair import damaged_files, drop_past_snapshots, undo_damaged_tasks
 from quantscope.catalog.write import partition_dir, write_partition
 from quantscope.loaders._base import client_or_default
+from quantscope.loaders._empty import expect_empty
 
 __all__ = ["DEFAULT_RESOURCES", "SyncReport", "sync"]
 
@@ -729,7 +730,8 @@ def _sync(
     queue = _tasks(ctx, names, quants)
     done_state = dict(manifest.partitions)  # the catalog as of the last whole task
     try:
-        with progress(len(queue), "sync", enabled=c.settings.progress) as bar:
+        # A month or a snapshot with no rows is an ordinary answer for a sync: no warning.
+        with progress(len(queue), "sync", enabled=c.settings.progress) as bar, expect_empty():
             while queue:
                 tid, job = queue.pop(0)
                 if tid in run["tasks"]:
