@@ -108,6 +108,7 @@ from quantscope._quota import (
     quota_from_headers,
     share_limit,
 )
+from quantscope._reprs import client_html
 from quantscope._results import (
     Fetched,
     FetchedMany,
@@ -519,6 +520,9 @@ class Client:
         return (
             f"<quantscope.Client {self.settings.service} at {self.base_url}{mode}; {self._quota!r}>"
         )
+
+    def _repr_html_(self) -> str:
+        return client_html(self)
 
     # ----- sending, with the retry policy -----
 

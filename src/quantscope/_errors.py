@@ -39,6 +39,8 @@
     ├── DataQualityWarning              values of a loaded frame could not be parsed: now missing
     ├── IncompleteDataWarning           a frame holds less than the request matched: see attrs
     │                                   (a capped list, a plan's chains, a partial=True load)
+    ├── EmptyResultWarning              a list load's filters matched nothing: .endpoint .filters
+    │                                   .plan (load_trades(quant_id=99): 0 rows)
     ├── InconsistentAnswerWarning       pages that disagree: items seen twice, a total they did not
     │                                   reach or passed, totals that changed (attrs checks)
     ├── CacheRecoveredWarning           a corrupt cache file was set aside; a new cache started
@@ -92,6 +94,7 @@ __all__ = [
     "ConfigurationError",
     "ConflictError",
     "DataQualityWarning",
+    "EmptyResultWarning",
     "IncompleteDataWarning",
     "InconsistentAnswerWarning",
     "InvalidParameterError",
@@ -490,6 +493,25 @@ class IncompleteDataWarning(QuantscopeWarning):
     plan's chain allowance narrowed it, or a ``partial=True`` load stopped at the quota. The
     frame's ``attrs["quantscope"]`` says what is missing (``capped``, ``plan_chains``,
     ``incomplete``)."""
+
+
+class EmptyResultWarning(QuantscopeWarning):
+    """A list load (trades, evaluations, an evaluation history) whose filters matched no row:
+    often a value the service does not know (``quant_id=99``) or a window with nothing in it.
+    ``endpoint``, ``filters`` (the parameters as sent, no key) and ``plan`` (from the quota
+    headers; None when not known) say which load."""
+
+    def __init__(
+        self,
+        message: str,
+        endpoint: str = "",
+        filters: Mapping[str, str] | None = None,
+        plan: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.endpoint = endpoint
+        self.filters = dict(filters or {})
+        self.plan = plan
 
 
 # --- mapping an answer onto the tree -------------------------------------------------------

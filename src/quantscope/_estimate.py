@@ -20,6 +20,7 @@ from typing import Any
 
 from quantscope._errors import format_reset
 from quantscope._quota import share_limit
+from quantscope._reprs import estimate_html
 
 __all__ = ["Estimate", "Priced", "Pricing", "estimate", "pricing"]
 
@@ -77,6 +78,9 @@ class Estimate:
 
     def __repr__(self) -> str:
         return f"<Estimate {self}>"
+
+    def _repr_html_(self) -> str:
+        return estimate_html(self)
 
     def _cost(self) -> str:
         cached = f", {self.cached} from the cache" if self.cached else ""

@@ -12,9 +12,11 @@ a Series (counts, statistics).
 
 Conventions (shared/DESIGN.md): datetimes ``datetime64[ms, UTC]``; integers that may be missing
 ``Int64``; flags ``boolean``; money and amounts ``float64`` with the unit in the name;
-enumerations ``category`` (unknown values are kept); free text ``string``; ratios fractions.
-Values that cannot be parsed become missing and are counted in one ``DataQualityWarning`` per
-frame, never an exception.
+enumerations ``category`` whose categories are the spec's whole set (``Col.categories``), so
+two loads concatenate as categoricals whatever rows each holds; a value outside the set is
+kept (an extra category after the set's) and counted in the frame's one ``DataQualityWarning``
+and in ``checks["unknown"]``; free text ``string``; ratios fractions. Values that cannot be
+parsed become missing and are counted in that warning, never an exception.
 """
 
 from __future__ import annotations
@@ -66,17 +68,27 @@ _DTYPES = {
 
 @dataclass(frozen=True)
 class Col:
-    """One column: frame name, dotted source path, wire kind, scale and a line of docs."""
+    """One column: frame name, dotted source path, wire kind, scale and a line of docs.
+
+    ``categories``: an enumeration's whole set of values, as the API spec (and
+    docs/service-contract.md where the spec leaves it open) lists them; a ``category``
+    column without one (quant names, criterion keys: open sets) has the categories of the
+    values loaded, sorted."""
 
     name: str
     source: str
     kind: str
     doc: str = ""
     scale: float = 1.0
+    categories: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"unknown column kind {self.kind!r} for {self.name}")
+        if self.categories and self.kind != "category":
+            raise ValueError(f"categories given for {self.name}, a {self.kind} column")
+        if list(self.categories) != sorted(set(self.categories)):
+            raise ValueError(f"categories of {self.name} must be sorted and distinct")
 
     @property
     def dtype(self) -> str:
@@ -263,6 +275,30 @@ def _categorical(values: list[Any]) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, categories=pd.Index(uniques[order], dtype="str"))
 
 
+def with_categories(values: pd.Categorical, fixed: Sequence[str]) -> pd.Categorical:
+    """``values`` (text categories) over ``fixed``, the spec's whole set, then the values
+    outside it that occur, sorted (kept, never made missing); no pass over the rows as text."""
+    if not fixed:
+        return values
+    present = values.categories
+    if len(present) and values.codes.size:
+        used = np.zeros(len(present), dtype=bool)
+        used[values.codes[values.codes >= 0]] = True
+        present = present[used]
+    extra = sorted(set(present.astype(str)) - set(fixed)) if len(present) else []
+    categories = pd.Index([*fixed, *extra], dtype="str")
+    if values.categories.equals(categories):
+        return values
+    return values.set_categories(categories)
+
+
+def outside(values: Any, fixed: Sequence[str]) -> int:
+    """How many of ``values`` (a categorical ``with_categories`` made) lie outside ``fixed``."""
+    if not fixed or not isinstance(values, pd.Categorical):
+        return 0
+    return int((values.codes >= len(fixed)).sum())
+
+
 def _all_bool(values: Sequence[Any]) -> bool:
     return len(values) > 0 and set(map(type, values)) == {bool}
 
@@ -299,7 +335,7 @@ def convert(values: list[Any], col: Col) -> tuple[Any, int]:
         )
         result = pd.array(ok, dtype="boolean")
     elif kind == "category":
-        result = _categorical(values)
+        result = with_categories(_categorical(values), col.categories)
     elif kind == "string":
         result = _strings(values)
     elif kind in ("iso", "trade_date", "epoch_ms"):
@@ -353,7 +389,7 @@ class Columns:
     The records themselves are not kept (``first``, the first of them, names a bad answer).
     """
 
-    __slots__ = ("absent", "arrays", "first", "length", "problems", "spec")
+    __slots__ = ("absent", "arrays", "first", "length", "problems", "spec", "unknown")
 
     def __init__(
         self,
@@ -363,6 +399,7 @@ class Columns:
         problems: dict[str, int],
         first: Any = None,
         absent: dict[str, int] | None = None,
+        unknown: dict[str, int] | None = None,
     ) -> None:
         self.spec = spec
         self.length = length
@@ -370,6 +407,7 @@ class Columns:
         self.problems = problems  # unparseable values, per column
         self.first = first
         self.absent = absent or {}  # required values absent or null, per column
+        self.unknown = unknown or {}  # values outside an enumeration's set, per column
 
     @classmethod
     def of(cls, records: Sequence[Mapping[str, Any] | Item], spec: FrameSpec) -> Columns:
@@ -386,16 +424,20 @@ class Columns:
         arrays: dict[str, Any] = {}
         problems: dict[str, int] = {}
         absent: dict[str, int] = {}
+        unknown: dict[str, int] = {}
         required = spec.required
         for col in spec.columns:
             arrays[col.name], bad = convert(columns[col.source], col)  # type: ignore[arg-type]
             if bad:
                 problems[col.name] = bad
+            strange = outside(arrays[col.name], col.categories)
+            if strange:
+                unknown[col.name] = strange
             if required and col.name in required:
                 lacking = int(pd.isna(arrays[col.name]).sum()) - bad
                 if lacking:
                     absent[col.name] = lacking
-        return cls(spec, length, arrays, problems, first, absent)
+        return cls(spec, length, arrays, problems, first, absent, unknown)
 
     @classmethod
     def join(cls, parts: Sequence[Columns], spec: FrameSpec) -> Columns:
@@ -404,18 +446,20 @@ class Columns:
             return parts[0]
         if not parts:
             return cls.of([], spec)
-        problems: dict[str, int] = {}
-        absent: dict[str, int] = {}
+        found: dict[str, dict[str, int]] = {"problems": {}, "absent": {}, "unknown": {}}
         for col in spec.columns:
-            bad = sum(p.problems.get(col.name, 0) for p in parts)
-            if bad:
-                problems[col.name] = bad
-            lacking = sum(p.absent.get(col.name, 0) for p in parts)
-            if lacking:
-                absent[col.name] = lacking
-        arrays = {c.name: _concat([p.arrays[c.name] for p in parts]) for c in spec.columns}
+            for key, counts in found.items():
+                n = sum(getattr(p, key).get(col.name, 0) for p in parts)
+                if n:
+                    counts[col.name] = n
+        arrays = {
+            c.name: _concat([p.arrays[c.name] for p in parts], c.categories) for c in spec.columns
+        }
         first = next((p.first for p in parts if p.length), None)
-        return cls(spec, sum(p.length for p in parts), arrays, problems, first, absent)
+        length = sum(p.length for p in parts)
+        return cls(
+            spec, length, arrays, found["problems"], first, found["absent"], found["unknown"]
+        )
 
     def rows(self, start: int, stop: int) -> Columns:
         """Rows ``start:stop`` (views where the arrays allow). Unparseable and absent-value
@@ -424,9 +468,10 @@ class Columns:
         arrays = {name: values[start:stop] for name, values in self.arrays.items()}
         problems = dict(self.problems) if start == 0 else {}
         absent = dict(self.absent) if start == 0 else {}
+        unknown = dict(self.unknown) if start == 0 else {}
         first = self.first if start == 0 else None
         length = max(0, min(stop, self.length) - start)
-        return Columns(self.spec, length, arrays, problems, first, absent)
+        return Columns(self.spec, length, arrays, problems, first, absent, unknown)
 
     def checks(self) -> dict[str, dict[str, int]]:
         """What the conversion found, for ``attrs["quantscope"]["checks"]``: unparseable
@@ -436,6 +481,8 @@ class Columns:
             found["unparseable"] = dict(self.problems)
         if self.absent:
             found["missing"] = dict(self.absent)
+        if self.unknown:
+            found["unknown"] = dict(self.unknown)
         return found
 
     def frame(self, *, warn: bool = True, stacklevel: int = 2) -> pd.DataFrame:
@@ -467,6 +514,7 @@ def quality_message(name: str, found: Mapping[str, Mapping[str, int]]) -> str:
     for key, what in (
         ("unparseable", "value(s) could not be parsed and are missing"),
         ("missing", "promised value(s) are absent or null"),
+        ("unknown", "value(s) lie outside the spec's set and are kept as extra categories"),
     ):
         counts = found.get(key)
         if counts:
@@ -475,13 +523,14 @@ def quality_message(name: str, found: Mapping[str, Mapping[str, int]]) -> str:
     return f"{name}: " + "; ".join(parts)
 
 
-def _concat(parts: list[Any]) -> Any:
-    """One column's converted arrays end to end, as ``convert`` would make the whole column."""
+def _concat(parts: list[Any], fixed: Sequence[str] = ()) -> Any:
+    """One column's converted arrays end to end, as ``convert`` would make the whole column
+    (``fixed``: the column's ``Col.categories``)."""
     head = parts[0]
     if isinstance(head, np.ndarray):
         return np.concatenate(parts)
     if isinstance(head, pd.Categorical):
-        return _join_categoricals(parts)
+        return with_categories(_join_categoricals(parts), fixed)
     joined = type(head)._concat_same_type(parts)
     if isinstance(joined, pd.arrays.ArrowStringArray):  # one Arrow chunk, as pd.array makes
         return pd.arrays.ArrowStringArray(joined.__arrow_array__().combine_chunks())

@@ -24,6 +24,7 @@ from email.utils import parsedate_to_datetime
 
 from quantscope._errors import format_reset
 from quantscope._plans import plan_for_limit
+from quantscope._reprs import quota_html
 
 MAX_RETRY_AFTER_S = 86_400.0  # the longest wait a Retry-After is read as: one day
 
@@ -109,6 +110,9 @@ class Quota:
             return "Quota(unknown: no request has reached the service yet)"
         of = f" of {self.limit}" if self.limit is not None else ""
         return f"Quota({self.remaining}{of} requests left, resets {format_reset(self.reset)})"
+
+    def _repr_html_(self) -> str:
+        return quota_html(self)
 
 
 def quota_from_headers(headers: Mapping[str, str], now: datetime | None = None) -> Quota | None:

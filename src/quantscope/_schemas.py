@@ -19,6 +19,22 @@ from quantscope._frames import Col, FrameSpec
 
 PCT = 0.01  # percent on the wire -> fraction in the frame
 
+# The enumerations' whole sets (sorted): the API spec's values ("States and transitions",
+# the field tables), completed where the spec says "not shown" by docs/service-contract.md's
+# decisions. A categorical column takes its categories from here, whatever rows were loaded.
+CHAINS = ("BASE", "BSC", "SOLANA")
+CHAIN_KEYS = ("all", "base", "bsc", "solana")  # the keys of byChain (signal stats)
+TRADE_STATUSES = ("Closed", "Open")
+TRADE_RESULTS = ("Breakeven", "Loss", "Profit")
+DECISIONS = ("APPROVE", "DELAY", "RECOMMEND", "REJECT")
+EVALUATION_TYPES = ("TOKEN_BUY", "TOKEN_SELL", "TOKEN_STATUS")
+ACTIONS = ("BUY", "SELL")
+OPERATORS = ("V_GTE_T", "V_GT_T", "V_LTE_T", "V_LT_T")
+STAGES = ("BUY", "SCREENING", "SELL", "WATCH")
+MARKET_CAP_CLASSES = ("DEGEN_CAP", "LOW_CAP", "MID_CAP")
+CONFIG_TYPES = ("BUY", "BUYING", "SCANNING")  # BUY: on recommendations
+INTERVALS = ("noTime",)
+
 
 def _every(columns: tuple[Col, ...], *but: str) -> tuple[str, ...]:
     """The names of ``columns`` except ``but``: a spec's ``required`` columns."""
@@ -34,13 +50,13 @@ _TRADES_COLUMNS = (
     Col("token_id", "token_id", "int", "token identifier"),
     Col("token_symbol", "token_symbol", "string"),
     Col("token_name", "token_name", "string"),
-    Col("chain", "token_chain", "category", "SOLANA, BASE or BSC"),
+    Col("chain", "token_chain", "category", "SOLANA, BASE or BSC", categories=CHAINS),
     Col("token_address", "token_address", "string"),
     Col("opened_at", "open_date", "trade_date", "UTC"),
     Col("closed_at", "close_date", "trade_date", "UTC; missing while the position is open"),
     Col("duration_s", "duration", "number_text", "holding time in seconds"),
-    Col("status", "status", "category", "Open or Closed"),
-    Col("result", "result", "category", "Profit, Loss or Breakeven"),
+    Col("status", "status", "category", "Open or Closed", categories=TRADE_STATUSES),
+    Col("result", "result", "category", "Profit, Loss or Breakeven", categories=TRADE_RESULTS),
     Col("buy_cost_usd", "buy_cost_usd", "number_text", "USD spent"),
     Col("sell_revenue_usd", "sell_revenue_usd", "number_text", "USD received (0 while open)"),
     Col("pnl_usd", "pnl_usd", "number_text", "profit or loss in USD (marked while open)"),
@@ -55,6 +71,7 @@ _TRADES_COLUMNS = (
         "metadata.llmValidation.decision",
         "category",
         "model validation: APPROVE, DELAY, REJECT, RECOMMEND",
+        categories=DECISIONS,
     ),
     Col("wait_until", "metadata.llmValidation.waitUntil", "iso", "end of a delay, UTC"),
     Col(
@@ -65,7 +82,7 @@ _TRADES_COLUMNS = (
     ),
     Col("validated_at", "metadata.llmValidation.validatedAt", "iso", "UTC"),
     Col("evaluation_id", "latest_evaluation.id", "int", "the evaluation that bought"),
-    Col("evaluation_type", "latest_evaluation.type", "category"),
+    Col("evaluation_type", "latest_evaluation.type", "category", categories=EVALUATION_TYPES),
     Col("evaluation_passed", "latest_evaluation.passed", "bool"),
     Col("ai_score", "latest_evaluation.ai_score", "float", "0-100"),
     Col("internal_score", "latest_evaluation.internal_score", "float", "0-100"),
@@ -126,7 +143,7 @@ TRADE_DETAIL = _trade_detail()
 _TRANSACTIONS_COLUMNS = (
     Col("transaction_id", "id", "int"),
     Col("trade_id", "trade_id", "int", "added by the loader"),
-    Col("action", "action", "category", "BUY or SELL"),
+    Col("action", "action", "category", "BUY or SELL", categories=ACTIONS),
     Col("tx_hash", "txHash", "string"),
     Col("timestamp", "timestamp", "iso", "UTC"),
     Col("input_token", "inputToken", "string", "address"),
@@ -151,12 +168,13 @@ _EVALUATIONS_COLUMNS = (
     Col("token_id", "tokenId", "int"),
     Col("token_symbol", "token.symbol", "string"),
     Col("token_address", "token.address", "string"),
-    Col("chain", "token.chainName", "category"),
+    Col("chain", "token.chainName", "category", categories=CHAINS),
     Col(
         "evaluation_type",
         "evaluationResultType",
         "category",
         "TOKEN_STATUS, TOKEN_BUY or TOKEN_SELL",
+        categories=EVALUATION_TYPES,
     ),
     Col("created_at", "createdAt", "iso", "UTC"),
     Col("updated_at", "updatedAt", "iso", "UTC"),
@@ -200,8 +218,14 @@ EVAL_DETAILS = FrameSpec(
         Col("evaluation_id", "evaluation_id", "int", "the evaluation (added by the loader)"),
         Col("quant_id", "quant_id", "int", "userQuant.id"),
         Col("token_id", "token_id", "int", "token.id"),
-        Col("chain", "chain", "category", "token.chainName"),
-        Col("evaluation_type", "evaluation_type", "category", "evaluationResult type"),
+        Col("chain", "chain", "category", "token.chainName", categories=CHAINS),
+        Col(
+            "evaluation_type",
+            "evaluation_type",
+            "category",
+            "evaluationResult type",
+            categories=EVALUATION_TYPES,
+        ),
         Col("evaluation_passed", "evaluation_passed", "bool", "the evaluation's verdict"),
         Col("internal_score", "internal_score", "float", "the evaluation's weighted score"),
         Col("market_cap_usd", "market_cap_usd", "float", "token.mc at evaluation time"),
@@ -210,7 +234,13 @@ EVAL_DETAILS = FrameSpec(
         Col("criterion", "criteria.key", "category"),
         Col("criterion_name", "criteria.name", "string"),
         Col("category", "category.name", "category"),
-        Col("operator", "extraInfo.operator", "category", "V_GTE_T, V_GT_T, V_LTE_T, V_LT_T"),
+        Col(
+            "operator",
+            "extraInfo.operator",
+            "category",
+            "V_GTE_T, V_GT_T, V_LTE_T, V_LT_T",
+            categories=OPERATORS,
+        ),
         Col("value", "value", "number_text", "the measured value, parsed"),
         Col("value_text", "value", "string", "the measured value as served"),
         Col("threshold", "threshold", "float"),
@@ -227,7 +257,7 @@ EVAL_DETAILS = FrameSpec(
 _EVAL_HISTORY_COLUMNS = (
     Col("evaluation_id", "id", "int"),
     Col("created_at", "createdAt", "iso", "UTC"),
-    Col("evaluation_type", "evaluationResultType", "category"),
+    Col("evaluation_type", "evaluationResultType", "category", categories=EVALUATION_TYPES),
     Col("passed", "passed", "bool"),
     Col("ai_score", "aiScore", "float"),
     Col("internal_score", "internalScore", "float"),
@@ -266,10 +296,10 @@ SIGNALS = FrameSpec(
         Col("evaluation_id", "evaluationId", "int"),
         Col("token", "token", "string", "token name"),
         Col("symbol", "symbol", "string"),
-        Col("chain", "chainName", "category"),
-        Col("stage", "stage", "category", "SCREENING, BUY, SELL, WATCH"),
+        Col("chain", "chainName", "category", categories=CHAINS),
+        Col("stage", "stage", "category", "SCREENING, BUY, SELL, WATCH", categories=STAGES),
         Col("passed", "passed", "bool"),
-        Col("evaluation_type", "evaluationResultType", "category"),
+        Col("evaluation_type", "evaluationResultType", "category", categories=EVALUATION_TYPES),
         Col("price_usd", "price", "float"),
         Col("change_24h", "change", "float", "fraction", PCT),
         Col("volume_24h_usd", "volume24h", "float"),
@@ -288,7 +318,7 @@ SIGNALS = FrameSpec(
 SIGNAL_STATS = FrameSpec(
     "signal_stats",
     (
-        Col("chain", "chain", "category", "all, solana, base, bsc"),
+        Col("chain", "chain", "category", "all, solana, base, bsc", categories=CHAIN_KEYS),
         Col("total", "total", "int"),
         Col("screening", "screening", "int"),
         Col("buy", "buy", "int"),
@@ -302,18 +332,30 @@ SIGNAL_STATS = FrameSpec(
 PLAYBOOK = FrameSpec(
     "playbook",
     (
-        Col("market_cap_class", "marketCap", "category", "DEGEN_CAP, LOW_CAP, MID_CAP"),
+        Col(
+            "market_cap_class",
+            "marketCap",
+            "category",
+            "DEGEN_CAP, LOW_CAP, MID_CAP",
+            categories=MARKET_CAP_CLASSES,
+        ),
         Col("category", "category", "category"),
         Col("criterion", "rootKey", "category"),
         Col("criterion_name", "criteriaName", "string"),
-        Col("config_type", "configType", "category", "SCANNING or BUYING"),
-        Col("interval", "interval", "category", "noTime"),
+        Col(
+            "config_type",
+            "configType",
+            "category",
+            "SCANNING or BUYING",
+            categories=CONFIG_TYPES,
+        ),
+        Col("interval", "interval", "category", "noTime", categories=INTERVALS),
         Col("threshold", "threshold", "float"),
         Col("weight", "weight", "float"),
         Col("required", "required", "bool"),
         Col("disabled", "disabled", "bool"),
         Col("delegate", "delegate", "bool"),
-        Col("operator", "extraInfo.operator", "category"),
+        Col("operator", "extraInfo.operator", "category", categories=OPERATORS),
         Col("range_min", "extraInfo.range.min", "float"),
         Col("range_max", "extraInfo.range.max", "float"),
         Col("is_human", "isHumanCriteria", "bool"),
@@ -333,9 +375,15 @@ RECOMMENDATIONS = FrameSpec(
         Col("criterion_id", "criteriaId", "int"),
         Col("criterion", "criteriaKey", "category"),
         Col("criterion_name", "criteriaName", "string"),
-        Col("market_cap_class", "marketCap", "category", "if served"),
+        Col(
+            "market_cap_class",
+            "marketCap",
+            "category",
+            "if served",
+            categories=MARKET_CAP_CLASSES,
+        ),
         Col("config_id", "configId", "string", "if served"),
-        Col("config_type", "configType", "category"),
+        Col("config_type", "configType", "category", categories=CONFIG_TYPES),
         Col("old_threshold", "oldThreshold", "float"),
         Col("new_threshold", "newThreshold", "float"),
         Col("confidence", "confidence", "float", "fraction"),
@@ -451,7 +499,7 @@ PLAYBOOK_UPDATE = FrameSpec(
     (
         Col("config_id", "id", "string"),
         Col("criterion", "criteriaKey", "category"),
-        Col("config_type", "configType", "category"),
+        Col("config_type", "configType", "category", categories=CONFIG_TYPES),
         Col("threshold", "threshold", "float"),
         Col("weight", "weight", "float"),
         Col("required", "required", "bool"),
@@ -500,6 +548,17 @@ def frames_markdown() -> str:
         '`DataQualityWarning` per load and in `df.attrs["quantscope"]["checks"]["missing"]` '
         '(docs/service-contract.md, "How answers are checked").',
         "",
+        "A `category` column with its values in parentheses holds exactly those categories, "
+        "in that order, whatever rows were loaded: loads concatenate (`pd.concat`) as "
+        "categoricals and a catalog file keeps the whole set. A value outside the set is kept "
+        "as an extra category after them and counted in the frame's one `DataQualityWarning` "
+        '(`df.attrs["quantscope"]["checks"]["unknown"]`). Other `category` columns (quant '
+        "names, criterion keys and categories: open sets) hold the loaded values, sorted.",
+        "",
+        "A list load (trades, evaluations, an evaluation history) whose filters match no "
+        "row returns the empty frame with these columns and one `EmptyResultWarning` naming "
+        "the filters, the plan and the service (`load_trades(quant_id=99)`).",
+        "",
     ]
     for spec in ALL_SPECS:
         lines += [f"## `{spec.name}`", "", spec.doc, ""]
@@ -508,7 +567,8 @@ def frames_markdown() -> str:
         lines += ["| column | dtype | from | notes |", "|---|---|---|---|"]
         for c in spec.columns:
             promised = "**promised**" + ("; " if c.doc else "") if c.name in spec.required else ""
-            lines.append(f"| `{c.name}` | {c.dtype} | `{c.source}` | {promised}{c.doc} |")
+            dtype = f"category ({', '.join(c.categories)})" if c.categories else c.dtype
+            lines.append(f"| `{c.name}` | {dtype} | `{c.source}` | {promised}{c.doc} |")
         lines.append("")
     return "\n".join(lines)
 

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from _helpers import KEY, FakeService, Seen, fake_client, ok
 
+import quantscope as qs
 from quantscope import loaders as L
 from quantscope._client import PageNumberPaging
 from quantscope._errors import (
@@ -94,7 +95,10 @@ def test_an_empty_list_is_still_an_empty_frame(
     serve: Callable[..., FakeService], tmp_path: Path
 ) -> None:
     service = serve(lambda s: ok({"trades": [], "pagination": {"total": 0}}))
-    with pytest.warns(IncompleteDataWarning, match="basic plan covers 1 chain"):
+    with (
+        pytest.warns(qs.EmptyResultWarning, match="no rows match quantId=1"),
+        pytest.warns(IncompleteDataWarning, match="basic plan covers 1 chain"),
+    ):
         frame = L.load_trades(1, client=fake_client(service, tmp_path))
     assert frame.empty and "trade_id" in frame.columns
 

@@ -114,7 +114,7 @@ def test_trades_frame_reads_the_folded_pages(
     want = build_frame([*rows[1], *rows[2]], _schemas.TRADES)
     want.attrs = df.attrs
     pd.testing.assert_frame_equal(df, want)
-    assert list(df["chain"].cat.categories) == ["BASE", "BSC"]
+    assert list(df["chain"].cat.categories) == ["BASE", "BSC", "SOLANA"]  # the spec's set
     assert df.attrs["quantscope"]["summary"] == {"n": 1}
     assert isinstance(Columns.of(rows[1], _schemas.TRADES), Columns)
 

@@ -13,7 +13,8 @@ A partition is one file (``part-<content hash>.parquet``), rewritten whole when 
 readers read only the files the manifest lists, so a file written by an interrupted sync is
 never seen. Files hold exactly the loader's columns (docs/frames.md) as Arrow types, minus a
 partition key the frame also has as a column (``quant_id`` of evaluations: the path holds it);
-``object`` columns (``extra_info``) are stored as JSON text. ``RESOURCES`` is the registry.
+``object`` columns (``extra_info``) are stored as JSON text; a categorical column's dictionary
+is its whole category set (the spec's enumeration, used or not). ``RESOURCES`` is the registry.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import pandas as pd
 import pyarrow as pa
 
 from quantscope import _schemas
-from quantscope._frames import FrameSpec
+from quantscope._frames import FrameSpec, with_categories
 
 __all__ = [
     "RESOURCES",
@@ -149,12 +150,24 @@ def to_table(resource: Resource, frame: pd.DataFrame, metadata: Mapping[str, str
         if dtypes[field.name] == "object":
             arrays.append(pa.array([_json_text(v) for v in column.tolist()], pa.string()))
         elif dtypes[field.name] == "category":
-            values = column.astype("object").where(column.notna(), None).tolist()
-            arrays.append(pa.array(values, pa.string()).dictionary_encode())
+            arrays.append(_dictionary(column))
         else:
             arrays.append(pa.Array.from_pandas(column, type=field.type))
     meta = {k.encode(): v.encode() for k, v in metadata.items()}
     return pa.Table.from_arrays(arrays, schema=schema.with_metadata(meta))
+
+
+def _dictionary(column: pd.Series) -> pa.DictionaryArray:
+    """A categorical column as Arrow's dictionary: the codes, and every category (the spec's
+    whole set, used or not), so a reader of the file gets the categories a load has."""
+    if not isinstance(column.dtype, pd.CategoricalDtype):
+        column = column.astype("category")
+    values = column.array
+    assert isinstance(values, pd.Categorical)
+    codes = values.codes.astype(np.int32)
+    indices = pa.array(codes, pa.int32(), mask=codes < 0)
+    dictionary = pa.array(np.asarray(values.categories, dtype=object), pa.string())
+    return pa.DictionaryArray.from_arrays(indices, dictionary)
 
 
 def _types(arrow_type: pa.DataType) -> Any:
@@ -167,9 +180,10 @@ def _types(arrow_type: pa.DataType) -> Any:
     return None
 
 
-def _categorical(column: pd.Series) -> pd.Categorical:
-    """Categories sorted, of the values present (as ``_frames.build_frame`` makes them):
-    the file's dictionary, narrowed and reordered, never a pass over the values as text."""
+def _categorical(column: pd.Series, fixed: tuple[str, ...]) -> pd.Categorical:
+    """Categories as ``_frames.build_frame`` makes them: ``fixed`` (the spec's whole set)
+    then the other values present, sorted (an open set: the values present, sorted); the
+    file's dictionary, narrowed and reordered, never a pass over the values as text."""
     if not isinstance(column.dtype, pd.CategoricalDtype):
         column = column.astype("category")
     values = column.array
@@ -181,7 +195,7 @@ def _categorical(column: pd.Series) -> pd.Categorical:
     remap[used[order]] = np.arange(len(used), dtype=np.int32)
     codes = remap[values.codes.astype(np.int64)]
     cats = pd.Index(present[order], dtype="str")
-    return pd.Categorical.from_codes(codes, categories=cats, validate=False)
+    return with_categories(pd.Categorical.from_codes(codes, categories=cats, validate=False), fixed)
 
 
 def with_keys(resource: Resource, table: pa.Table, keys: Mapping[str, Any]) -> pa.Table:
@@ -204,14 +218,17 @@ def from_table(resource: Resource, table: pa.Table) -> pd.DataFrame:
     wanted = list(dict.fromkeys(c for c in order if c in table.column_names))
     frame = table.select(wanted).to_pandas(types_mapper=_types, ignore_metadata=True)
     held = dict(zip(frame.columns, frame.dtypes, strict=True))
+    fixed = {c.name: c.categories for c in spec.columns}
     columns: dict[str, Any] = {}
     for name, dtype in dtypes.items():
         if name not in held:
             columns[name] = pd.array([None] * len(frame), dtype=dtype)
+            if fixed[name]:
+                columns[name] = with_categories(columns[name], fixed[name])
             continue
         column = frame[name]
         if dtype == "category":
-            columns[name] = _categorical(column)
+            columns[name] = _categorical(column, fixed[name])
         elif dtype == "object":
             columns[name] = _from_json(column)
         elif str(held[name]) != dtype:

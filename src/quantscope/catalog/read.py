@@ -6,7 +6,10 @@ filters the rows as the service does (open date to the second, both ends inclusi
 evaluations' ``createdAt`` to the millisecond) and returns the loader's frame: same columns,
 dtypes, categories and row order, so ``df.quant`` and ``backtest`` work unchanged. Filters
 the catalog cannot answer as the service would (``search``, another ``trading_status``) are
-refused with a one-line error rather than answered differently. Snapshots (signals,
+refused with a one-line error rather than answered differently. A frame's
+``attrs["quantscope"]`` carries what a loader's does (``provenance``: the service's endpoint,
+the filters asked, when its rows were fetched and from which service) and where it was read
+(files, rows stored and returned). Snapshots (signals,
 playbook, recommendations) answer from the newest snapshot, or the newest on or before
 ``as_of``. ``cat.sql(...)`` runs DuckDB over the same files (``catalog.sql``).
 
@@ -29,7 +32,9 @@ import pandas as pd
 import pyarrow as pa
 
 from quantscope._errors import ConfigurationError
+from quantscope._frames import with_categories
 from quantscope._ids import IdArg, many_ids, one_id, optional_id
+from quantscope._reprs import catalog_html
 from quantscope.catalog.integrity import read_checked, scan
 from quantscope.catalog.layout import RESOURCES, Resource, arrow_schema, from_table
 from quantscope.catalog.manifest import Manifest, Store
@@ -156,6 +161,9 @@ class Catalog:
             f"<quantscope.Catalog {self.url}: {len(m.partitions)} partitions, {len(m.runs)} runs>"
         )
 
+    def _repr_html_(self) -> str:
+        return catalog_html(self.url, self._manifest)
+
     # ----- the files -----
 
     def files(
@@ -165,14 +173,13 @@ class Catalog:
         parts = self._current().of(resource)
         return [p for _, p in sorted(parts.items()) if where is None or where(p["keys"])]
 
-    def _frame(self, name: str, files: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    def _frame(
+        self, name: str, files: Sequence[Mapping[str, Any]], asked: Mapping[str, Any]
+    ) -> pd.DataFrame:
+        """The typed frame of ``files`` with its provenance (``provenance``)."""
         resource = RESOURCES[name]
         frame = from_table(resource, read_table(self.store, resource, files))
-        frame.attrs["quantscope"] = {
-            "endpoint": f"catalog:{name}",
-            "catalog": self.url,
-            "files": len(files),
-        }
+        frame.attrs["quantscope"] = provenance(name, self.url, files, asked)
         return frame
 
     @staticmethod
@@ -238,7 +245,16 @@ class Catalog:
             sort_order=sort_order,
         )
         lo, hi = parse_time(start), parse_time(end)
-        frame = self._frame("trades", self._months("trades", quant_id, lo, hi))
+        asked = {
+            "quant_id": quant_id,
+            "trading_status": trading_status,
+            "position_closed": position_closed,
+            "status": status,
+            "chain": chain,
+            "start": start,
+            "end": end,
+        }
+        frame = self._frame("trades", self._months("trades", quant_id, lo, hi), asked)
         mask = np.ones(len(frame), dtype=bool)
         opened = frame["opened_at"]
         if lo is not None and not _whole_months(lo):
@@ -256,8 +272,9 @@ class Catalog:
 
     def _finish(self, frame: pd.DataFrame, mask: np.ndarray, resource: Resource) -> pd.DataFrame:
         attrs = frame.attrs
-        frame = self._ordered(_subset(frame, mask), resource)
+        frame = self._ordered(_subset(frame, mask, resource), resource)
         frame.attrs = attrs
+        _returned(frame)
         return frame
 
     def evaluations(
@@ -282,7 +299,15 @@ class Catalog:
             only_scored=only_scored,
         )
         lo, hi = parse_time(start), parse_time(end)
-        frame = self._frame("evaluations", self._months("evaluations", quant_id, lo, hi))
+        asked = {
+            "quant_id": quant_id,
+            "evaluation_type": evaluation_type,
+            "passed": passed,
+            "chain": chain,
+            "start": start,
+            "end": end,
+        }
+        frame = self._frame("evaluations", self._months("evaluations", quant_id, lo, hi), asked)
         mask = np.ones(len(frame), dtype=bool)
         created = frame["created_at"]
         if lo is not None:
@@ -312,7 +337,7 @@ class Catalog:
             for _, p in sorted(parts.items())
             if p.get("ids") is None or (p["ids"][0] <= hi and p["ids"][1] >= lo)
         ]
-        frame = self._frame("eval_details", files)
+        frame = self._frame("eval_details", files, {"evaluation_ids": f"{len(ids)} ids"})
         have = frame["evaluation_id"].to_numpy("int64", na_value=-1)
         mask = np.isin(have, list(wanted))
         missing = wanted - set(have[mask].tolist()) - self._empty_details(parts.values())
@@ -323,10 +348,11 @@ class Catalog:
                 "['eval_details']) fetches them"
             )
         rank = {i: n for n, i in enumerate(ids)}
-        frame = _subset(frame, mask)
+        frame = _subset(frame, mask, RESOURCES["eval_details"])
         pos = frame["evaluation_id"].map(rank).to_numpy("int64")
         out = frame.iloc[np.argsort(pos, kind="stable")].reset_index(drop=True)
-        out.attrs = {"quantscope": {"endpoint": "catalog:eval_details", "catalog": self.url}}
+        out.attrs = frame.attrs
+        _returned(out)
         return out
 
     @staticmethod
@@ -345,12 +371,16 @@ class Catalog:
             raise ConfigurationError(
                 f"catalog.ohlcv: no {timeframe} candles of token {token} in the catalog"
             )
-        frame = self._frame("ohlcv", files).sort_index()
+        asked = {"token_id": token, "timeframe": timeframe, "limit": limit}
+        frame = self._frame("ohlcv", files, asked).sort_index()
         out = frame.iloc[-limit:] if limit < len(frame) else frame
         out.attrs = {**frame.attrs, "token_id": int(token), "timeframe": timeframe}
+        _returned(out)
         return out
 
-    def _snapshot(self, name: str, quant_id: IdArg, as_of: TimeArg | None) -> pd.DataFrame:
+    def _snapshot(
+        self, name: str, quant_id: IdArg, as_of: TimeArg | None, **asked: Any
+    ) -> pd.DataFrame:
         quant = str(one_id(quant_id, "quant_id"))
         stamp = parse_time(as_of)
         day = stamp.strftime("%Y-%m-%d") if stamp is not None else None
@@ -364,7 +394,7 @@ class Catalog:
                 f"{'' if day is None else ' on or before ' + day} in the catalog"
             )
         newest = max(files, key=lambda f: f["keys"]["snapshot"])
-        frame = self._frame(name, [newest])
+        frame = self._frame(name, [newest], {"quant_id": quant, "as_of": as_of, **asked})
         frame.attrs["quantscope"]["snapshot"] = newest["keys"]["snapshot"]
         return frame
 
@@ -380,11 +410,14 @@ class Catalog:
     ) -> pd.DataFrame:
         """``load_signals`` from the newest snapshot (on or before ``as_of``)."""
         _unsupported("signals", search=search)
-        frame = self._snapshot("signals", quant_id, as_of)
+        frame = self._snapshot("signals", quant_id, as_of, chain=chain, limit=limit)
         if chain is not None:
             mask = (frame["chain"].astype("str").str.upper() == chain.upper()).to_numpy(bool)
             frame = self._finish(frame, mask, RESOURCES["signals"])
-        return frame.iloc[:limit] if limit < len(frame) else frame
+        if limit < len(frame):
+            frame = frame.iloc[:limit]
+            _returned(frame)
+        return frame
 
     def playbook(
         self,
@@ -407,7 +440,7 @@ class Catalog:
         **_ignored: Any,
     ) -> pd.DataFrame:
         """``load_recommendations`` from the newest snapshot (on or before ``as_of``)."""
-        frame = self._snapshot("recommendations", quant_id, as_of)
+        frame = self._snapshot("recommendations", quant_id, as_of, applied=applied)
         if applied is not None:
             mask = (frame["applied"].fillna(False) == applied).to_numpy(bool)
             frame = self._finish(frame, mask, RESOURCES["recommendations"])
@@ -421,6 +454,56 @@ class Catalog:
         """A DuckDB connection with one view per resource (``catalog.sql``), for queries
         that should stay in DuckDB (``.arrow()``, ``.pl()``)."""
         return connection(self.store, self._current())
+
+
+def provenance(
+    name: str, catalog: str, files: Sequence[Mapping[str, Any]], asked: Mapping[str, Any]
+) -> dict[str, Any]:
+    """What a catalog frame says of itself: what a loader's frame says (``endpoint``,
+    ``params``, ``fetched_at``, ``service``, ``from_cache``, ``pages``, ``requests``; the
+    service's endpoint and when the oldest of its rows was fetched, from the files' records),
+    where it was read (``catalog``, ``files``, ``synced_at``: the newest file's sync) and its
+    sample sizes (``rows``: stored in the files read, returned after the filters). A file
+    written before records kept their load's provenance counts by its ``synced_at``."""
+    fetched = [f.get("provenance") or {} for f in files]
+    times = [p.get("fetched_at") or f.get("synced_at") for p, f in zip(fetched, files, strict=True)]
+    services = sorted({p["service"] for p in fetched if p.get("service")})
+    endpoints = sorted({p["endpoint"] for p in fetched if p.get("endpoint")})
+    synced = [f["synced_at"] for f in files if f.get("synced_at")]
+    stored = sum(int(f.get("rows", 0)) for f in files)
+    return {
+        "endpoint": f"catalog:{name}",
+        "params": {k: _text(v) for k, v in asked.items() if v is not None},
+        "fetched_at": min((t for t in times if t), default=None),
+        "from_cache": False,
+        "pages": 0,
+        "requests": 0,
+        "service": services[0] if len(services) == 1 else services or "",
+        "source": endpoints[0] if len(endpoints) == 1 else endpoints or "",
+        "catalog": catalog,
+        "files": len(files),
+        "synced_at": max(synced, default=None),
+        "rows": {"stored": stored, "returned": stored},
+    }
+
+
+def _text(value: Any) -> str:
+    """A filter as provenance shows it (text, as a loader's ``params``)."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, list | tuple):
+        return ",".join(map(str, value))
+    return str(value)
+
+
+def _returned(frame: pd.DataFrame) -> None:
+    """Record in ``frame``'s provenance how many rows it returns."""
+    held = frame.attrs.get("quantscope")
+    if isinstance(held, dict) and isinstance(held.get("rows"), dict):
+        held = {**held, "rows": {**held["rows"], "returned": len(frame)}}
+        frame.attrs["quantscope"] = held
 
 
 def _in_order(frame: pd.DataFrame, cols: Sequence[str], ascending: Sequence[bool]) -> bool:
@@ -438,15 +521,17 @@ def _in_order(frame: pd.DataFrame, cols: Sequence[str], ascending: Sequence[bool
     return bool(ok.all())
 
 
-def _subset(frame: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
-    """The rows ``mask`` keeps, categories narrowed to the values left (sorted, as the
-    loader makes them of the rows it returns)."""
+def _subset(frame: pd.DataFrame, mask: np.ndarray, resource: Resource) -> pd.DataFrame:
+    """The rows ``mask`` keeps; categories as the loader makes them of the rows it returns
+    (the spec's whole set, else the values left, sorted)."""
     if mask.all():
         return frame
     out = frame[mask].reset_index(drop=True)
-    for name in out.columns:
-        if isinstance(out[name].dtype, pd.CategoricalDtype):
-            out[name] = out[name].cat.remove_unused_categories()
+    for col in resource.spec.columns:
+        if col.name in out.columns and isinstance(out[col.name].dtype, pd.CategoricalDtype):
+            values = out[col.name].array
+            assert isinstance(values, pd.Categorical)
+            out[col.name] = with_categories(values.remove_unused_categories(), col.categories)
     return out
 
 

@@ -59,9 +59,11 @@ from quantscope._errors import (
     QuotaShareExceededError,
 )
 from quantscope._estimate import Estimate, estimate
+from quantscope._frames import with_categories
 from quantscope._ids import IdArg, many_ids
 from quantscope._progress import progress
 from quantscope._quota import share_limit
+from quantscope._reprs import sync_report_html
 from quantscope.catalog.layout import RESOURCES, Resource
 from quantscope.catalog.lock import sync_lock
 from quantscope.catalog.manifest import MANIFEST, Manifest, Store, is_temporary, now_iso
@@ -69,6 +71,7 @@ from quantscope.catalog.read import month_of, parse_time, read_resource
 from quantscope.catalog.repair import damaged_files, drop_past_snapshots, undo_damaged_tasks
 from quantscope.catalog.write import partition_dir, write_partition
 from quantscope.loaders._base import client_or_default
+from quantscope.loaders._empty import expect_empty
 
 __all__ = ["DEFAULT_RESOURCES", "SyncReport", "sync"]
 
@@ -145,6 +148,9 @@ class SyncReport:
         ):
             lines += [f"  {label}: {f}" for f in files]
         return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        return sync_report_html(self)
 
 
 class _Budget:
@@ -460,7 +466,7 @@ def _details_task(ctx: _Context, quant: int, month: str, ids: list[int]) -> dict
     held = _held(ctx, "eval_details", quant).get(month)
     old = ctx.stored(resource, held)
     merged = frame if old is None else pd.concat([old, frame], ignore_index=True)
-    merged = _recategorise(merged)
+    merged = _recategorise(merged, resource)
     got = set(frame["evaluation_id"].dropna().astype(int).tolist())
     empty = sorted({*(held or {}).get("empty", ()), *(i for i in ids if i not in got)})
     all_ids = merged["evaluation_id"].dropna().astype(int)
@@ -481,12 +487,14 @@ def _details_task(ctx: _Context, quant: int, month: str, ids: list[int]) -> dict
     return {"requests": spent, "added": len(frame), "updated": 0}
 
 
-def _recategorise(frame: pd.DataFrame) -> pd.DataFrame:
+def _recategorise(frame: pd.DataFrame, resource: Resource) -> pd.DataFrame:
+    fixed = {c.name: c.categories for c in resource.spec.columns}
     for name in frame.columns:
         if isinstance(frame[name].dtype, pd.CategoricalDtype):
             values = frame[name].astype("object")
             cats = sorted({v for v in values.tolist() if v is not None and v == v})
-            frame[name] = pd.Categorical(values, categories=pd.Index(cats, dtype="str"))
+            column = pd.Categorical(values, categories=pd.Index(cats, dtype="str"))
+            frame[name] = with_categories(column, fixed.get(name, ()))
     return frame
 
 
@@ -722,7 +730,8 @@ def _sync(
     queue = _tasks(ctx, names, quants)
     done_state = dict(manifest.partitions)  # the catalog as of the last whole task
     try:
-        with progress(len(queue), "sync", enabled=c.settings.progress) as bar:
+        # A month or a snapshot with no rows is an ordinary answer for a sync: no warning.
+        with progress(len(queue), "sync", enabled=c.settings.progress) as bar, expect_empty():
             while queue:
                 tid, job = queue.pop(0)
                 if tid in run["tasks"]:

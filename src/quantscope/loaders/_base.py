@@ -19,7 +19,8 @@ that one function runs the load, straight down and back:
    (``attrs["quantscope"]["plan_chains"]``: the service leaves out the other chains);
 5. the frame stored beside the entries it came from (never an incomplete one);
 6. an ``IncompleteDataWarning`` for whatever the frame lacks (``warn_incomplete``), on a
-   frame-cache hit as on a fresh load.
+   frame-cache hit as on a fresh load; an ``EmptyResultWarning`` when a paged list load's
+   filters matched nothing (``loaders._empty``).
 
 What a load may spend is the caller's ``Spend`` (``_quota``): multi-request loaders take
 ``confirm``, ``max_requests`` and ``partial`` and pass them on (``spend_of``). A
@@ -66,6 +67,7 @@ from quantscope._quota import Spend
 from quantscope._results import cached_provenance, with_provenance
 from quantscope._wire import Params, Wire, wire_params
 from quantscope.catalog.answer import answer
+from quantscope.loaders._empty import warn_empty
 from quantscope.loaders._fold import PageFolder, PageRows, joined
 
 Loaded = Fetched | FetchedPages | FetchedMany
@@ -226,7 +228,7 @@ def load(
         prov = cached_provenance(
             recipe.endpoint, provenance_params, hit.entries, c.settings.service
         )
-        return warn_incomplete(with_provenance(hit.frame, prov))
+        return _checked_empty(warn_incomplete(with_provenance(hit.frame, prov)), recipe, wire, c)
     loaded, entries = _fetch(c, recipe, wire, wires if many is not None else None, max_pages, spend)
     if many is not None:
         loaded = replace(loaded, provenance=replace(loaded.provenance, params=provenance_params))
@@ -249,7 +251,15 @@ def load(
         pass
     elif stored and len(stored) == len(entries):  # every answer is in the cache as loaded
         c.frames.put(key, frame, stored)
-    return warn_incomplete(frame)
+    return _checked_empty(warn_incomplete(frame), recipe, wire, c)
+
+
+def _checked_empty(frame: Any, recipe: Recipe, wire: Wire, c: Client) -> Any:
+    """A paged list load's frame, warned about when its filters matched nothing
+    (``loaders._empty``); ``stacklevel`` points at the loader's caller."""
+    if recipe.paging is None or not isinstance(frame, pd.DataFrame):
+        return frame
+    return warn_empty(frame, recipe.endpoint, wire, c.quota.plan, c.settings.service, stacklevel=5)
 
 
 def note_checks(obj: pd.DataFrame | pd.Series, found: Mapping[str, Any]) -> None:
