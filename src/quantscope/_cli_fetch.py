@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -39,6 +40,7 @@ from quantscope._cli_common import (
     print_json,
     writable_output,
 )
+from quantscope._errors import EmptyResultWarning
 
 FORMATS = (".parquet", ".feather", ".csv")
 
@@ -423,7 +425,9 @@ def _fetch(args: argparse.Namespace) -> int:
                     voice.note(line)
                 else:
                     voice.detail(line)
-            result = loader(**kwargs, client=client)
+            with warnings.catch_warnings():  # said below in the CLI's words, once
+                warnings.simplefilter("ignore", EmptyResultWarning)
+                result = loader(**kwargs, client=client)
         except QuantscopeError:
             raise
         except (TypeError, ValueError) as exc:  # the loader refused the arguments

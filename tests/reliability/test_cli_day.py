@@ -107,6 +107,7 @@ def test_a_filter_matching_nothing_says_so(sandbox: SandboxServer, tmp_path: Pat
     )
     assert done.returncode == 0 and done.stdout == ""
     assert "quantscope: warning: no trades match --quant 999" in done.stderr
+    assert done.stderr.count("warning:") == 1, done.stderr  # the loader's warning is not repeated
 
 
 def test_the_dry_run_says_the_quota_in_words_and_sql_reads_the_catalog(
