@@ -287,8 +287,8 @@ def hand_trades(
             out = _hand_numbers(values)
         elif kind == "bool":
             out = pd.array(values, dtype="boolean")
-        elif kind == "category":
-            out = pd.Categorical(values)
+        elif kind == "category":  # an enumeration's whole set, as the spec gives it
+            out = pd.Categorical(values, categories=list(col.categories) or None)
         elif kind == "string":
             out = pd.array(values, dtype="string")
         else:  # "trade_date" or "iso"

@@ -216,7 +216,7 @@ def test_cli_help_and_bad_arguments(capsys):
 
 def test_cli_serve_without_the_extra_names_the_install_command(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "uvicorn", None)  # find_spec() then reports it missing
-    assert cli.main(["sandbox", "serve", "--port", "0"]) == 1
+    assert cli.main(["sandbox", "serve", "--port", "0"]) == 78
     err = capsys.readouterr().err
     assert 'pip install "quantscope[sandbox]"' in err
     assert "uvicorn not installed" in err
@@ -226,6 +226,6 @@ def test_cli_port_in_use_is_a_clear_error(sandbox, capsys):
     port = sandbox.url.rsplit(":", 1)[1]
     assert (
         cli.main(["sandbox", "serve", "--port", port, "--data-dir", str(sandbox.info.data_dir)])
-        == 1
+        == 73
     )
     assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err

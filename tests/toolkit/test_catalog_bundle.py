@@ -118,7 +118,7 @@ def test_verify_passes_and_names_the_first_mismatch(
     with pytest.raises(qsc.BundleError, match=re.escape(f"{victim}: sha256 mismatch")):
         qsc.verify_bundle(broken)
     done = cli("bundle", "verify", str(broken))
-    assert done.returncode == 1
+    assert done.returncode == 65
     assert victim in done.stderr and "sha256 mismatch" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
 
@@ -163,7 +163,7 @@ def test_cli_export_and_open(catalog: Path, tmp_path: Path, cli: Callable[..., R
     assert {p["keys"]["quant_id"] for p in held if p["resource"] != "ohlcv"} == {"2"}
     done = cli("bundle", "export", str(tmp_path / "x.qsbundle"), "--catalog", str(catalog),
                 "--quant", "99")  # fmt: skip
-    assert done.returncode == 1
+    assert done.returncode == 65
     assert "nothing to bundle for quant_id=[99]" in done.stderr
     assert not (tmp_path / "x.qsbundle").exists()
     assert not list(tmp_path.glob(".x.qsbundle*"))

@@ -61,7 +61,7 @@ def test_a_full_disk_stops_a_sync_cleanly_and_the_next_one_completes(
         timeout=300,
         preexec_fn=lambda: _limited(LIMIT),
     )
-    assert done.returncode == 1, done.stderr[-2000:]
+    assert done.returncode == 73, done.stderr[-2000:]
     assert "Traceback" not in done.stderr
     errors = [line for line in done.stderr.splitlines() if line.startswith("quantscope: error:")]
     assert len(errors) == 1 and "evaluations" in errors[0], done.stderr[-2000:]

@@ -124,7 +124,7 @@ def test_a_damaged_file_is_named_reported_and_re_fetched(
     assert len(pd_evaluations) == 1868
 
     capsys.readouterr()
-    assert main(["catalog", "info", str(copy)]) == 1
+    assert main(["catalog", "info", str(copy)]) == 65
     out, err = capsys.readouterr()
     assert relative in out + err
     assert [d["file"] for d in cat.info(verify=True)["damaged"]] == [relative]
@@ -160,7 +160,7 @@ def test_verify_checks_every_hash_and_names_every_damaged_file(
     assert "bytes" in found[trades.relative_to(copy).as_posix()]
     assert "sha256" in found[details.relative_to(copy).as_posix()]
     capsys.readouterr()
-    assert main(["catalog", "verify", str(copy)]) == 1
+    assert main(["catalog", "verify", str(copy)]) == 65
     out, err = capsys.readouterr()
     assert trades.name in out + err and details.name in out + err
 
@@ -281,7 +281,7 @@ def test_a_damaged_sealed_month_is_fetched_again_with_its_dry_run_price(
 def test_json_of_info_lists_damage(copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
     DAMAGES["deleted"](_file(copy))
     capsys.readouterr()
-    assert main(["catalog", "info", str(copy), "--json"]) == 1
+    assert main(["catalog", "info", str(copy), "--json"]) == 65
     body = json.loads(capsys.readouterr().out)
     assert body["damaged"][0]["problem"] == "missing"
 
