@@ -365,7 +365,7 @@ def test_the_command_line_writes_a_report(
     assert _rows(target.read_text(), "headline.metrics") == _rows(
         written[0].read_text(), "headline.metrics"
     )
-    assert main(["report", "--quant", "1", "-o", str(tmp_path / "x.txt")]) == 1
+    assert main(["report", "--quant", "1", "-o", str(tmp_path / "x.txt")]) == 2  # usage
     assert "give a path ending in .html" in capsys.readouterr().err
 
 
