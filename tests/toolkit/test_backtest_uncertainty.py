@@ -199,3 +199,23 @@ def test_a_win_rate_the_bootstrap_cannot_bound_gets_wilson_over_its_tokens(
     assert got["win_rate"][0] == 1.0
     assert got["win_rate_lo"][0] == pytest.approx(expected_lo, abs=1e-6)
     assert got["win_rate_hi"][0] == pytest.approx(1.0)
+
+
+def test_poisson_weights_are_the_generators_draws_in_its_chunks_every_time() -> None:
+    """Kept draws (uncertainty._WEIGHTS) change nothing: the same values as drawing anew."""
+    from quantscope.backtest import uncertainty
+
+    for k, resamples in ((5, 1000), (6000, 1000), (40_000, 250)):
+        rng = np.random.default_rng(11)
+        per_chunk = max(1, uncertainty._CHUNK_ENTRIES // k)
+        expected = [
+            rng.poisson(1.0, size=(min(per_chunk, resamples - start), k)).astype(np.float64)
+            for start in range(0, resamples, per_chunk)
+        ]
+        for _ in range(2):  # drawn, then kept
+            got = list(uncertainty.poisson_weights(k, resamples, 11))
+            assert [g.shape for g in got] == [e.shape for e in expected]
+            assert all(
+                g.dtype == np.float64 and (g == e).all() for g, e in zip(got, expected, strict=True)
+            )
+            got[0][0, 0] = -1.0  # a caller's chunk is its own: the kept draws are not touched
