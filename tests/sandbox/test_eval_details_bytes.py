@@ -16,10 +16,14 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 from _helpers import ApiSession
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from quantscope.sandbox import evaldetail
+from quantscope.sandbox.catalog import round_value, value_text
 from quantscope.sandbox.datadir import WorldInfo
 from quantscope.sandbox.serve import SandboxServer
 
@@ -77,3 +81,51 @@ def test_one_answer_applies_the_pass_rule_once(
     for evaluation_id in ids:
         session.ok("/api/eval-details", evaluationId=evaluation_id)
     assert len(calls) == len(ids)
+
+
+# --------------------------------------------------------------------------------------------
+# The rewritten formulas against their definitions
+# --------------------------------------------------------------------------------------------
+
+
+def _reference_text(value: float) -> str:
+    """value_text as defined: numpy's positional text of the 6-significant-digit float."""
+    return str(np.format_float_positional(round_value(value), trim="-"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(allow_nan=True, allow_infinity=True, allow_subnormal=True))
+def test_value_text_is_numpys_positional_text(value: float) -> None:
+    assert value_text(value) == _reference_text(value)
+
+
+def test_value_text_at_every_magnitude() -> None:
+    rng = np.random.default_rng(22)
+    values = np.concatenate(
+        [
+            rng.standard_normal(20_000) * 10.0 ** rng.integers(-320, 308, 20_000),
+            rng.standard_normal(20_000) * 10.0 ** rng.integers(-8, 12, 20_000),
+            [0.0, -0.0, 1e6, 999_999.5, 1e-5, 1e-307, 2.5e-308, 5e-324, 1.7976931348623157e308],
+        ]
+    )
+    assert [value_text(v) for v in values] == [_reference_text(v) for v in values]
+
+
+def test_score_scale_is_criteria_score_of_each_criterion(sandbox_world: WorldInfo) -> None:
+    """Every slice of the world, at values across and beyond each range, at its bounds, NaN."""
+    with contextlib.closing(sqlite3.connect(sandbox_world.db_path)) as conn:
+        conn.row_factory = sqlite3.Row
+        slices = evaldetail.load_playbook(conn)
+    rng = np.random.default_rng(7)
+    for playbook in slices.values():
+        scale = playbook.scale
+        edges = [scale.low, scale.low + scale.span, scale.low - 1e-9, np.full(18, np.nan)]
+        rows = [*edges, *(scale.low + scale.span * rng.uniform(-0.3, 1.3, (40, 18)))]
+        for row in rows:
+            expected = [
+                evaldetail.criteria_score(info, v)
+                for info, v in zip(playbook.extra_infos, row, strict=True)
+            ]
+            got = scale.scores(np.asarray(row))
+            np.testing.assert_array_equal(got, expected, strict=True)  # exactly; NaN as NaN
+            assert np.signbit(got).tolist() == np.signbit(expected).tolist()
