@@ -20,6 +20,7 @@ BENCHMARKS: dict[str, str] = {
     "build": "bench_build",
     "catalog": "bench_catalog",
     "decode": "bench_decode",
+    "evaldetail": "bench_evaldetail",
     "framecache": "bench_framecache",
     "loadpath": "bench_loadpath",
     "parse": "bench_parse",

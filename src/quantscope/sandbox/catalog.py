@@ -323,11 +323,34 @@ def criterion_passes(operator: str, value: float, threshold: float) -> bool:
     return bool(OPERATORS[operator](value, threshold))
 
 
+# Below 1e-307 floats lose precision (subnormal): value_text leaves those to numpy.
+SUBNORMAL_EXPONENT = -307
+
+
 def round_value(value: float) -> float:
     """Values are stored and served as decimal text with 6 significant digits."""
     return float(format(float(value), ".6g"))
 
 
 def value_text(value: float) -> str:
-    """Decimal text of a stored value, never in exponent notation."""
-    return str(np.format_float_positional(round_value(value), trim="-"))
+    """Decimal text of a stored value, never in exponent notation.
+
+    The text is ``np.format_float_positional(round_value(value), trim="-")``: the shortest
+    decimal of the 6-significant-digit float. For a normal float those are the digits of
+    ``format(value, ".6g")`` itself (no shorter decimal names the same double), so the text
+    is spelled from them, only moved out of exponent notation, at a third of numpy's cost
+    (eval-details writes 18 a request). Subnormal magnitudes, where 6 digits can name a
+    double whose shortest decimal is shorter, take numpy's path.
+    """
+    text = format(float(value), ".6g")
+    mantissa, is_exponent, exponent = text.partition("e")
+    if not is_exponent:  # also "nan", "inf", "-inf", "-0": numpy's spelling too
+        return text
+    power = int(exponent)
+    if power < SUBNORMAL_EXPONENT:
+        return str(np.format_float_positional(float(text), trim="-"))
+    sign = "-" if mantissa[0] == "-" else ""
+    digits = mantissa.lstrip("-").replace(".", "")
+    if power >= 0:  # ".6g" writes an exponent from 1e6 on: more places than digits
+        return sign + digits.ljust(power + 1, "0")
+    return sign + "0." + "0" * (-power - 1) + digits

@@ -27,6 +27,7 @@ import threading
 from collections import OrderedDict, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -60,6 +61,18 @@ class PlaybookSlice:
 
     rules: RuleSet
     extra_infos: tuple[dict[str, Any], ...]
+
+    @cached_property
+    def scale(self) -> ScoreScale:
+        """Where each criterion's ``criteriaScore`` is measured from (computed once)."""
+        return ScoreScale.of(self.extra_infos)
+
+    @cached_property
+    def settings(self) -> tuple[tuple[float, float, bool], ...]:
+        """(threshold, weight, disabled) of each criterion as Python values (computed once)."""
+        rules = self.rules
+        columns = (rules.thresholds.tolist(), rules.weights.tolist(), rules.disabled.tolist())
+        return tuple(zip(*columns, strict=True))
 
 
 SliceKey = tuple[int, str, str]  # (quant id, market-cap class, config type)
@@ -227,40 +240,112 @@ def criteria_score(extra_info: Mapping[str, Any], value: float) -> float:
     return round(100.0 * share, 2)
 
 
+@dataclass(frozen=True)
+class ScoreScale:
+    """``criteria_score`` of every criterion of a slice at once: the same floats, in one pass.
+
+    ``low`` and ``span`` (high - low) of each ranged criterion (options count as a range
+    from 0), ``flip`` where smaller values are better; ``binary`` marks a criterion with
+    neither (100 when its value is positive); ``flat`` a range with no width (share 0).
+    """
+
+    low: np.ndarray
+    span: np.ndarray
+    flip: np.ndarray
+    binary: np.ndarray
+    flat: np.ndarray
+
+    @classmethod
+    def of(cls, extra_infos: Sequence[Mapping[str, Any]]) -> ScoreScale:
+        low, high, binary = [], [], []
+        for info in extra_infos:
+            options = info.get("options")
+            if options:
+                bounds = (0.0, float(max(len(options) - 1, 1)))
+            elif info.get("range") is not None:
+                bounds = (float(info["range"]["min"]), float(info["range"]["max"]))
+            else:
+                bounds = (0.0, 1.0)
+            low.append(bounds[0])
+            high.append(bounds[1])
+            binary.append(not options and info.get("range") is None)
+        lows, highs = np.array(low), np.array(high)
+        flat = highs <= lows
+        return cls(
+            low=lows,
+            span=np.where(flat, 1.0, highs - lows),
+            flip=np.array([OPERATOR_DIRECTION[str(i["operator"])] < 0 for i in extra_infos]),
+            binary=np.array(binary),
+            flat=flat,
+        )
+
+    def scores(self, values: np.ndarray) -> list[float]:
+        """``criteria_score(extra_infos[j], values[j])`` for every j (values: one row).
+
+        Step for step the scalar's arithmetic: the share, then Python's ``max(share, 0.0)``
+        and ``min(share, 1.0)`` (which keep the share itself, NaN and -0.0 included, unless
+        the bound is strictly beyond it), the flip, and numpy's rounding (``round`` of a
+        numpy float is ``np.round``).
+        """
+        share = (values - self.low) / self.span
+        share = np.where(share < 0.0, 0.0, share)
+        share = np.where(share > 1.0, 1.0, share)
+        share = np.where(self.flat, 0.0, share)
+        share = np.where(self.flip, 1.0 - share, share)
+        scored = np.round(100.0 * share, 2)
+        scored = np.where(self.binary, np.where(values > 0, 100.0, 0.0), scored)
+        out: list[float] = scored.tolist()
+        return out
+
+
+# The catalog parts of a criterion result, the same for every evaluation (shared, read-only).
+_CRITERION_PARTS = tuple(
+    (
+        {"key": c.key, "name": c.name, "shortDescription": c.short, "longDescription": c.long},
+        {"id": CATEGORY_IDS[c.category], "name": c.category},
+    )
+    for c in CRITERIA
+)
+
+
 def build_results(
-    eval_row: EvalRow, values: np.ndarray, playbook: PlaybookSlice
+    eval_row: EvalRow,
+    values: np.ndarray,
+    playbook: PlaybookSlice,
+    verdicts: np.ndarray | None = None,
 ) -> list[dict[str, Any]]:
-    """The criterion results of one evaluation from its values and playbook slice."""
-    rules = playbook.rules
-    verdicts = decide(rules, values).criterion_passed[0]
+    """The criterion results of one evaluation from its values and playbook slice.
+
+    ``verdicts`` (``decide(...).criterion_passed`` of this row) when the caller has them,
+    so the pass rule runs once a request; decided here otherwise. The ``criteria``,
+    ``category`` and ``extraInfo`` objects are shared between answers: read, never mutate.
+    """
+    if verdicts is None:
+        verdicts = decide(playbook.rules, values).criterion_passed[0]
     created = iso_ms(int(eval_row["created_ms"]))
-    eval_id = int(eval_row["id"])
+    base_id = int(eval_row["id"]) * RESULT_ID_FACTOR
+    passes = verdicts.tolist()
+    scores = playbook.scale.scores(values)
+    texts = [value_text(v) for v in values.tolist()]
     results = []
     for j, c in enumerate(CRITERIA):
-        disabled = bool(rules.disabled[j])
-        passed = None if disabled else bool(verdicts[j])
-        weight = float(rules.weights[j])
+        threshold, weight, disabled = playbook.settings[j]
+        passed = None if disabled else passes[j]
+        criteria_part, category_part = _CRITERION_PARTS[j]
         results.append(
             {
-                "id": eval_id * RESULT_ID_FACTOR + c.id,
+                "id": base_id + c.id,
                 "passed": passed,
-                "value": value_text(values[j]),
-                "threshold": float(rules.thresholds[j]),
+                "value": texts[j],
+                "threshold": threshold,
                 "weight": weight,
                 "score": None if passed is None else weight if passed else 0.0,
-                "criteriaScore": (
-                    None if disabled else criteria_score(playbook.extra_infos[j], values[j])
-                ),
+                "criteriaScore": None if disabled else scores[j],
                 "criteriaId": c.id,
                 "createdAt": created,
                 "extraInfo": playbook.extra_infos[j],
-                "criteria": {
-                    "key": c.key,
-                    "name": c.name,
-                    "shortDescription": c.short,
-                    "longDescription": c.long,
-                },
-                "category": {"id": CATEGORY_IDS[c.category], "name": c.category},
+                "criteria": criteria_part,
+                "category": category_part,
             }
         )
     return results
@@ -311,34 +396,50 @@ def eval_facts_many(
         by_slice[slice_key(row)].append(i)
     for key, indexes in by_slice.items():
         verdicts[indexes] = decide(playbook[key].rules, values[indexes]).criterion_passed
-    facts = []
-    for i, row in enumerate(rows):
-        token = tokens[int(row["token_id"])]
-        facts.append(
-            EvalFacts(
-                evaluation_id=int(row["id"]),
-                eval_type=str(row["type"]),
-                quant_name=quant_names[int(row["quant_id"])],
-                token_name=str(token["name"]),
-                symbol=str(token["symbol"]),
-                chain=str(row["chain"]),
-                created_ms=int(row["created_ms"]),
-                price=float(row["price"]),
-                market_cap=float(row["market_cap"]),
-                mc_class=str(row["mc_class"]),
-                liquidity=float(row["liquidity"]),
-                volume_24h=float(row["volume_24h"]),
-                holders=int(row["holders"]),
-                passed=bool(row["passed"]),
-                scored=bool(row["scored"]),
-                internal_score=float(row["internal_score"]),
-                ai_score=float(row["ai_score"]),
-                values=values[i],
-                rules=playbook[slice_key(row)].rules,
-                criterion_passed=verdicts[i],
-            )
+    return [
+        _facts(
+            row,
+            tokens[int(row["token_id"])],
+            quant_names[int(row["quant_id"])],
+            values[i],
+            playbook[slice_key(row)].rules,
+            verdicts[i],
         )
-    return facts
+        for i, row in enumerate(rows)
+    ]
+
+
+def _facts(
+    row: EvalRow,
+    token: EvalRow,
+    quant_name: str,
+    values: np.ndarray,
+    rules: RuleSet,
+    verdicts: np.ndarray,
+) -> EvalFacts:
+    """The narrative facts of one evaluation whose values and verdicts are known."""
+    return EvalFacts(
+        evaluation_id=int(row["id"]),
+        eval_type=str(row["type"]),
+        quant_name=quant_name,
+        token_name=str(token["name"]),
+        symbol=str(token["symbol"]),
+        chain=str(row["chain"]),
+        created_ms=int(row["created_ms"]),
+        price=float(row["price"]),
+        market_cap=float(row["market_cap"]),
+        mc_class=str(row["mc_class"]),
+        liquidity=float(row["liquidity"]),
+        volume_24h=float(row["volume_24h"]),
+        holders=int(row["holders"]),
+        passed=bool(row["passed"]),
+        scored=bool(row["scored"]),
+        internal_score=float(row["internal_score"]),
+        ai_score=float(row["ai_score"]),
+        values=values,
+        rules=rules,
+        criterion_passed=verdicts,
+    )
 
 
 def eval_facts(conn: sqlite3.Connection, seed: int, eval_row: EvalRow) -> EvalFacts:
@@ -461,10 +562,21 @@ def result_dicts(
 
 
 def detail(conn: sqlite3.Connection, seed: int, eval_row: EvalRow) -> dict[str, Any]:
-    """The eval-details body of one evaluation (a full ``evaluations`` row)."""
+    """The eval-details body of one evaluation (a full ``evaluations`` row).
+
+    Its values are computed (or found) once and the pass rule applied once: the narrative's
+    facts and the criterion results share them (``eval_facts`` + ``criterion_results`` would
+    each do both).
+    """
     token = conn.execute("SELECT * FROM tokens WHERE id = ?", (eval_row["token_id"],)).fetchone()
-    facts = eval_facts(conn, seed, eval_row)
+    quant_name = conn.execute(
+        "SELECT name FROM quants WHERE id = ?", (eval_row["quant_id"],)
+    ).fetchone()
     key = slice_key(eval_row)
+    playbook = load_playbook(conn, [key])[key]
+    values = values_of(conn, seed, [eval_row])[0]
+    verdicts = decide(playbook.rules, values).criterion_passed[0]
+    facts = _facts(eval_row, token, str(quant_name[0]), values, playbook.rules, verdicts)
     path = market.token_path(seed, int(eval_row["token_id"]))
     hour = int(eval_row["hour"])
     day_before = float(path.open[max(hour - 24, 0)])
@@ -495,7 +607,5 @@ def detail(conn: sqlite3.Connection, seed: int, eval_row: EvalRow) -> dict[str, 
             "aiAnalysis": narrative.ai_analysis(facts),
             "createdAt": iso_ms(int(eval_row["created_ms"])),
         },
-        "evaluationResultDetails": build_results(
-            eval_row, facts.values, load_playbook(conn, [key])[key]
-        ),
+        "evaluationResultDetails": build_results(eval_row, values, playbook, verdicts),
     }
