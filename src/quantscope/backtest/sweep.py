@@ -127,7 +127,9 @@ def _sweep_frame(
     if rows.either is not None and either_currents is not None:
         # Kept when either passes: all of those rows but the ones failing both thresholds.
         negated = [NEGATION[op] for op in ops]
-        failing, failing_base = _sums_and_baseline(rows.either, grids, negated, either_currents)
+        failing, failing_base = _sums_and_baseline(
+            rows.either, grids, negated, either_currents, fold=False
+        )
         every = masked_sums(np.ones(len(rows.either.outcomes.pnl), bool), rows.either.outcomes)
         sums = _add(sums, _add(every, failing, -1))
         base_sums = _add(base_sums, _add(every, failing_base, -1))
@@ -187,6 +189,8 @@ def _sums_and_baseline(
     grids: Sequence[np.ndarray],
     ops: Sequence[str],
     currents: Sequence[_sample.Current],
+    *,
+    fold: bool = True,
 ) -> tuple[Sums, Sums]:
     """The sums at every threshold cell, and at the current thresholds.
 
@@ -194,7 +198,9 @@ def _sums_and_baseline(
     threshold of the same sweep (the last of each axis); when they differ by group (a
     threshold per market-cap class), each group's thresholds are bucket edges of the same
     table with a group axis (``_kernel.sweep_with_baseline``); otherwise (many groups) the
-    baseline is summed from a mask.
+    baseline is summed from a mask. ``fold=False`` for sums that are subtracted from a total
+    (a replayed grid's rows kept when either criterion passes): summed as before, the same
+    bits, so a total minus all of it stays exactly zero.
     """
     scalars = [c for c in currents if isinstance(c, float)]
     if len(scalars) == len(currents):
@@ -203,7 +209,7 @@ def _sums_and_baseline(
         inner = tuple(slice(0, len(g)) for g in grids)
         last = tuple(len(g) for g in grids)
         return _cell(found, inner), _cell(found, last)
-    plan = _sample.baseline_groups(rows, currents)
+    plan = _sample.baseline_groups(rows, currents) if fold else None
     if plan is not None:
         groups, at = plan
         cells = len(at) * np.prod([len(g) + len(at) + 1 for g in grids])
