@@ -140,7 +140,7 @@ def append(
 ) -> pd.DataFrame:
     """``out`` (a sweep's rows, cells in ``meshgrid(*grids, indexing="ij")`` order) with the
     guard columns appended, and ``attrs["what_if"]["guards"]`` saying how."""
-    parts = rows.parts + (rows.either.parts if rows.either is not None else [])
+    parts = rows.token_frames() + (rows.either.token_frames() if rows.either is not None else [])
     found = token_codes(parts)
     total = sum(len(p) for p in parts)
     codes, k = found if found is not None else (np.arange(total, dtype=np.intp), total)

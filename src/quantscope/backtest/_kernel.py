@@ -13,6 +13,10 @@ every threshold (``sweep_one``) or combination (``sweep``): O(n + prod(m_i + 1))
 
 Per group (``group_sums``: the same sums split by a group code, e.g. the token of each trade,
 for a bootstrap over tokens) the group is one more leading axis of the same bucket table.
+``sweep_with_baseline`` uses that axis for the *baseline* (the rows the current thresholds
+keep) when the current threshold differs by (quant, class, type): each group's thresholds are
+bucket edges too, and the baseline is a few bucket ranges of the table, with no per-row
+threshold, mask or masked sum.
 ``permuted_wins`` (many outcome vectors at once) still sorts the values once and sums the
 gathered matrix per segment between split points.
 """

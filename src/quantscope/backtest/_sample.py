@@ -76,9 +76,13 @@ class Part:
     def __len__(self) -> int:
         return self.size
 
-    def rows(self) -> pd.DataFrame:
-        """The rows as a frame of their own (a copy when some are left out)."""
-        return self.frame if self.keep is None else self.frame[self.keep]
+    def rows(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
+        """The rows as a frame of their own (a copy when some are left out), with every
+        column or only ``columns`` (those the frame has)."""
+        frame = self.frame
+        if columns is not None:
+            frame = frame[[c for c in columns if c in frame.columns]]
+        return frame if self.keep is None else frame[self.keep]
 
     def column(self, name: str, dtype: type, na_value: object) -> np.ndarray:
         """One column of the rows as a numpy array."""
@@ -132,6 +136,11 @@ class Sample:
     def parts(self) -> list[pd.DataFrame]:
         """The rows of each source as frames (copied on first use: most sweeps never ask)."""
         return [p.rows() for p in self.sources]
+
+    def token_frames(self) -> list[pd.DataFrame]:
+        """The ``token_id`` column of each source's rows (no column where it has none):
+        what ``_inputs.token_codes`` reads, without copying the rest of the rows."""
+        return [p.rows(["token_id"]) for p in self.sources]
 
     @cached_property
     def groups(self) -> Groups:

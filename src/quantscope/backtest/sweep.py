@@ -5,8 +5,9 @@ criterion, "had this been the threshold, which of these trades would have been t
 with what win rate, PnL, ROI and profit factor?", next to the change against the current
 threshold. ``what_if_grid`` does the same for every pair of thresholds of two criteria (a
 heatmap's worth: ``pivot_grid``); ``rank_criteria`` ranks criteria by their what-if effect.
-The sums come from ``_kernel.sweep``: one sort per criterion, cumulative sums, a binary search
-per threshold; no loop over the thresholds (benchmarks/bench_sweep.py).
+The sums come from ``_kernel.sweep``: each row's bucket among the thresholds, one ``bincount``
+per outcome, cumulative sums; no sort of the rows, no loop over the thresholds; the current
+thresholds' baseline from the same table (benchmarks/bench_sweep.py, bench_replay.py).
 
 A sweep answers one of the two questions of ``backtest.questions``. ``rule="replay"`` (the
 default) answers the **effect**: it replays the whole pass rule (docs/service-contract.md)
