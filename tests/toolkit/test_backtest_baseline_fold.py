@@ -123,11 +123,13 @@ def _features(
     )
     frame["profitable"] = pd.array(frame["pnl_usd"] > 0, dtype="boolean")
     frame.loc[rng.random(n) < 0.03, "a"] = np.nan
-    frame.loc[rng.random(n) < 0.02, "market_cap_class"] = None
-    frame.loc[rng.random(n) < 0.02, "evaluation_type"] = "TOKEN_OTHER"  # no config type
+    # Rows no group holds (their current threshold unknown): a key missing, or a type
+    # without a config type.
+    for column, hole in (("quant_id", pd.NA), ("market_cap_class", None)):
+        frame.loc[rng.random(n) < 0.02, column] = hole
+    frame.loc[rng.random(n) < 0.02, "evaluation_type"] = "TOKEN_OTHER"
     if categorical:
-        for col in ("market_cap_class", "evaluation_type"):
-            frame[col] = frame[col].astype("category")
+        frame = frame.astype({"market_cap_class": "category", "evaluation_type": "category"})
     books = {q: _playbook(rng, q, criteria) for q in quants}
     return frame, books
 
