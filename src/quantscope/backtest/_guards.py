@@ -140,10 +140,10 @@ def append(
 ) -> pd.DataFrame:
     """``out`` (a sweep's rows, cells in ``meshgrid(*grids, indexing="ij")`` order) with the
     guard columns appended, and ``attrs["what_if"]["guards"]`` saying how."""
-    parts = rows.parts + (rows.either.parts if rows.either is not None else [])
+    parts = rows.token_frames() + (rows.either.token_frames() if rows.either is not None else [])
     found = token_codes(parts)
     total = sum(len(p) for p in parts)
-    codes, k = found if found is not None else (np.arange(total, dtype=np.intp), total)
+    k = found[1] if found is not None else total  # without token ids, each trade is a unit
     cells = int(np.prod([len(g) for g in grids]))
     table_size = k * cells
     fits = 0 < cells <= BOOTSTRAP_MAX_CELLS and table_size <= BOOTSTRAP_MAX_TABLE and k > 0
@@ -158,11 +158,12 @@ def append(
     table = None
     wanted = (bootstrap and fits) or (found is not None and not one_criterion)
     if wanted and table_size <= BOOTSTRAP_MAX_TABLE and k > 0 and cells > 0:
+        codes = found[0] if found is not None else np.arange(total, dtype=np.intp)
         table = _cluster_table(rows, grids, ops, currents, either_currents, codes, k)
     tokens: np.ndarray | None = None
     if found is not None:
         if one_criterion:
-            tokens = _tokens_kept_1d(rows.values[0], grids[0], ops[0], codes, k)
+            tokens = _tokens_kept_1d(rows.values[0], grids[0], ops[0], found[0], k)
         elif table is not None:
             tokens = np.count_nonzero(table.trades, axis=0)
     nan = np.full(len(out), np.nan)

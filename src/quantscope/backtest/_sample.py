@@ -29,9 +29,35 @@ from quantscope.backtest._rules import (
 from quantscope.backtest.features import check_criteria
 from quantscope.backtest.replay import decide_rows, passed_variants
 
-_KEYS = ("quant_id", "market_cap_class", "evaluation_type")
-Current = float | np.ndarray | None  # one threshold for all rows, one per row, or unknown
 Group = tuple[int, str, str]  # (quant id, market-cap class, config type)
+
+
+@dataclass(frozen=True)
+class Groups:
+    """Each row's (quant, class, config type) as a code of the combinations of the values
+    the key columns hold (no per-row Python objects, no compaction of the codes)."""
+
+    row: np.ndarray  # intp (n,): the row's combination, ``size`` where a key is missing
+    size: int  # combinations; code ``size`` stands for rows without one
+    present: np.ndarray  # bool (size + 1,): the combinations some row has
+    keys: dict[int, Group]  # the present combinations whose evaluation type has a config
+
+
+@dataclass(frozen=True)
+class PerGroup:
+    """Current thresholds that differ between rows, kept coded: each row's (quant, class,
+    config type) combination and each combination's threshold, never a float per row."""
+
+    group: np.ndarray  # intp (n,): index into ``of`` (``Groups.row``)
+    of: np.ndarray  # float64: each combination's threshold, NaN where unknown or absent
+    present: np.ndarray  # bool, like ``of``: the combinations some row has
+
+    def per_row(self) -> np.ndarray:
+        """Each row's current threshold (NaN: unknown)."""
+        return self.of.take(self.group)
+
+
+Current = float | PerGroup | None  # one threshold for all rows, one per group, or unknown
 
 
 class Part:
@@ -50,9 +76,13 @@ class Part:
     def __len__(self) -> int:
         return self.size
 
-    def rows(self) -> pd.DataFrame:
-        """The rows as a frame of their own (a copy when some are left out)."""
-        return self.frame if self.keep is None else self.frame[self.keep]
+    def rows(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
+        """The rows as a frame of their own (a copy when some are left out), with every
+        column or only ``columns`` (those the frame has)."""
+        frame = self.frame
+        if columns is not None:
+            frame = frame[[c for c in columns if c in frame.columns]]
+        return frame if self.keep is None else frame[self.keep]
 
     def column(self, name: str, dtype: type, na_value: object) -> np.ndarray:
         """One column of the rows as a numpy array."""
@@ -60,11 +90,35 @@ class Part:
         return found if self.keep is None else found[self.keep]
 
     def codes(self, name: str) -> tuple[np.ndarray, list[object]]:
-        """``_compiled.key_codes`` of one column of the rows (-1: missing)."""
+        """Codes of one column of the rows (-1: missing) and the values they stand for:
+        offsets from the smallest for integers of a small range (values may be absent),
+        else ``_compiled.key_codes``."""
         if name not in self._codes:
-            found, uniques = key_codes(self.frame[name])
+            series = self.frame[name]
+            if isinstance(series.dtype, pd.CategoricalDtype):  # the codes as they are (int8)
+                found, uniques = series.cat.codes.to_numpy(), list(series.cat.categories)
+            else:
+                found, uniques = _offsets(series) or key_codes(series)
             self._codes[name] = (found if self.keep is None else found[self.keep]), uniques
         return self._codes[name]
+
+
+#: Integer keys spanning fewer values than this are coded as offsets (``Part.codes``).
+OFFSET_RANGE = 1 << 12
+
+
+def _offsets(series: pd.Series) -> tuple[np.ndarray, list[object]] | None:
+    """An integer column of a small range as offsets from its smallest value, and every
+    value of the range (one subtraction: no hash, no pass to find the values present)."""
+    if not (pd.api.types.is_integer_dtype(series.dtype) and len(series)) or series.hasnans:
+        return None
+    raw = series.to_numpy(dtype=np.int64)
+    low, high = int(raw.min()), int(raw.max())
+    if high - low >= OFFSET_RANGE:
+        return None
+    if low >= 0 and high < OFFSET_RANGE:  # small ids (quants): the values are the codes
+        return raw, list(range(high + 1))
+    return raw - low, list(range(low, high + 1))  # a copy: ``raw`` may be the frame's
 
 
 @dataclass
@@ -83,19 +137,27 @@ class Sample:
         """The rows of each source as frames (copied on first use: most sweeps never ask)."""
         return [p.rows() for p in self.sources]
 
+    def token_frames(self) -> list[pd.DataFrame]:
+        """The ``token_id`` column of each source's rows (no column where it has none):
+        what ``_inputs.token_codes`` reads, without copying the rest of the rows."""
+        return [p.rows(["token_id"]) for p in self.sources]
+
     @cached_property
-    def groups(self) -> tuple[np.ndarray, list[Group]]:
-        """Each row's (quant, class, config type) as an index into the list of those present
-        (-1 when one of them is missing)."""
+    def groups(self) -> Groups:
+        """Each row's (quant, class, config type) combination."""
         return _groups(self.sources)
 
 
 def usable(frame: pd.DataFrame, criteria: Sequence[str]) -> np.ndarray:
     """Rows with every value, the PnL and the cost."""
-    ok = np.ones(len(frame), dtype=bool)
+    missing = np.zeros(len(frame), dtype=bool)
     for name in (*criteria, "pnl_usd", "buy_cost_usd"):
-        ok &= frame[name].notna().to_numpy()
-    return ok
+        column = frame[name]
+        if column.dtype == np.float64:  # a numpy column: no pandas pass
+            missing |= np.isnan(column.to_numpy())
+        else:
+            missing |= column.isna().to_numpy()
+    return ~missing
 
 
 def _rows(frame: pd.DataFrame, keep: np.ndarray) -> Part:
@@ -231,28 +293,38 @@ def _codes(parts: Sequence[Part], name: str) -> tuple[np.ndarray, list[object]]:
             continue
         remap = np.array([*ids, -1], dtype=np.int32)
         codes.append(remap[local])  # local -1 (missing) picks the trailing -1
-    return (np.concatenate(codes) if codes else np.zeros(0, np.int32)), list(numbering)
+    joined = (
+        codes[0] if len(codes) == 1 else np.concatenate(codes) if codes else np.zeros(0, np.int32)
+    )
+    return joined, list(numbering)
 
 
-def _groups(parts: Sequence[Part]) -> tuple[np.ndarray, list[Group]]:
+def _groups(parts: Sequence[Part]) -> Groups:
     quant, quants = _codes(parts, "quant_id")
     klass, classes = _codes(parts, "market_cap_class")
     kind, kinds = _codes(parts, "evaluation_type")
     configs = [CONFIG_TYPE_OF_EVALUATION.get(str(k)) for k in kinds]
-    combined = (quant * len(classes) + klass) * len(kinds) + kind  # int32
+    n_c, n_k = len(classes), len(kinds)
+    size = len(quants) * n_c * n_k
+    # int16 while combining (fewer bytes per pass), a copy: the codes may be cached
+    combined: np.ndarray = np.array(quant, dtype=np.int16 if size < 1 << 15 else np.intp)
+    if n_c > 1:
+        combined *= n_c
+        combined += klass
+    if n_k > 1:
+        combined *= n_k
+        combined += kind
     if len(combined) and min(quant.min(), klass.min(), kind.min()) < 0:
-        combined[(quant < 0) | (klass < 0) | (kind < 0)] = -1
-    size = len(quants) * len(classes) * len(kinds)
-    present = np.flatnonzero(np.bincount(combined[combined >= 0], minlength=size))
-    position = np.full(size + 1, -1, dtype=np.int32)  # the last entry: unknown rows (-1)
-    groups: list[Group] = []
-    for code in present.tolist():
-        q, rest = divmod(code, len(classes) * len(kinds))
-        c, k = divmod(rest, len(kinds))
+        combined[(quant < 0) | (klass < 0) | (kind < 0)] = size
+    combined = combined.astype(np.intp, copy=False)  # bincount and gathers take intp as it is
+    present = np.bincount(combined, minlength=size + 1).astype(bool)
+    keys: dict[int, Group] = {}
+    for code in np.flatnonzero(present[:size]).tolist():
+        q, rest = divmod(code, n_c * n_k)
+        c, k = divmod(rest, n_k)
         if configs[k] is not None:
-            position[code] = len(groups)
-            groups.append((int(cast(int, quants[q])), str(classes[c]), str(configs[k])))
-    return position[combined], groups
+            keys[code] = (int(cast(int, quants[q])), str(classes[c]), str(configs[k]))
+    return Groups(combined, size, present, keys)
 
 
 def current(
@@ -265,23 +337,21 @@ def current(
     """The current threshold of the rows: ``given``, else the playbook's for each row's
     quant, class and config type, else the one the row was decided under; None if unknown.
 
-    A scalar when every row shares it (the common case: one quant and class), else an array
-    with NaN where unknown.
+    A scalar when every row shares it (the common case: one quant and class), else the
+    threshold of each (quant, class, config type) group present (``PerGroup``: NaN where
+    unknown; rows with a key missing are unknown).
     """
     if given is not None:
         return float(given)
     if playbook is None and not decided:
         return None
-    shared = _shared(rows, decided, criterion, playbook)
-    if shared is not None:
-        return shared
-    group, groups = rows.groups
-    lookup = np.append(_thresholds(groups, decided, criterion, playbook), np.nan)
-    present = np.flatnonzero(np.bincount(group + 1, minlength=len(groups) + 1)) - 1
-    used = np.unique(lookup[present])  # lookup[-1] (unknown group) is NaN
+    groups = rows.groups
+    of = np.full(groups.size + 1, np.nan)  # absent combinations and rows without one: NaN
+    of[list(groups.keys)] = _thresholds(list(groups.keys.values()), decided, criterion, playbook)
+    used = np.unique(of[groups.present])
     if len(used) == 1 and not np.isnan(used[0]):
         return float(used[0])
-    return lookup[group]
+    return PerGroup(groups.row, of, groups.present)
 
 
 def _thresholds(
@@ -304,48 +374,64 @@ def _thresholds(
     return out
 
 
-def _present(parts: Sequence[Part], name: str) -> list[object] | None:
-    """The distinct values of one column of some parts, or None when one is missing."""
-    found: dict[object, None] = {}
-    for part in parts:
-        codes, uniques = part.codes(name)
-        if len(codes) and codes.min() < 0:
-            return None
-        used = np.flatnonzero(np.bincount(codes, minlength=len(uniques)))
-        found.update(dict.fromkeys(uniques[u] for u in used.tolist()))
-    return list(found)
-
-
-def _shared(
-    rows: Sample,
-    decided: Mapping[tuple[int, str], Mapping[str, float]],
-    criterion: str,
-    playbook: PlaybookArg | None,
-) -> float | None:
-    """The current threshold when every row certainly shares it, without grouping the rows.
-
-    Checked over every combination of the quants, classes and types present (a superset of
-    the combinations the rows have): when they all agree, so do the rows. None otherwise.
-    """
-    keys = [_present(rows.sources, c) for c in _KEYS]
-    if any(k is None for k in keys):
-        return None
-    quants, classes, kinds = (k or [] for k in keys)
-    configs = {CONFIG_TYPE_OF_EVALUATION.get(str(k)) for k in kinds}
-    if None in configs:
-        return None
-    groups = [(int(cast(int, q)), str(c), str(k)) for q in quants for c in classes for k in configs]
-    found = np.unique(_thresholds(groups, decided, criterion, playbook))
-    return float(found[0]) if len(found) == 1 and not np.isnan(found[0]) else None
-
-
 def known_values(cur: Current) -> np.ndarray | None:
     """The distinct known current thresholds (None when unknown)."""
     if cur is None:
         return None
-    values = np.atleast_1d(np.asarray(cur, dtype=np.float64))
-    distinct = pd.unique(values) if len(values) > 1 else values  # a hash: few distinct values
-    return np.sort(distinct[~np.isnan(distinct)])
+    values = cur.of[cur.present] if isinstance(cur, PerGroup) else np.array([cur], np.float64)
+    return np.unique(values[~np.isnan(values)])
+
+
+#: At most this many distinct combinations of current thresholds are folded into a sweep's
+#: bucket table (``baseline_groups``); more, and the baseline is summed from a mask.
+MAX_BASELINE_GROUPS = 64
+
+Baseline = tuple[np.ndarray, list[tuple[float, ...] | None]]
+
+
+def baseline_groups(rows: Sample, currents: Sequence[Current]) -> Baseline | None:
+    """``baseline``'s rule as groups, for ``_kernel.sweep_with_baseline``: each row's group,
+    and each group's current threshold per criterion (NaN: the criterion keeps the group's
+    rows, real trades whose threshold is unknown) or None (kept by none: simulated entries
+    with a threshold unknown). Rows of one group share their thresholds, so the baseline is
+    a few bucket ranges of the sweep's own table. None when the currents are of different
+    groupings or make more than ``MAX_BASELINE_GROUPS`` groups.
+    """
+    coded = [c for c in currents if isinstance(c, PerGroup)]
+    if any(c.group is not coded[0].group for c in coded):
+        return None
+    simulated = rows.outcomes.simulated
+    if coded:
+        group, present = coded[0].group, np.flatnonzero(coded[0].present)
+    else:  # no threshold differs by group: one group
+        group, present = np.zeros(len(simulated), dtype=np.intp), np.zeros(1, dtype=np.intp)
+    table = np.full((len(present), len(currents)), np.nan)
+    for i, cur in enumerate(currents):
+        if isinstance(cur, PerGroup):
+            table[:, i] = cur.of[present]
+        elif cur is not None:
+            table[:, i] = cur
+    index: dict[tuple[float | None, ...], int] = {}
+    combos: list[tuple[float, ...] | None] = []
+    code = np.zeros(len(coded[0].of) if coded else 1, dtype=np.intp)  # absent: no rows
+    for g, found in zip(present.tolist(), table.tolist(), strict=True):
+        key = tuple(None if np.isnan(x) else x for x in found)
+        if key not in index:
+            index[key] = len(combos)
+            combos.append(tuple(found))
+        code[g] = index[key]
+    unknown = [i for i, c in enumerate(combos) if c is not None and np.isnan(c).any()]
+    dropped = None
+    if unknown and simulated.any():
+        dropped = code.copy()  # a simulated entry needs every threshold known
+        dropped[np.isin(code, unknown)] = len(combos)
+        combos.append(None)
+    if len(combos) > MAX_BASELINE_GROUPS:
+        return None
+    found_code = code.take(group)
+    if dropped is not None:
+        found_code = np.where(simulated, dropped.take(group), found_code)
+    return found_code, combos
 
 
 def baseline(rows: Sample, ops: Sequence[str], currents: Sequence[Current]) -> np.ndarray:
@@ -357,7 +443,7 @@ def baseline(rows: Sample, ops: Sequence[str], currents: Sequence[Current]) -> n
         if cur is None:
             kept &= ~simulated
             continue
-        per_row = np.broadcast_to(np.asarray(cur, dtype=np.float64), v.shape)
+        per_row = cur.per_row() if isinstance(cur, PerGroup) else np.full(v.shape, cur)
         known = ~np.isnan(per_row)
         passes = OPERATORS[op](v, np.where(known, per_row, 0.0))
         kept &= np.where(known, passes, ~simulated)

@@ -5,8 +5,9 @@ criterion, "had this been the threshold, which of these trades would have been t
 with what win rate, PnL, ROI and profit factor?", next to the change against the current
 threshold. ``what_if_grid`` does the same for every pair of thresholds of two criteria (a
 heatmap's worth: ``pivot_grid``); ``rank_criteria`` ranks criteria by their what-if effect.
-The sums come from ``_kernel.sweep``: one sort per criterion, cumulative sums, a binary search
-per threshold; no loop over the thresholds (benchmarks/bench_sweep.py).
+The sums come from ``_kernel.sweep``: each row's bucket among the thresholds, one ``bincount``
+per outcome, cumulative sums; no sort of the rows, no loop over the thresholds; the current
+thresholds' baseline from the same table (benchmarks/bench_sweep.py, bench_replay.py).
 
 A sweep answers one of the two questions of ``backtest.questions``. ``rule="replay"`` (the
 default) answers the **effect**: it replays the whole pass rule (docs/service-contract.md)
@@ -50,7 +51,7 @@ from quantscope.backtest._inputs import (
     resolve_playbook,
     threshold_grid,
 )
-from quantscope.backtest._kernel import Sums, masked_sums, sweep
+from quantscope.backtest._kernel import Sums, masked_sums, sweep, sweep_with_baseline
 from quantscope.backtest._metrics import DELTAS, METRICS, deltas, metrics
 from quantscope.backtest._rules import NEGATION, PlaybookArg, is_looser
 from quantscope.backtest.features import backtest_attrs, bare, check_criteria, decided_by_slice
@@ -73,6 +74,10 @@ __all__ = [
 RULE_LABELS: dict[str, str] = {rule: QUESTION_LABELS[q] for rule, q in QUESTION_OF.items()}
 #: The rules ``what_if`` takes: one question's, or ``"both"`` side by side.
 RULES = (*RULE_LABELS, "both")
+
+#: The largest bucket table (group x cells) a baseline is folded into; a bigger one is summed
+#: from a mask of the rows instead.
+MAX_BASELINE_CELLS = 1 << 22
 
 _NOTE = (
     "Trades exist only for evaluations that passed when they were made: rows with "
@@ -103,7 +108,8 @@ def _sweep_frame(
     features = bare(features)
     bare_simulated = None if simulated is None else bare(simulated)
     rows = _sample.sample(features, criteria, ops, bare_simulated, playbook, rule)
-    usable = _sample.usable(features, criteria)  # the grid's values: one column, not the frame
+    quantiles = any(t is None or isinstance(t, int) for t in thresholds)
+    usable = _sample.usable(features, criteria) if quantiles else None  # the grid's values
     grids = [
         _grid(c, features[c][usable], t) if t is None or isinstance(t, int) else _grid(c, None, t)
         for c, t in zip(criteria, thresholds, strict=True)
@@ -122,7 +128,9 @@ def _sweep_frame(
     if rows.either is not None and either_currents is not None:
         # Kept when either passes: all of those rows but the ones failing both thresholds.
         negated = [NEGATION[op] for op in ops]
-        failing, failing_base = _sums_and_baseline(rows.either, grids, negated, either_currents)
+        failing, failing_base = _sums_and_baseline(
+            rows.either, grids, negated, either_currents, fold=False
+        )
         every = masked_sums(np.ones(len(rows.either.outcomes.pnl), bool), rows.either.outcomes)
         sums = _add(sums, _add(every, failing, -1))
         base_sums = _add(base_sums, _add(every, failing_base, -1))
@@ -182,11 +190,18 @@ def _sums_and_baseline(
     grids: Sequence[np.ndarray],
     ops: Sequence[str],
     currents: Sequence[_sample.Current],
+    *,
+    fold: bool = True,
 ) -> tuple[Sums, Sums]:
     """The sums at every threshold cell, and at the current thresholds.
 
     When every criterion has one current threshold for all rows, the baseline is one more
-    threshold of the same sweep (the last of each axis); otherwise it is summed from a mask.
+    threshold of the same sweep (the last of each axis); when they differ by group (a
+    threshold per market-cap class), each group's thresholds are bucket edges of the same
+    table with a group axis (``_kernel.sweep_with_baseline``); otherwise (many groups) the
+    baseline is summed from a mask. ``fold=False`` for sums that are subtracted from a total
+    (a replayed grid's rows kept when either criterion passes): summed as before, the same
+    bits, so a total minus all of it stays exactly zero.
     """
     scalars = [c for c in currents if isinstance(c, float)]
     if len(scalars) == len(currents):
@@ -195,6 +210,12 @@ def _sums_and_baseline(
         inner = tuple(slice(0, len(g)) for g in grids)
         last = tuple(len(g) for g in grids)
         return _cell(found, inner), _cell(found, last)
+    plan = _sample.baseline_groups(rows, currents) if fold else None
+    if plan is not None:
+        groups, at = plan
+        cells = len(at) * np.prod([len(g) + len(at) + 1 for g in grids])
+        if cells <= MAX_BASELINE_CELLS:
+            return sweep_with_baseline(rows.values, grids, ops, rows.outcomes, groups, at)
     table = sweep(rows.values, grids, ops, rows.outcomes)
     return table, masked_sums(_sample.baseline(rows, ops, currents), rows.outcomes)
 
