@@ -172,7 +172,8 @@ def test_cli_rejects_unknown_names(capsys: pytest.CaptureFixture[str]) -> None:
         bench_main.main(["nope"])
     assert exit_info.value.code == 2
     known = (
-        "build, catalog, decode, framecache, loadpath, parse, rank, reload, replay, scale, "
+        "build, catalog, decode, evaldetail, framecache, loadpath, parse, rank, reload, replay, "
+        "scale, "
         "screen, summary, sweep"
     )
     assert known in capsys.readouterr().err

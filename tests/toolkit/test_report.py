@@ -366,7 +366,7 @@ def test_the_command_line_writes_a_report(
         written[0].read_text(), "headline.metrics"
     )
     assert main(["report", "--quant", "1", "-o", str(tmp_path / "x.txt")]) == 2  # usage
-    assert "give a path ending in .html" in capsys.readouterr().err
+    assert "expected .html or .htm, got '.txt'" in capsys.readouterr().err
 
 
 def test_a_bad_criterion_is_one_clear_line(
