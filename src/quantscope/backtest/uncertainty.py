@@ -98,9 +98,14 @@ def poisson_weights(k: int, resamples: int, seed: int) -> Iterator[np.ndarray]:
     again and again (a ranking: every criterion and class over one frame's tokens), so the
     last few draws are kept as small integers (``_WEIGHTS``) and only widened per chunk:
     drawing them was 30 % of a ranking's time. The values are the generator's, unchanged."""
-    per_chunk = max(1, _CHUNK_ENTRIES // max(k, 1))
+    drawn = _drawn(k, resamples, seed)
+    per_chunk = _per_chunk(k)
     for start in range(0, resamples, per_chunk):
-        yield _drawn(k, resamples, seed, per_chunk)[start : start + per_chunk].astype(np.float64)
+        yield drawn[start : start + per_chunk].astype(np.float64)
+
+
+def _per_chunk(k: int) -> int:
+    return max(1, _CHUNK_ENTRIES // max(k, 1))
 
 
 _WEIGHTS: dict[tuple[int, int, int], np.ndarray] = {}
@@ -108,7 +113,7 @@ _WEIGHTS_KEPT = 4  # draws kept; at most _WEIGHTS_BYTES each
 _WEIGHTS_BYTES = 64_000_000
 
 
-def _drawn(k: int, resamples: int, seed: int, per_chunk: int) -> np.ndarray:
+def _drawn(k: int, resamples: int, seed: int) -> np.ndarray:
     """The ``(resamples, k)`` Poisson(1) draws of ``seed``, in the chunks ``poisson_weights``
     has always drawn (the same stream), as uint8 (a Poisson(1) draw above 255 has probability
     below 1e-500); kept when small enough."""
@@ -116,7 +121,7 @@ def _drawn(k: int, resamples: int, seed: int, per_chunk: int) -> np.ndarray:
     drawn = _WEIGHTS.get(key)
     if drawn is not None:
         return drawn
-    rng = np.random.default_rng(seed)
+    rng, per_chunk = np.random.default_rng(seed), _per_chunk(k)
     drawn = np.empty((resamples, k), dtype=np.uint8)
     for start in range(0, resamples, per_chunk):
         size = min(per_chunk, resamples - start)
