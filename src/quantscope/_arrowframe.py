@@ -27,6 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 import pyarrow as pa
 from pandas.arrays import ArrowStringArray, BooleanArray, DatetimeArray, IntegerArray
@@ -221,7 +222,7 @@ class _Views:
             return None
         start = buffer.address - self.address
         if start >= 0 and start + nbytes <= self.base.size:
-            values = self.base[start : start + nbytes].view(dtype)
+            values: np.ndarray = self.base[start : start + nbytes].view(dtype)
             if values.flags.aligned:
                 return values
         return np.frombuffer(buffer, dtype, length).copy()  # not ours (never seen): a copy
@@ -230,7 +231,8 @@ class _Views:
         """Where ``array`` holds nulls (a new bool array); None when it holds none."""
         if array.null_count == 0:
             return None
-        return _bits(array.buffers()[0], len(array)) == 0
+        nulls: npt.NDArray[np.bool_] = _bits(array.buffers()[0], len(array)) == 0
+        return nulls
 
     def numbers(self, array: pa.Array, tag: str) -> Any:
         """NumPy numbers (NaN where null), nullable integers (``Int64``: values and mask)."""
@@ -309,7 +311,7 @@ def _inside(offsets: np.ndarray, data: pa.Buffer | None) -> bool:
     return bool(offsets[0] >= 0 and offsets[-1] <= size and (offsets[1:] >= offsets[:-1]).all())
 
 
-def _bits(buffer: pa.Buffer | None, length: int) -> np.ndarray:
+def _bits(buffer: pa.Buffer | None, length: int) -> npt.NDArray[np.uint8]:
     """A bitmap (Arrow's order: least significant bit first) as ``length`` 0/1 bytes."""
     if length == 0:
         return np.zeros(0, np.uint8)

@@ -44,8 +44,9 @@ from typing import Any, NamedTuple, Protocol
 from urllib.parse import urlsplit
 
 from requests import PreparedRequest, Request, Response
-from requests_cache import NEVER_EXPIRE, CachedResponse, CachedSession
+from requests_cache import NEVER_EXPIRE, CachedSession
 from requests_cache.cache_keys import create_key
+from requests_cache.models.response import CachedResponse
 from requests_cache.policy import ExpirationPatterns
 from requests_cache.policy.expiration import get_expiration_datetime
 

@@ -37,8 +37,8 @@ from typing import Any
 
 from requests.cookies import cookiejar_from_dict
 from requests.structures import CaseInsensitiveDict
-from requests_cache import CachedResponse
-from requests_cache.models import CachedRequest
+from requests_cache.models.request import CachedRequest
+from requests_cache.models.response import CachedResponse
 from requests_cache.serializers import SerializerPipeline, Stage
 
 from quantscope._secret import KEY_HEADERS

@@ -31,9 +31,9 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from requests_cache import CachedResponse
 from requests_cache.backends.base import BaseCache
 from requests_cache.backends.sqlite import SQLiteCache, SQLiteDict
+from requests_cache.models.response import CachedResponse
 
 from quantscope._cacheformat import HTTP_SERIALIZER, dumps, loads
 from quantscope._errors import CacheWriteWarning

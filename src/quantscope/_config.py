@@ -72,7 +72,7 @@ class RetryPolicy:
 
     def backoff(self, attempt: int, retry_after: float | None = None) -> float:
         """Seconds to wait before retry number ``attempt`` (0-based)."""
-        delay = min(self.backoff_max_s, self.backoff_base_s * 2**attempt)
+        delay = min(self.backoff_max_s, self.backoff_base_s * 2.0**attempt)
         return max(delay, retry_after or 0.0)
 
 

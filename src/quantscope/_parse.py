@@ -217,7 +217,8 @@ def parse_numbers(
 def _cells(values: pd.Series | pd.Index | Sequence[object] | np.ndarray) -> _Cells:
     """The column as an indexable sequence (a Series, Index or array becomes an object array)."""
     if isinstance(values, pd.Series | pd.Index):
-        return values.to_numpy(dtype=object)
+        cells: np.ndarray = values.to_numpy(dtype=object)
+        return cells
     if isinstance(values, np.ndarray):
         return values.astype(object, copy=False).ravel()
     return values

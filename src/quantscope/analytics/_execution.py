@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 Execution = Literal["executed", "hypothetical", "all"]
@@ -38,7 +39,9 @@ def executed_mask(trades: pd.DataFrame) -> np.ndarray:
     if "decision" not in trades.columns:
         return np.ones(n, dtype=bool)
     decision = trades["decision"]
-    declined = decision.isin(NOT_EXECUTED).to_numpy(dtype=bool, na_value=False)
+    declined: npt.NDArray[np.bool_] = decision.isin(NOT_EXECUTED).to_numpy(
+        dtype=bool, na_value=False
+    )
     waiting = np.zeros(n, dtype=bool)
     if "wait_until" in trades.columns:
         delayed = (decision == "DELAY") & (trades["status"] == "Open")

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from quantscope.analytics._execution import Basis, Execution, label_result, resolve
@@ -177,7 +178,7 @@ def _quant_counts(
     pairs = codes[known] * width + quant[known]
     if groups * width <= 4 * rows.size + 1_000_000:  # a dense (group, quant) table is cheap
         seen = np.bincount(pairs, minlength=groups * width).reshape(groups, width)
-        counts = np.count_nonzero(seen, axis=1)
+        counts: npt.NDArray[np.intp] = np.count_nonzero(seen, axis=1)
     else:
         counts = np.bincount(np.unique(pairs) // width, minlength=groups)
     return np.maximum(counts, 1)

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from quantscope.backtest import _sample, uncertainty
@@ -85,10 +86,13 @@ def _tokens_kept_1d(
     up = DIRECTION[op] > 0
     best = np.full(k, -np.inf if up else np.inf)
     (np.maximum if up else np.minimum).at(best, codes, values)
-    return OPERATORS[op](best[:, None], grid[None, :]).sum(axis=0)
+    kept: npt.NDArray[np.intp] = OPERATORS[op](best[:, None], grid[None, :]).sum(axis=0)
+    return kept
 
 
-def _per_token(rows: _sample.Sample, kept: np.ndarray, codes: np.ndarray, k: int) -> list:
+def _per_token(
+    rows: _sample.Sample, kept: np.ndarray, codes: np.ndarray, k: int
+) -> list[np.ndarray]:
     """Each token's trades, wins, PnL and cost over the rows ``kept`` (a bool mask)."""
     o = rows.outcomes
     weights = [kept, kept & o.win, np.where(kept, o.pnl, 0.0), np.where(kept, o.cost, 0.0)]
@@ -109,7 +113,7 @@ def _cluster_table(
     n = len(rows.outcomes.pnl)
     main = codes[:n]
 
-    def cell_sums(part: _sample.Sample, part_ops: Sequence[str], c: np.ndarray) -> list:
+    def cell_sums(part: _sample.Sample, part_ops: Sequence[str], c: np.ndarray) -> list[np.ndarray]:
         o = part.outcomes
         weights = [None, o.win.astype(np.float64), o.pnl, o.cost]
         found = group_sums(part.values, grids, part_ops, c, k, weights)

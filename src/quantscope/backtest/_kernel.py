@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+import numpy.typing as npt
 
 from quantscope.backtest._rules import DIRECTION, check_operator, searchsorted_side
 
@@ -84,7 +85,7 @@ def positions(
     scale = (CELLS - 2) / (hi - lo)
 
     def cell(x: np.ndarray) -> np.ndarray:  # intp: numpy gathers by intp indices ~3x faster
-        f = np.subtract(x, lo, dtype=np.float64)
+        f: npt.NDArray[np.float64] = np.subtract(x, lo, dtype=np.float64)
         f *= scale
         np.clip(f, -1.0, CELLS - 2, out=f)
         c = f.astype(np.intp)

@@ -86,7 +86,7 @@ class Part:
 
     def column(self, name: str, dtype: type, na_value: object) -> np.ndarray:
         """One column of the rows as a numpy array."""
-        found = self.frame[name].to_numpy(dtype=dtype, na_value=na_value)
+        found: np.ndarray = self.frame[name].to_numpy(dtype=dtype, na_value=na_value)
         return found if self.keep is None else found[self.keep]
 
     def codes(self, name: str) -> tuple[np.ndarray, list[object]]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import fields
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from quantscope.backtest import _shadow
@@ -34,7 +35,10 @@ def _outcomes(frame: pd.DataFrame, simulated: bool) -> Outcomes:
 
 
 def _kept(playbook: PlaybookArg, frame: pd.DataFrame) -> np.ndarray:
-    return decide_rows(playbook, frame)["passed"].fillna(False).to_numpy(dtype=bool)
+    kept: npt.NDArray[np.bool_] = (
+        decide_rows(playbook, frame)["passed"].fillna(False).to_numpy(dtype=bool)
+    )
+    return kept
 
 
 def _trade_metrics(

@@ -44,10 +44,11 @@ import pandas as pd
 
 from quantscope.backtest import _sample, _shadow
 from quantscope.backtest._guards import small_sample, token_codes
+from quantscope.backtest._inputs import _operators
 from quantscope.backtest._rules import MARKET_CAP_CLASSES, OPERATORS, PlaybookArg
 from quantscope.backtest.features import backtest_attrs, bare, criteria_of
 from quantscope.backtest.questions import QUESTION_LABELS, question_of
-from quantscope.backtest.sweep import _operators, resolve_playbook, threshold_grid, what_if
+from quantscope.backtest.sweep import resolve_playbook, threshold_grid, what_if
 from quantscope.backtest.uncertainty import (
     RESAMPLES,
     SEED,
@@ -146,7 +147,9 @@ def _gains(found: _Searched, options: dict[str, Any], min_kept_share: float) -> 
     return out
 
 
-def _effect(found: _Searched, threshold: float, playbook: PlaybookArg | None, **kw: Any) -> dict:
+def _effect(
+    found: _Searched, threshold: float, playbook: PlaybookArg | None, **kw: Any
+) -> dict[str, Any]:
     """The replayed effect of ``threshold`` against the current one, with its intervals."""
     out: dict[str, Any] = {f"effect_{n}{s}": np.nan for n in _EFFECTS for s in ("", "_lo", "_hi")}
     out["effect_interval"] = None

@@ -49,9 +49,10 @@ import pandas as pd
 from quantscope._errors import IncompleteDataWarning
 from quantscope.backtest import _sample, _shadow
 from quantscope.backtest._guards import token_codes
+from quantscope.backtest._inputs import _operators
 from quantscope.backtest._rules import MARKET_CAP_CLASSES, OPERATORS, PlaybookArg
 from quantscope.backtest.features import backtest_attrs, bare, criteria_of, decided_by_slice
-from quantscope.backtest.sweep import _operators, kept_playbooks, threshold_grid
+from quantscope.backtest.sweep import kept_playbooks, threshold_grid
 from quantscope.backtest.uncertainty import (
     RESAMPLES,
     SEED,

@@ -46,6 +46,7 @@ from statistics import NormalDist
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from quantscope.backtest import _sample, _shadow
@@ -225,7 +226,8 @@ def _few_clusters_rate(
 def _moved(t: ClusterSums) -> np.ndarray:
     """Clusters whose kept trades differ from the current threshold's, per cell (nested sets
     of one criterion: a count differs exactly when the kept set does)."""
-    return (t.trades != t.base_trades[:, None]).sum(axis=0)
+    moved: npt.NDArray[np.intp] = (t.trades != t.base_trades[:, None]).sum(axis=0)
+    return moved
 
 
 def _no_move_bounds(t: ClusterSums) -> dict[str, float]:

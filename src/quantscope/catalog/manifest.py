@@ -135,7 +135,7 @@ class Store:
         text = os.fspath(path)
         self.url = text
         self.fs, root = fsspec.core.url_to_fs(text, **dict(storage_options or {}))
-        self.root = root.rstrip("/")
+        self.root: str = root.rstrip("/")
         self.local = isinstance(self.fs, LocalFileSystem)
 
     def path(self, relative: str) -> str:

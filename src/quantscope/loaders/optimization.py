@@ -21,6 +21,7 @@ from quantscope import _schemas
 from quantscope._changes import Change, stale_changes, stale_write_error
 from quantscope._client import Client, Fetched
 from quantscope._ids import IdArg, one_id, optional_id
+from quantscope._results import with_provenance
 from quantscope._writelock import playbook_lock
 from quantscope.loaders._base import (
     Recipe,
@@ -31,7 +32,6 @@ from quantscope.loaders._base import (
     typed_frame,
     typed_series,
     warn_incomplete,
-    with_provenance,
 )
 from quantscope.loaders.playbook import load_playbook
 

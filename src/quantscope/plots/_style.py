@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 import matplotlib.dates as mdates
 import matplotlib.pyplot as plt
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.ticker import Formatter, FuncFormatter, PercentFormatter
@@ -49,7 +50,8 @@ def new_axes(ax: Axes | None, figsize: tuple[float, float] = (9.0, 4.0)) -> Axes
 def utc_naive(values: Any) -> np.ndarray:
     """Datetimes (tz-aware or naive-as-UTC) as naive UTC ``datetime64[ms]``, matplotlib's unit."""
     stamps = pd.DatetimeIndex(pd.to_datetime(values, utc=True))
-    return stamps.tz_localize(None).to_numpy(dtype="datetime64[ms]")
+    naive: npt.NDArray[np.datetime64] = stamps.tz_localize(None).to_numpy(dtype="datetime64[ms]")
+    return naive
 
 
 def date_axis(ax: Axes, label: str) -> None:
@@ -103,7 +105,8 @@ def group_label(key: object) -> str:
 
 def _part(value: object) -> str:
     if isinstance(value, pd.Timestamp):
-        return value.strftime("%Y-%m-%d" if value == value.normalize() else "%Y-%m-%d %H:%M")
+        text: str = value.strftime("%Y-%m-%d" if value == value.normalize() else "%Y-%m-%d %H:%M")
+        return text
     if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
         return "(missing)"
     return str(value)
@@ -152,14 +155,16 @@ def column(frame: pd.DataFrame, name: str) -> np.ndarray:
     """A column as float64 (NA as NaN); an empty array when an empty frame lacks it."""
     if name not in frame.columns and frame.empty:
         return np.zeros(0, dtype=np.float64)
-    return frame[name].to_numpy(dtype=np.float64, na_value=np.nan)
+    numbers: npt.NDArray[np.float64] = frame[name].to_numpy(dtype=np.float64, na_value=np.nan)
+    return numbers
 
 
 def flags(frame: pd.DataFrame, name: str) -> np.ndarray:
     """A boolean column as numpy bool (NA as False); all False when the frame lacks it."""
     if name not in frame.columns:
         return np.zeros(len(frame), dtype=bool)
-    return frame[name].to_numpy(dtype=bool, na_value=False)
+    flags: npt.NDArray[np.bool_] = frame[name].to_numpy(dtype=bool, na_value=False)
+    return flags
 
 
 def empty_note(ax: Axes, text: str = "no data") -> None:

@@ -146,7 +146,8 @@ def _interval_days(x: np.ndarray, timeframe: object) -> float:
     if spacings.size:
         return float(spacings.min())
     try:
-        return pd.Timedelta(str(timeframe)) / pd.Timedelta(days=1)
+        days: float = pd.Timedelta(str(timeframe)) / pd.Timedelta(days=1)
+        return days
     except ValueError:
         return 1 / 24
 

@@ -16,7 +16,7 @@ evaluations that failed would pass too, and have no trade) are shaded.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -57,7 +57,7 @@ def _question(info: dict[str, Any]) -> Question | None:
     """The question a frame answers: its ``question``, else its rule's (older frames)."""
     found = info.get("question")
     if found in QUESTION_LABELS:
-        return found
+        return cast(Question, found)
     return QUESTION_OF.get(str(info.get("rule")))
 
 

@@ -122,7 +122,8 @@ def when(value: Any) -> str:
         return NA
     stamp = pd.Timestamp(value)
     stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
-    return stamp.strftime("%Y-%m-%d %H:%M UTC")
+    text: str = stamp.strftime("%Y-%m-%d %H:%M UTC")
+    return text
 
 
 def day(value: Any) -> str:

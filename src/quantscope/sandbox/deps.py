@@ -27,7 +27,7 @@ import inspect
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, cast
 
 import orjson
 from fastapi import Depends, Request
@@ -264,4 +264,4 @@ def _wrap_endpoint(endpoint: Callable[..., Any], status_code: int) -> Callable[.
 
         wrapper = offloaded
     wrapper._orjson_wrapped = True
-    return wrapper
+    return cast(Callable[..., Any], wrapper)

@@ -128,11 +128,8 @@ def _takes_more_than_request(call: Callable[..., Any]) -> bool:
 def _query_field(field: Any) -> _QueryField | None:
     """A scalar query parameter as FastAPI would read it, or None for any other kind."""
     try:  # FastAPI's private helpers (its pinned version has them): without them, no plan
-        from fastapi.dependencies.utils import (
-            _get_param_model,
-            _is_json_field,
-            field_annotation_is_sequence,
-        )
+        from fastapi._compat import field_annotation_is_sequence
+        from fastapi.dependencies.utils import _get_param_model, _is_json_field
     except ImportError:
         return None
 

@@ -429,7 +429,8 @@ class Confirmation:
 
     @property
     def visible(self) -> bool:
-        return self.box.layout.display != "none"
+        shown: bool = self.box.layout.display != "none"
+        return shown
 
 
 class Panel:

@@ -29,6 +29,7 @@ from contextlib import contextmanager
 
 import ipywidgets as W
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from quantscope._changes import option_ids
@@ -59,7 +60,9 @@ def parse_value(text: str) -> float:
 
 
 def _finite(values: pd.Series | np.ndarray | Sequence[float]) -> np.ndarray:
-    array = np.asarray(pd.Series(values, dtype="float64").to_numpy(na_value=np.nan))
+    array: npt.NDArray[np.float64] = np.asarray(
+        pd.Series(values, dtype="float64").to_numpy(na_value=np.nan)
+    )
     return array[np.isfinite(array)]
 
 
@@ -193,7 +196,8 @@ class ThresholdControl:
     @property
     def value(self) -> float:
         """The threshold the control holds, exactly."""
-        return self.values[self.slider.value]
+        value: float = self.values[self.slider.value]
+        return value
 
     def index(self, value: float) -> int:
         """The slider position of ``value`` (ValueError when it is not one of ``values``)."""

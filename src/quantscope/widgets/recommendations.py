@@ -46,7 +46,7 @@ import pandas as pd
 from quantscope import audit
 from quantscope import backtest as bt
 from quantscope import loaders as L
-from quantscope._changes import same_value
+from quantscope._changes import number, same_value
 from quantscope._client import Client
 from quantscope._errors import PermissionDeniedError, QuantscopeError, QuotaShareExceededError
 from quantscope.backtest.questions import QUESTION_LABELS
@@ -66,7 +66,6 @@ from quantscope.widgets._common import (
     fmt,
     load_research,
     note,
-    number,
     opening_offer,
     plan_allows,
     plan_name,

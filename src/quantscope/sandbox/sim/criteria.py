@@ -11,6 +11,7 @@ truth that threshold research should find.
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from quantscope.sandbox.catalog import CRITERIA
 from quantscope.sandbox.sim import market
@@ -47,7 +48,7 @@ may carry real but unplanted signal and belong to neither set. A test checks bot
 ``criterion_values`` (a future that changes moves every planted value and no noise one)."""
 
 
-def future_signal(path: market.TokenPath, hours: np.ndarray) -> np.ndarray:
+def future_signal(path: market.TokenPath, hours: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
     """The planted truth: the next 24 hours' log return from the scan, scaled and clipped."""
     end = np.minimum(hours + 23, len(path.close) - 1)
     return np.clip(np.log(path.close[end] / path.open[hours]) / 0.3, -3.0, 3.0)
@@ -69,13 +70,15 @@ def criterion_values(
 
     noise = market.noise_normal_rows(keys, range(1, _NOISE_STREAMS + 1), counters)
 
-    def eps(k: int) -> np.ndarray:
-        return noise[k - 1]
+    def eps(k: int) -> npt.NDArray[np.float64]:
+        row: npt.NDArray[np.float64] = noise[k - 1]
+        return row
 
     z = future_signal(path, hours)
 
-    def latent(rho: float, k: int) -> np.ndarray:
-        return rho * z + np.sqrt(1.0 - rho * rho) * eps(k)
+    def latent(rho: float, k: int) -> npt.NDArray[np.float64]:
+        mixed: npt.NDArray[np.float64] = rho * z + np.sqrt(1.0 - rho * rho) * eps(k)
+        return mixed
 
     mcap = path.open[hours] * path.supply
     out = np.empty((n, len(CRITERIA)))
@@ -139,7 +142,7 @@ def round_sig6(values: np.ndarray) -> np.ndarray:
         ok &= (mag >= 1e5) & (mag < 999_999.0)
         ok &= np.abs(mag - np.floor(mag) - 0.5) > 1e-6
         digits = np.rint(scaled)
-        out = np.where(up, digits / power, digits * power)
+        out: npt.NDArray[np.float64] = np.where(up, digits / power, digits * power)
     for i in np.flatnonzero(~ok).tolist():
         out[i] = float(format(float(flat[i]), ".6g"))
     return out.reshape(v.shape)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+import numpy.typing as npt
 
 from quantscope.sandbox.catalog import CHAINS, HISTORY_HOURS, HOUR_MS, WORLD_START_MS
 
@@ -33,11 +34,11 @@ class TokenPath:
 
     token_id: int
     chain: str
-    open: np.ndarray
-    high: np.ndarray
-    low: np.ndarray
-    close: np.ndarray
-    volume: np.ndarray  # USD per hour
+    open: npt.NDArray[np.float64]
+    high: npt.NDArray[np.float64]
+    low: npt.NDArray[np.float64]
+    close: npt.NDArray[np.float64]
+    volume: npt.NDArray[np.float64]  # USD per hour
     supply: float
     rug_hour: int | None
     liquidity_share: float  # pool liquidity as a share of market cap
@@ -47,7 +48,7 @@ class TokenPath:
     def timestamps_ms(self) -> np.ndarray:
         return WORLD_START_MS + np.arange(len(self.close), dtype=np.int64) * HOUR_MS
 
-    def market_cap(self, hours: np.ndarray) -> np.ndarray:
+    def market_cap(self, hours: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
         return self.close[hours] * self.supply
 
 
@@ -123,7 +124,7 @@ def token_path(seed: int, token_id: int) -> TokenPath:
 _MASK = 0xFFFFFFFFFFFFFFFF
 
 
-def _splitmix64(x: np.ndarray) -> np.ndarray:
+def _splitmix64(x: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
     x = x + np.uint64(0x9E3779B97F4A7C15)
     x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
@@ -137,14 +138,14 @@ def _splitmix64_int(x: int) -> int:
     return x ^ (x >> 31)
 
 
-def noise_uniform(keys: tuple[int, ...], counters: np.ndarray) -> np.ndarray:
+def noise_uniform(keys: tuple[int, ...], counters: np.ndarray) -> npt.NDArray[np.float64]:
     """Uniform [0, 1) numbers that depend only on ``keys`` and each counter."""
     h = _key_hash(keys)
     mixed = _splitmix64(np.asarray(counters, dtype=np.uint64) ^ np.uint64(h))
     return (mixed >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
 
 
-def noise_normal(keys: tuple[int, ...], counters: np.ndarray) -> np.ndarray:
+def noise_normal(keys: tuple[int, ...], counters: np.ndarray) -> npt.NDArray[np.float64]:
     """Standard normal numbers from two uniform streams (Box-Muller)."""
     counters = np.asarray(counters, dtype=np.uint64)
     u1 = noise_uniform((*keys, 1), counters)
@@ -160,7 +161,7 @@ def _key_hash(keys: tuple[int, ...], h: int = 0) -> int:
 
 def noise_normal_rows(
     keys: tuple[int, ...], subkeys: Sequence[int], counters: np.ndarray
-) -> np.ndarray:
+) -> npt.NDArray[np.float64]:
     """``noise_normal((*keys, k), counters)`` for each ``k`` of ``subkeys``, as rows, at once.
 
     The same numbers (the same elementwise operations on one contiguous block), without the
@@ -170,7 +171,7 @@ def noise_normal_rows(
     subs = [_key_hash((k,), prefix) for k in subkeys]
     counters = np.asarray(counters, dtype=np.uint64)
 
-    def uniform(stream: int) -> np.ndarray:
+    def uniform(stream: int) -> npt.NDArray[np.float64]:
         h = np.array([_splitmix64_int(s ^ stream) for s in subs], dtype=np.uint64)
         mixed = _splitmix64(counters[None, :] ^ h[:, None])
         return (mixed >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
@@ -191,9 +192,11 @@ def indicator_rsi(close: np.ndarray, hours: np.ndarray, period: int = 14) -> np.
     return np.where(total > 0, 100.0 * g / np.where(total > 0, total, 1.0), 50.0)
 
 
-def rolling_sum(x: np.ndarray, hours: np.ndarray, window: int) -> np.ndarray:
+def rolling_sum(
+    x: np.ndarray, hours: npt.NDArray[np.int64], window: int
+) -> npt.NDArray[np.float64]:
     """Sum of ``x`` over the ``window`` hours ending at each hour (inclusive)."""
-    csum = np.concatenate([[0.0], np.cumsum(x)])
+    csum: npt.NDArray[np.float64] = np.concatenate([[0.0], np.cumsum(x)])
     lo = np.maximum(hours + 1 - window, 0)
     return csum[hours + 1] - csum[lo]
 
