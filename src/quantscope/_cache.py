@@ -543,9 +543,14 @@ class ResponseCache:
         return response
 
     def restore(self, response: Any, expire_after: Lifetime) -> None:
-        """Store a just-fetched ``response`` again with another lifetime."""
+        """Store a just-fetched ``response`` again with another lifetime, as fetched: its
+        ``created_at`` kept (a plain ``Response`` would be stamped now, and the entry would no
+        longer be the one the load read: ``entries_of``, and so the frame cache, skip it)."""
         key = getattr(response, "cache_key", None)
         if key:
+            created = getattr(response, "created_at", None)
+            if created is not None and not isinstance(response, CachedResponse):
+                response = CachedResponse.from_response(response, created_at=created)
             self._store.save_response(response, key, get_expiration_datetime(expire_after))
 
     def count_besides(self, keys: Sequence[str]) -> int:

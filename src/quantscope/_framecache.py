@@ -16,7 +16,9 @@ instead of decoding every page and running ``build_frame`` again
   modules that shape it (so an edited parser misses), the pandas and pyarrow versions (the
   conversion between Arrow and pandas types is theirs), the service and key scope
   (``_cache.key_scope``: a digest of a digest of the API key, never the key), the endpoint,
-  its wire parameters and the paging. The entries themselves are stored with the frame, not
+  its wire parameters and the paging. A load whose one answer makes several frames (a trade
+  and its transactions, the dashboard's parts) keeps each under ``part_key``, with the same
+  entries. The entries themselves are stored with the frame, not
   in the key: which pages a load reads is only known from the first page's body, and
   decoding it is what this avoids.
 * **Storage: Arrow, never pickle.** One SQLite file beside the HTTP cache
@@ -74,6 +76,7 @@ __all__ = [
     "FrameCache",
     "Unchanged",
     "frame_key",
+    "part_key",
 ]
 
 log = logging.getLogger(__name__)
@@ -465,3 +468,9 @@ def frame_key(
     }
     text = json.dumps(parts, sort_keys=True, separators=(",", ":"))
     return hashlib.blake2b(text.encode(), digest_size=20).hexdigest()
+
+
+def part_key(key: str, part: int) -> str:
+    """The key of frame ``part`` of a load that makes several from one answer (``key``, the
+    load's ``frame_key``, is its first frame's)."""
+    return key if part == 0 else f"{key}.{part}"

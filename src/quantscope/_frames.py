@@ -575,12 +575,18 @@ def series_of(record: Mapping[str, Any], spec: FrameSpec, name: str) -> pd.Serie
     """One record as a Series named ``name``: ``spec``'s columns as its index, each value
     converted by its column's kind (as ``build_frame`` would) into one dtype for the Series,
     the columns' common dtype (all ``float64``, all ``Int64``), else ``object``."""
-    frame = build_frame([record], spec, stacklevel=4)
+    return row_series(build_frame([record], spec, stacklevel=4), spec, name)
+
+
+def row_series(frame: pd.DataFrame, spec: FrameSpec, name: str) -> pd.Series:
+    """The first row of ``frame`` (``spec``'s typed frame of one record) as ``series_of``
+    makes it: ``spec``'s columns as its index, in their common dtype (else ``object``), with
+    the frame's attrs (what the checks found, provenance)."""
     dtypes = set(spec.dtypes().values())
     dtype = dtypes.pop() if len(dtypes) == 1 else "object"
     values = [frame[c].iloc[0] for c in spec.names]
     series = pd.Series(values, index=pd.Index(spec.names), dtype=dtype, name=name)
-    series.attrs.update(frame.attrs)  # what the checks found
+    series.attrs.update(frame.attrs)
     return series
 
 

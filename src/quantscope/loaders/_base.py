@@ -29,11 +29,16 @@ What a load may spend is the caller's ``Spend`` (``_quota``): multi-request load
 frame-cache hit is priced as free, and the client prices the rest.
 
 A client connected to a catalog (``qsc.connect(catalog=path)``) skips all of this: the recipe's
-endpoint and wire parameters go to ``catalog.answer``, which reads the catalog.
+endpoint and wire parameters go to ``catalog.answer``, which reads the catalog or says in one
+line that it does not keep that resource (``qsc.estimate`` prices what it answers at 0).
 
-A new loader copies any neighbour. Loaders whose result is not one frame (a Series, a tuple of
-frames, a write's answer) take the answer from ``client.get`` / ``post`` / ``put`` and shape it
-with ``typed_frame`` / ``typed_series``: one cheap answer, nothing worth keeping.
+Every GET loader runs this recipe, whatever its result's shape: one object of the service
+(counts, statistics) is a one-row typed frame (``record_frame``) that ``load_series`` turns
+into the Series the loader returns (``_frames.row_series``); one answer that holds several
+(a trade and its transactions, the dashboard) is a recipe with ``parts``, whose ``build``
+makes every frame and ``load_parts`` returns them, each kept in the frame cache. A new
+loader copies any neighbour. Only writes (``post`` / ``put``) shape their answer with
+``typed_series`` directly: never cached, nothing worth keeping.
 """
 
 from __future__ import annotations
@@ -60,8 +65,16 @@ from quantscope._client import (
 from quantscope._decode import page_decoder
 from quantscope._errors import DataQualityWarning, IncompleteDataWarning, InvalidResponseError
 from quantscope._estimate import Priced, pricing
-from quantscope._framecache import frame_key
-from quantscope._frames import Columns, FrameSpec, Item, build_frame, quality_message, series_of
+from quantscope._framecache import CachedFrame, frame_key, part_key
+from quantscope._frames import (
+    Columns,
+    FrameSpec,
+    Item,
+    build_frame,
+    quality_message,
+    row_series,
+    series_of,
+)
 from quantscope._plans import PLANS, plan_named
 from quantscope._quota import Spend
 from quantscope._results import cached_provenance, with_provenance
@@ -71,6 +84,8 @@ from quantscope.loaders._empty import warn_empty
 from quantscope.loaders._fold import PageFolder, PageRows, joined
 
 Loaded = Fetched | FetchedPages | FetchedMany
+#: What a recipe makes of its answers: one frame, or with ``parts`` one per spec.
+Frames = tuple[pd.DataFrame, ...]
 
 
 def client_or_default(client: Client | None) -> Client:
@@ -90,7 +105,9 @@ class Recipe:
     ``by_chain``: the answers span chains, and the service narrows them to the plan's chains
     when the request names no ``chain`` (docs/service-contract.md, "Chains"). ``fold_rows``:
     the rows of a batch of pages converted together (``_fold.FOLD_ROWS`` when None); records
-    that are large once decoded want smaller batches.
+    that are large once decoded want smaller batches. ``parts``: the specs of the frames
+    ``build`` makes besides ``spec``'s from one answer that holds several (a trade and its
+    transactions): ``build`` then returns a tuple, ``spec``'s frame first (``load_parts``).
     """
 
     endpoint: str
@@ -98,10 +115,11 @@ class Recipe:
     items: str = ""
     keep: tuple[str, ...] = ()
     paging: PageNumberPaging | OffsetPaging | None = None
-    build: Callable[[Recipe, Any], pd.DataFrame] | None = None
+    build: Callable[[Recipe, Any], pd.DataFrame | Frames] | None = None
     desc: str | None = None
     by_chain: bool = False
     fold_rows: int | None = None
+    parts: tuple[FrameSpec, ...] = ()
 
     def decoder(self) -> Callable[[bytes], Any] | None:
         """The typed decoder of this recipe's answers (None: plain JSON)."""
@@ -123,11 +141,16 @@ class Recipe:
             return None
         return PageFolder(self.items, self.spec, self.fold_rows)
 
-    def frame(self, loaded: Loaded) -> pd.DataFrame:
-        """The frame ``build`` (or the default) makes of ``loaded``."""
-        if self.build is not None:
-            return self.build(self, loaded)
-        return typed_frame(columns_of(self, loaded), self.spec, loaded.provenance)
+    def frames(self, loaded: Loaded) -> Frames:
+        """The frames ``build`` (or the default) makes of ``loaded``: ``spec``'s, then one per
+        spec of ``parts``."""
+        if self.build is None:
+            return (typed_frame(columns_of(self, loaded), self.spec, loaded.provenance),)
+        built = self.build(self, loaded)
+        frames = built if isinstance(built, tuple) else (built,)
+        if len(frames) != 1 + len(self.parts):
+            raise TypeError(f"{self.endpoint}: build made {len(frames)} frames, not 1 + parts")
+        return frames
 
 
 def columns_of(recipe: Recipe, loaded: Loaded) -> Columns:
@@ -187,10 +210,47 @@ def load(
         max_pages: stop a paged recipe after this many pages.
         spend: what a multi-request load may spend (``spend_of``; default ``Spend()``).
     """
+    (frame,) = _run(recipe, params, client, many, shown, max_pages, spend)
+    return frame
+
+
+def load_parts(recipe: Recipe, params: Params | None = None, *, client: Client | None) -> Frames:
+    """Run a recipe with ``parts`` (one answer, several frames): ``spec``'s frame, then one
+    per spec of ``parts``; each served from the frame cache on a repeat."""
+    return _run(recipe, params, client)
+
+
+def load_series(
+    recipe: Recipe, params: Params | None = None, *, client: Client | None
+) -> pd.Series:
+    """Run a recipe whose frame is one record (``record_frame``) and return that record as a
+    Series named after the spec (``_frames.row_series``), with the frame's attrs."""
+    (frame,) = _run(recipe, params, client)
+    return row_series(frame, recipe.spec, recipe.spec.name)
+
+
+def record_frame(record: Any, spec: FrameSpec, provenance: Provenance) -> pd.DataFrame:
+    """One record of the service (counts, statistics) as a one-row typed frame with its
+    provenance: what ``load_series`` returns as a Series. As ``series_of``, a record holding
+    none of the spec's fields is a row of missing values that the checks count."""
+    return with_provenance(build_frame([record], spec, stacklevel=8), provenance)
+
+
+def _run(
+    recipe: Recipe,
+    params: Params | None,
+    client: Client | None,
+    many: Sequence[Params] | None = None,
+    shown: dict[str, str] | None = None,
+    max_pages: int | None = None,
+    spend: Spend | None = None,
+) -> Frames:
+    """``load`` for one frame or several (``load_parts``); warnings point at the loader's
+    caller (``_run`` is called by ``load``/``load_parts``/``load_series``, them by a loader)."""
     c = client_or_default(client)
     if c.settings.catalog is not None:  # qsc.connect(catalog=...): the catalog answers
         wired = [wire_params(p) for p in many] if many is not None else None
-        return answer(
+        frame = answer(
             c.settings.catalog,
             recipe.endpoint,
             recipe.spec.name,
@@ -198,6 +258,9 @@ def load(
             wired,
             recipe.keep,
         )
+        if pricing() is not None:  # read, never sent: nothing to pay
+            raise Priced(c.estimate_for(recipe.endpoint, requests=0, cached=0))
+        return (frame,)
     wires: list[Wire] = [wire_params(p) for p in many] if many is not None else []
     if many is not None:
         wire = Wire(many=json.dumps(wires, separators=(",", ":")))
@@ -215,51 +278,70 @@ def load(
     }
     key = frame_key(
         spec=recipe.spec,
-        build=recipe.build or Recipe.frame,
+        build=recipe.build or Recipe.frames,
         scope=key_scope(c.settings.service_id, c.settings.api_key),
         endpoint=recipe.endpoint,
         params=wire,
-        shape={**shape, "items": recipe.items, "keep": recipe.keep},
+        shape={**shape, "items": recipe.items, "keep": recipe.keep, "parts": recipe.parts},
     )
-    hit = c.frames.get(key, c.cache)
-    if hit is not None:
+    keys = [part_key(key, i) for i in range(1 + len(recipe.parts))]
+    hits = _stored_frames(c, keys)
+    if hits is not None:
         if pricing() is not None:
-            raise Priced(c.estimate_for(recipe.endpoint, requests=0, cached=len(hit.entries)))
+            raise Priced(c.estimate_for(recipe.endpoint, requests=0, cached=len(hits[0].entries)))
         prov = cached_provenance(
-            recipe.endpoint, provenance_params, hit.entries, c.settings.service
+            recipe.endpoint, provenance_params, hits[0].entries, c.settings.service
         )
-        return _checked_empty(warn_incomplete(with_provenance(hit.frame, prov)), recipe, wire, c)
+        return _finished(tuple(with_provenance(h.frame, prov) for h in hits), recipe, wire, c)
     loaded, entries = _fetch(c, recipe, wire, wires if many is not None else None, max_pages, spend)
     if many is not None:
         loaded = replace(loaded, provenance=replace(loaded.provenance, params=provenance_params))
     try:
-        frame = recipe.frame(loaded)
+        frames = recipe.frames(loaded)
     except InvalidResponseError:
         c.cache.forget([e.key for e in at_fault(recipe, loaded, entries) if e is not None])
         raise
-    if recipe.by_chain:
-        note_plan_chains(frame, wire, c)
-    if isinstance(loaded, FetchedPages):
-        note_checks(frame, loaded.checks)
+    for frame in frames:
+        if recipe.by_chain:
+            note_plan_chains(frame, wire, c)
+        if isinstance(loaded, FetchedPages):
+            note_checks(frame, loaded.checks)
     missing = len(loaded.missing) if isinstance(loaded, FetchedPages | FetchedMany) else 0
     of = len(loaded.results) if isinstance(loaded, FetchedMany) else loaded.provenance.pages
-    del loaded  # the answers (a paged load's columns): the frame cache stores the frame alone
+    del loaded  # the answers (a paged load's columns): the frame cache stores the frames alone
     stored = [e for e in entries if e is not None]
     if missing:  # partial=True: what fitted, never kept as the frame of these parameters
-        with_provenance(frame, None, incomplete={"missing": missing, "of": of})
-    elif checked(frame):  # never served again without the checks that warn about it
+        for frame in frames:
+            with_provenance(frame, None, incomplete={"missing": missing, "of": of})
+    elif any(checked(f) for f in frames):  # never served again without the checks' warning
         pass
     elif stored and len(stored) == len(entries):  # every answer is in the cache as loaded
-        c.frames.put(key, frame, stored)
-    return _checked_empty(warn_incomplete(frame), recipe, wire, c)
+        for part, frame in zip(keys, frames, strict=True):
+            c.frames.put(part, frame, stored)
+    return _finished(frames, recipe, wire, c)
 
 
-def _checked_empty(frame: Any, recipe: Recipe, wire: Wire, c: Client) -> Any:
-    """A paged list load's frame, warned about when its filters matched nothing
-    (``loaders._empty``); ``stacklevel`` points at the loader's caller."""
-    if recipe.paging is None or not isinstance(frame, pd.DataFrame):
-        return frame
-    return warn_empty(frame, recipe.endpoint, wire, c.quota.plan, c.settings.service, stacklevel=5)
+def _stored_frames(c: Client, keys: Sequence[str]) -> list[CachedFrame] | None:
+    """The frames kept under every key of ``keys`` (one load's parts), or None when any is
+    not kept (then the load makes them all again)."""
+    hits: list[CachedFrame] = []
+    for key in keys:
+        hit = c.frames.get(key, c.cache)
+        if hit is None:
+            return None
+        hits.append(hit)
+    return hits
+
+
+def _finished(frames: Frames, recipe: Recipe, wire: Wire, c: Client) -> Frames:
+    """``frames`` after their warnings: what each lacks (``warn_incomplete``), and for a paged
+    list load, filters that matched nothing (``loaders._empty``); ``stacklevel`` points at
+    the loader's caller (``_finished`` < ``_run`` < ``load`` < loader < caller)."""
+    for frame in frames:
+        warn_incomplete(frame, stacklevel=6)
+    if recipe.paging is not None:
+        warn_empty(frames[0], recipe.endpoint, wire, c.quota.plan, c.settings.service, stacklevel=6)
+    return frames
 
 
 def note_checks(obj: pd.DataFrame | pd.Series, found: Mapping[str, Any]) -> None:
@@ -331,7 +413,7 @@ def at_fault(
     bad = []
     for one, entry in alone:
         try:
-            recipe.frame(one)
+            recipe.frames(one)
         except InvalidResponseError:
             bad.append(entry)
     return bad

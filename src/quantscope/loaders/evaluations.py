@@ -10,19 +10,17 @@ from typing import Any
 import pandas as pd
 
 from quantscope import _schemas
-from quantscope._client import Client, FetchedMany, OffsetPaging
+from quantscope._client import Client, Fetched, FetchedMany, OffsetPaging
 from quantscope._ids import IdArg, many_ids, one_id, optional_id
 from quantscope.loaders._base import (
     Recipe,
-    client_or_default,
     field,
     load,
-    note_plan_chains,
+    load_series,
+    record_frame,
     records,
     spend_of,
     typed_frame,
-    typed_series,
-    warn_incomplete,
 )
 
 RESULTS = "/api/eval-results"
@@ -151,11 +149,12 @@ def load_eval_count(
     a DeprecationWarning.
     """
     params = _window("load_eval_count", quant_id, old, start, end, all_quants)
-    c = client_or_default(client)
-    fetched = c.get(COUNT, params)
-    count = typed_series(fetched.data, _schemas.EVAL_COUNT, fetched.provenance)
-    note_plan_chains(count, {}, c)
-    return warn_incomplete(count, stacklevel=3)
+    recipe = Recipe(COUNT, _schemas.EVAL_COUNT, build=_count_frame, by_chain=True)
+    return load_series(recipe, params, client=client)
+
+
+def _count_frame(recipe: Recipe, fetched: Fetched) -> pd.DataFrame:
+    return record_frame(fetched.data, recipe.spec, fetched.provenance)
 
 
 def _detail_rows(evaluation_id: int, body: Any) -> list[dict[str, Any]]:

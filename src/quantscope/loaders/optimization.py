@@ -20,6 +20,7 @@ import pandas as pd
 from quantscope import _schemas
 from quantscope._changes import Change, stale_changes, stale_write_error
 from quantscope._client import Client, Fetched
+from quantscope._frames import row_series
 from quantscope._ids import IdArg, one_id, optional_id
 from quantscope._results import with_provenance
 from quantscope._writelock import playbook_lock
@@ -28,6 +29,8 @@ from quantscope.loaders._base import (
     client_or_default,
     field,
     load,
+    load_parts,
+    record_frame,
     records,
     typed_frame,
     typed_series,
@@ -88,33 +91,42 @@ class Dashboard(NamedTuple):
     weekly: pd.DataFrame
 
 
-def _dashboard(quant_id: int | None, client: Client) -> tuple[Fetched, dict[str, Any]]:
-    fetched = client.get(DASHBOARD, {"quantId": quant_id})
-    return fetched, field(fetched.data, DASHBOARD, "data")
-
-
 def load_dashboard(quant_id: IdArg | None = None, *, client: Client | None = None) -> Dashboard:
     """Overall performance (win rate a fraction), recent and applied recommendations, and the
     weekly trend of closed trades."""
+    recipe = Recipe(
+        DASHBOARD,
+        _schemas.PERFORMANCE,
+        build=_dashboard_frames,
+        parts=(_schemas.RECOMMENDATIONS, _schemas.RECOMMENDATIONS, _schemas.WEEKLY_TRENDS),
+    )
     c = client_or_default(client)
     quant = optional_id(quant_id, "quant_id")
-    fetched, data = _dashboard(quant, c)
-    prov = fetched.provenance
-    performance = typed_series(data.get("overallPerformance") or {}, _schemas.PERFORMANCE, prov)
-    trends = data.get("historicalTrends") or {}
-    weekly = typed_frame(
-        records(trends.get("weekly") or [], DASHBOARD), _schemas.WEEKLY_TRENDS, prov
-    )
-    lists = {
-        name: typed_frame(records(data.get(name) or [], DASHBOARD), _schemas.RECOMMENDATIONS, prov)
-        for name in _LISTS
-    }
+    performance, recent, applied, weekly = load_parts(recipe, {"quantId": quant}, client=c)
+    lists = dict(zip(_LISTS, (recent, applied), strict=True))
     for name, frame in lists.items():
         _note_capped(frame, name, len(frame), quant, c)
         warn_incomplete(frame, stacklevel=3)
     return Dashboard(
-        performance, lists["recentRecommendations"], lists["appliedRecommendations"], weekly
+        row_series(performance, recipe.spec, recipe.spec.name), recent, applied, weekly
     )
+
+
+def _dashboard_frames(recipe: Recipe, fetched: Fetched) -> tuple[pd.DataFrame, ...]:
+    """The dashboard's parts: performance (one record), the recent and applied lists, the
+    weekly trends."""
+    data = field(fetched.data, DASHBOARD, "data")
+    prov = fetched.provenance
+    trends = data.get("historicalTrends") or {}
+    lists = [
+        typed_frame(records(data.get(name) or [], DASHBOARD), _schemas.RECOMMENDATIONS, prov)
+        for name in _LISTS
+    ]
+    weekly = typed_frame(
+        records(trends.get("weekly") or [], DASHBOARD), _schemas.WEEKLY_TRENDS, prov
+    )
+    performance = record_frame(data.get("overallPerformance") or {}, recipe.spec, prov)
+    return (performance, *lists, weekly)
 
 
 def load_recommendations(

@@ -9,7 +9,7 @@ import pandas as pd
 from quantscope import _schemas
 from quantscope._client import Client, Fetched
 from quantscope._ids import IdArg, one_id, optional_id
-from quantscope.loaders._base import Recipe, client_or_default, field, load, records, typed_frame
+from quantscope.loaders._base import Recipe, field, load, load_parts, records, typed_frame
 
 SIGNALS = "/api/alpha-signals"
 SIGNAL = "/api/alpha-signals/{tokenId}"
@@ -77,10 +77,13 @@ def load_signal(
     token_id: IdArg, quant_id: IdArg | None = None, *, client: Client | None = None
 ) -> SignalDetail:
     """The alpha signal of one token, with its newest evaluation's criterion results."""
-    fetched = client_or_default(client).get(
-        SIGNAL,
-        {"tokenId": one_id(token_id, "token_id"), "quantId": optional_id(quant_id, "quant_id")},
-    )
+    recipe = Recipe(SIGNAL, _schemas.SIGNALS, build=_signal_frames, parts=(_schemas.EVAL_DETAILS,))
+    params = {"tokenId": one_id(token_id, "token_id"), "quantId": optional_id(quant_id, "quant_id")}
+    signal, criteria = load_parts(recipe, params, client=client)
+    return SignalDetail(signal, criteria)
+
+
+def _signal_frames(recipe: Recipe, fetched: Fetched) -> tuple[pd.DataFrame, pd.DataFrame]:
     body: Any = fetched.data
     if not isinstance(body, dict):
         body = field({"signal": body}, SIGNAL, "signal")
@@ -90,7 +93,7 @@ def load_signal(
         {**d, "evaluation_id": eid, "evaluation_type": body.get("evaluationResultType")}
         for d in details
     ]
-    return SignalDetail(
-        typed_frame([body], _schemas.SIGNALS, fetched.provenance),
+    return (
+        typed_frame([body], recipe.spec, fetched.provenance),
         typed_frame(crit, _schemas.EVAL_DETAILS, fetched.provenance),
     )

@@ -8,21 +8,20 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from quantscope import _schemas
-from quantscope._client import Client, FetchedPages, PageNumberPaging
+from quantscope._client import Client, Fetched, FetchedPages, PageNumberPaging
 from quantscope._decode import page_decoder
 from quantscope._ids import IdArg, one_id, optional_id
 from quantscope.loaders._base import (
     Recipe,
-    client_or_default,
     columns_of,
     field,
     load,
-    note_plan_chains,
+    load_parts,
+    load_series,
+    record_frame,
     records,
     spend_of,
     typed_frame,
-    typed_series,
-    warn_incomplete,
 )
 
 TRADES = "/api/trades"
@@ -130,21 +129,30 @@ class TradeDetail(NamedTuple):
 
 def load_trade(trade_id: IdArg, *, client: Client | None = None) -> TradeDetail:
     """One trade with its detail fields and on-chain transactions."""
-    trade_id = one_id(trade_id, "trade_id")
-    fetched = client_or_default(client).get(TRADE, {"id": trade_id})
+    recipe = Recipe(
+        TRADE, _schemas.TRADE_DETAIL, build=_trade_frames, parts=(_schemas.TRANSACTIONS,)
+    )
+    trade, transactions = load_parts(recipe, {"id": one_id(trade_id, "trade_id")}, client=client)
+    return TradeDetail(trade, transactions)
+
+
+def _trade_frames(recipe: Recipe, fetched: Fetched) -> tuple[pd.DataFrame, pd.DataFrame]:
     trade = field(fetched.data, TRADE, "trade")
+    params = fetched.provenance.params
+    assert isinstance(params, dict)  # one request's wire parameters
+    trade_id = int(params["id"])
     txs = [dict(t, trade_id=trade_id) for t in records(trade.get("transactions", []), TRADE)]
-    return TradeDetail(
-        typed_frame([trade], _schemas.TRADE_DETAIL, fetched.provenance),
+    return (
+        typed_frame([trade], recipe.spec, fetched.provenance),
         typed_frame(txs, _schemas.TRANSACTIONS, fetched.provenance),
     )
 
 
 def load_trade_stats(quant_id: IdArg | None = None, *, client: Client | None = None) -> pd.Series:
     """Executed-trade statistics: counts, volume and week-on-week changes (fractions)."""
-    c = client_or_default(client)
-    fetched = c.get(STATS, {"quantId": optional_id(quant_id, "quant_id")})
-    metrics = field(fetched.data, STATS, "metrics")
-    stats = typed_series(metrics, _schemas.TRADE_STATS, fetched.provenance)
-    note_plan_chains(stats, {}, c)
-    return warn_incomplete(stats, stacklevel=3)
+    recipe = Recipe(STATS, _schemas.TRADE_STATS, build=_stats_frame, by_chain=True)
+    return load_series(recipe, {"quantId": optional_id(quant_id, "quant_id")}, client=client)
+
+
+def _stats_frame(recipe: Recipe, fetched: Fetched) -> pd.DataFrame:
+    return record_frame(field(fetched.data, STATS, "metrics"), recipe.spec, fetched.provenance)
