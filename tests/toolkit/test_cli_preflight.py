@@ -115,6 +115,14 @@ def quantscope(
     )
 
 
+def use(monkeypatch: pytest.MonkeyPatch, server: SandboxServer, plan: str, cache: Path) -> Path:
+    """In-process commands talk to ``server`` with ``plan``'s key and the cache ``cache``."""
+    monkeypatch.setenv("QUANTSCOPE_URL", server.url)
+    monkeypatch.setenv("QUANTSCOPE_API_KEY", server.keys[plan])
+    monkeypatch.setenv("QUANTSCOPE_CACHE_DIR", str(cache))
+    return cache
+
+
 def one_error(done: subprocess.CompletedProcess[str]) -> str:
     (line,) = [x for x in done.stderr.splitlines() if x.startswith("quantscope: error:")]
     assert not any(text in done.stderr for text in PYTHON_ADVICE), done.stderr
@@ -126,13 +134,7 @@ def test_700_eval_details_are_refused_with_zero_requests(
 ) -> None:
     """The issue's observation: 700 ids on Growth spent a request to learn the quota. A
     command earlier in the day (here ``quantscope quota``) saw it; the refusal now needs none."""
-    cache = tmp_path / "cache"
-    for name, value in (
-        ("QUANTSCOPE_URL", sandbox.url),
-        ("QUANTSCOPE_API_KEY", sandbox.keys["growth"]),
-        ("QUANTSCOPE_CACHE_DIR", str(cache)),
-    ):
-        monkeypatch.setenv(name, value)
+    cache = use(monkeypatch, sandbox, "growth", tmp_path / "cache")
     assert cli.main(["quota", "-q"]) == 0  # the day's first command: 1 request, remembered
     key = sandbox.keys["growth"].encode()
     assert not any(key in f.read_bytes() for f in cache.rglob("*") if f.is_file())
@@ -158,13 +160,7 @@ def test_700_eval_details_are_refused_with_zero_requests(
 def test_a_plan_without_the_endpoint_is_refused_with_zero_requests(
     sandbox: SandboxServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cache = tmp_path / "cache"
-    for name, value in (
-        ("QUANTSCOPE_URL", sandbox.url),
-        ("QUANTSCOPE_API_KEY", sandbox.keys["basic"]),
-        ("QUANTSCOPE_CACHE_DIR", str(cache)),
-    ):
-        monkeypatch.setenv(name, value)
+    cache = use(monkeypatch, sandbox, "basic", tmp_path / "cache")
     assert cli.main(["fetch", "trades", "--quant", str(QUANT), "-o", "-", "-q"]) == 0
     left = quota_left(sandbox, "basic")
     done = quantscope(
