@@ -97,6 +97,7 @@ def _cache_clear(args: argparse.Namespace) -> int:
 def _quota(args: argparse.Namespace) -> int:
     import requests
 
+    from quantscope._cli_preflight import remember
     from quantscope._errors import APIConnectionError, error_from_response, format_reset
     from quantscope._plans import plan_for_limit
     from quantscope._quota import quota_from_headers
@@ -130,6 +131,7 @@ def _quota(args: argparse.Namespace) -> int:
         raise error_from_response(
             response.status_code, response.content, endpoint=QUOTA_PROBE, secrets=[key or ""]
         )
+    remember(client, quota)  # the next command's refusals need no request
     now = datetime.now(UTC)
     facts = {
         "service": service,

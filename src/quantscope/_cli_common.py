@@ -141,14 +141,17 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
 
 def client_from(args: argparse.Namespace) -> Client:
     """The client the options and the environment describe (stdout kept clean)."""
+    from quantscope._cli_preflight import opened
     from quantscope._client import Client
 
     with contextlib.redirect_stdout(sys.stderr):
-        return Client(
-            getattr(args, "url", None),
-            cache_dir=getattr(args, "cache_dir", None),
-            offline=bool(getattr(args, "offline", False)),
-            progress=Voice(args).progress,
+        return opened(
+            Client(
+                getattr(args, "url", None),
+                cache_dir=getattr(args, "cache_dir", None),
+                offline=bool(getattr(args, "offline", False)),
+                progress=Voice(args).progress,
+            )
         )
 
 

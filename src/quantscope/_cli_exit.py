@@ -46,6 +46,7 @@ __all__ = [
     "CannotWriteError",
     "ExitCode",
     "InputNotFoundError",
+    "PlanTooSmallError",
     "UsageError",
     "error_line",
     "exit_codes_help",
@@ -64,6 +65,10 @@ class CannotWriteError(Exception):
 
 class InputNotFoundError(Exception):
     """An input file or catalog that does not exist: 66."""
+
+
+class PlanTooSmallError(Exception):
+    """A load the last reported plan cannot make, refused before sending it: 77."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +98,9 @@ QUOTA = ExitCode(
 PROTOCOL = ExitCode(
     76, "protocol", "an answer that is not the API's, a foreign redirect (EX_PROTOCOL)"
 )
-PLAN = ExitCode(77, "plan", "403: the plan does not include the endpoint or chain (EX_NOPERM)")
+PLAN = ExitCode(
+    77, "plan", "403, or a plan last reported without the endpoint: sent nothing (EX_NOPERM)"
+)
 CONFIG = ExitCode(78, "config", "bad settings: $QUANTSCOPE_* values, the cache dir (EX_CONFIG)")
 INTERRUPTED = ExitCode(130, "interrupted", "Ctrl-C (128 + SIGINT)")
 
@@ -120,6 +127,7 @@ _BY_CLASS: tuple[tuple[type[BaseException], ExitCode], ...] = (
     (InvalidParameterError, USAGE),
     (AuthenticationError, AUTH),
     (PermissionDeniedError, PLAN),
+    (PlanTooSmallError, PLAN),
     (QuotaError, QUOTA),
     (NotFoundError, NOT_FOUND),
     (InputNotFoundError, NOT_FOUND),
@@ -220,8 +228,15 @@ def _quota_line(exc: QuotaError) -> str | None:
             f"fetches the rest from the cache), or wait for the reset at {reset}, or narrow "
             "the scope (fewer ids, --quant, --start/--end)"
         )
-    share = f"{exc.share:.0%}"
     total = needed + fetched
+    if exc.ceiling is not None:
+        return (
+            f"{where} needs {_count(total, 'request')}, more than --max-requests "
+            f"{exc.ceiling}: {sent}. Raise --max-requests to {total}, or add --partial to "
+            f"fetch the {max(0, exc.ceiling - fetched)} it allows (the same command later "
+            "fetches the rest)"
+        )
+    share = f"{exc.share:.0%}"
     return (
         f"{where} needs {_count(needed, 'more request')} ({total} in all), more than {share} "
         f"of the {remaining + fetched}{of} left: {sent}. --confirm spends them (or "

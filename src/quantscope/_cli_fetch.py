@@ -9,10 +9,12 @@ format: ``.parquet`` and ``.feather`` keep dtypes, categories, UTC datetimes, th
 (one object per row, ISO-8601 datetimes, nulls as ``null``). A loader that returns several
 frames (``trade``: the trade and its transactions) writes the one ``--part`` names.
 
-Validate, then price, then spend: the arguments and the output path are checked before
-anything is sent; then the load is priced (``qsc.estimate``; a paged load's first page, which
-tells how many follow, is the one request this may spend, and the load reuses it) and the
-cost is said on stderr; then the loader runs under its own quota rules, whose refusals come
+Validate, then price, then spend: the arguments, the values the spec enumerates and the
+output path are checked before anything is sent; then the load is priced from the cache
+(nothing sent) and refused if the quota last seen, the plan or ``--max-requests`` rules it out
+(``_cli_preflight``: zero requests sent); then a paged load's first page, which tells how many
+follow, is the one request pricing may spend (the load reuses it), and the cost is said on
+stderr; then the loader runs under its own quota rules, whose refusals come
 back as one line with the flags that lift them (``_cli_exit``). A filter that matched nothing
 is said on stderr (exit 0). Progress bars and the summary line go to stderr.
 """
@@ -40,6 +42,7 @@ from quantscope._cli_common import (
     print_json,
     writable_output,
 )
+from quantscope._cli_preflight import check_values, refuse_early
 from quantscope._errors import EmptyResultWarning
 
 FORMATS = (".parquet", ".feather", ".csv")
@@ -376,11 +379,14 @@ def _filters(args: argparse.Namespace, resource: Resource) -> str:
     return " ".join(shown)
 
 
-def _price(loader: Any, kwargs: dict[str, Any], client: Any, resource: Resource) -> Any:
-    """The load's ``Estimate`` (a paged load spends its first page to count the rest)."""
+def _price(
+    loader: Any, kwargs: dict[str, Any], client: Any, resource: Resource, *, probe: bool
+) -> Any:
+    """The load's ``Estimate``; with ``probe``, a paged load spends its first page to count
+    the rest."""
     from quantscope._estimate import estimate
 
-    return estimate(loader, probe=resource.paged, client=client, **kwargs)
+    return estimate(loader, probe=probe and resource.paged, client=client, **kwargs)
 
 
 def _cost_line(name: str, est: Any) -> str:
@@ -412,13 +418,17 @@ def _fetch(args: argparse.Namespace) -> int:
     target = _output(args)  # before anything is sent
     loader = getattr(L, resource.loader)
     kwargs = _kwargs(args, resource)
+    check_values(kwargs, {opt.kwarg: opt.flag for opt in resource.options})
     from quantscope._errors import QuantscopeError
 
     with client_from(args) as client:
         try:
             probed = 0
             if not client.settings.offline:
-                est = _price(loader, kwargs, client, resource)
+                est = _price(loader, kwargs, client, resource, probe=False)  # sends nothing
+                refuse_early(est, kwargs, client)
+                if not est.exact:  # a paged load: its first page counts the rest
+                    est = _price(loader, kwargs, client, resource, probe=True)
                 probed = est.probed
                 line = _cost_line(args.resource, est)
                 if est.requests + est.probed > 1 or not est.exact:

@@ -266,12 +266,16 @@ class QuotaWouldBeExceededError(_Refusal):
 class QuotaShareExceededError(_Refusal):
     """A load that would spend more than the client's share of the quota left in one call
     (``Settings.quota_share``), refused with its cost before it was sent. Pass
-    ``confirm=True`` (or ``max_requests=`` at least ``needed``) to spend it.
+    ``confirm=True`` (or ``max_requests=`` at least ``needed``) to spend it. ``ceiling`` is
+    the ``max_requests`` it exceeded, when that was the rule (None: the share).
     """
 
-    def __init__(self, message: str, *, share: float, **kwargs: Any) -> None:
+    def __init__(
+        self, message: str, *, share: float, ceiling: int | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(message, **kwargs)
         self.share = share
+        self.ceiling = ceiling
 
 
 class InvalidResponseError(QuantscopeError):

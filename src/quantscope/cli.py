@@ -35,12 +35,13 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-from quantscope import __version__, _cli_cache, _cli_fetch, _cli_sandbox
+from quantscope import __version__, _cli_cache, _cli_fetch, _cli_preflight, _cli_sandbox
 from quantscope._cli_common import EXAMPLES_FORMATTER, Subparsers
 from quantscope._cli_exit import (
     INTERRUPTED,
     CannotWriteError,
     InputNotFoundError,
+    PlanTooSmallError,
     UsageError,
     error_line,
     exit_codes_help,
@@ -139,8 +140,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return INTERRUPTED.code
-    except (QuantscopeError, UsageError, CannotWriteError, InputNotFoundError, OSError) as exc:
+    except (
+        QuantscopeError,
+        UsageError,
+        CannotWriteError,
+        InputNotFoundError,
+        PlanTooSmallError,
+        OSError,
+    ) as exc:
         return _fail(prog, exc, args)
+    finally:  # the quota the command saw, for the next one's refusals at zero requests
+        _cli_preflight.remember_opened()
     return status
 
 
