@@ -39,10 +39,10 @@ Variant = tuple[Collection[str], Collection[str]]  # (forced, failing) criteria
 class RowSlices:
     """Each row's rule slice as an index into ``slices`` (-1: no quant, class or type)."""
 
-    index: np.ndarray  # int32 (n,)
+    index: np.ndarray  # intp (n,): numpy gathers by intp indices as they are (int32: ~3x)
     slices: list[RuleSlice]
-    config_codes: np.ndarray  # int32 (n,): index into config_names, -1 where missing
-    config_names: list[str]
+    config_codes: np.ndarray | None  # int32 (n,): index into config_names, -1 where missing
+    config_names: list[str]  # (None: not coded, the verdicts never read them)
 
 
 def key_codes(series: pd.Series) -> tuple[np.ndarray, list[object]]:
@@ -91,7 +91,7 @@ def row_slices(playbook: PlaybookArg, frame: pd.DataFrame) -> RowSlices:
     klass, classes = key_codes(frame["market_cap_class"])
     kind, kinds = _config_codes(frame)
     n_c, n_k = max(len(classes), 1), max(len(kinds), 1)
-    combined = (quant * n_c + klass) * n_k + kind  # int32: a few thousand slices at most
+    combined = ((quant * n_c + klass) * n_k + kind).astype(np.intp)  # a few thousand at most
     size = max(len(quants), 1) * n_c * n_k
     if len(combined) and min(quant.min(), klass.min(), kind.min()) < 0:
         combined[(quant < 0) | (klass < 0) | (kind < 0)] = -1
@@ -102,27 +102,50 @@ def row_slices(playbook: PlaybookArg, frame: pd.DataFrame) -> RowSlices:
         c, k = divmod(rest, n_k)
         triples.append((int(quants[q]), str(classes[c]), kinds[k]))  # type: ignore[call-overload]
     books = playbooks_by_quant(playbook, {q for q, _, _ in triples})
-    position = np.full(size + 1, -1, dtype=np.int32)  # the last entry: rows with a missing key
+    position, slices = _slice_table(books, dict(zip(present.tolist(), triples, strict=True)), size)
+    return RowSlices(position.take(combined), slices, kind, list(kinds))
+
+
+def _slice_table(
+    books: Mapping[int, Mapping[tuple[str, str], RuleSlice]],
+    keys: Mapping[int, tuple[int, str, str]],
+    size: int,
+) -> tuple[np.ndarray, list[RuleSlice]]:
+    """Each combination code's slice (an index into the list; -1, and the last entry: none)."""
+    position = np.full(size + 1, -1, dtype=np.intp)
     slices: list[RuleSlice] = []
-    for code, (q, mc_class, config_type) in zip(present.tolist(), triples, strict=True):
+    for code, (q, mc_class, config_type) in keys.items():
         rules = books[q].get((mc_class, config_type))
         if rules is None:
             raise ValueError(f"quant {q}'s playbook has no {config_type} slice for {mc_class}")
         position[code] = len(slices)
         slices.append(rules)
-    return RowSlices(position[combined], slices, kind, list(kinds))
+    return position, slices
+
+
+def grouped_slices(
+    playbook: PlaybookArg, row: np.ndarray, keys: Mapping[int, tuple[int, str, str]], size: int
+) -> RowSlices:
+    """``row_slices`` from combination codes already made (``_part.Groups``: each row's code
+    ``row``, ``size`` where a key is missing; ``keys`` the (quant, class, config type) of
+    each code present), so a sweep codes its rows' keys once for the rule and the current
+    thresholds. The same slices and errors as ``row_slices``, without the rows' config
+    types (``decide_rows`` reads them, the verdicts do not)."""
+    books = playbooks_by_quant(playbook, {q for q, _, _ in keys.values()})
+    position, slices = _slice_table(books, keys, size)
+    return RowSlices(position.take(row), slices, None, [])
 
 
 def _pattern_words(
-    rows: RowSlices, columns: Mapping[str, np.ndarray]
+    rows: RowSlices, columns: Mapping[str, np.ndarray], fixed: Collection[str] = ()
 ) -> tuple[list[np.ndarray], int]:
     """Each row's slice (``index + 1``) in the low bits of the first word, then one bit per
-    enabled criterion of the union: it passes or fails by its row's slice's operator and
-    threshold. Returns the words and the bits used in the last one."""
+    enabled criterion of the union but ``fixed`` ones: it passes or fails by its row's
+    slice's operator and threshold. Returns the words and the bits used in the last one."""
     union: dict[str, None] = {}
     for rules in rows.slices:
         for c, off in zip(rules.criteria, rules.disabled, strict=True):
-            if not off:
+            if not off and c not in fixed:
                 union.setdefault(c)
     words: list[np.ndarray] = []
     word = rows.index.astype(np.int64) + 1
@@ -209,9 +232,12 @@ def decide_patterns(
     per distinct (slice, pass pattern) by ``_rules.decide`` on a representative row.
 
     ``columns`` maps criterion names to float64 arrays over the rows (NaN: missing); a
-    criterion absent from it is missing on every row.
+    criterion absent from it is missing on every row. A criterion every variant forces or
+    fails has no bit: ``decide`` never reads its value (a sweep's own criterion).
     """
-    key, m, representative = _distinct(*_pattern_words(rows, columns))
+    named = [{*forced, *failing} for forced, failing in variants]
+    fixed = set.intersection(*named) if named else set()
+    key, m, representative = _distinct(*_pattern_words(rows, columns, fixed))
     slice_of = rows.index[representative]
     internal = np.full((m, len(variants)), np.nan)
     required_ok = np.zeros((m, len(variants)), dtype=bool)
