@@ -90,7 +90,10 @@ def usable(frame: pd.DataFrame, criteria: Sequence[str]) -> np.ndarray:
     for name in (*criteria, "pnl_usd", "buy_cost_usd"):
         column = frame[name]
         if column.dtype == np.float64:  # a numpy column: no pandas pass
-            missing |= np.isnan(column.to_numpy())
+            values = column.to_numpy()
+            if len(values) and not np.isnan(values.min()):  # min is NaN when any is
+                continue  # none missing: no mask to build
+            missing |= np.isnan(values)
         else:
             missing |= column.isna().to_numpy()
     return ~missing
@@ -292,15 +295,17 @@ def known_values(cur: Current) -> np.ndarray | None:
 #: bucket table (``baseline_groups``); more, and the baseline is summed from a mask.
 MAX_BASELINE_GROUPS = 64
 
-Baseline = tuple[np.ndarray, list[tuple[float, ...] | None]]
+Baseline = tuple[np.ndarray, np.ndarray | None, list[tuple[float, ...] | None]]
 
 
 def baseline_groups(rows: Sample, currents: Sequence[Current]) -> Baseline | None:
-    """``baseline``'s rule as groups, for ``_kernel.sweep_with_baseline``: each row's group,
-    and each group's current threshold per criterion (NaN: the criterion keeps the group's
-    rows, real trades whose threshold is unknown) or None (kept by none: simulated entries
-    with a threshold unknown). Rows of one group share their thresholds, so the baseline is
-    a few bucket ranges of the sweep's own table. None when the currents are of different
+    """``baseline``'s rule as groups, for ``_kernel.sweep_with_baseline``: each row's group
+    (as an index into the second array, whose entries are the groups, when that is not
+    None: the kernel reads it a chunk at a time, no gather over the rows here), and each
+    group's current threshold per criterion (NaN: the criterion keeps the group's rows, real
+    trades whose threshold is unknown) or None (kept by none: simulated entries with a
+    threshold unknown). Rows of one group share their thresholds, so the baseline is a few
+    bucket ranges of the sweep's own table. None when the currents are of different
     groupings or make more than ``MAX_BASELINE_GROUPS`` groups.
     """
     coded = [c for c in currents if isinstance(c, PerGroup)]
@@ -334,10 +339,9 @@ def baseline_groups(rows: Sample, currents: Sequence[Current]) -> Baseline | Non
         combos.append(None)
     if len(combos) > MAX_BASELINE_GROUPS:
         return None
-    found_code = code.take(group)
     if dropped is not None:
-        found_code = np.where(simulated, dropped.take(group), found_code)
-    return found_code, combos
+        return np.where(simulated, dropped.take(group), code.take(group)), None, combos
+    return group, code, combos
 
 
 def baseline(rows: Sample, ops: Sequence[str], currents: Sequence[Current]) -> np.ndarray:
