@@ -135,6 +135,22 @@ def test_more_criteria_than_one_pattern_word_and_hashed_patterns(
     assert np.array_equal(replay_module.passed_variants(books, frame, variants(criteria)), expected)
 
 
+@pytest.mark.parametrize(("direct", "scan"), [(0, 1 << 16), (12, 7)])
+def test_compacted_or_direct_pattern_keys_and_any_representative_decide_alike(
+    direct: int, scan: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Patterns of few bits are the rows' keys as they are (``DIRECT_BITS``), others are
+    compacted first; one row of each key is found scanning ``SCAN`` rows at a time."""
+    monkeypatch.setattr(_compiled, "DIRECT_BITS", direct)
+    monkeypatch.setattr(_compiled, "SCAN", scan)
+    frame, books, criteria = random_rows(14)
+    expected = reference.passed_variants(books, frame, variants(criteria))
+    assert np.array_equal(replay_module.passed_variants(books, frame, variants(criteria)), expected)
+    got = replay_module.decide_rows(books, frame, [criteria[0]], [criteria[1]])
+    expected_rows = reference.decide_rows(books, frame, [criteria[0]], [criteria[1]])
+    pd.testing.assert_frame_equal(got, expected_rows, check_exact=True)
+
+
 def test_a_missing_slice_is_named_as_before() -> None:
     frame, books, _ = random_rows(10, n=200)
     books[2] = books[2][books[2]["market_cap_class"] != "MID_CAP"]

@@ -190,28 +190,48 @@ def _passes(rows: RowSlices, criterion: str, values: np.ndarray) -> np.ndarray:
 
 #: Patterns of at most this many bits are counted in a dense table, not hashed.
 DENSE_BITS = 22
+#: Patterns of at most this many bits are the rows' keys as they are (no compaction pass).
+DIRECT_BITS = 12
+#: Rows scattered at a time while looking for one row of each key (``_representatives``).
+SCAN = 1 << 16
 
 
-def _distinct(words: Sequence[np.ndarray], bits: int) -> tuple[np.ndarray, int, np.ndarray]:
-    """Each row's (slice, pattern) as a code ``0 .. m-1``, ``m``, and one row of each code."""
+def _distinct(
+    words: Sequence[np.ndarray], bits: int
+) -> tuple[np.ndarray, int, np.ndarray, np.ndarray]:
+    """Each row's (slice, pattern) as a key ``0 .. m-1``, ``m``, the keys some row has, and
+    one row of each of those."""
     n = len(words[0])
     if len(words) == 1 and bits <= DENSE_BITS:  # a count per possible word, no hashing
         (word,) = words
         used = np.flatnonzero(np.bincount(word, minlength=1))
-        position = np.zeros(1 << bits, dtype=np.intp)
-        position[used] = np.arange(len(used))
-        key = position[word]
+        if bits <= DIRECT_BITS:  # the word is the key: a table of 2**bits rows, mostly unread
+            key, m = word.astype(np.intp, copy=False), 1 << bits
+        else:
+            position = np.zeros(1 << bits, dtype=np.intp)
+            position[used] = np.arange(len(used))
+            key, m, used = position.take(word), len(used), np.arange(len(used))
     else:
         key, count = np.zeros(n, dtype=np.int64), 1
         for word in words:
             codes, uniques = pd.factorize(word)
             found, distinct = pd.factorize(key * len(uniques) + codes)
             key, count = found.astype(np.int64), len(distinct)
-        key = key.astype(np.intp)
-        used = np.arange(count)
-    representative = np.zeros(len(used), dtype=np.intp)
-    representative[key] = np.arange(n)  # any row of a key will do: they decide alike
-    return key, len(used), representative
+        key, m, used = key.astype(np.intp), count, np.arange(count)
+    return key, m, used, _representatives(key, m, used)
+
+
+def _representatives(key: np.ndarray, m: int, used: np.ndarray) -> np.ndarray:
+    """One row of each of the keys ``used`` (any row will do: they decide alike), from the
+    first ``SCAN`` rows on until every key has one: usually the first chunk, instead of a
+    scatter of every row."""
+    found = np.full(m, -1, dtype=np.intp)
+    for start in range(0, len(key), SCAN):
+        chunk = key[start : start + SCAN]
+        found[chunk] = np.arange(start, start + len(chunk))
+        if found.take(used).min(initial=0) >= 0:
+            break
+    return found.take(used)
 
 
 @dataclass(frozen=True)
@@ -222,7 +242,7 @@ class Decided:
     internal_score: np.ndarray  # float64 (m, v), NaN for rows without a slice
     required_ok: np.ndarray  # bool (m, v)
     passed: np.ndarray  # bool (m, v)
-    decided: np.ndarray  # bool (m,): the key has a slice
+    decided: np.ndarray  # bool (m,): the key has a slice (False: no row has the key)
 
 
 def decide_patterns(
@@ -237,16 +257,16 @@ def decide_patterns(
     """
     named = [{*forced, *failing} for forced, failing in variants]
     fixed = set.intersection(*named) if named else set()
-    key, m, representative = _distinct(*_pattern_words(rows, columns, fixed))
-    slice_of = rows.index[representative]
+    key, m, used, representative = _distinct(*_pattern_words(rows, columns, fixed))
+    slice_of = rows.index.take(representative)
     internal = np.full((m, len(variants)), np.nan)
     required_ok = np.zeros((m, len(variants)), dtype=bool)
     passed = np.zeros((m, len(variants)), dtype=bool)
     for s, rules in enumerate(rows.slices):
-        at = np.flatnonzero(slice_of == s)
-        if not len(at):
+        mine = np.flatnonzero(slice_of == s)
+        if not len(mine):
             continue
-        picks = representative[at]
+        at, picks = used[mine], representative[mine]
         values = np.column_stack(
             [
                 columns[c][picks] if c in columns else np.full(len(picks), np.nan)
@@ -258,7 +278,9 @@ def decide_patterns(
             internal[at, j] = verdict.internal_score
             required_ok[at, j] = verdict.required_ok
             passed[at, j] = verdict.passed
-    return Decided(key, internal, required_ok, passed, slice_of >= 0)
+    decided = np.zeros(m, dtype=bool)
+    decided[used] = slice_of >= 0
+    return Decided(key, internal, required_ok, passed, decided)
 
 
 def take_rows(table: np.ndarray, key: np.ndarray) -> np.ndarray:

@@ -70,10 +70,14 @@ class _Positions:
         self.side = side
         self.table = len(t) > 0 and bool(np.isfinite(t[0]) and np.isfinite(t[-1]))
         self.table = self.table and float(t[-1]) > float(t[0])
-        if not self.table:
-            return
-        self.lo = float(t[0])
-        self.scale = (CELLS - 2) / (float(t[-1]) - self.lo)
+        if self.table:
+            self.lo = float(t[0])
+            self.scale = (CELLS - 2) / (float(t[-1]) - self.lo)
+            self.table = bool(np.isfinite(self.scale))  # a span of subnormals: no table
+        self.before: np.ndarray | None = None  # built on the first call that uses it
+
+    def _build(self) -> np.ndarray:
+        t = self.thresholds
         at = self._cell(t)
         counts = np.bincount(at, minlength=CELLS)
         self.before = np.cumsum(counts) - counts  # thresholds in earlier cells (intp)
@@ -81,6 +85,7 @@ class _Positions:
         self.held = np.full(CELLS, np.nan)  # NaN compares False: no threshold in the cell
         self.held[at[alone]] = t[alone]
         self.crowded = None if alone.all() else counts > 1
+        return self.before
 
     def _cell(self, x: np.ndarray) -> np.ndarray:  # intp: numpy gathers by intp ~3x faster
         f = np.subtract(x, self.lo, dtype=np.float64)
@@ -94,8 +99,9 @@ class _Positions:
         t, side = self.thresholds, self.side
         if not self.table or len(values) < SMALL or np.isnan(values).any():
             return np.searchsorted(t, values, side=side)
+        before = self.before if self.before is not None else self._build()
         c = self._cell(values)
-        out = self.before.take(c)
+        out = before.take(c)
         compare = np.greater_equal if side == "right" else np.greater
         out += compare(values, self.held.take(c))
         if self.crowded is not None:
@@ -211,7 +217,8 @@ def _bucket_tables(
     n = len(outcomes.pnl)
     step = max(CHUNK, 8 * 4 * size)  # 4: the widest table entry (key, win, simulated)
     offsets = None if of is None else np.multiply(of, n_cells, dtype=np.intp)
-    found: dict[str, np.ndarray] = {}
+    simulated = bool(outcomes.simulated.any())
+    raw: list[np.ndarray] = []
     for start in range(0, max(n, 1), step):
         rows = slice(start, start + step)
         keys = finders[0](values[0][rows])  # intp, a new array
@@ -225,44 +232,53 @@ def _bucket_tables(
         part = Outcomes(
             outcomes.win[rows], outcomes.pnl[rows], outcomes.cost[rows], outcomes.simulated[rows]
         )
-        tables = _tables(keys, size, part)
-        found = tables if not found else {k: found[k] + t for k, t in tables.items()}
-    return found, shape
+        found = _counted(keys, size, part, simulated)
+        raw = found if not raw else [a + b for a, b in zip(raw, found, strict=True)]
+    return _tables(raw, size, simulated), shape
 
 
-def _tables(keys: np.ndarray, size: int, outcomes: Outcomes) -> dict[str, np.ndarray]:
-    """The outcomes summed per key ``0 .. size - 1`` (flat tables, one per ``Sums`` field but
-    the PnL): three ``bincount`` passes over the rows, over one key array when the wins are
-    the trades with a positive PnL (the rows' own ``pnl > 0`` split otherwise). ``keys``
-    (intp) is overwritten."""
+def _counted(keys: np.ndarray, size: int, outcomes: Outcomes, simulated: bool) -> list[np.ndarray]:
+    """Three ``bincount`` passes over the rows: the rows and their cost per (key, win[,
+    simulated]) flag, and their PnL per (key, PnL > 0), over one key array when the wins
+    are the trades with a positive PnL (a split of the keys by the PnL's sign otherwise).
+    ``keys`` (intp) is overwritten."""
     win = outcomes.win.view(np.int8) if outcomes.win.dtype == bool else outcomes.win
     positive = outcomes.pnl > 0
-    split = None
+    signs = None
     if not np.array_equal(positive, outcomes.win):
-        split = keys * 2
-        split += positive
+        signs = keys * 2
+        signs += positive
     flags = keys  # (key, win[, simulated]), in place
     flags *= 2
     flags += win
-    simulated = bool(outcomes.simulated.any())
+    width = 2
     if simulated:
         flags *= 2
         flags += outcomes.simulated.view(np.int8)
-    width = 4 if simulated else 2
-    counts = np.bincount(flags, minlength=width * size).reshape(size, 2, width // 2)
+        width = 4
+    counts = np.bincount(flags, minlength=width * size)
     cost = np.bincount(flags, weights=outcomes.cost, minlength=width * size)
-    if split is None:  # the win bit is the sign of the PnL
+    if signs is None:  # the win bit is the sign of the PnL
         signed = np.bincount(flags, weights=outcomes.pnl, minlength=width * size)
-        signed = signed.reshape(size, 2, width // 2).sum(axis=-1)
+        signed = signed.reshape(size, 2, width // 2).sum(axis=-1).reshape(-1)
     else:
-        signed = np.bincount(split, weights=outcomes.pnl, minlength=2 * size).reshape(size, 2)
+        signed = np.bincount(signs, weights=outcomes.pnl, minlength=2 * size)
+    return [counts, cost, signed]
+
+
+def _tables(raw: Sequence[np.ndarray], size: int, simulated: bool) -> dict[str, np.ndarray]:
+    """``_counted``'s flat counts as the outcomes summed per key ``0 .. size - 1`` (one
+    table per ``Sums`` field but the PnL)."""
+    width = 4 if simulated else 2
+    counts = raw[0].reshape(size, 2, width // 2)
+    signed = raw[2].reshape(size, 2)
     return {
         "trades": counts.sum(axis=(-2, -1)),
         "simulated": counts[..., 1].sum(axis=-1) if simulated else np.zeros(size, np.int64),
         "wins": counts[:, 1, :].sum(axis=-1),
         "gross_profit": signed[:, 1],
         "gross_loss": signed[:, 0],
-        "cost": cost.reshape(size, width).sum(axis=-1),
+        "cost": raw[1].reshape(size, width).sum(axis=-1),
     }
 
 
