@@ -141,51 +141,65 @@ def _pattern_words(
 ) -> tuple[list[np.ndarray], int]:
     """Each row's slice (``index + 1``) in the low bits of the first word, then one bit per
     enabled criterion of the union but ``fixed`` ones: it passes or fails by its row's
-    slice's operator and threshold. Returns the words and the bits used in the last one."""
+    slice's operator and threshold. Returns the words and the bits used in the last one.
+    Written ``SCAN`` rows at a time (the per-row thresholds, verdicts and shifted bits of a
+    chunk stay in the cache)."""
     union: dict[str, None] = {}
     for rules in rows.slices:
         for c, off in zip(rules.criteria, rules.disabled, strict=True):
             if not off and c not in fixed:
                 union.setdefault(c)
-    words: list[np.ndarray] = []
-    word = rows.index.astype(np.int64) + 1
-    bit = int(len(rows.slices) + 1).bit_length()
-    for criterion in union:
-        values = columns.get(criterion)
-        if values is None:
-            continue  # missing everywhere: fails in every slice, one pattern
-        passed = _passes(rows, criterion, values)
+    # A criterion missing from the columns fails in every slice: one pattern, no bit.
+    tests = [(columns[c], _Passes(rows, c)) for c in union if c in columns]
+    places, word, bit = [], 0, int(len(rows.slices) + 1).bit_length()
+    for _ in tests:
         if bit == WORD_BITS:
-            words.append(word)
-            word, bit = np.zeros(len(word), dtype=np.int64), 0
-        np.bitwise_or(word, np.left_shift(passed, bit, dtype=np.int64), out=word)
+            word, bit = word + 1, 0
+        places.append((word, bit))
         bit += 1
-    words.append(word)
+    n = len(rows.index)
+    words = [np.zeros(n, dtype=np.int64) for _ in range(word + 1)]
+    for start in range(0, n, SCAN):
+        chunk = slice(start, start + SCAN)
+        index = rows.index[chunk]
+        np.add(index, 1, out=words[0][chunk], casting="unsafe")
+        for (values, passes), (w, b) in zip(tests, places, strict=True):
+            found = np.left_shift(passes(values[chunk], index), b, dtype=np.int64)
+            np.bitwise_or(words[w][chunk], found, out=words[w][chunk])
     return words, bit
 
 
-def _passes(rows: RowSlices, criterion: str, values: np.ndarray) -> np.ndarray:
-    """Whether each row's value passes its own slice's threshold of ``criterion`` (False
-    where the slice lacks or disables it, or the value is missing)."""
-    rules_of = []
-    for s, rules in enumerate(rows.slices):
-        if criterion in rules.criteria:
-            j = rules.index(criterion)
-            if not rules.disabled[j]:
-                rules_of.append((s, rules.operators[j], float(rules.thresholds[j])))
-    distinct = {(op, t) for _, op, t in rules_of}
-    if len(distinct) == 1 and len(rules_of) == len(rows.slices):
-        ((op, t),) = distinct
-        return np.asarray(OPERATORS[op](values, t))
-    out = np.zeros(len(values), dtype=bool)
-    for op in {op for _, op, _ in rules_of}:
-        threshold = np.full(len(rows.slices) + 1, np.nan)  # the last: rows without a slice
-        for s, op_s, t in rules_of:
-            if op_s == op:
-                threshold[s] = t
-        per_row = threshold[rows.index]
-        out |= OPERATORS[op](values, per_row)  # NaN thresholds fail
-    return out
+class _Passes:
+    """Whether each row's value passes its own slice's threshold of one criterion (False
+    where the slice lacks or disables it, or the value is missing), for a chunk of rows."""
+
+    def __init__(self, rows: RowSlices, criterion: str) -> None:
+        rules_of = []
+        for s, rules in enumerate(rows.slices):
+            if criterion in rules.criteria:
+                j = rules.index(criterion)
+                if not rules.disabled[j]:
+                    rules_of.append((s, rules.operators[j], float(rules.thresholds[j])))
+        distinct = {(op, t) for _, op, t in rules_of}
+        self.shared = None
+        if len(distinct) == 1 and len(rules_of) == len(rows.slices):
+            self.shared = next(iter(distinct))  # one threshold for every row: no gather
+        self.tables = {}
+        for op in {op for _, op, _ in rules_of}:
+            threshold = np.full(len(rows.slices) + 1, np.nan)  # the last: rows without a slice
+            for s, op_s, t in rules_of:
+                if op_s == op:
+                    threshold[s] = t
+            self.tables[op] = threshold
+
+    def __call__(self, values: np.ndarray, index: np.ndarray) -> np.ndarray:
+        if self.shared is not None:
+            op, t = self.shared
+            return np.asarray(OPERATORS[op](values, t))
+        out = np.zeros(len(values), dtype=bool)
+        for op, threshold in self.tables.items():
+            out |= OPERATORS[op](values, threshold.take(index))  # NaN thresholds fail
+        return out
 
 
 #: Patterns of at most this many bits are counted in a dense table, not hashed.
