@@ -209,3 +209,35 @@ def test_what_if_and_the_grid_equal_the_pandas_path(
         lambda: bt.what_if(features, "c3", 15, playbook=books, rule="filter"),
     ]
     reference.assert_research_unchanged(calls, monkeypatch)
+
+
+def test_a_replayed_sweep_codes_its_keys_once_and_copies_no_frame(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 22 (replay3): "``_compiled.row_slices`` codes keys that ``_sample`` already
+    coded, ``_by_rule`` copies the frame with ``frame.assign``". The rule slices now come
+    from the key codes the current thresholds read, and the rows kept are index arrays."""
+    features, books = _features(15)
+    bt.what_if(features, "c0", 15, playbook=books)  # compiles the playbooks
+    calls: list[str] = []
+    for owner, name in ((_compiled, "row_slices"), (_compiled, "key_codes")):
+        real = getattr(owner, name)
+
+        def counting(*args: object, _real=real, _name=name, **kw: object):
+            calls.append(_name)
+            return _real(*args, **kw)
+
+        monkeypatch.setattr(owner, name, counting)
+    assigned = []
+    real_assign = pd.DataFrame.assign
+
+    def assign(self: pd.DataFrame, **kw: object) -> pd.DataFrame:
+        if len(self) == len(features):
+            assigned.append(sorted(kw))
+        return real_assign(self, **kw)
+
+    monkeypatch.setattr(pd.DataFrame, "assign", assign)
+    bt.what_if(features, "c0", 15, playbook=books)
+    assert "row_slices" not in calls
+    assert calls.count("key_codes") <= 1  # the class column, once (not categorical here)
+    assert assigned == []
