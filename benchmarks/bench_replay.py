@@ -25,7 +25,7 @@ find a current threshold per row. The 1,000 thresholds are quantiles of the valu
 
 **Cases**: ``what_if (filter)``, ``what_if(features, "buy_sell_ratio", thresholds,
 rule="filter")``; ``what_if (replay)``, the same call with the default rule: per row the
-verdict with the criterion failed and passed (``replay.passed_variants``), the rows moved to
+verdict with the criterion failed and passed (``_sample._verdicts``), the rows moved to
 always-pass, kept as they are, or dropped, then the same sweep; ``np.argsort`` of the
 column; ``what_if_grid`` of ``buy_sell_ratio`` x ``ai_confidence`` (100 quantiles each) under
 both rules; ``grid floor`` (``grid_floor``): buckets by ``np.searchsorted`` of the values into

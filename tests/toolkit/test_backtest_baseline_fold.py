@@ -197,3 +197,44 @@ def test_per_class_thresholds_sum_no_mask_of_the_rows(monkeypatch: pytest.Monkey
     assert found.attrs["what_if"]["baseline"]["total_pnl_usd"] == pytest.approx(
         float(pnl[kept].sum()), rel=1e-9
     )
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_sums_a_chunk_of_rows_at_a_time_equal_a_mask_of_the_rows(
+    k: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kernel sums the rows a chunk at a time (``_kernel.CHUNK``: the chunk's temporaries
+    stay in the cache); chunks differ in what they hold (simulated entries only in the later
+    ones, wins that are not the PnL's sign only in the first ones) and the groups may come
+    as codes of a small table (``of``), as ``_sample.baseline_groups`` gives them."""
+    monkeypatch.setattr(_kernel, "CHUNK", 1)  # as small as the table allows: many chunks
+    rng = np.random.default_rng(40 + k)
+    n = 30_000
+    values = [np.round(rng.normal(0.0, 2.0, n), 1) for _ in range(k)]
+    ops = [str(rng.choice(OPS)) for _ in range(k)]
+    grids = [np.round(rng.normal(0.0, 2.0, 12), 1) for _ in range(k)]
+    pnl = np.round(rng.normal(0.0, 50.0, n), 2)
+    win = pnl > 0
+    win[: n // 3][rng.random(n // 3) < 0.05] ^= True
+    simulated = np.zeros(n, dtype=bool)
+    simulated[n // 2 :] = rng.random(n - n // 2) < 0.2
+    outcomes = Outcomes(win, pnl, np.round(rng.uniform(10.0, 500.0, n), 2), simulated)
+    at: list[tuple[float, ...] | None] = [tuple(0.2 * (i + 1) for i in range(k)), None]
+    of = np.array([1, 0, 0, 1, 0])  # five codes, two groups
+    codes = rng.integers(0, len(of), n)
+    found, base = sweep_with_baseline(values, grids, ops, outcomes, codes, at, of=of)
+    kept = of[codes] == 0
+    for v, t, op in zip(values, at[0] or (), ops, strict=True):
+        kept &= OPERATORS[op](v, t)
+    _assert_sums(base, masked_sums(kept, outcomes))
+    for cell in [(0,) * k, (5,) * k, (11,) * k, (3, 7)[:k]]:
+        mask = np.ones(n, dtype=bool)
+        for v, g, op, j in zip(values, grids, ops, cell, strict=True):
+            mask &= OPERATORS[op](v, g[j])
+        _assert_sums(_cell(found, cell), masked_sums(mask, outcomes))
+    monkeypatch.setattr(_kernel, "CHUNK", 1 << 30)  # one chunk
+    _assert_sums(sweep(values, grids, ops, outcomes), found)
+
+
+def _cell(sums: _kernel.Sums, index: tuple[int, ...]) -> _kernel.Sums:
+    return _kernel.Sums(**{f: getattr(sums, f)[index] for f in FIELDS})

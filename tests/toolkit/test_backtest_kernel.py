@@ -102,6 +102,17 @@ def test_positions_equal_searchsorted_for_any_floats(
     assert found.tolist() == np.searchsorted(t, v, side=side).tolist()  # type: ignore[call-overload]
 
 
+def test_positions_of_thresholds_a_subnormal_apart_search_without_a_warning() -> None:
+    """Thresholds whose span is subnormal make no cell table (its scale would be infinite,
+    and ``0 * inf`` warns): the values are searched (found by hypothesis at the chunk's
+    size, where the table is built)."""
+    values = np.resize(np.array([0.0, 1e-310, 5e-324, -1.0, 2.0]), _kernel.SMALL)
+    t = np.array([0.0, 2.22507386e-309])
+    for side in ("left", "right"):
+        found = positions(values, t, side)  # type: ignore[arg-type]
+        assert found.tolist() == np.searchsorted(t, values, side=side).tolist()  # type: ignore[call-overload]
+
+
 def test_positions_with_nan_values_fall_back_to_searchsorted() -> None:
     values = np.linspace(-3.0, 3.0, _kernel.SMALL + 10)
     values[::7] = np.nan

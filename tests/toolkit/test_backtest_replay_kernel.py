@@ -135,6 +135,22 @@ def test_more_criteria_than_one_pattern_word_and_hashed_patterns(
     assert np.array_equal(replay_module.passed_variants(books, frame, variants(criteria)), expected)
 
 
+@pytest.mark.parametrize(("direct", "scan"), [(0, 1 << 16), (12, 7)])
+def test_compacted_or_direct_pattern_keys_and_any_representative_decide_alike(
+    direct: int, scan: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Patterns of few bits are the rows' keys as they are (``DIRECT_BITS``), others are
+    compacted first; one row of each key is found scanning ``SCAN`` rows at a time."""
+    monkeypatch.setattr(_compiled, "DIRECT_BITS", direct)
+    monkeypatch.setattr(_compiled, "SCAN", scan)
+    frame, books, criteria = random_rows(14)
+    expected = reference.passed_variants(books, frame, variants(criteria))
+    assert np.array_equal(replay_module.passed_variants(books, frame, variants(criteria)), expected)
+    got = replay_module.decide_rows(books, frame, [criteria[0]], [criteria[1]])
+    expected_rows = reference.decide_rows(books, frame, [criteria[0]], [criteria[1]])
+    pd.testing.assert_frame_equal(got, expected_rows, check_exact=True)
+
+
 def test_a_missing_slice_is_named_as_before() -> None:
     frame, books, _ = random_rows(10, n=200)
     books[2] = books[2][books[2]["market_cap_class"] != "MID_CAP"]
@@ -193,3 +209,35 @@ def test_what_if_and_the_grid_equal_the_pandas_path(
         lambda: bt.what_if(features, "c3", 15, playbook=books, rule="filter"),
     ]
     reference.assert_research_unchanged(calls, monkeypatch)
+
+
+def test_a_replayed_sweep_codes_its_keys_once_and_copies_no_frame(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 22 (replay3): "``_compiled.row_slices`` codes keys that ``_sample`` already
+    coded, ``_by_rule`` copies the frame with ``frame.assign``". The rule slices now come
+    from the key codes the current thresholds read, and the rows kept are index arrays."""
+    features, books = _features(15)
+    bt.what_if(features, "c0", 15, playbook=books)  # compiles the playbooks
+    calls: list[str] = []
+    for owner, name in ((_compiled, "row_slices"), (_compiled, "key_codes")):
+        real = getattr(owner, name)
+
+        def counting(*args: object, _real=real, _name=name, **kw: object):
+            calls.append(_name)
+            return _real(*args, **kw)
+
+        monkeypatch.setattr(owner, name, counting)
+    assigned = []
+    real_assign = pd.DataFrame.assign
+
+    def assign(self: pd.DataFrame, **kw: object) -> pd.DataFrame:
+        if len(self) == len(features):
+            assigned.append(sorted(kw))
+        return real_assign(self, **kw)
+
+    monkeypatch.setattr(pd.DataFrame, "assign", assign)
+    bt.what_if(features, "c0", 15, playbook=books)
+    assert "row_slices" not in calls
+    assert calls.count("key_codes") <= 1  # the class column, once (not categorical here)
+    assert assigned == []

@@ -39,10 +39,10 @@ Variant = tuple[Collection[str], Collection[str]]  # (forced, failing) criteria
 class RowSlices:
     """Each row's rule slice as an index into ``slices`` (-1: no quant, class or type)."""
 
-    index: np.ndarray  # int32 (n,)
+    index: np.ndarray  # intp (n,): numpy gathers by intp indices as they are (int32: ~3x)
     slices: list[RuleSlice]
-    config_codes: np.ndarray  # int32 (n,): index into config_names, -1 where missing
-    config_names: list[str]
+    config_codes: np.ndarray | None  # int32 (n,): index into config_names, -1 where missing
+    config_names: list[str]  # (None: not coded, the verdicts never read them)
 
 
 def key_codes(series: pd.Series) -> tuple[np.ndarray, list[object]]:
@@ -91,7 +91,7 @@ def row_slices(playbook: PlaybookArg, frame: pd.DataFrame) -> RowSlices:
     klass, classes = key_codes(frame["market_cap_class"])
     kind, kinds = _config_codes(frame)
     n_c, n_k = max(len(classes), 1), max(len(kinds), 1)
-    combined = (quant * n_c + klass) * n_k + kind  # int32: a few thousand slices at most
+    combined = ((quant * n_c + klass) * n_k + kind).astype(np.intp)  # a few thousand at most
     size = max(len(quants), 1) * n_c * n_k
     if len(combined) and min(quant.min(), klass.min(), kind.min()) < 0:
         combined[(quant < 0) | (klass < 0) | (kind < 0)] = -1
@@ -102,93 +102,150 @@ def row_slices(playbook: PlaybookArg, frame: pd.DataFrame) -> RowSlices:
         c, k = divmod(rest, n_k)
         triples.append((int(quants[q]), str(classes[c]), kinds[k]))  # type: ignore[call-overload]
     books = playbooks_by_quant(playbook, {q for q, _, _ in triples})
-    position = np.full(size + 1, -1, dtype=np.int32)  # the last entry: rows with a missing key
+    position, slices = _slice_table(books, dict(zip(present.tolist(), triples, strict=True)), size)
+    return RowSlices(position.take(combined), slices, kind, list(kinds))
+
+
+def _slice_table(
+    books: Mapping[int, Mapping[tuple[str, str], RuleSlice]],
+    keys: Mapping[int, tuple[int, str, str]],
+    size: int,
+) -> tuple[np.ndarray, list[RuleSlice]]:
+    """Each combination code's slice (an index into the list; -1, and the last entry: none)."""
+    position = np.full(size + 1, -1, dtype=np.intp)
     slices: list[RuleSlice] = []
-    for code, (q, mc_class, config_type) in zip(present.tolist(), triples, strict=True):
+    for code, (q, mc_class, config_type) in keys.items():
         rules = books[q].get((mc_class, config_type))
         if rules is None:
             raise ValueError(f"quant {q}'s playbook has no {config_type} slice for {mc_class}")
         position[code] = len(slices)
         slices.append(rules)
-    return RowSlices(position[combined], slices, kind, list(kinds))
+    return position, slices
+
+
+def grouped_slices(
+    playbook: PlaybookArg, row: np.ndarray, keys: Mapping[int, tuple[int, str, str]], size: int
+) -> RowSlices:
+    """``row_slices`` from combination codes already made (``_part.Groups``: each row's code
+    ``row``, ``size`` where a key is missing; ``keys`` the (quant, class, config type) of
+    each code present), so a sweep codes its rows' keys once for the rule and the current
+    thresholds. The same slices and errors as ``row_slices``, without the rows' config
+    types (``decide_rows`` reads them, the verdicts do not)."""
+    books = playbooks_by_quant(playbook, {q for q, _, _ in keys.values()})
+    position, slices = _slice_table(books, keys, size)
+    return RowSlices(position.take(row), slices, None, [])
 
 
 def _pattern_words(
-    rows: RowSlices, columns: Mapping[str, np.ndarray]
+    rows: RowSlices, columns: Mapping[str, np.ndarray], fixed: Collection[str] = ()
 ) -> tuple[list[np.ndarray], int]:
     """Each row's slice (``index + 1``) in the low bits of the first word, then one bit per
-    enabled criterion of the union: it passes or fails by its row's slice's operator and
-    threshold. Returns the words and the bits used in the last one."""
+    enabled criterion of the union but ``fixed`` ones: it passes or fails by its row's
+    slice's operator and threshold. Returns the words and the bits used in the last one.
+    Written ``SCAN`` rows at a time (the per-row thresholds, verdicts and shifted bits of a
+    chunk stay in the cache)."""
     union: dict[str, None] = {}
     for rules in rows.slices:
         for c, off in zip(rules.criteria, rules.disabled, strict=True):
-            if not off:
+            if not off and c not in fixed:
                 union.setdefault(c)
-    words: list[np.ndarray] = []
-    word = rows.index.astype(np.int64) + 1
-    bit = int(len(rows.slices) + 1).bit_length()
-    for criterion in union:
-        values = columns.get(criterion)
-        if values is None:
-            continue  # missing everywhere: fails in every slice, one pattern
-        passed = _passes(rows, criterion, values)
+    # A criterion missing from the columns fails in every slice: one pattern, no bit.
+    tests = [(columns[c], _Passes(rows, c)) for c in union if c in columns]
+    places, word, bit = [], 0, int(len(rows.slices) + 1).bit_length()
+    for _ in tests:
         if bit == WORD_BITS:
-            words.append(word)
-            word, bit = np.zeros(len(word), dtype=np.int64), 0
-        np.bitwise_or(word, np.left_shift(passed, bit, dtype=np.int64), out=word)
+            word, bit = word + 1, 0
+        places.append((word, bit))
         bit += 1
-    words.append(word)
+    n = len(rows.index)
+    words = [np.zeros(n, dtype=np.int64) for _ in range(word + 1)]
+    for start in range(0, n, SCAN):
+        chunk = slice(start, start + SCAN)
+        index = rows.index[chunk]
+        np.add(index, 1, out=words[0][chunk], casting="unsafe")
+        for (values, passes), (w, b) in zip(tests, places, strict=True):
+            found = np.left_shift(passes(values[chunk], index), b, dtype=np.int64)
+            np.bitwise_or(words[w][chunk], found, out=words[w][chunk])
     return words, bit
 
 
-def _passes(rows: RowSlices, criterion: str, values: np.ndarray) -> np.ndarray:
-    """Whether each row's value passes its own slice's threshold of ``criterion`` (False
-    where the slice lacks or disables it, or the value is missing)."""
-    rules_of = []
-    for s, rules in enumerate(rows.slices):
-        if criterion in rules.criteria:
-            j = rules.index(criterion)
-            if not rules.disabled[j]:
-                rules_of.append((s, rules.operators[j], float(rules.thresholds[j])))
-    distinct = {(op, t) for _, op, t in rules_of}
-    if len(distinct) == 1 and len(rules_of) == len(rows.slices):
-        ((op, t),) = distinct
-        return np.asarray(OPERATORS[op](values, t))
-    out = np.zeros(len(values), dtype=bool)
-    for op in {op for _, op, _ in rules_of}:
-        threshold = np.full(len(rows.slices) + 1, np.nan)  # the last: rows without a slice
-        for s, op_s, t in rules_of:
-            if op_s == op:
-                threshold[s] = t
-        per_row = threshold[rows.index]
-        out |= OPERATORS[op](values, per_row)  # NaN thresholds fail
-    return out
+class _Passes:
+    """Whether each row's value passes its own slice's threshold of one criterion (False
+    where the slice lacks or disables it, or the value is missing), for a chunk of rows."""
+
+    def __init__(self, rows: RowSlices, criterion: str) -> None:
+        rules_of = []
+        for s, rules in enumerate(rows.slices):
+            if criterion in rules.criteria:
+                j = rules.index(criterion)
+                if not rules.disabled[j]:
+                    rules_of.append((s, rules.operators[j], float(rules.thresholds[j])))
+        distinct = {(op, t) for _, op, t in rules_of}
+        self.shared = None
+        if len(distinct) == 1 and len(rules_of) == len(rows.slices):
+            self.shared = next(iter(distinct))  # one threshold for every row: no gather
+        self.tables = {}
+        for op in {op for _, op, _ in rules_of}:
+            threshold = np.full(len(rows.slices) + 1, np.nan)  # the last: rows without a slice
+            for s, op_s, t in rules_of:
+                if op_s == op:
+                    threshold[s] = t
+            self.tables[op] = threshold
+
+    def __call__(self, values: np.ndarray, index: np.ndarray) -> np.ndarray:
+        if self.shared is not None:
+            op, t = self.shared
+            return np.asarray(OPERATORS[op](values, t))
+        out = np.zeros(len(values), dtype=bool)
+        for op, threshold in self.tables.items():
+            out |= OPERATORS[op](values, threshold.take(index))  # NaN thresholds fail
+        return out
 
 
 #: Patterns of at most this many bits are counted in a dense table, not hashed.
 DENSE_BITS = 22
+#: Patterns of at most this many bits are the rows' keys as they are (no compaction pass).
+DIRECT_BITS = 12
+#: Rows scattered at a time while looking for one row of each key (``_representatives``).
+SCAN = 1 << 16
 
 
-def _distinct(words: Sequence[np.ndarray], bits: int) -> tuple[np.ndarray, int, np.ndarray]:
-    """Each row's (slice, pattern) as a code ``0 .. m-1``, ``m``, and one row of each code."""
+def _distinct(
+    words: Sequence[np.ndarray], bits: int
+) -> tuple[np.ndarray, int, np.ndarray, np.ndarray]:
+    """Each row's (slice, pattern) as a key ``0 .. m-1``, ``m``, the keys some row has, and
+    one row of each of those."""
     n = len(words[0])
     if len(words) == 1 and bits <= DENSE_BITS:  # a count per possible word, no hashing
         (word,) = words
         used = np.flatnonzero(np.bincount(word, minlength=1))
-        position = np.zeros(1 << bits, dtype=np.intp)
-        position[used] = np.arange(len(used))
-        key = position[word]
+        if bits <= DIRECT_BITS:  # the word is the key: a table of 2**bits rows, mostly unread
+            key, m = word.astype(np.intp, copy=False), 1 << bits
+        else:
+            position = np.zeros(1 << bits, dtype=np.intp)
+            position[used] = np.arange(len(used))
+            key, m, used = position.take(word), len(used), np.arange(len(used))
     else:
         key, count = np.zeros(n, dtype=np.int64), 1
         for word in words:
             codes, uniques = pd.factorize(word)
             found, distinct = pd.factorize(key * len(uniques) + codes)
             key, count = found.astype(np.int64), len(distinct)
-        key = key.astype(np.intp)
-        used = np.arange(count)
-    representative = np.zeros(len(used), dtype=np.intp)
-    representative[key] = np.arange(n)  # any row of a key will do: they decide alike
-    return key, len(used), representative
+        key, m, used = key.astype(np.intp), count, np.arange(count)
+    return key, m, used, _representatives(key, m, used)
+
+
+def _representatives(key: np.ndarray, m: int, used: np.ndarray) -> np.ndarray:
+    """One row of each of the keys ``used`` (any row will do: they decide alike), from the
+    first ``SCAN`` rows on until every key has one: usually the first chunk, instead of a
+    scatter of every row."""
+    found = np.full(m, -1, dtype=np.intp)
+    for start in range(0, len(key), SCAN):
+        chunk = key[start : start + SCAN]
+        found[chunk] = np.arange(start, start + len(chunk))
+        if found.take(used).min(initial=0) >= 0:
+            break
+    return found.take(used)
 
 
 @dataclass(frozen=True)
@@ -199,7 +256,7 @@ class Decided:
     internal_score: np.ndarray  # float64 (m, v), NaN for rows without a slice
     required_ok: np.ndarray  # bool (m, v)
     passed: np.ndarray  # bool (m, v)
-    decided: np.ndarray  # bool (m,): the key has a slice
+    decided: np.ndarray  # bool (m,): the key has a slice (False: no row has the key)
 
 
 def decide_patterns(
@@ -209,18 +266,21 @@ def decide_patterns(
     per distinct (slice, pass pattern) by ``_rules.decide`` on a representative row.
 
     ``columns`` maps criterion names to float64 arrays over the rows (NaN: missing); a
-    criterion absent from it is missing on every row.
+    criterion absent from it is missing on every row. A criterion every variant forces or
+    fails has no bit: ``decide`` never reads its value (a sweep's own criterion).
     """
-    key, m, representative = _distinct(*_pattern_words(rows, columns))
-    slice_of = rows.index[representative]
+    named = [{*forced, *failing} for forced, failing in variants]
+    fixed = set.intersection(*named) if named else set()
+    key, m, used, representative = _distinct(*_pattern_words(rows, columns, fixed))
+    slice_of = rows.index.take(representative)
     internal = np.full((m, len(variants)), np.nan)
     required_ok = np.zeros((m, len(variants)), dtype=bool)
     passed = np.zeros((m, len(variants)), dtype=bool)
     for s, rules in enumerate(rows.slices):
-        at = np.flatnonzero(slice_of == s)
-        if not len(at):
+        mine = np.flatnonzero(slice_of == s)
+        if not len(mine):
             continue
-        picks = representative[at]
+        at, picks = used[mine], representative[mine]
         values = np.column_stack(
             [
                 columns[c][picks] if c in columns else np.full(len(picks), np.nan)
@@ -232,7 +292,9 @@ def decide_patterns(
             internal[at, j] = verdict.internal_score
             required_ok[at, j] = verdict.required_ok
             passed[at, j] = verdict.passed
-    return Decided(key, internal, required_ok, passed, slice_of >= 0)
+    decided = np.zeros(m, dtype=bool)
+    decided[used] = slice_of >= 0
+    return Decided(key, internal, required_ok, passed, decided)
 
 
 def take_rows(table: np.ndarray, key: np.ndarray) -> np.ndarray:

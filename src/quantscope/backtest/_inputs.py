@@ -70,10 +70,10 @@ def _operators(
 
 def _playbook_operator(playbook: PlaybookArg, criterion: str) -> str | None:
     frames = [playbook] if isinstance(playbook, pd.DataFrame) else list(playbook.values())
-    for frame in frames:
-        ops = frame.loc[frame["criterion"] == criterion, "operator"].dropna()
-        if len(ops):
-            return str(ops.iloc[0])
+    for frame in frames:  # a few dozen rows: plain lists, no pandas mask per call
+        for name, op in zip(frame["criterion"].tolist(), frame["operator"].tolist(), strict=True):
+            if name == criterion and not pd.isna(op):
+                return str(op)
     return None
 
 

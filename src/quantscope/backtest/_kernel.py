@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-import numpy.typing as npt
 
 from quantscope.backtest._rules import DIRECTION, check_operator, searchsorted_side
 
@@ -62,6 +61,55 @@ CELLS = 1 << 16
 SMALL = 4096
 
 
+class _Positions:
+    """``positions`` for one sorted thresholds array: the lookup table built once, applied to
+    any number of value arrays (the chunks of a sweep's pass over the rows)."""
+
+    def __init__(self, sorted_thresholds: np.ndarray, side: Literal["left", "right"]) -> None:
+        t = self.thresholds = sorted_thresholds
+        self.side = side
+        self.table = len(t) > 0 and bool(np.isfinite(t[0]) and np.isfinite(t[-1]))
+        self.table = self.table and float(t[-1]) > float(t[0])
+        if self.table:
+            self.lo = float(t[0])
+            self.scale = (CELLS - 2) / (float(t[-1]) - self.lo)
+            self.table = bool(np.isfinite(self.scale))  # a span of subnormals: no table
+        self.before: np.ndarray | None = None  # built on the first call that uses it
+
+    def _build(self) -> np.ndarray:
+        t = self.thresholds
+        at = self._cell(t)
+        counts = np.bincount(at, minlength=CELLS)
+        self.before = np.cumsum(counts) - counts  # thresholds in earlier cells (intp)
+        alone = counts[at] == 1
+        self.held = np.full(CELLS, np.nan)  # NaN compares False: no threshold in the cell
+        self.held[at[alone]] = t[alone]
+        self.crowded = None if alone.all() else counts > 1
+        return self.before
+
+    def _cell(self, x: np.ndarray) -> np.ndarray:  # intp: numpy gathers by intp ~3x faster
+        f: np.ndarray = np.subtract(x, self.lo, dtype=np.float64)
+        f *= self.scale
+        np.clip(f, -1.0, CELLS - 2, out=f)
+        c = f.astype(np.intp)
+        c += 1
+        return c
+
+    def __call__(self, values: np.ndarray) -> np.ndarray:
+        t, side = self.thresholds, self.side
+        if not self.table or len(values) < SMALL or np.isnan(values).any():
+            return np.searchsorted(t, values, side=side)
+        before = self.before if self.before is not None else self._build()
+        c = self._cell(values)
+        out = before.take(c)
+        compare = np.greater_equal if side == "right" else np.greater
+        out += compare(values, self.held.take(c))
+        if self.crowded is not None:
+            crowded = np.flatnonzero(self.crowded.take(c))
+            out[crowded] = np.searchsorted(t, values[crowded], side=side)
+        return out
+
+
 def positions(
     values: np.ndarray, sorted_thresholds: np.ndarray, side: Literal["left", "right"]
 ) -> np.ndarray:
@@ -75,37 +123,9 @@ def positions(
     own cell holds, if any; the few values of cells holding several thresholds are searched.
     Exact for every float, infinities included; NaN values fall back to ``searchsorted``.
     """
-    t = sorted_thresholds
-    n = len(values)
-    if n < SMALL or not len(t) or not (np.isfinite(t[0]) and np.isfinite(t[-1])):
-        return np.searchsorted(t, values, side=side)
-    lo, hi = float(t[0]), float(t[-1])
-    if hi <= lo or np.isnan(values).any():
-        return np.searchsorted(t, values, side=side)
-    scale = (CELLS - 2) / (hi - lo)
-
-    def cell(x: np.ndarray) -> np.ndarray:  # intp: numpy gathers by intp indices ~3x faster
-        f: npt.NDArray[np.float64] = np.subtract(x, lo, dtype=np.float64)
-        f *= scale
-        np.clip(f, -1.0, CELLS - 2, out=f)
-        c = f.astype(np.intp)
-        c += 1
-        return c
-
-    at = cell(t)
-    counts = np.bincount(at, minlength=CELLS)
-    before = np.cumsum(counts) - counts  # thresholds in earlier cells (intp)
-    alone = counts[at] == 1
-    held = np.full(CELLS, np.nan)  # NaN compares False: no threshold in the cell
-    held[at[alone]] = t[alone]
-    c = cell(values)
-    out = before.take(c)
-    compare = np.greater_equal if side == "right" else np.greater
-    out += compare(values, held.take(c))
-    if not alone.all():
-        crowded = np.flatnonzero((counts > 1)[c])
-        out[crowded] = np.searchsorted(t, values[crowded], side=side)
-    return out
+    if len(values) < SMALL:
+        return np.searchsorted(sorted_thresholds, values, side=side)
+    return _Positions(sorted_thresholds, side)(values)
 
 
 def bucket_side(operator: str) -> Literal["left", "right"]:
@@ -163,44 +183,102 @@ def sweep(
     """
     if not (len(values) == len(thresholds) == len(operators)) or not values:
         raise ValueError("one values array, one thresholds array and one operator per criterion")
-    cells, shape = _cells(values, thresholds, operators)
-    tables = _tables(cells, int(np.prod(shape)), outcomes)
+    tables, shape = _bucket_tables(values, thresholds, operators, outcomes)
     return _kept_sums({k: t.reshape(shape) for k, t in tables.items()}, thresholds, operators)
 
 
-def _tables(keys: np.ndarray, size: int, outcomes: Outcomes) -> dict[str, np.ndarray]:
-    """The outcomes summed per key ``0 .. size - 1`` (flat tables, one per ``Sums`` field but
-    the PnL): three ``bincount`` passes over the rows, over one key array when the wins are
-    the trades with a positive PnL (the rows' own ``pnl > 0`` split otherwise). ``keys``
-    (intp) is overwritten."""
+#: Rows per chunk of a sweep's pass (``_bucket_tables``): a chunk's temporaries (cells, keys,
+#: flags: 8 bytes a row) stay in the L2 cache between the steps instead of going to memory
+#: and back; measured ~1.4x faster than one pass over 1M rows.
+CHUNK = 1 << 16
+
+
+def _bucket_tables(
+    values: Sequence[np.ndarray],
+    thresholds: Sequence[np.ndarray],
+    operators: Sequence[str],
+    outcomes: Outcomes,
+    groups: np.ndarray | None = None,
+    n_groups: int = 1,
+    of: np.ndarray | None = None,
+) -> tuple[dict[str, np.ndarray], list[int]]:
+    """The outcomes summed per bucket cell (``_tables``' flat tables, with a leading group axis
+    of ``n_groups`` when ``groups`` gives each row's, or each row's index into ``of``, whose
+    entries are the groups), and the cells' shape: buckets, keys and sums a chunk of rows at
+    a time, the bucket lookups built once. Chunks are at least 8 rows per table entry, so a
+    big table (a grid) is summed in few chunks."""
+    finders = [
+        _Positions(np.sort(np.asarray(t)), bucket_side(op))
+        for t, op in zip(thresholds, operators, strict=True)
+    ]
+    shape = [len(t) + 1 for t in thresholds]
+    n_cells = int(np.prod(shape))
+    size = n_groups * n_cells
+    n = len(outcomes.pnl)
+    step = max(CHUNK, 8 * 4 * size)  # 4: the widest table entry (key, win, simulated)
+    offsets = None if of is None else np.multiply(of, n_cells, dtype=np.intp)
+    simulated = bool(outcomes.simulated.any())
+    raw: list[np.ndarray] = []
+    for start in range(0, max(n, 1), step):
+        rows = slice(start, start + step)
+        keys = finders[0](values[0][rows])  # intp, a new array
+        for finder, v, m in zip(finders[1:], values[1:], shape[1:], strict=True):
+            keys *= m
+            keys += finder(v[rows])
+        if groups is not None and offsets is not None:
+            keys += offsets.take(groups[rows])
+        elif groups is not None:
+            keys += np.multiply(groups[rows], n_cells, dtype=np.intp)
+        part = Outcomes(
+            outcomes.win[rows], outcomes.pnl[rows], outcomes.cost[rows], outcomes.simulated[rows]
+        )
+        found = _counted(keys, size, part, simulated)
+        raw = found if not raw else [a + b for a, b in zip(raw, found, strict=True)]
+    return _tables(raw, size, simulated), shape
+
+
+def _counted(keys: np.ndarray, size: int, outcomes: Outcomes, simulated: bool) -> list[np.ndarray]:
+    """Three ``bincount`` passes over the rows: the rows and their cost per (key, win[,
+    simulated]) flag, and their PnL per (key, PnL > 0), over one key array when the wins
+    are the trades with a positive PnL (a split of the keys by the PnL's sign otherwise).
+    ``keys`` (intp) is overwritten."""
     win = outcomes.win.view(np.int8) if outcomes.win.dtype == bool else outcomes.win
     positive = outcomes.pnl > 0
-    split = None
+    signs = None
     if not np.array_equal(positive, outcomes.win):
-        split = keys * 2
-        split += positive
+        signs = keys * 2
+        signs += positive
     flags = keys  # (key, win[, simulated]), in place
     flags *= 2
     flags += win
-    simulated = bool(outcomes.simulated.any())
+    width = 2
     if simulated:
         flags *= 2
         flags += outcomes.simulated.view(np.int8)
-    width = 4 if simulated else 2
-    counts = np.bincount(flags, minlength=width * size).reshape(size, 2, width // 2)
+        width = 4
+    counts = np.bincount(flags, minlength=width * size)
     cost = np.bincount(flags, weights=outcomes.cost, minlength=width * size)
-    if split is None:  # the win bit is the sign of the PnL
+    if signs is None:  # the win bit is the sign of the PnL
         signed = np.bincount(flags, weights=outcomes.pnl, minlength=width * size)
-        signed = signed.reshape(size, 2, width // 2).sum(axis=-1)
+        signed = signed.reshape(size, 2, width // 2).sum(axis=-1).reshape(-1)
     else:
-        signed = np.bincount(split, weights=outcomes.pnl, minlength=2 * size).reshape(size, 2)
+        signed = np.bincount(signs, weights=outcomes.pnl, minlength=2 * size)
+    return [counts, cost, signed]
+
+
+def _tables(raw: Sequence[np.ndarray], size: int, simulated: bool) -> dict[str, np.ndarray]:
+    """``_counted``'s flat counts as the outcomes summed per key ``0 .. size - 1`` (one
+    table per ``Sums`` field but the PnL)."""
+    width = 4 if simulated else 2
+    counts = raw[0].reshape(size, 2, width // 2)
+    signed = raw[2].reshape(size, 2)
     return {
         "trades": counts.sum(axis=(-2, -1)),
         "simulated": counts[..., 1].sum(axis=-1) if simulated else np.zeros(size, np.int64),
         "wins": counts[:, 1, :].sum(axis=-1),
         "gross_profit": signed[:, 1],
         "gross_loss": signed[:, 0],
-        "cost": cost.reshape(size, width).sum(axis=-1),
+        "cost": raw[1].reshape(size, width).sum(axis=-1),
     }
 
 
@@ -230,11 +308,15 @@ def sweep_with_baseline(
     outcomes: Outcomes,
     groups: np.ndarray,
     at: Sequence[Sequence[float] | None],
+    *,
+    of: np.ndarray | None = None,
 ) -> tuple[Sums, Sums]:
     """``sweep``, and the sums over the rows each group keeps at thresholds of its own (the
     *baseline*), from the same bucket table: no mask, no second pass over the rows.
 
-    ``groups`` holds each row's group, an index into ``at``; ``at[g]`` is group ``g``'s
+    ``groups`` holds each row's group, an index into ``at`` (with ``of``: an index into
+    ``of``, whose entries index ``at``: a few codes, gathered a chunk at a time); ``at[g]`` is
+    group ``g``'s
     threshold per criterion (NaN: every row of the group counts as passing that criterion),
     or None: no row of the group is in the baseline. Each group's thresholds become bucket
     edges (appended to the swept ones), the bucket table gets a leading group axis, the
@@ -246,11 +328,7 @@ def sweep_with_baseline(
         for i in range(len(operators))
     ]
     extended = [np.append(t, e) for t, e in zip(thresholds, extra, strict=True)]
-    cells, shape = _cells(values, extended, operators)
-    n_cells = int(np.prod(shape))
-    keys = np.multiply(groups, n_cells, dtype=np.intp)
-    keys += cells
-    flat = _tables(keys, len(at) * n_cells, outcomes)
+    flat, shape = _bucket_tables(values, extended, operators, outcomes, groups, len(at), of)
     tables = {k: t.reshape(len(at), *shape) for k, t in flat.items()}
     found = _kept_sums(
         {k: t.sum(axis=0) for k, t in tables.items()},

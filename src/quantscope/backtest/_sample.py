@@ -12,15 +12,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import cast
 
 import numpy as np
 import pandas as pd
 
-from quantscope.backtest._compiled import key_codes
+from quantscope.backtest._compiled import (
+    Variant,
+    decide_patterns,
+    grouped_slices,
+    take_rows,
+)
 from quantscope.backtest._kernel import Outcomes
+from quantscope.backtest._part import KEYS, Group, Groups, Part, groups_of
 from quantscope.backtest._rules import (
-    CONFIG_TYPE_OF_EVALUATION,
     DIRECTION,
     OPERATORS,
     PlaybookArg,
@@ -28,19 +32,6 @@ from quantscope.backtest._rules import (
 )
 from quantscope.backtest.features import check_criteria
 from quantscope.backtest.replay import decide_rows, passed_variants
-
-Group = tuple[int, str, str]  # (quant id, market-cap class, config type)
-
-
-@dataclass(frozen=True)
-class Groups:
-    """Each row's (quant, class, config type) as a code of the combinations of the values
-    the key columns hold (no per-row Python objects, no compaction of the codes)."""
-
-    row: np.ndarray  # intp (n,): the row's combination, ``size`` where a key is missing
-    size: int  # combinations; code ``size`` stands for rows without one
-    present: np.ndarray  # bool (size + 1,): the combinations some row has
-    keys: dict[int, Group]  # the present combinations whose evaluation type has a config
 
 
 @dataclass(frozen=True)
@@ -58,67 +49,6 @@ class PerGroup:
 
 
 Current = float | PerGroup | None  # one threshold for all rows, one per group, or unknown
-
-
-class Part:
-    """Some rows of a frame, not copied: the frame and a mask of the rows taken (None: all).
-
-    A sweep takes a few rows out of a million-row frame several times; pandas copies every
-    column on a boolean selection, while a sweep reads four or five of them.
-    """
-
-    def __init__(self, frame: pd.DataFrame, keep: np.ndarray | None = None) -> None:
-        self.frame = frame
-        self.keep = None if keep is None or keep.all() else keep
-        self.size = len(frame) if self.keep is None else int(np.count_nonzero(self.keep))
-        self._codes: dict[str, tuple[np.ndarray, list[object]]] = {}
-
-    def __len__(self) -> int:
-        return self.size
-
-    def rows(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
-        """The rows as a frame of their own (a copy when some are left out), with every
-        column or only ``columns`` (those the frame has)."""
-        frame = self.frame
-        if columns is not None:
-            frame = frame[[c for c in columns if c in frame.columns]]
-        return frame if self.keep is None else frame[self.keep]
-
-    def column(self, name: str, dtype: type, na_value: object) -> np.ndarray:
-        """One column of the rows as a numpy array."""
-        found: np.ndarray = self.frame[name].to_numpy(dtype=dtype, na_value=na_value)
-        return found if self.keep is None else found[self.keep]
-
-    def codes(self, name: str) -> tuple[np.ndarray, list[object]]:
-        """Codes of one column of the rows (-1: missing) and the values they stand for:
-        offsets from the smallest for integers of a small range (values may be absent),
-        else ``_compiled.key_codes``."""
-        if name not in self._codes:
-            series = self.frame[name]
-            if isinstance(series.dtype, pd.CategoricalDtype):  # the codes as they are (int8)
-                found, uniques = series.cat.codes.to_numpy(), list(series.cat.categories)
-            else:
-                found, uniques = _offsets(series) or key_codes(series)
-            self._codes[name] = (found if self.keep is None else found[self.keep]), uniques
-        return self._codes[name]
-
-
-#: Integer keys spanning fewer values than this are coded as offsets (``Part.codes``).
-OFFSET_RANGE = 1 << 12
-
-
-def _offsets(series: pd.Series) -> tuple[np.ndarray, list[object]] | None:
-    """An integer column of a small range as offsets from its smallest value, and every
-    value of the range (one subtraction: no hash, no pass to find the values present)."""
-    if not (pd.api.types.is_integer_dtype(series.dtype) and len(series)) or series.hasnans:
-        return None
-    raw = series.to_numpy(dtype=np.int64)
-    low, high = int(raw.min()), int(raw.max())
-    if high - low >= OFFSET_RANGE:
-        return None
-    if low >= 0 and high < OFFSET_RANGE:  # small ids (quants): the values are the codes
-        return raw, list(range(high + 1))
-    return raw - low, list(range(low, high + 1))  # a copy: ``raw`` may be the frame's
 
 
 @dataclass
@@ -139,13 +69,19 @@ class Sample:
 
     def token_frames(self) -> list[pd.DataFrame]:
         """The ``token_id`` column of each source's rows (no column where it has none):
-        what ``_inputs.token_codes`` reads, without copying the rest of the rows."""
-        return [p.rows(["token_id"]) for p in self.sources]
+        what ``_inputs.token_codes`` reads, without copying the rest of the rows (nor
+        gathering rows of no column)."""
+        return [
+            p.rows(["token_id"])
+            if "token_id" in p.frame.columns
+            else pd.DataFrame(index=pd.RangeIndex(len(p)))
+            for p in self.sources
+        ]
 
     @cached_property
     def groups(self) -> Groups:
         """Each row's (quant, class, config type) combination."""
-        return _groups(self.sources)
+        return groups_of(self.sources)
 
 
 def usable(frame: pd.DataFrame, criteria: Sequence[str]) -> np.ndarray:
@@ -154,32 +90,46 @@ def usable(frame: pd.DataFrame, criteria: Sequence[str]) -> np.ndarray:
     for name in (*criteria, "pnl_usd", "buy_cost_usd"):
         column = frame[name]
         if column.dtype == np.float64:  # a numpy column: no pandas pass
-            missing |= np.isnan(column.to_numpy())
+            values = column.to_numpy()
+            if len(values) and not np.isnan(values.min()):  # min is NaN when any is
+                continue  # none missing: no mask to build
+            missing |= np.isnan(values)
         else:
             missing |= column.isna().to_numpy()
     return ~missing
 
 
-def _rows(frame: pd.DataFrame, keep: np.ndarray) -> Part:
-    return Part(frame, keep)
-
-
-def _verdicts(frame: pd.DataFrame, criteria: Sequence[str], playbook: PlaybookArg) -> np.ndarray:
-    """The playbook's verdict on each row for every pass/fail combination of ``criteria``.
-
-    Column ``j`` of the (n, 2**k) answer: the rule's verdict when criterion ``i`` counts as
-    passed for the bits ``i`` set in ``j`` and as failed otherwise (the other criteria as
-    their values say). Weights are never negative, so each row's verdict can only go from
-    fail to pass as more of ``criteria`` pass.
-    """
-    variants = [
+def variants(criteria: Sequence[str]) -> list[Variant]:
+    """Every pass/fail combination of ``criteria`` as ``(forced, failing)``: variant ``j``
+    forces criterion ``i`` to pass for the bits ``i`` set in ``j``, to fail otherwise."""
+    return [
         (
             [c for i, c in enumerate(criteria) if j >> i & 1],
             [c for i, c in enumerate(criteria) if not j >> i & 1],
         )
         for j in range(1 << len(criteria))
     ]
-    return passed_variants(playbook, frame, variants)
+
+
+def _verdicts(part: Part, criteria: Sequence[str], playbook: PlaybookArg) -> np.ndarray:
+    """The playbook's verdict on each row for every pass/fail combination of ``criteria``.
+
+    Column ``j`` of the (n, 2**k) answer: the rule's verdict under ``variants(criteria)[j]``
+    (the other criteria as their values say). Weights are never negative, so each row's
+    verdict can only go from fail to pass as more of ``criteria`` pass. The rows' rule
+    slices come from the part's key codes, the ones the current thresholds read
+    (``replay.passed_variants``'s answer, without coding the keys again); a frame whose
+    config types are a column of their own, or lacks a key, goes through ``passed_variants``.
+    """
+    wanted = variants(criteria)
+    if "config_type" in part.frame.columns or not set(KEYS) <= set(part.frame.columns):
+        return passed_variants(playbook, part.rows(), wanted)
+    groups = part.groups()
+    rows = grouped_slices(playbook, groups.row, groups.keys, groups.size)
+    names = dict.fromkeys(c for rules in rows.slices for c in rules.criteria)
+    columns = {c: part.column(c, np.float64, np.nan) for c in names if c in part.frame.columns}
+    found = decide_patterns(rows, columns, wanted)
+    return take_rows(found.passed, found.key)
 
 
 def _always(op: str) -> float:
@@ -195,26 +145,31 @@ def _by_rule(
     With one criterion a row either passes anyway (its value becomes one that passes every
     threshold), passes only when the criterion does (kept as is), or never passes (dropped).
     With two, a row may also need both (kept as is), only one of them (the other's value made
-    always-passing), or *either*: those rows are returned apart, as the second frame; the
+    always-passing), or *either*: those rows are returned apart, as the second part; the
     rows kept at a cell among them are all of them but those failing both thresholds (a
-    filter with the negated operators).
+    filter with the negated operators). The parts share the frame and its key codes; the
+    moved values are the only columns copied (at the rows kept).
     """
-    frame = part.rows()  # a copy only when rows were left out (then they are few)
-    table = _verdicts(frame, criteria, playbook)
-    values = {c: frame[c].to_numpy(dtype=np.float64) for c in criteria}
+    table = _verdicts(part, criteria, playbook)
+    values = [part.column(c, np.float64, np.nan) for c in criteria]
     if len(criteria) == 1:
-        (c,) = criteria
-        values[c] = np.where(table[:, 0], _always(ops[0]), values[c])
-        keep, either = table[:, 1], np.zeros(len(frame), dtype=bool)
+        moves = [table[:, 0]]
+        keep, either = table[:, 1], None
     else:
-        (a, b), (op_a, op_b) = criteria, ops
         anyway, a_alone, b_alone, both = table.T
         either = a_alone & b_alone & ~anyway
-        values[a] = np.where(anyway | (b_alone & ~a_alone), _always(op_a), values[a])
-        values[b] = np.where(anyway | (a_alone & ~b_alone), _always(op_b), values[b])
+        moves = [anyway | (b_alone & ~a_alone), anyway | (a_alone & ~b_alone)]
         keep = both & ~either
-    moved = frame.assign(**values)
-    return _rows(moved, keep), _rows(moved, either)
+
+    def cut(at: np.ndarray) -> Part:
+        moved = {}
+        for c, op, v, move in zip(criteria, ops, values, moves, strict=True):
+            moved[c] = v.take(at)  # a copy: the frame's own values stay
+            moved[c][move.take(at)] = _always(op)
+        return part.subset(at, moved)
+
+    none = np.zeros(0, dtype=np.intp)
+    return cut(np.flatnonzero(keep)), cut(none if either is None else np.flatnonzero(either))
 
 
 def sample(
@@ -231,7 +186,7 @@ def sample(
     ``Sample.either`` (a sample of their own, swept with the negated operators).
     """
     check_criteria(features, criteria, "what_if")
-    real = _rows(features, usable(features, criteria))
+    real = Part(features, usable(features, criteria))
     real_total = len(real)
     candidates = None
     if simulated is not None and len(simulated):
@@ -240,13 +195,13 @@ def sample(
                 "simulated entries need the playbook: it decides which failed evaluations a "
                 "looser threshold would admit"
             )
-        candidates = _rows(simulated, usable(simulated, criteria))
+        candidates = Part(simulated, usable(simulated, criteria))
     if rule != "replay":
         parts = [real]
         if candidates is not None:
             assert playbook is not None
             rescued = decide_rows(playbook, candidates.rows(), forced=criteria)["passed"]
-            parts.append(_rows(candidates.rows(), rescued.fillna(False).to_numpy(dtype=bool)))
+            parts.append(Part(candidates.rows(), rescued.fillna(False).to_numpy(dtype=bool)))
         return _arrays(parts, criteria, real_total, len(features) - real_total)
     if playbook is None or len(criteria) > 2:
         raise ValueError('rule="replay" needs the playbook and one or two criteria')
@@ -279,52 +234,6 @@ def _arrays(parts: list[Part], criteria: Sequence[str], real_total: int, dropped
         real_total=real_total,
         dropped=dropped,
     )
-
-
-def _codes(parts: Sequence[Part], name: str) -> tuple[np.ndarray, list[object]]:
-    """Codes of one column of several parts in one shared numbering (-1: missing)."""
-    numbering: dict[object, int] = {}
-    codes = []
-    for part in parts:
-        local, uniques = part.codes(name)
-        ids = [numbering.setdefault(u, len(numbering)) for u in uniques]
-        if len(parts) == 1 and ids == list(range(len(ids))):
-            codes.append(local)  # already the shared numbering
-            continue
-        remap = np.array([*ids, -1], dtype=np.int32)
-        codes.append(remap[local])  # local -1 (missing) picks the trailing -1
-    joined = (
-        codes[0] if len(codes) == 1 else np.concatenate(codes) if codes else np.zeros(0, np.int32)
-    )
-    return joined, list(numbering)
-
-
-def _groups(parts: Sequence[Part]) -> Groups:
-    quant, quants = _codes(parts, "quant_id")
-    klass, classes = _codes(parts, "market_cap_class")
-    kind, kinds = _codes(parts, "evaluation_type")
-    configs = [CONFIG_TYPE_OF_EVALUATION.get(str(k)) for k in kinds]
-    n_c, n_k = len(classes), len(kinds)
-    size = len(quants) * n_c * n_k
-    # int16 while combining (fewer bytes per pass), a copy: the codes may be cached
-    combined: np.ndarray = np.array(quant, dtype=np.int16 if size < 1 << 15 else np.intp)
-    if n_c > 1:
-        combined *= n_c
-        combined += klass
-    if n_k > 1:
-        combined *= n_k
-        combined += kind
-    if len(combined) and min(quant.min(), klass.min(), kind.min()) < 0:
-        combined[(quant < 0) | (klass < 0) | (kind < 0)] = size
-    combined = combined.astype(np.intp, copy=False)  # bincount and gathers take intp as it is
-    present = np.bincount(combined, minlength=size + 1).astype(bool)
-    keys: dict[int, Group] = {}
-    for code in np.flatnonzero(present[:size]).tolist():
-        q, rest = divmod(code, n_c * n_k)
-        c, k = divmod(rest, n_k)
-        if configs[k] is not None:
-            keys[code] = (int(cast(int, quants[q])), str(classes[c]), str(configs[k]))
-    return Groups(combined, size, present, keys)
 
 
 def current(
@@ -386,15 +295,17 @@ def known_values(cur: Current) -> np.ndarray | None:
 #: bucket table (``baseline_groups``); more, and the baseline is summed from a mask.
 MAX_BASELINE_GROUPS = 64
 
-Baseline = tuple[np.ndarray, list[tuple[float, ...] | None]]
+Baseline = tuple[np.ndarray, np.ndarray | None, list[tuple[float, ...] | None]]
 
 
 def baseline_groups(rows: Sample, currents: Sequence[Current]) -> Baseline | None:
-    """``baseline``'s rule as groups, for ``_kernel.sweep_with_baseline``: each row's group,
-    and each group's current threshold per criterion (NaN: the criterion keeps the group's
-    rows, real trades whose threshold is unknown) or None (kept by none: simulated entries
-    with a threshold unknown). Rows of one group share their thresholds, so the baseline is
-    a few bucket ranges of the sweep's own table. None when the currents are of different
+    """``baseline``'s rule as groups, for ``_kernel.sweep_with_baseline``: each row's group
+    (as an index into the second array, whose entries are the groups, when that is not
+    None: the kernel reads it a chunk at a time, no gather over the rows here), and each
+    group's current threshold per criterion (NaN: the criterion keeps the group's rows, real
+    trades whose threshold is unknown) or None (kept by none: simulated entries with a
+    threshold unknown). Rows of one group share their thresholds, so the baseline is a few
+    bucket ranges of the sweep's own table. None when the currents are of different
     groupings or make more than ``MAX_BASELINE_GROUPS`` groups.
     """
     coded = [c for c in currents if isinstance(c, PerGroup)]
@@ -428,10 +339,9 @@ def baseline_groups(rows: Sample, currents: Sequence[Current]) -> Baseline | Non
         combos.append(None)
     if len(combos) > MAX_BASELINE_GROUPS:
         return None
-    found_code = code.take(group)
     if dropped is not None:
-        found_code = np.where(simulated, dropped.take(group), found_code)
-    return found_code, combos
+        return np.where(simulated, dropped.take(group), code.take(group)), None, combos
+    return group, code, combos
 
 
 def baseline(rows: Sample, ops: Sequence[str], currents: Sequence[Current]) -> np.ndarray:

@@ -64,6 +64,7 @@ def _decided(
 def _config_column(rows: RowSlices) -> pd.Categorical:
     """The config types as categories of the default text dtype (as the loaders'), only the
     ones present, sorted."""
+    assert rows.config_codes is not None  # row_slices codes them
     used = np.flatnonzero(np.bincount(rows.config_codes + 1, minlength=len(rows.config_names) + 1))
     names = sorted(rows.config_names[u - 1] for u in used.tolist() if u > 0)
     remap = np.array([names.index(n) if n in names else -1 for n in rows.config_names] + [-1])

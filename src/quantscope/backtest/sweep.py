@@ -212,10 +212,10 @@ def _sums_and_baseline(
         return _cell(found, inner), _cell(found, last)
     plan = _sample.baseline_groups(rows, currents) if fold else None
     if plan is not None:
-        groups, at = plan
+        groups, of, at = plan
         cells = len(at) * np.prod([len(g) + len(at) + 1 for g in grids])
         if cells <= MAX_BASELINE_CELLS:
-            return sweep_with_baseline(rows.values, grids, ops, rows.outcomes, groups, at)
+            return sweep_with_baseline(rows.values, grids, ops, rows.outcomes, groups, at, of=of)
     table = sweep(rows.values, grids, ops, rows.outcomes)
     return table, masked_sums(_sample.baseline(rows, ops, currents), rows.outcomes)
 
