@@ -53,7 +53,7 @@ from requests_cache.policy.expiration import get_expiration_datetime
 
 from quantscope._cacheformat import FORMAT_VERSION, STAMP_BYTES, stamps_of
 from quantscope._cachestore import WRITE_ERRORS, BodyFileCache, bodies_dir, warn_unwritable
-from quantscope._endpoints import API_PREFIX, NEVER, ROUTES, by_key
+from quantscope._endpoints import API_PREFIX, ROUTES, by_key
 from quantscope._errors import CacheRecoveredWarning, CacheWriteWarning
 from quantscope._transport import WholeBodyAdapter, guard_redirect
 
@@ -142,16 +142,12 @@ _REFINERS: dict[str, Refiner] = {
 
 def _rules() -> tuple[CacheRule, ...]:
     """One rule per GET route of the registry, longest glob first (so ``/api/trades/stats``
-    comes before ``/api/trades/*``, and that before ``/api/trades``), then the catch-all."""
-    gets = [e for e in ROUTES if e.method == "GET" and e.lifetime is not None]
+    comes before ``/api/trades/*``, and that before ``/api/trades``), then the catch-all.
+    The registry's ``NEVER`` is requests-cache's ``NEVER_EXPIRE`` (-1)."""
     rules = [
-        CacheRule(
-            e.glob,
-            NEVER_EXPIRE if e.lifetime == NEVER else e.lifetime,
-            e.why,
-            _REFINERS[e.refine] if e.refine else None,
-        )
-        for e in sorted(gets, key=lambda e: -len(e.glob))
+        CacheRule(e.glob, e.lifetime, e.why, _REFINERS[e.refine] if e.refine else None)
+        for e in sorted(ROUTES, key=lambda e: -len(e.glob))
+        if e.method == "GET" and e.lifetime is not None
     ]
     return (*rules, CacheRule("*", 5 * MINUTE, "anything else: briefly"))
 

@@ -36,6 +36,7 @@ __all__ = [
     "DETAILS",
     "EVALUATIONS",
     "HISTORY",
+    "KINDS",
     "NEVER",
     "OHLCV",
     "ROUTES",
@@ -48,7 +49,7 @@ __all__ = [
     "Endpoint",
     "Paging",
     "Param",
-    "by_path",
+    "by_key",
     "from_wire",
     "query",
 ]
@@ -127,6 +128,12 @@ class Endpoint:
     def prefix(self) -> str:
         """The path up to its first ``{name}`` (the whole path when it has none)."""
         return self.path.split("{", 1)[0]
+
+    def paged(self) -> Paging:
+        """The route's paging; ValueError for a route that answers in one piece."""
+        if self.paging is None:
+            raise ValueError(f"{self.path} does not page")
+        return self.paging
 
     def param(self, name: str) -> Param:
         """The parameter whose Python keyword is ``name``."""
@@ -505,11 +512,6 @@ _BY_KEY = {e.key: e for e in ROUTES}
 def by_key(key: str) -> Endpoint:
     """The route called ``key`` (``trades``, ``playbook``, ...)."""
     return _BY_KEY[key]
-
-
-def by_path(method: str, path: str) -> Endpoint | None:
-    """The route of ``method`` whose path template is ``path``, or None."""
-    return next((e for e in ROUTES if e.method == method and e.path == path), None)
 
 
 def _checker(param: Param) -> Callable[[Any, str], Any] | None:

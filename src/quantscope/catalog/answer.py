@@ -104,8 +104,8 @@ def answer(
     ``path``; ``many``: the parameter sets of a one-request-per-set recipe (eval details)."""
     cat = _open(path)
     if endpoint == E.DETAILS.path and spec == "eval_details" and many is not None:
-        wire = E.DETAILS.param("evaluation_ids").wire
-        return cat.eval_details([int(p[wire]) for p in many])
+        name = E.DETAILS.param("evaluation_ids").wire
+        return cat.eval_details([int(p[name]) for p in many])
     how = ANSWERS.get((endpoint, spec))
     if how is None or many is not None:
         raise ConfigurationError(

@@ -33,9 +33,6 @@ DETAILS = E.DETAILS.path
 HISTORY = E.HISTORY.path
 _EVALUATION_ID = E.DETAILS.param("evaluation_ids").wire
 
-_PAGING = E.HISTORY.paging
-assert _PAGING is not None
-
 TimeArg = datetime | date | str
 
 
@@ -235,11 +232,12 @@ def load_eval_history(
     ``confirm=True`` lifts the share rule, ``max_requests`` sets a ceiling instead, and
     ``partial=True`` fetches what fits (the frame then says what is missing).
     """
+    paging = E.HISTORY.paged()  # skip and take, not offset and limit
     recipe = Recipe(
         HISTORY,
         _schemas.EVAL_HISTORY,
         items="results",
-        paging=OffsetPaging(page_size, offset_param=_PAGING.first, limit_param=_PAGING.size),
+        paging=OffsetPaging(page_size, offset_param=paging.first, limit_param=paging.size),
         desc="evaluation history",
     )
     params = E.query(E.HISTORY, locals())
