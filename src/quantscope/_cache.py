@@ -1,10 +1,12 @@
 """The on-disk HTTP cache: how long each endpoint's answers live, what writes invalidate, and
 how cache keys are scoped. The cache is the researcher's quota (100 requests a day on Basic).
 
-* **Lifetimes** are one registry, ``CACHE_RULES``: glob over the endpoint path -> lifetime,
+* **Lifetimes** are one table, ``CACHE_RULES``, derived from the endpoint registry
+  (``_endpoints``: each GET route's lifetime): glob over the endpoint path -> lifetime,
   first match wins, optionally refined from the parameters or the body once the answer is in
   (a closed trade never changes; an open one does, and ``/api/trades/{id}`` serves both).
-* **Writes** are never cached; ``INVALIDATIONS`` names the cached GETs each write changes.
+* **Writes** are never cached; ``INVALIDATIONS`` (from each write route's ``invalidates``)
+  names the cached GETs each write changes.
   A write that failed with a 4xx changed nothing and invalidates nothing; any other outcome
   (including "no answer") may have changed the state, so it invalidates.
 * **Cache keys.** requests-cache's key (method, URL, sorted params, body) with two changes:
@@ -52,6 +54,7 @@ from requests_cache.policy.expiration import get_expiration_datetime
 
 from quantscope._cacheformat import FORMAT_VERSION, STAMP_BYTES, stamps_of
 from quantscope._cachestore import WRITE_ERRORS, BodyFileCache, bodies_dir, warn_unwritable
+from quantscope._endpoints import API_PREFIX, ROUTES, by_key
 from quantscope._errors import CacheRecoveredWarning, CacheWriteWarning
 from quantscope._transport import WholeBodyAdapter, guard_redirect
 
@@ -131,35 +134,33 @@ def _next_candle(params: Mapping[str, str], body: Any, now: datetime) -> Lifetim
     return next_close if next_close > now + timedelta(minutes=5) else None
 
 
+_REFINERS: dict[str, Refiner] = {
+    "closed_trade": _closed_trade,
+    "closed_window": _closed_window,
+    "next_candle": _next_candle,
+}
+
+
+def _rules() -> tuple[CacheRule, ...]:
+    """One rule per GET route of the registry, longest glob first (so ``/api/trades/stats``
+    comes before ``/api/trades/*``, and that before ``/api/trades``), then the catch-all.
+    The registry's ``NEVER`` is requests-cache's ``NEVER_EXPIRE`` (-1)."""
+    rules = [
+        CacheRule(e.glob, e.lifetime, e.why, _REFINERS[e.refine] if e.refine else None)
+        for e in sorted(ROUTES, key=lambda e: -len(e.glob))
+        if e.method == "GET" and e.lifetime is not None
+    ]
+    return (*rules, CacheRule("*", 5 * MINUTE, "anything else: briefly"))
+
+
 # First match wins; patterns are globs over the path ("*" also crosses "/").
-CACHE_RULES: tuple[CacheRule, ...] = (
-    CacheRule("/api/eval-details", NEVER_EXPIRE, "an evaluation is immutable once made"),
-    CacheRule("/api/trades/stats", 5 * MINUTE, "statistics move with every trade"),
-    CacheRule(
-        "/api/trades/*",
-        5 * MINUTE,
-        "an open trade changes; a closed one never does",
-        _closed_trade,
-    ),
-    CacheRule("/api/trades", 10 * MINUTE, "trade lists grow; pages of one load stay coherent"),
-    CacheRule(
-        "/api/eval-timeseries", 10 * MINUTE, "counts of a past window are final", _closed_window
-    ),
-    CacheRule("/api/eval-count", 10 * MINUTE, "counts of a past window are final", _closed_window),
-    CacheRule("/api/eval-ohlcv", 5 * MINUTE, "valid until the next candle closes", _next_candle),
-    CacheRule("/api/eval-results", 10 * MINUTE, "new evaluations arrive"),
-    CacheRule("/api/eval-history", 10 * MINUTE, "new evaluations of the token arrive"),
-    CacheRule("/api/alpha-signals*", 1 * MINUTE, "realtime signals"),
-    CacheRule("/api/degen/config", 10 * MINUTE, "changed by writes (invalidated) or elsewhere"),
-    CacheRule("/api/refine-eval/*", 5 * MINUTE, "changed by analyses and applies"),
-    CacheRule("*", 5 * MINUTE, "anything else: briefly"),
-)
+CACHE_RULES: tuple[CacheRule, ...] = _rules()
 
 # Write (METHOD path glob) -> the cached GET endpoints it may change.
 INVALIDATIONS: dict[str, tuple[str, ...]] = {
-    "PUT /api/degen/config": ("/api/degen/config", "/api/refine-eval/*"),
-    "POST /api/refine-eval/analyze": ("/api/refine-eval/*", "/api/degen/config"),
-    "POST /api/refine-eval/recs/*/apply": ("/api/refine-eval/*", "/api/degen/config"),
+    f"{e.method} {e.glob}": tuple(by_key(k).glob for k in e.invalidates)
+    for e in ROUTES
+    if e.invalidates
 }
 
 
@@ -190,7 +191,7 @@ def endpoint_matches(url_or_path: str, pattern: str) -> bool:
     ``/api/...``; a pattern without a leading ``/`` is taken under ``/api/``.
     """
     path = urlsplit(url_or_path).path or url_or_path
-    glob = pattern if pattern.startswith(("/", "*")) else f"/api/{pattern}"
+    glob = pattern if pattern.startswith(("/", "*")) else f"{API_PREFIX}{pattern}"
     while "{" in glob and "}" in glob.split("{", 1)[1]:
         head, rest = glob.split("{", 1)
         glob = head + "*" + rest.split("}", 1)[1]
@@ -640,7 +641,7 @@ class ResponseCache:
         return CacheInfo(self.path, size, len(self._store.responses), self.hits, self.misses)
 
     def clear(self, endpoint: str | None = None) -> int:
-        """Remove every entry, or those of ``endpoint`` (a glob, e.g. ``"/api/trades*"``), and
+        """Remove every entry, or those of ``endpoint`` (a glob, e.g. ``/api/trades*``), and
         shrink the file. Returns the number of entries removed.
 
         Entries of every key and service are matched (the path decides), since over-clearing

@@ -29,8 +29,9 @@ from quantscope._cli_common import (
     client_from,
     print_json,
 )
+from quantscope._endpoints import STATS
 
-QUOTA_PROBE = "/api/trades/stats"
+QUOTA_PROBE = STATS.path
 
 
 def _open_cache(args: argparse.Namespace) -> Any:

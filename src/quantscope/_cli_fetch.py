@@ -1,7 +1,8 @@
 """``quantscope fetch RESOURCE [filters] -o FILE``: any loader's frame, to a file or stdout.
 
 Each resource is a loader with every keyword it takes as an option (``RESOURCES``: data, not
-an if-chain; a test holds them equal to the loaders' signatures), so ``quantscope fetch
+an if-chain; a test holds them equal to the loaders' signatures; the options of the service's
+parameters, flags and ``--help`` included, come from the endpoint registry), so ``quantscope fetch
 trades --help`` lists exactly what ``load_trades`` takes, ``--confirm``, ``--max-requests``
 and ``--partial`` included wherever the loader has them. The output's suffix picks the
 format: ``.parquet`` and ``.feather`` keep dtypes, categories, UTC datetimes, the index and
@@ -30,6 +31,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from quantscope import _endpoints as E
 from quantscope._cli_common import (
     EXAMPLES_FORMATTER,
     Subparsers,
@@ -108,42 +110,36 @@ _METAVARS: dict[Callable[[str], Any] | None, str] = {
     _count_arg: "N",
 }
 
-QUANT = Opt("--quant", "quant_id", "the quant's id (default: every quant)", _id)
-START = Opt("--start", "start", "from this time (ISO 8601, UTC; e.g. 2026-09-01)", _time)
-END = Opt("--end", "end", "up to this time (ISO 8601, UTC)", _time)
-CHAIN = Opt("--chain", "chain", "one chain (SOLANA, BASE, ...)")
-SEARCH = Opt("--search", "search", "token name, symbol or address contains")
-ALL_QUANTS = Opt(
-    "--all-quants",
-    "all_quants",
-    "every quant's, not the default quant's",
-    None,
-    action="store_true",
-)
-LIMIT = Opt("--limit", "limit", "items at most (the service caps the list)", _count_arg)
+_TYPES: dict[str, Callable[[str], Any]] = {
+    "id": _id,
+    "bool": _bool,
+    "time": _time,
+    "int": _count_arg,
+    "text": str,
+}
+
+
+def _opt(param: E.Param) -> Opt:
+    """A registry parameter as an option: its flag, keyword, ``--help`` and parsing."""
+    assert param.flag is not None, param
+    if param.kind == "switch":
+        return Opt(param.flag, param.name, param.help, None, action="store_true")
+    return Opt(param.flag, param.name, param.help, _TYPES[param.kind], nargs=param.nargs)
+
+
+def _opts(endpoint: E.Endpoint, *names: str) -> tuple[Opt, ...]:
+    """The options of ``endpoint``'s parameters ``names`` (default: each that has a flag)."""
+    params = [endpoint.param(n) for n in names] or [p for p in endpoint.params if p.flag]
+    return tuple(_opt(p) for p in params)
+
+
+_WINDOW = ("quant_id", "start", "end", "all_quants")
 
 RESOURCES: dict[str, Resource] = {
     "trades": Resource(
         "load_trades",
         "trades (executed by default)",
-        (
-            QUANT,
-            Opt(
-                "--trading-status",
-                "trading_status",
-                "model validation: executed (default), all, REJECT, RECOMMEND, DELAY, ...",
-            ),
-            Opt("--trading-mode", "trading_mode", "live or paper (default: both)"),
-            Opt("--position-closed", "position_closed", "true: closed positions only", _bool),
-            Opt("--tracking-enabled", "tracking_enabled", "whether still tracked", _bool),
-            Opt("--status", "status", "Open or Closed"),
-            CHAIN,
-            SEARCH,
-            START,
-            END,
-            Opt("--sort-by", "sort_by", "the service's sort field (e.g. openTime)"),
-            Opt("--sort-order", "sort_order", "asc or desc"),
-        ),
+        _opts(E.TRADES),
         "quantscope fetch trades --quant 1 --status Closed -o trades.parquet",
         paged=True,
         max_pages=True,
@@ -152,30 +148,15 @@ RESOURCES: dict[str, Resource] = {
     "trade": Resource(
         "load_trade",
         "one trade with its detail fields, or its transactions (--part)",
-        (Opt("trade_id", "trade_id", "the trade's id", _id),),
+        _opts(E.TRADE),
         "quantscope fetch trade 42 --part transactions -o -",
         parts=("trade", "transactions"),
     ),
-    "trade-stats": Resource("load_trade_stats", "trade statistics (one row)", (QUANT,)),
+    "trade-stats": Resource("load_trade_stats", "trade statistics (one row)", _opts(E.STATS)),
     "evaluations": Resource(
         "load_evaluations",
         "evaluations",
-        (
-            QUANT,
-            Opt(
-                "--type",
-                "evaluation_type",
-                "TOKEN_STATUS, TOKEN_BUY or TOKEN_SELL (several: --type A B)",
-                nargs="+",
-            ),
-            Opt("--passed", "passed", "true or false", _bool),
-            CHAIN,
-            SEARCH,
-            Opt("--unique-tokens-only", "unique_tokens_only", "one per token", _bool),
-            Opt("--only-scored", "only_scored", "only evaluations with a score", _bool),
-            START,
-            END,
-        ),
+        _opts(E.EVALUATIONS),
         "quantscope fetch evaluations --quant 2 --type TOKEN_BUY --start 2026-09-01 -o -",
         paged=True,
         max_pages=True,
@@ -184,55 +165,45 @@ RESOURCES: dict[str, Resource] = {
     "eval-details": Resource(
         "load_eval_details",
         "criterion results of evaluations (one request each)",
-        (Opt("evaluation_ids", "evaluation_ids", "evaluation ids", _id, nargs="+"),),
+        _opts(E.DETAILS),
         "quantscope fetch eval-details 101 102 103 -o details.feather",
         budget=True,
     ),
     "eval-history": Resource(
         "load_eval_history",
         "every evaluation of the same token by the same quant",
-        (
-            Opt("evaluation_id", "evaluation_id", "an evaluation id", _id),
-            Opt("--exclude-type", "exclude_types", "evaluation types to leave out", nargs="+"),
-        ),
+        _opts(E.HISTORY),
         paged=True,
         budget=True,
     ),
     "eval-timeseries": Resource(
         "load_eval_timeseries",
         "evaluation counts over time",
-        (QUANT, START, END, ALL_QUANTS),
+        _opts(E.TIMESERIES, *_WINDOW),
         "quantscope fetch eval-timeseries --quant 1 --start 2026-09-01 --end 2026-10-01 -o -",
     ),
     "eval-count": Resource(
-        "load_eval_count", "evaluation counts (one row)", (QUANT, START, END, ALL_QUANTS)
+        "load_eval_count", "evaluation counts (one row)", _opts(E.COUNT, *_WINDOW)
     ),
     "ohlcv": Resource(
         "load_ohlcv",
         "candles of a token (index: timestamp, UTC)",
-        (
-            Opt("token_id", "token_id", "the token's id", _id),
-            Opt("--timeframe", "timeframe", "candle width (default 1h)"),
-            Opt("--limit", "limit", "candles at most (default 5000)", _count_arg),
-        ),
+        _opts(E.OHLCV),
         "quantscope fetch ohlcv 42 --timeframe 5m -o candles.csv",
     ),
-    "signals": Resource("load_signals", "alpha signals", (QUANT, CHAIN, SEARCH, LIMIT)),
+    "signals": Resource("load_signals", "alpha signals", _opts(E.SIGNALS)),
     "signal": Resource(
         "load_signal",
         "one token's signal, or the criterion results behind it (--part)",
-        (Opt("token_id", "token_id", "the token's id", _id), QUANT),
+        _opts(E.SIGNAL),
         parts=("signal", "criteria"),
     ),
-    "signal-stats": Resource(
-        "load_signal_stats", "signal counts by stage", (QUANT, CHAIN, SEARCH, LIMIT)
-    ),
+    "signal-stats": Resource("load_signal_stats", "signal counts by stage", _opts(E.SIGNALS)),
     "playbook": Resource(
         "load_playbook",
         "a quant's playbook, long (one row per criterion entry)",
         (
-            Opt("quant_id", "quant_id", "the quant's id", _id),
-            Opt("--config-group", "config_group_id", "a config group id (default: the active)"),
+            *_opts(E.CONFIG),
             Opt(
                 "--fresh",
                 "fresh",
@@ -246,12 +217,12 @@ RESOURCES: dict[str, Resource] = {
     "recommendations": Resource(
         "load_recommendations",
         "the optimizer's recommendations",
-        (QUANT, Opt("--applied", "applied", "true or false", _bool)),
+        (*_opts(E.DASHBOARD), Opt("--applied", "applied", "true or false", _bool)),
     ),
     "dashboard": Resource(
         "load_dashboard",
         "the optimizer's dashboard: performance (one row), recent, applied or weekly (--part)",
-        (QUANT,),
+        _opts(E.DASHBOARD),
         parts=("performance", "recent", "applied", "weekly"),
     ),
 }

@@ -1,11 +1,12 @@
 """The HTTP client that loaders build on: connect, cached GETs, pages, quota, retries, writes.
 
-Loaders say what they want and get parsed JSON plus provenance::
+Loaders say what they want (paths from the endpoint registry, ``_endpoints``) and get parsed
+JSON plus provenance::
 
     client = get_default_client()
-    one = client.get("/api/trades/{id}", {"id": 42})             # one request (or cache hit)
-    pages = client.get_pages("/api/trades", {"quantId": 1}, paging=PageNumberPaging(1000))
-    many = client.get_many("/api/eval-details", [{"evaluationId": i} for i in ids])
+    one = client.get(E.TRADE.path, {"id": 42})                   # one request (or cache hit)
+    pages = client.get_pages(E.TRADES.path, {"quantId": 1}, paging=PageNumberPaging(1000))
+    many = client.get_many(E.DETAILS.path, [{"evaluationId": i} for i in ids])
     df.attrs["quantscope"] = pages.provenance.as_dict()
 
 Each result also carries the cache entries of its answers (``Fetched.entry``,

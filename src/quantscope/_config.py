@@ -18,6 +18,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 import platformdirs
 
+from quantscope._endpoints import API_PREFIX
 from quantscope._errors import ConfigurationError
 
 __all__ = ["RetryPolicy", "Settings", "resolve_settings"]
@@ -162,7 +163,7 @@ def _api_suffix(url: str, source: str) -> None:
         base = url[: len(url) - len(parts.path)] + parts.path.rstrip("/")[: -len("/api")]
         raise ConfigurationError(
             f"the service URL from {source} ends in /api, but endpoints already start with "
-            f"/api/: use {base!r} instead"
+            f"{API_PREFIX}: use {base!r} instead"
         )
 
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from quantscope._endpoints import ROUTES
+
 __all__ = [
     "CAPABILITIES",
     "PLANS",
@@ -60,13 +62,25 @@ PLANS: tuple[Plan, ...] = (
     Plan("enterprise", 5000, None),
 )
 
-#: What each plan adds to the one before it (Basic: trades and evaluation summaries).
+#: The smallest plan of each capability (Basic: trades and evaluation summaries).
+_FIRST_PLAN = {
+    "eval_details": "growth",
+    "alpha_signals": "growth",
+    "read_playbook": "growth",
+    "write_playbook": "enterprise",
+    "optimizer": "enterprise",
+}
+
+
+def _endpoints_of(capability: str) -> tuple[str, ...]:
+    """``METHOD prefix`` of every registry route that declares ``capability``."""
+    found = (f"{e.method} {e.prefix}" for e in ROUTES if e.capability == capability)
+    return tuple(dict.fromkeys(found))
+
+
+#: What each plan adds to the one before it; the routes come from the endpoint registry.
 CAPABILITIES: dict[str, Capability] = {
-    "eval_details": Capability("growth", ("/api/eval-details", "/api/eval-history")),
-    "alpha_signals": Capability("growth", ("/api/alpha-signals",)),
-    "read_playbook": Capability("growth", ("GET /api/degen/config",)),
-    "write_playbook": Capability("enterprise", ("PUT /api/degen/config",)),
-    "optimizer": Capability("enterprise", ("/api/refine-eval",)),
+    name: Capability(plan, _endpoints_of(name)) for name, plan in _FIRST_PLAN.items()
 }
 
 _BY_NAME = {plan.name: plan for plan in PLANS}

@@ -116,9 +116,9 @@ def test_endpoint_globs(url: str, pattern: str, expected: bool) -> None:
 
 def test_writes_name_what_they_invalidate() -> None:
     assert "/api/degen/config" in invalidated_by("PUT", "/api/degen/config")
-    assert "/api/refine-eval/*" in invalidated_by("PUT", "/api/degen/config")
+    assert "/api/refine-eval/dashboard" in invalidated_by("PUT", "/api/degen/config")
     assert "/api/degen/config" in invalidated_by("POST", "/api/refine-eval/recs/17/apply")
-    assert "/api/refine-eval/*" in invalidated_by("post", "/api/refine-eval/analyze")
+    assert "/api/refine-eval/dashboard" in invalidated_by("post", "/api/refine-eval/analyze")
     assert invalidated_by("POST", "/api/unknown/write") == ("/api/unknown/write",)
 
 

@@ -4,8 +4,9 @@
 was connected to a catalog (``Settings.catalog``): the one recipe every loader follows asks
 the catalog instead of the service, so a notebook written against the service re-runs
 unchanged, with no service and no key. ``ANSWERS`` maps an endpoint to the ``Catalog``
-method with the loader's signature; anything else (a write, a detail endpoint, counts) is
-refused with a one-line error naming what the catalog holds.
+method with the loader's signature, derived from the endpoint registry (``_endpoints``: the
+wire names are parsed back by its parameter declarations); anything else (a write, a detail
+endpoint, counts) is refused with a one-line error naming what the catalog holds.
 """
 
 from __future__ import annotations
@@ -16,88 +17,73 @@ from typing import Any
 
 import pandas as pd
 
+from quantscope import _endpoints as E
+from quantscope import _schemas
 from quantscope._errors import ConfigurationError
 from quantscope.catalog.read import Catalog
 
 __all__ = ["ANSWERS", "answer"]
 
-
-def _flag(value: str | None) -> bool | None:
-    return None if value is None else value == "true"
+Answer = Callable[[Catalog, Mapping[str, str], Sequence[str]], pd.DataFrame]
 
 
-def _int(value: str | None) -> int | None:
-    return None if value is None else int(value)
+def _filtered(endpoint: E.Endpoint) -> Answer:
+    """The ``Catalog`` method named by the route, called with every keyword of the loader
+    (None where the recipe sent nothing), parsed back from the wire by the registry."""
+    method = endpoint.catalog
+    assert method is not None
+
+    def how(cat: Catalog, w: Mapping[str, str], keep: Sequence[str]) -> pd.DataFrame:
+        frame: pd.DataFrame = getattr(cat, method)(**E.from_wire(endpoint, w))
+        return frame
+
+    return how
 
 
-def _trades(cat: Catalog, w: Mapping[str, str], keep: Sequence[str]) -> pd.DataFrame:
-    return cat.trades(
-        _int(w.get("quantId")),
-        trading_status=w.get("tradingStatus"),
-        trading_mode=w.get("tradingMode"),
-        position_closed=_flag(w.get("positionClosed")),
-        tracking_enabled=_flag(w.get("isTrackingEnabled")),
-        status=w.get("filterStatus"),
-        chain=w.get("chain"),
-        search=w.get("search"),
-        start=w.get("startDate"),
-        end=w.get("endDate"),
-        sort_by=w.get("sortBy"),
-        sort_order=w.get("sortOrder"),
-    )
-
-
-def _evaluations(cat: Catalog, w: Mapping[str, str], keep: Sequence[str]) -> pd.DataFrame:
-    return cat.evaluations(
-        _int(w.get("quantId")),
-        evaluation_type=w.get("evaluationResultType"),
-        passed=_flag(w.get("passed")),
-        chain=w.get("chain"),
-        search=w.get("search"),
-        unique_tokens_only=_flag(w.get("uniqueTokensOnly")),
-        only_scored=_flag(w.get("onlyScored")),
-        start=w.get("timeFrom"),
-        end=w.get("timeTo"),
-    )
+def _given(endpoint: E.Endpoint, w: Mapping[str, str]) -> dict[str, Any]:
+    """The keywords the recipe sent (the catalog method's defaults stand for the rest)."""
+    return {k: v for k, v in E.from_wire(endpoint, w).items() if v is not None}
 
 
 def _ohlcv(cat: Catalog, w: Mapping[str, str], keep: Sequence[str]) -> pd.DataFrame:
-    return cat.ohlcv(int(w["tokenId"]), w.get("timeframe", "1h"), limit=int(w.get("limit", 5000)))
+    return cat.ohlcv(**_given(E.OHLCV, w))
 
 
 def _signals(cat: Catalog, w: Mapping[str, str], keep: Sequence[str]) -> pd.DataFrame:
-    return cat.signals(
-        int(w["quantId"]) if "quantId" in w else _need_quant("signals"),
-        chain=w.get("chain"),
-        search=w.get("search"),
-        limit=int(w.get("limit", 500)),
-    )
+    given = _given(E.SIGNALS, w)
+    return cat.signals(_quant(given.pop("quant_id", None), "signals"), **given)
 
 
 def _playbook(cat: Catalog, w: Mapping[str, str], keep: Sequence[str]) -> pd.DataFrame:
-    return cat.playbook(int(w["quantId"]), config_group_id=w.get("configGroupId"))
+    return cat.playbook(**_given(E.CONFIG, w))
 
 
 def _recommendations(cat: Catalog, w: Mapping[str, str], keep: Sequence[str]) -> pd.DataFrame:
     applied = None if len(keep) != 1 else keep[0] == "appliedRecommendations"
-    quant = int(w["quantId"]) if "quantId" in w else _need_quant("recommendations")
+    quant = _quant(_given(E.DASHBOARD, w).get("quant_id"), "recommendations")
     return cat.recommendations(quant, applied=applied)
 
 
-def _need_quant(name: str) -> Any:
+def _quant(quant: int | None, name: str) -> int:
+    if quant is not None:
+        return quant
     raise ConfigurationError(f"catalog.{name}: a catalog keeps snapshots per quant: pass quant_id")
 
 
-Answer = Callable[[Catalog, Mapping[str, str], Sequence[str]], pd.DataFrame]
+#: The routes whose catalog answer is not a plain call with the loader's keywords.
+_SPECIAL: dict[str, Answer] = {
+    "ohlcv": _ohlcv,
+    "signals": _signals,
+    "playbook": _playbook,
+    "recommendations": _recommendations,
+}
 
-#: (endpoint, frame spec name) -> how the catalog answers that recipe.
+#: (endpoint, frame spec name) -> how the catalog answers that recipe: every registry route
+#: with a catalog resource (eval details, one request per id, are answered in ``answer``).
 ANSWERS: dict[tuple[str, str], Answer] = {
-    ("/api/trades", "trades"): _trades,
-    ("/api/eval-results", "evaluations"): _evaluations,
-    ("/api/eval-ohlcv", "ohlcv"): _ohlcv,
-    ("/api/alpha-signals", "signals"): _signals,
-    ("/api/degen/config", "playbook"): _playbook,
-    ("/api/refine-eval/dashboard", "recommendations"): _recommendations,
+    (e.path, getattr(_schemas, e.spec).name): _SPECIAL.get(e.catalog) or _filtered(e)
+    for e in E.ROUTES
+    if e.catalog is not None and e.spec is not None and e is not E.DETAILS
 }
 
 
@@ -117,8 +103,9 @@ def answer(
     """The frame the recipe (``endpoint``, frame ``spec``) would load, from the catalog at
     ``path``; ``many``: the parameter sets of a one-request-per-set recipe (eval details)."""
     cat = _open(path)
-    if endpoint == "/api/eval-details" and spec == "eval_details" and many is not None:
-        return cat.eval_details([int(p["evaluationId"]) for p in many])
+    if endpoint == E.DETAILS.path and spec == "eval_details" and many is not None:
+        name = E.DETAILS.param("evaluation_ids").wire
+        return cat.eval_details([int(p[name]) for p in many])
     how = ANSWERS.get((endpoint, spec))
     if how is None or many is not None:
         raise ConfigurationError(

@@ -51,6 +51,7 @@ import pandas as pd
 
 import quantscope.loaders as L
 from quantscope._client import Client
+from quantscope._endpoints import DETAILS, OHLCV
 from quantscope._errors import (
     CatalogIntegrityError,
     CatalogWriteError,
@@ -473,7 +474,7 @@ def _details_task(ctx: _Context, quant: int, month: str, ids: list[int]) -> dict
     span = [int(all_ids.min()), int(all_ids.max())] if len(all_ids) else None
     if empty:
         span = [min([*(span or []), *empty]), max([*(span or []), *empty])]
-    source = {"endpoint": "/api/eval-details", "quant_id": quant, "month": month}
+    source = {"endpoint": DETAILS.path, "quant_id": quant, "month": month}
     _put(
         ctx,
         resource,
@@ -516,7 +517,7 @@ def _tokens_plan(ctx: _Context, quant: int) -> list[tuple[int, pd.Timestamp | No
 def _ohlcv_task(ctx: _Context, quant: int) -> dict[str, Any]:
     resource = RESOURCES["ohlcv"]
     todo = _tokens_plan(ctx, quant)
-    ctx.budget.check(len(todo), "/api/eval-ohlcv")
+    ctx.budget.check(len(todo), OHLCV.path)
     spent = added = updated = 0
     with progress(len(todo), "candles", enabled=ctx.client.settings.progress) as bar:
         for token, last_close in todo:
@@ -528,7 +529,7 @@ def _ohlcv_task(ctx: _Context, quant: int) -> dict[str, Any]:
             if old is not None:
                 frame = pd.concat([old[~old.index.isin(frame.index)], frame]).sort_index()
             sealed = last_close is not None and len(frame) > 0 and frame.index.max() >= last_close
-            source = {"endpoint": "/api/eval-ohlcv", "token_id": token, "timeframe": ctx.timeframe}
+            source = {"endpoint": OHLCV.path, "token_id": token, "timeframe": ctx.timeframe}
             a, u = _put(ctx, resource, keys, frame, source, sealed=bool(sealed))
             added, updated = added + a, updated + u
             bar.update(1)

@@ -9,9 +9,10 @@ from typing import Any
 
 import pandas as pd
 
+from quantscope import _endpoints as E
 from quantscope import _schemas
 from quantscope._client import Client, Fetched, FetchedMany, OffsetPaging
-from quantscope._ids import IdArg, many_ids, one_id, optional_id
+from quantscope._ids import IdArg, many_ids
 from quantscope.loaders._base import (
     Recipe,
     field,
@@ -23,11 +24,12 @@ from quantscope.loaders._base import (
     typed_frame,
 )
 
-RESULTS = "/api/eval-results"
-TIMESERIES = "/api/eval-timeseries"
-COUNT = "/api/eval-count"
-DETAILS = "/api/eval-details"
-HISTORY = "/api/eval-history"
+RESULTS = E.EVALUATIONS.path
+TIMESERIES = E.TIMESERIES.path
+COUNT = E.COUNT.path
+DETAILS = E.DETAILS.path
+HISTORY = E.HISTORY.path
+_EVALUATION_ID = E.DETAILS.param("evaluation_ids").wire
 
 TimeArg = datetime | date | str
 
@@ -57,17 +59,7 @@ def load_evaluations(
     ``confirm=True`` lifts the share rule, ``max_requests`` sets a ceiling instead, and
     ``partial=True`` fetches what fits (the frame then says what is missing).
     """
-    params: dict[str, Any] = {
-        "quantId": optional_id(quant_id, "quant_id"),
-        "evaluationResultType": evaluation_type,
-        "passed": passed,
-        "chain": chain,
-        "search": search,
-        "uniqueTokensOnly": unique_tokens_only,
-        "onlyScored": only_scored,
-        "timeFrom": start,
-        "timeTo": end,
-    }
+    params = E.query(E.EVALUATIONS, locals())  # the filters above, by the registry's names
     recipe = Recipe(
         RESULTS,
         _schemas.EVALUATIONS,
@@ -107,12 +99,8 @@ def _window(
         raise TypeError(f"{name}() takes the window as keywords: start=..., end=...")
     if start is None or end is None:
         raise TypeError(f"{name}() needs the window: start=... and end=...")
-    return {
-        "timeFrom": start,
-        "timeTo": end,
-        "quantId": optional_id(quant_id, "quant_id"),
-        "returnAllQuants": True if all_quants else None,
-    }
+    window = {"start": start, "end": end, "quant_id": quant_id}
+    return E.query(E.TIMESERIES, {**window, "all_quants": True if all_quants else None})
 
 
 def load_eval_timeseries(
@@ -205,10 +193,11 @@ def load_eval_details(
     )
     # One params dict per id would make attrs as big as the ids, and pandas deep-copies attrs
     # on every operation: keep the provenance compact.
-    compact = {"evaluationId": f"{len(ids)} ids" if len(ids) > 1 else str(ids[0]) if ids else ""}
+    shown = f"{len(ids)} ids" if len(ids) > 1 else str(ids[0]) if ids else ""
+    compact = {_EVALUATION_ID: shown}
     return load(
         recipe,
-        many=[{"evaluationId": i} for i in ids],
+        many=[{_EVALUATION_ID: i} for i in ids],
         shown=compact,
         client=client,
         spend=spend_of(confirm, max_requests, partial),
@@ -221,7 +210,7 @@ def _details_frame(recipe: Recipe, many: FetchedMany) -> pd.DataFrame:
         if fetched is not None:
             params = fetched.provenance.params
             assert isinstance(params, dict)  # one request's parameters
-            rows.extend(_detail_rows(int(params["evaluationId"]), fetched.data))
+            rows.extend(_detail_rows(int(params[_EVALUATION_ID]), fetched.data))
     return typed_frame(rows, recipe.spec, many.provenance)
 
 
@@ -242,12 +231,13 @@ def load_eval_history(
     ``confirm=True`` lifts the share rule, ``max_requests`` sets a ceiling instead, and
     ``partial=True`` fetches what fits (the frame then says what is missing).
     """
+    paging = E.HISTORY.paged()  # skip and take, not offset and limit
     recipe = Recipe(
         HISTORY,
         _schemas.EVAL_HISTORY,
         items="results",
-        paging=OffsetPaging(page_size=page_size, offset_param="skip", limit_param="take"),
+        paging=OffsetPaging(page_size, offset_param=paging.first, limit_param=paging.size),
         desc="evaluation history",
     )
-    params = {"evaluationId": one_id(evaluation_id, "evaluation_id"), "excludeTypes": exclude_types}
+    params = E.query(E.HISTORY, locals())
     return load(recipe, params, client=client, spend=spend_of(confirm, max_requests, partial))

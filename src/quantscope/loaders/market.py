@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pandas as pd
 
+from quantscope import _endpoints as E
 from quantscope import _schemas
 from quantscope._client import Client, Fetched
-from quantscope._ids import IdArg, one_id
+from quantscope._ids import IdArg
 from quantscope.loaders._base import Recipe, load, records_of, typed_frame
 
-OHLCV = "/api/eval-ohlcv"
+OHLCV = E.OHLCV.path
 
 
 def load_ohlcv(
@@ -25,11 +26,7 @@ def load_ohlcv(
     ``limit`` is the number of newest candles (the service's maximum is the default).
     """
     recipe = Recipe(OHLCV, _schemas.OHLCV, items="ohlcv", build=_candles)
-    return load(
-        recipe,
-        {"tokenId": one_id(token_id, "token_id"), "timeframe": timeframe, "limit": limit},
-        client=client,
-    )
+    return load(recipe, E.query(E.OHLCV, locals()), client=client)
 
 
 def _candles(recipe: Recipe, fetched: Fetched) -> pd.DataFrame:

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 import pandas as pd
 
+from quantscope import _endpoints as E
 from quantscope import _schemas
 from quantscope._changes import Change, stale_changes, stale_write_error
 from quantscope._client import Client, Fetched
@@ -38,9 +39,9 @@ from quantscope.loaders._base import (
 )
 from quantscope.loaders.playbook import load_playbook
 
-DASHBOARD = "/api/refine-eval/dashboard"
-ANALYZE = "/api/refine-eval/analyze"
-APPLY = "/api/refine-eval/recs/{id}/apply"
+DASHBOARD = E.DASHBOARD.path
+ANALYZE = E.ANALYZE.path
+APPLY = E.APPLY.path
 
 #: The most recommendations of each kind the dashboard lists (the newest).
 LIST_CAP = 20
@@ -140,8 +141,9 @@ def load_recommendations(
     }[applied]
     recipe = Recipe(DASHBOARD, _schemas.RECOMMENDATIONS, keep=lists, build=_recommendations)
     c = client_or_default(client)
-    quant = optional_id(quant_id, "quant_id")
-    frame = load(recipe, {"quantId": quant}, client=c)
+    params = E.query(E.DASHBOARD, locals())
+    quant = params[E.DASHBOARD.param("quant_id").wire]
+    frame = load(recipe, params, client=c)
     applied_rows = int(frame["applied"].fillna(False).to_numpy(bool).sum())
     for name in lists:
         shown = applied_rows if _LISTS[name] == "applied" else len(frame) - applied_rows

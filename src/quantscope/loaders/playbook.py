@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from quantscope import _endpoints as E
 from quantscope import _schemas
 from quantscope._changes import Change, stale_changes, stale_write_error
 from quantscope._client import Client, Fetched
@@ -21,7 +22,7 @@ from quantscope._ids import IdArg, one_id
 from quantscope._writelock import playbook_lock
 from quantscope.loaders._base import Recipe, client_or_default, field, load, records, typed_frame
 
-CONFIG = "/api/degen/config"
+CONFIG = E.CONFIG.path
 
 
 def _pass_mark(element: Mapping[str, Any], config_type: str) -> Any:
@@ -78,7 +79,7 @@ def load_playbook(
     ``fresh=True`` reads it from the service (one request) even when the cache holds a copy
     young enough: what a write compares against (someone else may have changed it).
     """
-    params = {"quantId": one_id(quant_id, "quant_id"), "configGroupId": config_group_id}
+    params = E.query(E.CONFIG, locals())
     c = client_or_default(client)
     if fresh:
         c.cache.invalidate("GET", CONFIG)  # only the playbook's answers: the next read is new

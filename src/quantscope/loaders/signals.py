@@ -6,24 +6,20 @@ from typing import Any, NamedTuple
 
 import pandas as pd
 
+from quantscope import _endpoints as E
 from quantscope import _schemas
 from quantscope._client import Client, Fetched
 from quantscope._ids import IdArg, one_id, optional_id
 from quantscope.loaders._base import Recipe, field, load, load_parts, records, typed_frame
 
-SIGNALS = "/api/alpha-signals"
-SIGNAL = "/api/alpha-signals/{tokenId}"
+SIGNALS = E.SIGNALS.path
+SIGNAL = E.SIGNAL.path
 
 
 def _params(
     quant_id: IdArg | None, chain: str | None, search: str | None, limit: int
 ) -> dict[str, Any]:
-    return {
-        "quantId": optional_id(quant_id, "quant_id"),
-        "chain": chain,
-        "search": search,
-        "limit": limit,
-    }
+    return E.query(E.SIGNALS, locals())
 
 
 def load_signals(

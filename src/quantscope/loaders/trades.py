@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import pandas as pd
 
+from quantscope import _endpoints as E
 from quantscope import _schemas
 from quantscope._client import Client, Fetched, FetchedPages, PageNumberPaging
 from quantscope._decode import page_decoder
@@ -24,9 +25,9 @@ from quantscope.loaders._base import (
     typed_frame,
 )
 
-TRADES = "/api/trades"
-TRADE = "/api/trades/{id}"
-STATS = "/api/trades/stats"
+TRADES = E.TRADES.path
+TRADE = E.TRADE.path
+STATS = E.STATS.path
 
 # The top-level keys of a trades page that the load reads besides the trades.
 TRADES_KEEP = ("pagination", "summary")
@@ -86,20 +87,7 @@ def load_trades(
 
     The service's own summary of the same filters is in ``df.attrs["quantscope"]["summary"]``.
     """
-    params: dict[str, Any] = {
-        "quantId": optional_id(quant_id, "quant_id"),
-        "tradingStatus": trading_status,
-        "tradingMode": trading_mode,
-        "positionClosed": position_closed,
-        "isTrackingEnabled": tracking_enabled,
-        "filterStatus": status,
-        "chain": chain,
-        "search": search,
-        "startDate": start,
-        "endDate": end,
-        "sortBy": sort_by,
-        "sortOrder": sort_order,
-    }
+    params = E.query(E.TRADES, locals())  # the filters above, by the registry's wire names
     recipe = Recipe(
         TRADES,
         _schemas.TRADES,

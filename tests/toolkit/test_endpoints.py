@@ -1,0 +1,283 @@
+"""The endpoint registry (``_endpoints``): one declaration per route of the service, and the
+tables derived from it say what the hand-written ones said.
+
+The wire parameters and cache keys below were computed by the code before the registry (main
+at c044274): a cache file filled by that code is hit by this one only while they hold.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from datetime import date, datetime
+from typing import Any
+
+import pytest
+from requests import PreparedRequest
+
+import quantscope.loaders as L
+from quantscope import _cache, _endpoints, _ids, _schemas
+from quantscope._cache import NEVER_EXPIRE, make_key_fn
+from quantscope._cli_fetch import RESOURCES
+from quantscope._wire import wire_params
+from quantscope.catalog.answer import ANSWERS
+from quantscope.catalog.read import Catalog
+from quantscope.loaders import evaluations, market, optimization, playbook, signals, trades
+from quantscope.sandbox import routers
+
+E = _endpoints
+BASE = "http://127.0.0.1:8123/base"
+SCOPE = "0123456789abcdef0123456789abcdef"
+
+
+class _Stop(Exception):
+    """Raised by the stand-in ``load``: the recipe and its parameters are all a test needs."""
+
+
+class _NoCache:
+    class cache:
+        @staticmethod
+        def invalidate(*args: Any) -> None:
+            return None
+
+
+# One call per loader built on ``load``, with every filter it takes where it has several.
+CALLS: dict[str, Callable[[], Any]] = {
+    "trades": lambda: L.load_trades(),
+    "trades-filtered": lambda: L.load_trades(
+        "7",
+        trading_status="all",
+        trading_mode="live",
+        position_closed=True,
+        tracking_enabled=False,
+        status="Closed",
+        chain="BASE",
+        search="pepe",
+        start=date(2026, 1, 2),
+        end="2026-02-01",
+        sort_by="openTime",
+        sort_order="asc",
+    ),
+    "evaluations-filtered": lambda: L.load_evaluations(
+        3,
+        evaluation_type=["TOKEN_BUY", "TOKEN_SELL"],
+        passed=False,
+        chain="SOLANA",
+        search="s",
+        unique_tokens_only=True,
+        only_scored=False,
+        start=datetime(2026, 1, 1, 12),
+        end="2026-03-01",
+    ),
+    "eval-timeseries": lambda: L.load_eval_timeseries(
+        2, start="2026-01-01", end="2026-02-01", all_quants=True
+    ),
+    "eval-details": lambda: L.load_eval_details([5, 6]),
+    "eval-history": lambda: L.load_eval_history(9, exclude_types=["TOKEN_STATUS"]),
+    "ohlcv": lambda: L.load_ohlcv("12", "4h", limit=10),
+    "signals": lambda: L.load_signals(1, chain="BSC", search="q", limit=3),
+    "playbook": lambda: L.load_playbook(4, config_group_id="g", client=_NoCache()),  # type: ignore[arg-type]
+    "recommendations": lambda: L.load_recommendations(2, client=_NoCache()),  # type: ignore[arg-type]
+}
+
+# What main's loaders sent (wire text, in order) and the cache key of that request.
+EXPECTED: dict[str, tuple[str, list[tuple[str, str]], str]] = {
+    "eval-details": (
+        "/api/eval-details",
+        [("evaluationId", "5")],
+        "4d129a63f715f795f300d8242d904e28",
+    ),
+    "eval-history": (
+        "/api/eval-history",
+        [("evaluationId", "9"), ("excludeTypes", "TOKEN_STATUS")],
+        "83cb58002a35167f7e411c0421db70d2",
+    ),
+    "eval-timeseries": (
+        "/api/eval-timeseries",
+        [
+            ("quantId", "2"),
+            ("returnAllQuants", "true"),
+            ("timeFrom", "2026-01-01"),
+            ("timeTo", "2026-02-01"),
+        ],
+        "ffec07c790f5886bff3b6a0423599bdc",
+    ),
+    "evaluations-filtered": (
+        "/api/eval-results",
+        [
+            ("chain", "SOLANA"),
+            ("evaluationResultType", "TOKEN_BUY,TOKEN_SELL"),
+            ("onlyScored", "false"),
+            ("passed", "false"),
+            ("quantId", "3"),
+            ("search", "s"),
+            ("timeFrom", "2026-01-01T12:00:00.000Z"),
+            ("timeTo", "2026-03-01"),
+            ("uniqueTokensOnly", "true"),
+        ],
+        "e4ad91b69daf8a87c853dffa808fafee",
+    ),
+    "ohlcv": (
+        "/api/eval-ohlcv",
+        [("limit", "10"), ("timeframe", "4h"), ("tokenId", "12")],
+        "43bd5df2daaed313d3047377ddabc1a0",
+    ),
+    "playbook": (
+        "/api/degen/config",
+        [("configGroupId", "g"), ("quantId", "4")],
+        "3e8624d4262db72267b064ace406a8f1",
+    ),
+    "recommendations": (
+        "/api/refine-eval/dashboard",
+        [("quantId", "2")],
+        "489175c08de70aaeb60932bf5e6ba620",
+    ),
+    "signals": (
+        "/api/alpha-signals",
+        [("chain", "BSC"), ("limit", "3"), ("quantId", "1"), ("search", "q")],
+        "efb983050c86bf896a87c040a1fbc292",
+    ),
+    "trades": (
+        "/api/trades",
+        [("tradingStatus", "executed")],
+        "4c5043bf83eca768f4ff044f604adf1f",
+    ),
+    "trades-filtered": (
+        "/api/trades",
+        [
+            ("chain", "BASE"),
+            ("endDate", "2026-02-01"),
+            ("filterStatus", "Closed"),
+            ("isTrackingEnabled", "false"),
+            ("positionClosed", "true"),
+            ("quantId", "7"),
+            ("search", "pepe"),
+            ("sortBy", "openTime"),
+            ("sortOrder", "asc"),
+            ("startDate", "2026-01-02"),
+            ("tradingMode", "live"),
+            ("tradingStatus", "all"),
+        ],
+        "1675670a77b9730d84c1eaa1f218cdd0",
+    ),
+}
+
+
+def _captured(monkeypatch: pytest.MonkeyPatch, call: Callable[[], Any]) -> tuple[str, Any]:
+    seen: list[tuple[str, Any]] = []
+
+    def stand_in(recipe: Any, params: Any = None, **kwargs: Any) -> Any:
+        many = kwargs.get("many")
+        seen.append((recipe.endpoint, params if many is None else many[0]))
+        raise _Stop
+
+    for module in (trades, evaluations, market, signals, playbook, optimization):
+        monkeypatch.setattr(module, "load", stand_in)
+    with pytest.raises(_Stop):
+        call()
+    return seen[0]
+
+
+def _key(path: str, wire: dict[str, str]) -> str:
+    prepared = PreparedRequest()
+    prepared.prepare_method("GET")
+    prepared.prepare_url(BASE + path, wire)
+    prepared.prepare_headers(None)
+    prepared.prepare_body(None, None)
+    return str(make_key_fn(SCOPE, BASE)(prepared))
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_loaders_send_what_they_sent_before_the_registry(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, params = _captured(monkeypatch, CALLS[name])
+    wire = dict(wire_params(params))
+    assert (path, list(wire.items()), _key(path, wire)) == EXPECTED[name]
+
+
+def test_every_route_of_the_service_has_exactly_one_declaration() -> None:
+    """The sandbox implements the spec's routes; the registry declares each once."""
+    served = sorted(
+        (method, route.path)
+        for router in routers.ROUTERS
+        for route in router.routes
+        for method in getattr(route, "methods", ())
+        if route.path.startswith(E.API_PREFIX)
+    )
+    declared = sorted((e.method, e.path) for e in E.ROUTES)
+    assert declared == served
+    assert len({e.key for e in E.ROUTES}) == len(E.ROUTES)
+
+
+def test_every_route_is_used_by_a_loader_or_says_why_not() -> None:
+    modules = (trades, evaluations, market, signals, playbook, optimization)
+    paths = {e.path for e in E.ROUTES}
+    used = {v for m in modules for v in vars(m).values() if isinstance(v, str) and v in paths}
+    for endpoint in E.ROUTES:
+        assert (endpoint.path in used) != bool(endpoint.unused), endpoint.key
+
+
+def test_each_declaration_names_things_that_exist() -> None:
+    for e in E.ROUTES:
+        for p in e.params:
+            assert p.kind in E.KINDS and p.where in ("query", "path", "body"), (e.key, p)
+            assert p.check is None or callable(getattr(_ids, p.check)), (e.key, p)
+            assert p.where != "path" or "{" + p.wire + "}" in e.path, (e.key, p)
+        assert e.spec is None or getattr(_schemas, e.spec).name, e.key
+        assert e.catalog is None or callable(getattr(Catalog, e.catalog)), e.key
+        assert e.refine is None or e.refine in _cache._REFINERS, e.key
+        assert all(E.by_key(k).method == "GET" for k in e.invalidates), e.key
+        assert (e.lifetime is not None) == (e.method == "GET"), e.key
+
+
+def _keywords(function: Callable[..., Any], *besides: str) -> list[str]:
+    skip = {"self", "client", "page_size", "max_pages", "confirm", "max_requests", "partial"}
+    return [
+        name
+        for name, p in inspect.signature(function).parameters.items()
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and name not in skip | set(besides)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "loader", "resource"),
+    [(E.TRADES, L.load_trades, "trades"), (E.EVALUATIONS, L.load_evaluations, "evaluations")],
+)
+def test_one_list_of_filters_for_loader_catalog_cli_and_answers(
+    endpoint: E.Endpoint, loader: Callable[..., Any], resource: str
+) -> None:
+    """The filters are declared once: the loader, ``Catalog``'s method, ``quantscope fetch``
+    and the catalog's parsing of the wire all take exactly the registry's list, in order."""
+    names = [p.name for p in endpoint.params]
+    assert endpoint.catalog is not None
+    assert _keywords(loader) == names
+    assert _keywords(getattr(Catalog, endpoint.catalog)) == names
+    assert [o.kwarg for o in RESOURCES[resource].options] == names
+    assert list(E.from_wire(endpoint, {})) == names
+
+
+def test_the_catalog_reads_the_wire_back_by_the_registry() -> None:
+    wire = dict(wire_params(E.query(E.TRADES, {"quant_id": "7", "position_closed": False})))
+    parsed = E.from_wire(E.TRADES, wire)
+    assert parsed["quant_id"] == 7 and parsed["position_closed"] is False
+    assert parsed["status"] is None
+    assert ("/api/trades", "trades") in ANSWERS
+    assert ("/api/eval-details", "eval_details") not in ANSWERS  # one request per id
+
+
+def test_the_cache_rules_keep_their_order_and_lifetimes() -> None:
+    patterns = [rule.pattern for rule in _cache.CACHE_RULES]
+    assert patterns.index("/api/trades/stats") < patterns.index("/api/trades/*")
+    assert patterns.index("/api/trades/*") < patterns.index("/api/trades")
+    assert patterns[-1] == "*"
+    assert E.NEVER == NEVER_EXPIRE
+    assert _cache.INVALIDATIONS["POST /api/refine-eval/recs/*/apply"] == (
+        "/api/refine-eval/dashboard",
+        "/api/degen/config",
+    )
+
+
+def test_a_query_checks_ids_with_the_declared_validator() -> None:
+    with pytest.raises(TypeError, match="quant_id must be an id"):
+        E.query(E.TRADES, {"quant_id": "seven"})
