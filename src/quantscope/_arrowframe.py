@@ -32,6 +32,8 @@ import pandas as pd
 import pyarrow as pa
 from pandas.arrays import ArrowStringArray, BooleanArray, DatetimeArray, IntegerArray
 
+from quantscope._versions import VERIFIED_PANDAS, installed_within
+
 __all__ = [
     "META_KEY",
     "ArrowStream",
@@ -40,6 +42,19 @@ __all__ = [
     "frame_from_arrow",
     "frame_to_arrow",
 ]
+
+#: ``DatetimeArray._simple_new`` (pandas' private constructor: a view, no validation pass) on
+#: a verified pandas; elsewhere the public ``tz_localize``/``tz_convert``, which copies.
+_VIEW_ZONED = installed_within("pandas", VERIFIED_PANDAS) and hasattr(DatetimeArray, "_simple_new")
+
+
+def zoned(values: np.ndarray, zone: Any) -> Any:
+    """UTC ``datetime64`` ``values`` as a ``DatetimeArray`` in ``zone``."""
+    if _VIEW_ZONED:
+        unit = np.datetime_data(values.dtype)[0]
+        return DatetimeArray._simple_new(values, dtype=pd.DatetimeTZDtype(unit, zone))
+    return pd.array(values).tz_localize("UTC").tz_convert(zone)
+
 
 META_KEY = b"quantscope"  # schema metadata: what Arrow alone would not give back
 
@@ -262,7 +277,7 @@ class _Views:
         values = values.view(dtype)
         if zone is None:
             return values
-        return DatetimeArray._simple_new(values, dtype=pd.DatetimeTZDtype(unit, zone))
+        return zoned(values, zone)
 
     def booleans(self, array: pa.Array, tag: str) -> Any:
         """Booleans (bit-packed in Arrow: unpacked into a new array), nullable or NumPy's."""

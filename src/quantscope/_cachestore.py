@@ -30,7 +30,6 @@ import threading
 import warnings
 from collections.abc import Sequence
 from datetime import datetime
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +44,7 @@ from quantscope._cacheformat import (
     stamps_of,
 )
 from quantscope._errors import CacheWriteWarning
+from quantscope._versions import Span, installed_within, within
 
 __all__ = [
     "BODY_FILE_BYTES",
@@ -94,30 +94,18 @@ def bodies_dir(cache_path: Path | str) -> Path:
 #: table) ``_Responses`` reads by SQL: [from, to). pyproject.toml caps the dependency below
 #: ``to``; any other version, or a table of another layout, takes the public way (``__getitem__``
 #: and ``__iter__`` of a storage without serializer), slower and the same answers.
-VERIFIED_REQUESTS_CACHE = ((1, 2), (1, 4))
+VERIFIED_REQUESTS_CACHE: Span = ((1, 2), (1, 4))
 _STAMP_COLUMNS = {"key", "value"}
 _SQL_VARIABLES = 900  # below SQLite's default limit of host parameters per statement
 _MMAP_BYTES = 2**30
-
-
-def _major_minor(version: str) -> tuple[int, ...]:
-    try:
-        return tuple(int(part) for part in version.split(".")[:2])
-    except ValueError:
-        return ()
 
 
 def verified_version(version: str | None = None) -> bool:
     """Whether ``version`` of requests-cache (default: the installed one) is one whose table
     layout was verified (``VERIFIED_REQUESTS_CACHE``)."""
     if version is None:
-        try:
-            version = metadata.version("requests-cache")
-        except metadata.PackageNotFoundError:  # pragma: no cover - imported, so installed
-            return False
-    low, high = VERIFIED_REQUESTS_CACHE
-    found = _major_minor(version)
-    return len(found) == 2 and low <= found < high
+        return installed_within("requests-cache", VERIFIED_REQUESTS_CACHE)
+    return within(version, VERIFIED_REQUESTS_CACHE)
 
 
 class _Responses(SQLiteDict):
