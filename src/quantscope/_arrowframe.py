@@ -43,9 +43,11 @@ __all__ = [
     "frame_to_arrow",
 ]
 
-#: ``DatetimeArray._simple_new`` (pandas' private constructor: a view, no validation pass) on
-#: a verified pandas; elsewhere the public ``tz_localize``/``tz_convert``, which copies.
-_VIEW_ZONED = installed_within("pandas", VERIFIED_PANDAS) and hasattr(DatetimeArray, "_simple_new")
+#: pandas' internals are read only on a verified pandas: ``DatetimeArray._simple_new`` (its
+#: private constructor: a view, no validation pass; elsewhere the public ``tz_localize`` /
+#: ``tz_convert``, which copies) and the block list of ``_own_columns`` (elsewhere a deep copy).
+_PANDAS_INTERNALS = installed_within("pandas", VERIFIED_PANDAS)
+_VIEW_ZONED = _PANDAS_INTERNALS and hasattr(DatetimeArray, "_simple_new")
 
 
 def zoned(values: np.ndarray, zone: Any) -> Any:
@@ -370,7 +372,10 @@ _BUILDERS: dict[int, _Builder] = {
 
 def _own_columns(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` (fresh from pyarrow's conversion) with its read-only NumPy blocks copied in
-    place (pandas' private block list, checked: when it is not as expected, a deep copy)."""
+    place (pandas' private block list, checked: on another pandas, or when it is not as
+    expected, a deep copy)."""
+    if not _PANDAS_INTERNALS:
+        return frame.copy(deep=True)
     blocks = getattr(getattr(frame, "_mgr", None), "blocks", None)
     if not isinstance(blocks, tuple | list):
         return frame.copy(deep=True)

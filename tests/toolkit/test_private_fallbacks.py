@@ -59,3 +59,23 @@ def test_zoned_datetimes_read_back_the_same_without_simple_new(
     plain = frame_from_arrow(bytearray(frame_to_arrow(frame)))
     pd.testing.assert_frame_equal(fast, frame)
     pd.testing.assert_frame_equal(plain, frame)
+
+
+def test_a_read_only_stream_reads_back_the_same_without_the_block_list(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    frame = pd.DataFrame(
+        {
+            "x": [1.5, 2.5, np.nan],
+            "when": pd.to_datetime(["2026-01-01", "2026-01-02", None]).tz_localize("UTC"),
+            "kind": pd.Categorical(["a", "b", "a"]),
+        }
+    )
+    blob = bytes(frame_to_arrow(frame))  # read-only: the columns are copied to be writable
+    fast = frame_from_arrow(blob)
+    monkeypatch.setattr(_arrowframe, "_PANDAS_INTERNALS", False)
+    plain = frame_from_arrow(blob)
+    for got in (fast, plain):
+        pd.testing.assert_frame_equal(got, frame)
+        got.loc[0, "x"] = 9.0  # writable, as every frame a load returns
+        assert got.loc[0, "x"] == 9.0
