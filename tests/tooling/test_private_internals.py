@@ -111,10 +111,9 @@ ALLOWED: dict[tuple[str, str], Allowed] = {
         "quantscope/sandbox/fastsolve.py",
         "import fastapi.dependencies.utils._is_json_field",
     ): FASTSOLVE,
-    (
-        "quantscope/sandbox/fastsolve.py",
-        "import fastapi.dependencies.utils.field_annotation_is_sequence",
-    ): FASTSOLVE,
+    ("quantscope/sandbox/fastsolve.py", "import fastapi._compat.field_annotation_is_sequence"): (
+        FASTSOLVE
+    ),
     (
         "quantscope/sandbox/fastsolve.py",
         "import fastapi.dependencies.utils.get_validation_alias",
