@@ -120,8 +120,17 @@ class _Responses(SQLiteDict):
     def __init__(self, db_path: Any, bodies: Path, **kwargs: Any) -> None:
         super().__init__(db_path, **kwargs)
         self.bodies = bodies
-        self.raw = SQLiteDict(db_path, **{**kwargs, "serializer": None})
+        self._raw_kwargs = {**kwargs, "serializer": None}
+        self._raw: SQLiteDict | None = None
         self.sql_layout = verified_version() and self._layout_verified()
+
+    @property
+    def raw(self) -> SQLiteDict:
+        """The same table without serializer (values as stored), opened on first use: only
+        off the verified layout."""
+        if self._raw is None:
+            self._raw = SQLiteDict(self.db_path, **self._raw_kwargs)
+        return self._raw
 
     def _layout_verified(self) -> bool:
         with self.connection() as con:
@@ -189,7 +198,7 @@ class _Responses(SQLiteDict):
 
     def close(self) -> None:
         super().close()
-        raw = getattr(self, "raw", None)  # None while ``__init__`` runs
+        raw = getattr(self, "_raw", None)  # absent while ``__init__`` runs
         if raw is not None:
             raw.close()
 
