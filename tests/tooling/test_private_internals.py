@@ -64,30 +64,34 @@ REQUESTS_BODY = Allowed(
     kind="open",
 )
 
+
+def _pandas(why: str, test: str) -> Allowed:
+    """A pandas internal: gated in code, pandas itself not capped."""
+    return Allowed(
+        why,
+        "_versions.VERIFIED_PANDAS 2.2-3.1 (pandas itself not capped)",
+        f"tests/toolkit/test_private_fallbacks.py::{test}",
+    )
+
+
+BLOCKS = _pandas(
+    "read-only columns from pyarrow copied block by block (_mgr.blocks, _ndarray), not deep",
+    "test_a_read_only_stream_reads_back_the_same_without_the_block_list",
+)
 MARKER = Allowed("the sandbox's own marker on its endpoint functions", "own", None, kind="own")
 
 #: (file under src/, the use as the scan prints it) -> why it is allowed
 ALLOWED: dict[tuple[str, str], Allowed] = {
-    ("quantscope/_frames.py", "import pandas._libs.lib.dicts_to_array"): Allowed(
+    ("quantscope/_frames.py", "import pandas._libs.lib.dicts_to_array"): _pandas(
         "pandas' Cython record extraction, ~4x the pure-Python loop",
-        "_versions.VERIFIED_PANDAS 2.2-3.1 (pandas itself not capped)",
-        "tests/toolkit/test_private_fallbacks.py::test_records_give_the_same_frame_without_dicts_to_array",
+        "test_records_give_the_same_frame_without_dicts_to_array",
     ),
-    ("quantscope/_arrowframe.py", "DatetimeArray._simple_new"): Allowed(
+    ("quantscope/_arrowframe.py", "DatetimeArray._simple_new"): _pandas(
         "zoned datetimes as a view of the frame cache's buffer, no copy",
-        "_versions.VERIFIED_PANDAS 2.2-3.1 (pandas itself not capped)",
-        "tests/toolkit/test_private_fallbacks.py::test_zoned_datetimes_read_back_the_same_without_simple_new",
+        "test_zoned_datetimes_read_back_the_same_without_simple_new",
     ),
-    ("quantscope/_arrowframe.py", "frame._mgr"): Allowed(
-        "read-only columns from pyarrow copied block by block instead of a whole deep copy",
-        "_versions.VERIFIED_PANDAS 2.2-3.1 (pandas itself not capped)",
-        "tests/toolkit/test_private_fallbacks.py::test_a_read_only_stream_reads_back_the_same_without_the_block_list",
-    ),
-    ("quantscope/_arrowframe.py", "values._ndarray"): Allowed(
-        "the NumPy array behind a block's extension array (same function as frame._mgr)",
-        "_versions.VERIFIED_PANDAS 2.2-3.1 (pandas itself not capped)",
-        "tests/toolkit/test_private_fallbacks.py::test_a_read_only_stream_reads_back_the_same_without_the_block_list",
-    ),
+    ("quantscope/_arrowframe.py", "frame._mgr"): BLOCKS,
+    ("quantscope/_arrowframe.py", "values._ndarray"): BLOCKS,
     ("quantscope/_frames.py", "type(head)._concat_same_type"): Allowed(
         "part of pandas' documented ExtensionArray interface (pandas.api.extensions)",
         "public",
