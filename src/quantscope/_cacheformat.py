@@ -21,7 +21,7 @@ A stored value (format 1)::
                    head then holds ``body_size``)
 
 The two stamps sit at a fixed offset, so ``stamps_of`` reads them from the first
-``STAMP_BYTES`` of a row without building a response (``ResponseCache._stamps``). A value
+``STAMP_BYTES`` of a row without building a response (``_cachestore._Responses.stamps``). A value
 that does not start with ``MAGIC`` (a pickle written by requests-cache's default serializer,
 as quantscope stored answers before; anything else) is not read at all: ``loads`` returns
 None, which requests-cache takes for a miss, so the answer is asked again.
