@@ -32,6 +32,8 @@ import pandas as pd
 import pyarrow as pa
 from pandas.arrays import ArrowStringArray, BooleanArray, DatetimeArray, IntegerArray
 
+from quantscope._versions import VERIFIED_PANDAS, installed_within
+
 __all__ = [
     "META_KEY",
     "ArrowStream",
@@ -40,6 +42,21 @@ __all__ = [
     "frame_from_arrow",
     "frame_to_arrow",
 ]
+
+#: pandas' internals are read only on a verified pandas: ``DatetimeArray._simple_new`` (its
+#: private constructor: a view, no validation pass; elsewhere the public ``tz_localize`` /
+#: ``tz_convert``, which copies) and the block list of ``_own_columns`` (elsewhere a deep copy).
+_PANDAS_INTERNALS = installed_within("pandas", VERIFIED_PANDAS)
+_VIEW_ZONED = _PANDAS_INTERNALS and hasattr(DatetimeArray, "_simple_new")
+
+
+def zoned(values: np.ndarray, zone: Any) -> Any:
+    """UTC ``datetime64`` ``values`` as a ``DatetimeArray`` in ``zone``."""
+    if _VIEW_ZONED:
+        unit = np.datetime_data(values.dtype)[0]
+        return DatetimeArray._simple_new(values, dtype=pd.DatetimeTZDtype(unit, zone))
+    return pd.array(values).tz_localize("UTC").tz_convert(zone)
+
 
 META_KEY = b"quantscope"  # schema metadata: what Arrow alone would not give back
 
@@ -262,7 +279,7 @@ class _Views:
         values = values.view(dtype)
         if zone is None:
             return values
-        return DatetimeArray._simple_new(values, dtype=pd.DatetimeTZDtype(unit, zone))
+        return zoned(values, zone)
 
     def booleans(self, array: pa.Array, tag: str) -> Any:
         """Booleans (bit-packed in Arrow: unpacked into a new array), nullable or NumPy's."""
@@ -355,7 +372,10 @@ _BUILDERS: dict[int, _Builder] = {
 
 def _own_columns(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` (fresh from pyarrow's conversion) with its read-only NumPy blocks copied in
-    place (pandas' private block list, checked: when it is not as expected, a deep copy)."""
+    place (pandas' private block list, checked: on another pandas, or when it is not as
+    expected, a deep copy)."""
+    if not _PANDAS_INTERNALS:
+        return frame.copy(deep=True)
     blocks = getattr(getattr(frame, "_mgr", None), "blocks", None)
     if not isinstance(blocks, tuple | list):
         return frame.copy(deep=True)

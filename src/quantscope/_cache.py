@@ -52,7 +52,7 @@ from requests_cache.models.response import CachedResponse
 from requests_cache.policy import ExpirationPatterns
 from requests_cache.policy.expiration import get_expiration_datetime
 
-from quantscope._cacheformat import FORMAT_VERSION, STAMP_BYTES, stamps_of
+from quantscope._cacheformat import FORMAT_VERSION
 from quantscope._cachestore import WRITE_ERRORS, BodyFileCache, bodies_dir, warn_unwritable
 from quantscope._endpoints import API_PREFIX, ROUTES, by_key
 from quantscope._errors import CacheRecoveredWarning, CacheWriteWarning
@@ -488,10 +488,6 @@ class Clearable(Protocol):
     def clear(self) -> int: ...
 
 
-_MMAP_BYTES = 2**30
-_SQL_VARIABLES = 900  # below SQLite's default limit of host parameters per statement
-
-
 class ResponseCache:
     """``client.cache``: what is stored, how much it is used, whether answers are unchanged,
     and clearing it.
@@ -557,18 +553,7 @@ class ResponseCache:
     def count_besides(self, keys: Sequence[str]) -> int:
         """How many answers are stored under keys other than ``keys`` (one query): at most
         that many other requests can be answered from the cache (``Client._stored``)."""
-        table = self._store.responses.table_name
-        unique = list(dict.fromkeys(keys))
-        with self._store.responses.connection() as con:
-            (stored,) = con.execute(f"SELECT COUNT(*) FROM {table}").fetchone()
-            for i in range(0, len(unique), _SQL_VARIABLES):
-                chunk = unique[i : i + _SQL_VARIABLES]
-                marks = ",".join("?" * len(chunk))
-                (held,) = con.execute(
-                    f"SELECT COUNT(*) FROM {table} WHERE key IN ({marks})", chunk
-                ).fetchone()
-                stored -= held
-        return int(stored)
+        return self._store.responses.count_besides(keys)
 
     def entries_of(self, fetched: Sequence[tuple[str, datetime]]) -> list[CacheEntry | None]:
         """The stored entries of answers just fetched, as ``(key, fetched_at)``: None for one
@@ -603,33 +588,9 @@ class ResponseCache:
         return True
 
     def _stamps(self, keys: Sequence[str]) -> dict[str, tuple[datetime, datetime | None]]:
-        """``key -> (created_at, expires)`` of the stored answers among ``keys``.
-
-        One query finds the rows; only the first ``STAMP_BYTES`` (28) of each are read, through
-        SQLite's incremental blob I/O, where ``_cacheformat`` keeps the two stamps: checking a
-        frame built from 49 pages of 2.4 MB reads ~1.4 kB, and no response is built. A row in
-        another format (an older quantscope's pickle) counts as absent, unread.
-        """
-        found: dict[str, tuple[datetime, datetime | None]] = {}
-        table = self._store.responses.table_name
-        unique = list(dict.fromkeys(keys))
-        with self._store.responses.connection() as con:
-            con.execute(f"PRAGMA mmap_size = {_MMAP_BYTES}")  # heads read without a syscall each
-            for i in range(0, len(unique), _SQL_VARIABLES):
-                chunk = unique[i : i + _SQL_VARIABLES]
-                marks = ",".join("?" * len(chunk))
-                rows = con.execute(
-                    f"SELECT key, rowid FROM {table} WHERE key IN ({marks})", chunk
-                ).fetchall()
-                for key, rowid in rows:
-                    try:
-                        with con.blobopen(table, "value", rowid, readonly=True) as blob:
-                            stamp = stamps_of(blob.read(STAMP_BYTES))
-                    except sqlite3.OperationalError:  # deleted meanwhile by another client
-                        continue
-                    if stamp is not None:
-                        found[key] = stamp
-        return found
+        """``key -> (created_at, expires)`` of the stored answers among ``keys``, without
+        building a response (``_cachestore._Responses.stamps``)."""
+        return self._store.responses.stamps(keys)
 
     def info(self) -> CacheInfo:
         """Entries and bytes on disk (the SQLite file and its body files), and this client's

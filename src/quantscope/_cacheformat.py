@@ -21,7 +21,7 @@ A stored value (format 1)::
                    head then holds ``body_size``)
 
 The two stamps sit at a fixed offset, so ``stamps_of`` reads them from the first
-``STAMP_BYTES`` of a row without building a response (``ResponseCache._stamps``). A value
+``STAMP_BYTES`` of a row without building a response (``_cachestore._Responses.stamps``). A value
 that does not start with ``MAGIC`` (a pickle written by requests-cache's default serializer,
 as quantscope stored answers before; anything else) is not read at all: ``loads`` returns
 None, which requests-cache takes for a miss, so the answer is asked again.
@@ -33,7 +33,7 @@ import json
 import struct
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from requests.cookies import cookiejar_from_dict
 from requests.structures import CaseInsensitiveDict
@@ -48,6 +48,7 @@ __all__ = [
     "HTTP_SERIALIZER",
     "MAGIC",
     "STAMP_BYTES",
+    "BodyElsewhere",
     "dumps",
     "loads",
     "stamps_of",
@@ -141,10 +142,11 @@ def _head(response: CachedResponse, *, with_body: bool) -> dict[str, Any]:
     }
     if response.history:
         head["history"] = [_head(r, with_body=True) for r in response.history]
-    if response._next is not None:
-        head["next"] = _request_head(response._next)
+    following = response.next  # requests' public view of the redirect's next request
+    if following is not None:
+        head["next"] = _request_head(CachedRequest.from_request(following))
     if with_body:
-        head["body"] = _text(response._content)
+        head["body"] = _text(response.content)
         head["created_at"] = _micros(response.created_at) if response.created_at else None
         head["expires"] = _micros(response.expires) if response.expires else None
     return head
@@ -185,7 +187,7 @@ def dumps(response: CachedResponse, *, body_elsewhere: bool = False) -> bytes:
     none with ``body_elsewhere`` (the head then records the body's size, and the caller keeps
     the body: ``_cachestore``)."""
     fields = _head(response, with_body=False)
-    content = response._content or b""
+    content = response.content or b""
     if body_elsewhere:
         fields["body_size"] = len(content)
     head = json.dumps(fields, separators=(",", ":"), ensure_ascii=False).encode()
@@ -237,8 +239,29 @@ def loads(
     )
 
 
+class BodyElsewhere(NamedTuple):
+    """A response to store without its body (kept in a file by ``_cachestore``): handed to
+    requests-cache's storage like a response, serialized by ``HTTP_SERIALIZER`` as
+    ``dumps(response, body_elsewhere=True)``."""
+
+    response: CachedResponse
+
+    @property
+    def expires_unix(self) -> int | None:
+        """What requests-cache's SQLite storage writes in its ``expires`` column."""
+        return self.response.expires_unix
+
+
+def _dumps_stored(value: CachedResponse | BodyElsewhere) -> bytes:
+    if isinstance(value, BodyElsewhere):
+        return dumps(value.response, body_elsewhere=True)
+    return dumps(value)
+
+
 # requests-cache's name of the serializer enters every cache key (``str(serializer)``), so
 # answers stored in another format are never even looked up under the same key.
 HTTP_SERIALIZER = SerializerPipeline(
-    [Stage(dumps=dumps, loads=loads)], name=f"quantscope-http-{FORMAT_VERSION}", is_binary=True
+    [Stage(dumps=_dumps_stored, loads=loads)],
+    name=f"quantscope-http-{FORMAT_VERSION}",
+    is_binary=True,
 )

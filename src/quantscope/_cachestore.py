@@ -28,17 +28,33 @@ import shutil
 import sqlite3
 import threading
 import warnings
+from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from requests_cache.backends.base import BaseCache
 from requests_cache.backends.sqlite import SQLiteCache, SQLiteDict
 from requests_cache.models.response import CachedResponse
 
-from quantscope._cacheformat import HTTP_SERIALIZER, dumps, loads
+from quantscope._cacheformat import (
+    HTTP_SERIALIZER,
+    STAMP_BYTES,
+    BodyElsewhere,
+    loads,
+    stamps_of,
+)
 from quantscope._errors import CacheWriteWarning
+from quantscope._versions import Span, installed_within, within
 
-__all__ = ["BODY_FILE_BYTES", "WRITE_ERRORS", "BodyFileCache", "bodies_dir", "warn_unwritable"]
+__all__ = [
+    "BODY_FILE_BYTES",
+    "VERIFIED_REQUESTS_CACHE",
+    "WRITE_ERRORS",
+    "BodyFileCache",
+    "bodies_dir",
+    "verified_version",
+    "warn_unwritable",
+]
 
 #: What a cache write that cannot happen raises (a full disk: ENOSPC, EFBIG, SQLITE_FULL...).
 WRITE_ERRORS = (OSError, sqlite3.DatabaseError)
@@ -74,26 +90,65 @@ def bodies_dir(cache_path: Path | str) -> Path:
     return Path(f"{cache_path}-bodies")
 
 
+#: requests-cache versions whose SQLite table layout (``key``, ``value``, ``expires``; a rowid
+#: table) ``_Responses`` reads by SQL: [from, to). pyproject.toml caps the dependency below
+#: ``to``; any other version, or a table of another layout, takes the public way (``__getitem__``
+#: and ``__iter__`` of a storage without serializer), slower and the same answers.
+VERIFIED_REQUESTS_CACHE: Span = ((1, 2), (1, 4))
+_STAMP_COLUMNS = {"key", "value"}
+_SQL_VARIABLES = 900  # below SQLite's default limit of host parameters per statement
+_MMAP_BYTES = 2**30
+
+
+def verified_version(version: str | None = None) -> bool:
+    """Whether ``version`` of requests-cache (default: the installed one) is one whose table
+    layout was verified (``VERIFIED_REQUESTS_CACHE``)."""
+    if version is None:
+        return installed_within("requests-cache", VERIFIED_REQUESTS_CACHE)
+    return within(version, VERIFIED_REQUESTS_CACHE)
+
+
 class _Responses(SQLiteDict):
-    """The ``responses`` table, with large bodies in files (see the module docstring)."""
+    """The ``responses`` table, with large bodies in files (see the module docstring).
+
+    Only requests-cache's public storage interface is used: ``__setitem__`` stores a value
+    through the serializer (a large body's row is a ``BodyElsewhere``: the head alone),
+    ``deserialize`` reads it back. ``stamps`` and ``count_besides`` read the table by SQL when
+    its layout is the verified one (``sql_layout``), else through ``raw``, a storage of the
+    same table without serializer."""
 
     def __init__(self, db_path: Any, bodies: Path, **kwargs: Any) -> None:
         super().__init__(db_path, **kwargs)
         self.bodies = bodies
+        self._raw_kwargs = {**kwargs, "serializer": None}
+        self._raw: SQLiteDict | None = None
+        self.sql_layout = verified_version() and self._layout_verified()
+
+    @property
+    def raw(self) -> SQLiteDict:
+        """The same table without serializer (values as stored), opened on first use: only
+        off the verified layout."""
+        if self._raw is None:
+            self._raw = SQLiteDict(self.db_path, **self._raw_kwargs)
+        return self._raw
+
+    def _layout_verified(self) -> bool:
+        with self.connection() as con:
+            columns = {row[1] for row in con.execute(f"PRAGMA table_info({self.table_name})")}
+            try:
+                con.execute(f"SELECT rowid FROM {self.table_name} LIMIT 0")
+            except sqlite3.OperationalError:  # a WITHOUT ROWID table: no blob reads
+                return False
+        return columns >= _STAMP_COLUMNS
 
     def _body_path(self, key: str) -> Path | None:
         return self.bodies / f"{key}{_SUFFIX}" if _SAFE_KEY.fullmatch(key) else None
 
-    def _write(self, key: str, value: Any) -> None:
-        content = getattr(value, "_content", None)
+    def __setitem__(self, key: str, value: Any) -> None:
+        content = value.content if isinstance(value, CachedResponse) else None
         path = self._body_path(key)
-        if (
-            not isinstance(value, CachedResponse)
-            or path is None
-            or content is None
-            or len(content) < BODY_FILE_BYTES
-        ):
-            super()._write(key, value)
+        if path is None or content is None or len(content) < BODY_FILE_BYTES:
+            super().__setitem__(key, value)
             if path is not None:
                 path.unlink(missing_ok=True)  # a large body of this key before, now small
             return
@@ -106,12 +161,7 @@ class _Responses(SQLiteDict):
         except BaseException:
             part.unlink(missing_ok=True)  # a full disk leaves no half body behind
             raise
-        row = dumps(value, body_elsewhere=True)
-        with self.connection(commit=True) as con:
-            con.execute(
-                f"INSERT OR REPLACE INTO {self.table_name} (key,value,expires) VALUES (?,?,?)",
-                (key, row, value.expires_unix),
-            )
+        super().__setitem__(key, BodyElsewhere(value))
 
     def _read_body(self, key: str) -> bytes | None:
         path = self._body_path(key)
@@ -146,6 +196,12 @@ class _Responses(SQLiteDict):
         super().clear()
         shutil.rmtree(self.bodies, ignore_errors=True)
 
+    def close(self) -> None:
+        super().close()
+        raw = getattr(self, "_raw", None)  # absent while ``__init__`` runs
+        if raw is not None:
+            raw.close()
+
     def _unlink(self, key: str) -> None:
         path = self._body_path(key)
         if path is not None:
@@ -158,24 +214,88 @@ class _Responses(SQLiteDict):
         except OSError:
             return 0
 
+    def stamps(self, keys: Sequence[str]) -> dict[str, tuple[datetime, datetime | None]]:
+        """``key -> (created_at, expires)`` of the stored answers among ``keys``.
+
+        On the verified layout, one query finds the rows and only the first ``STAMP_BYTES``
+        (28) of each are read, through SQLite's incremental blob I/O, where ``_cacheformat``
+        keeps the two stamps: checking a frame built from 49 pages of 2.4 MB reads ~1.4 kB,
+        and no response is built. Otherwise each row is read whole through ``raw``. A row in
+        another format (an older quantscope's pickle) counts as absent, unread.
+        """
+        unique = list(dict.fromkeys(keys))
+        if not self.sql_layout:
+            return {key: stamp for key in unique if (stamp := self._raw_stamp(key)) is not None}
+        found: dict[str, tuple[datetime, datetime | None]] = {}
+        table = self.table_name
+        with self.connection() as con:
+            con.execute(f"PRAGMA mmap_size = {_MMAP_BYTES}")  # heads read without a syscall each
+            for i in range(0, len(unique), _SQL_VARIABLES):
+                chunk = unique[i : i + _SQL_VARIABLES]
+                marks = ",".join("?" * len(chunk))
+                rows = con.execute(
+                    f"SELECT key, rowid FROM {table} WHERE key IN ({marks})", chunk
+                ).fetchall()
+                for key, rowid in rows:
+                    try:
+                        with con.blobopen(table, "value", rowid, readonly=True) as blob:
+                            stamp = stamps_of(blob.read(STAMP_BYTES))
+                    except sqlite3.OperationalError:  # deleted meanwhile by another client
+                        continue
+                    if stamp is not None:
+                        found[key] = stamp
+        return found
+
+    def _raw_stamp(self, key: str) -> tuple[datetime, datetime | None] | None:
+        try:
+            value = self.raw[key]
+        except KeyError:
+            return None
+        return stamps_of(bytes(value[:STAMP_BYTES])) if isinstance(value, bytes) else None
+
+    def count_besides(self, keys: Sequence[str]) -> int:
+        """How many rows are stored under keys other than ``keys``."""
+        if not self.sql_layout:
+            return len(set(self.raw) - set(keys))
+        unique = list(dict.fromkeys(keys))
+        table = self.table_name
+        with self.connection() as con:
+            (stored,) = con.execute(f"SELECT COUNT(*) FROM {table}").fetchone()
+            for i in range(0, len(unique), _SQL_VARIABLES):
+                chunk = unique[i : i + _SQL_VARIABLES]
+                marks = ",".join("?" * len(chunk))
+                (held,) = con.execute(
+                    f"SELECT COUNT(*) FROM {table} WHERE key IN ({marks})", chunk
+                ).fetchone()
+                stored -= held
+        return int(stored)
+
 
 class BodyFileCache(SQLiteCache):
     """``SQLiteCache`` whose responses table keeps large bodies in files
-    (``bodies_dir(db_path)``), stored in quantscope's format (``_cacheformat``)."""
+    (``bodies_dir(db_path)``), stored in quantscope's format (``_cacheformat``).
+
+    requests-cache's own ``__init__`` sets the backend up; its two tables are then replaced by
+    quantscope's ``responses`` and a ``redirects`` table sharing one lock, as its own share
+    theirs (the lock is passed, not read from requests-cache)."""
 
     responses: _Responses
 
     def __init__(self, db_path: Path, **kwargs: Any) -> None:
-        BaseCache.__init__(self, cache_name=str(db_path))
+        super().__init__(db_path, serializer=HTTP_SERIALIZER, **kwargs)
+        self.responses.close()
+        self.redirects.close()
+        lock = threading.RLock()
         self.responses = _Responses(
             db_path,
             bodies_dir(db_path),
             table_name="responses",
             serializer=HTTP_SERIALIZER,
+            lock=lock,
             **kwargs,
         )
         self.redirects = SQLiteDict(
-            db_path, table_name="redirects", lock=self.responses._lock, serializer=None, **kwargs
+            db_path, table_name="redirects", lock=lock, serializer=None, **kwargs
         )
 
     def save_response(

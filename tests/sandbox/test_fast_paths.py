@@ -60,6 +60,18 @@ def test_no_plan_without_fastapis_private_helpers(monkeypatch: pytest.MonkeyPatc
     assert fastsolve.plan_for(route.dependant) is None
 
 
+@pytest.mark.parametrize("version", ["0.166.0", "1.0.0", "0.109.2", "dev"])
+def test_no_plan_on_an_unverified_fastapi(monkeypatch: pytest.MonkeyPatch, version: str) -> None:
+    """On a FastAPI outside ``VERIFIED_FASTAPI`` every route takes FastAPI's own solving, the
+    path ``test_same_answers_with_and_without_shortcuts`` checks byte for byte."""
+    import fastapi
+
+    gets = [r for router in routers.ROUTERS for r in router.routes if "GET" in r.methods]
+    assert any(fastsolve.plan_for(r.dependant) is not None for r in gets)
+    monkeypatch.setattr(fastapi, "__version__", version)
+    assert [r.path for r in gets if fastsolve.plan_for(r.dependant) is not None] == []
+
+
 def _served(info: WorldInfo, *, shortcuts: bool) -> SandboxServer:
     app: FastAPI = create_app(info)
     app.state.store.inline_first = shortcuts

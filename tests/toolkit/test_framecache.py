@@ -448,14 +448,14 @@ def test_row_stamps_are_read_from_the_head_of_each_row(
 ) -> None:
     """``unchanged`` reads created_at and expires from the first bytes of each stored row
     (``_cacheformat``: at a fixed offset), never the answer; an expired row says so there."""
-    from quantscope import _cache
+    from quantscope import _cachestore
     from quantscope._cacheformat import STAMP_BYTES
 
     first = trades(client)
     read: list[int] = []
-    real = _cache.stamps_of
+    real = _cachestore.stamps_of
     with monkeypatch.context() as patch:
-        patch.setattr(_cache, "stamps_of", lambda head: read.append(len(head)) or real(head))
+        patch.setattr(_cachestore, "stamps_of", lambda head: read.append(len(head)) or real(head))
         patch.setattr(
             type(client.cache._store), "get_response", lambda *a, **k: pytest.fail("deserialized")
         )

@@ -27,6 +27,7 @@ Storage and running
     ``store``          the SQLite schema, connections and transactions
     ``datadir``        build a world database once and reuse it (``ensure_world``)
     ``serve``          run the app under uvicorn (thread or foreground)
+    ``versions``       the dependency versions whose internals ``httpguard``/``fastsolve`` read
     ``catalog``        the fixed vocabulary: chains, criteria, classes, operators, world clock
 
 Simulation (``sim/``)

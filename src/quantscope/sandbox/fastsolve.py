@@ -26,10 +26,18 @@ from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any
 
+import fastapi
 from fastapi.dependencies.models import Dependant
 from fastapi.dependencies.utils import get_validation_alias
 from fastapi.params import Query
 from starlette.requests import Request
+
+from quantscope.sandbox.versions import Span, within
+
+#: FastAPI versions whose private helpers and ``ModelField.validate`` this module was verified
+#: on, [from, to); pyproject.toml caps the ``[sandbox]`` extra below ``to``. On any other
+#: version no route gets a plan: FastAPI solves every request itself.
+VERIFIED_FASTAPI: Span = ((0, 110), (0, 166))
 
 _IMMUTABLE = (type(None), bool, int, float, str, bytes, tuple, frozenset)
 
@@ -79,9 +87,11 @@ class Plan:
 
 
 def plan_for(dependant: Dependant) -> Plan | None:
-    """The fast plan of a route's ``dependant``, or None when it is not simple enough."""
+    """The fast plan of a route's ``dependant``, or None when it is not simple enough (or
+    FastAPI is not a verified version: ``VERIFIED_FASTAPI``)."""
     if (
-        dependant.path_params
+        not within(fastapi.__version__, VERIFIED_FASTAPI)
+        or dependant.path_params
         or dependant.header_params
         or dependant.cookie_params
         or dependant.body_params

@@ -42,6 +42,7 @@ import orjson
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from quantscope.sandbox.errors import error_body
+from quantscope.sandbox.versions import Span, within
 
 logger = logging.getLogger("quantscope.sandbox.http")
 
@@ -51,17 +52,12 @@ MAX_URL = 8192  # bytes of path and query string
 MAX_REQUEST_LINE = MAX_URL + 64  # method, URL and version
 
 
-VERIFIED_UVICORN = ((0, 29), (0, 55))  # [from, to): the versions whose internals this reads
+VERIFIED_UVICORN: Span = ((0, 29), (0, 55))  # [from, to): the versions whose internals this reads
 
 
 def protocol_for(version: str) -> type[H11Protocol] | str:
     """``GuardedH11Protocol`` on a verified uvicorn version, else uvicorn's plain ``"h11"``."""
-    try:
-        major_minor = tuple(int(part) for part in version.split(".")[:2])
-    except ValueError:
-        major_minor = ()
-    low, high = VERIFIED_UVICORN
-    if len(major_minor) == 2 and low <= major_minor < high:
+    if within(version, VERIFIED_UVICORN):
         return GuardedH11Protocol
     logger.warning(
         "uvicorn %s is not a version the sandbox's connection guard was verified on (0.29 to "
