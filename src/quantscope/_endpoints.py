@@ -7,8 +7,9 @@ key, the frame spec that types its answer (a ``_schemas`` name, by reference), h
 cached answer lives and which cached routes a write changes, the ``Catalog`` method that
 answers it offline, and the plan capability that opens it. The tables that used to repeat
 this knowledge are derived from here: ``_cache.CACHE_RULES`` and ``INVALIDATIONS``, the
-loaders' wire dicts (``query``), ``catalog.answer``'s parsing of a recipe's wire parameters
-(``from_wire``), the CLI's ``fetch`` options and their ``--help``, and ``_plans.CAPABILITIES``.
+loaders' wire dicts and write bodies (``query``, ``body``), ``catalog.answer``'s parsing of a
+recipe's wire parameters (``from_wire``), the CLI's ``fetch`` options and their ``--help``,
+and ``_plans.CAPABILITIES``.
 
 Adding an endpoint is one declaration here plus its frame spec in ``_schemas``; a test holds
 ``ROUTES`` equal to the sandbox's routes (the faithful implementation of the spec).
@@ -49,6 +50,7 @@ __all__ = [
     "Endpoint",
     "Paging",
     "Param",
+    "body",
     "by_key",
     "from_wire",
     "query",
@@ -467,9 +469,9 @@ ANALYZE = Endpoint(
     "analyze",
     "POST",
     "/api/refine-eval/analyze",
-    (
-        Param("quant_id", "quantId", "id", "one_id", where="body"),
+    (  # in the order the body has always been sent
         Param("apply", "apply", "bool", where="body"),
+        Param("quant_id", "quantId", "id", "one_id", where="body"),
         Param("min_completed_trades", "minCompletedTrades", "int", where="body"),
     ),
     items="data",
@@ -521,18 +523,33 @@ def _checker(param: Param) -> Callable[[Any, str], Any] | None:
     return check
 
 
-def query(endpoint: Endpoint, values: Mapping[str, Any]) -> dict[str, Any]:
-    """The query parameters of ``endpoint`` from a loader's keywords (``values``, e.g. its
-    ``locals()``): the wire name of each query parameter present in ``values``, in declaration
-    order, its value checked by the parameter's validator."""
+def _wire(
+    endpoint: Endpoint, values: Mapping[str, Any], where: tuple[str, ...], keep_none: bool
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for param in endpoint.params:
-        if param.where != "query" or param.name not in values:
+        if param.where not in where or param.name not in values:
             continue
         value = values[param.name]
+        if value is None and not keep_none:
+            continue
         check = _checker(param)
         out[param.wire] = check(value, param.name) if check is not None else value
     return out
+
+
+def query(endpoint: Endpoint, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The request parameters of ``endpoint`` from a loader's keywords (``values``, e.g. its
+    ``locals()``): the wire name of each query or path parameter present in ``values`` (a
+    path parameter fills its ``{name}`` in the template), in declaration order, its value
+    checked by the parameter's validator. None stays (the client leaves it out)."""
+    return _wire(endpoint, values, ("query", "path"), keep_none=True)
+
+
+def body(endpoint: Endpoint, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON body of a write from the caller's keywords: the wire name of each body
+    parameter given in ``values`` and not None, in declaration order, checked as ``query``."""
+    return _wire(endpoint, values, ("body",), keep_none=False)
 
 
 def _decoded(kind: str, text: str | None) -> Any:

@@ -7,7 +7,9 @@ at c044274): a cache file filled by that code is hit by this one only while they
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import json
 from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
@@ -281,3 +283,109 @@ def test_the_cache_rules_keep_their_order_and_lifetimes() -> None:
 def test_a_query_checks_ids_with_the_declared_validator() -> None:
     with pytest.raises(TypeError, match="quant_id must be an id"):
         E.query(E.TRADES, {"quant_id": "seven"})
+
+
+class _Writes:
+    """A stand-in client for the writes: records what would be sent, sends nothing."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, Any, Any]] = []
+
+    def post(self, path: str, json: Any = None, params: Any = None) -> Any:
+        self.sent.append((path, json, params))
+        raise _Stop
+
+    put = post
+
+
+# The recipe loaders with one answer and the writes: what main's code built (path template,
+# parameters in order with None kept, JSON body), before they took it from the registry.
+ONE_ANSWER: dict[str, tuple[Callable[[_Writes], Any], tuple[str, Any, Any]]] = {
+    "trade": (lambda c: L.load_trade("3"), ("/api/trades/{id}", [("id", 3)], None)),
+    "trade-stats": (
+        lambda c: L.load_trade_stats(),
+        ("/api/trades/stats", [("quantId", None)], None),
+    ),
+    "trade-stats-quant": (
+        lambda c: L.load_trade_stats(4),
+        ("/api/trades/stats", [("quantId", 4)], None),
+    ),
+    "signal": (
+        lambda c: L.load_signal("5", 6),
+        ("/api/alpha-signals/{tokenId}", [("tokenId", 5), ("quantId", 6)], None),
+    ),
+    "signal-any-quant": (
+        lambda c: L.load_signal(5),
+        ("/api/alpha-signals/{tokenId}", [("tokenId", 5), ("quantId", None)], None),
+    ),
+    "dashboard": (
+        lambda c: L.load_dashboard(2, client=c),  # type: ignore[arg-type]
+        ("/api/refine-eval/dashboard", [("quantId", 2)], None),
+    ),
+    "eval-count": (
+        lambda c: L.load_eval_count(1, start="2026-01-01", end="2026-01-02"),
+        (
+            "/api/eval-count",
+            [
+                ("timeFrom", "2026-01-01"),
+                ("timeTo", "2026-01-02"),
+                ("quantId", 1),
+                ("returnAllQuants", None),
+            ],
+            None,
+        ),
+    ),
+    "analyze": (
+        lambda c: L.run_analysis(client=c),  # type: ignore[arg-type]
+        ("/api/refine-eval/analyze", {"apply": "false"}, None),
+    ),
+    "analyze-all": (
+        lambda c: L.run_analysis("3", apply=True, min_completed_trades=5, client=c),  # type: ignore[arg-type]
+        (
+            "/api/refine-eval/analyze",
+            {"apply": "true", "quantId": 3, "minCompletedTrades": 5},
+            None,
+        ),
+    ),
+    "apply": (
+        lambda c: L.apply_recommendation(8, client=c),  # type: ignore[arg-type]
+        ("/api/refine-eval/recs/{id}/apply", None, {"id": 8}),
+    ),
+    "playbook-write": (
+        lambda c: L.update_playbook(4, [{"configId": 9, "newValue": 1.5}], force=True, client=c),  # type: ignore[arg-type]
+        (
+            "/api/degen/config",
+            {
+                "quantId": 4,
+                "newConfigs": [{"configId": "9", "field": "threshold", "newValue": 1.5}],
+            },
+            None,
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ONE_ANSWER))
+def test_one_answer_loaders_and_writes_send_what_they_sent(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Their parameters and bodies now come from ``query``/``body``: the same dicts, in the
+    same order (the body's JSON text and the cache key follow from them)."""
+    seen: list[tuple[str, Any, Any]] = []
+
+    def stand_in(recipe: Any, params: Any = None, **kwargs: Any) -> Any:
+        seen.append((recipe.endpoint, list(params.items()), None))
+        raise _Stop
+
+    for module in (trades, evaluations, signals, optimization):
+        for loader in ("load_parts", "load_series"):
+            if hasattr(module, loader):
+                monkeypatch.setattr(module, loader, stand_in)
+    monkeypatch.setattr(playbook, "playbook_lock", lambda client, quant: contextlib.nullcontext())
+    call, expected = ONE_ANSWER[name]
+    client = _Writes()
+    with pytest.raises(_Stop):
+        call(client)
+    assert (seen or client.sent) == [expected]
+    if isinstance(expected[1], dict):  # a write's JSON text, byte for byte
+        assert json.dumps(client.sent[0][1]) == json.dumps(expected[1])

@@ -22,7 +22,7 @@ from quantscope import _schemas
 from quantscope._changes import Change, stale_changes, stale_write_error
 from quantscope._client import Client, Fetched
 from quantscope._frames import row_series
-from quantscope._ids import IdArg, one_id, optional_id
+from quantscope._ids import IdArg, one_id
 from quantscope._results import with_provenance
 from quantscope._writelock import playbook_lock
 from quantscope.loaders._base import (
@@ -102,8 +102,9 @@ def load_dashboard(quant_id: IdArg | None = None, *, client: Client | None = Non
         parts=(_schemas.RECOMMENDATIONS, _schemas.RECOMMENDATIONS, _schemas.WEEKLY_TRENDS),
     )
     c = client_or_default(client)
-    quant = optional_id(quant_id, "quant_id")
-    performance, recent, applied, weekly = load_parts(recipe, {"quantId": quant}, client=c)
+    params = E.query(E.DASHBOARD, locals())
+    quant = params[E.DASHBOARD.param("quant_id").wire]
+    performance, recent, applied, weekly = load_parts(recipe, params, client=c)
     lists = dict(zip(_LISTS, (recent, applied), strict=True))
     for name, frame in lists.items():
         _note_capped(frame, name, len(frame), quant, c)
@@ -168,11 +169,8 @@ def run_analysis(
 ) -> pd.Series:
     """Run the optimizer (new recommendations replace the unapplied ones); with ``apply`` the
     service applies them all at once. Returns trades analysed and recommendations made."""
-    body: dict[str, Any] = {"apply": "true" if apply else "false"}
-    if quant_id is not None:
-        body["quantId"] = one_id(quant_id, "quant_id")
-    if min_completed_trades is not None:
-        body["minCompletedTrades"] = min_completed_trades
+    wire = {"apply": "true" if apply else "false"}  # the service reads the text
+    body = E.body(E.ANALYZE, {**locals(), **wire})
     c = client_or_default(client)
     fetched = c.post(ANALYZE, body)
     data = field(fetched.data, ANALYZE, "data")
@@ -182,7 +180,7 @@ def run_analysis(
         runs = _RUNS.setdefault(c, {})
         if quant_id is None:
             runs.clear()  # a run over every quant supersedes each quant's recommendations
-        runs[body.get("quantId")] = (int(generated), apply)
+        runs[body.get(E.ANALYZE.param("quant_id").wire)] = (int(generated), apply)
     return result
 
 
@@ -223,6 +221,6 @@ def apply_recommendation(
 
 
 def _apply(c: Client, recommendation_id: IdArg) -> pd.Series:
-    fetched = c.post(APPLY, params={"id": one_id(recommendation_id, "recommendation_id")})
+    fetched = c.post(APPLY, params=E.query(E.APPLY, locals()))
     data = field(fetched.data, APPLY, "data")
     return typed_series(data, _schemas.APPLIED, fetched.provenance)

@@ -147,7 +147,7 @@ def update_playbook(
     c = client_or_default(client)
     quant = one_id(quant_id, "quant_id")
     seen = [change for _, change in parsed if change is not None]
-    body = {"quantId": quant, "newConfigs": [wire for wire, _ in parsed]}
+    body = E.body(E.CONFIG_WRITE, {"quant_id": quant, "changes": [wire for wire, _ in parsed]})
     with playbook_lock(c, quant):
         if seen and not force:
             now = load_playbook(quant, fresh=True, client=c)

@@ -9,7 +9,7 @@ import pandas as pd
 from quantscope import _endpoints as E
 from quantscope import _schemas
 from quantscope._client import Client, Fetched
-from quantscope._ids import IdArg, one_id, optional_id
+from quantscope._ids import IdArg
 from quantscope.loaders._base import Recipe, field, load, load_parts, records, typed_frame
 
 SIGNALS = E.SIGNALS.path
@@ -74,8 +74,7 @@ def load_signal(
 ) -> SignalDetail:
     """The alpha signal of one token, with its newest evaluation's criterion results."""
     recipe = Recipe(SIGNAL, _schemas.SIGNALS, build=_signal_frames, parts=(_schemas.EVAL_DETAILS,))
-    params = {"tokenId": one_id(token_id, "token_id"), "quantId": optional_id(quant_id, "quant_id")}
-    signal, criteria = load_parts(recipe, params, client=client)
+    signal, criteria = load_parts(recipe, E.query(E.SIGNAL, locals()), client=client)
     return SignalDetail(signal, criteria)
 
 

@@ -11,7 +11,7 @@ from quantscope import _endpoints as E
 from quantscope import _schemas
 from quantscope._client import Client, Fetched, FetchedPages, PageNumberPaging
 from quantscope._decode import page_decoder
-from quantscope._ids import IdArg, one_id, optional_id
+from quantscope._ids import IdArg
 from quantscope.loaders._base import (
     Recipe,
     columns_of,
@@ -120,7 +120,7 @@ def load_trade(trade_id: IdArg, *, client: Client | None = None) -> TradeDetail:
     recipe = Recipe(
         TRADE, _schemas.TRADE_DETAIL, build=_trade_frames, parts=(_schemas.TRANSACTIONS,)
     )
-    trade, transactions = load_parts(recipe, {"id": one_id(trade_id, "trade_id")}, client=client)
+    trade, transactions = load_parts(recipe, E.query(E.TRADE, locals()), client=client)
     return TradeDetail(trade, transactions)
 
 
@@ -139,7 +139,7 @@ def _trade_frames(recipe: Recipe, fetched: Fetched) -> tuple[pd.DataFrame, pd.Da
 def load_trade_stats(quant_id: IdArg | None = None, *, client: Client | None = None) -> pd.Series:
     """Executed-trade statistics: counts, volume and week-on-week changes (fractions)."""
     recipe = Recipe(STATS, _schemas.TRADE_STATS, build=_stats_frame, by_chain=True)
-    return load_series(recipe, {"quantId": optional_id(quant_id, "quant_id")}, client=client)
+    return load_series(recipe, E.query(E.STATS, locals()), client=client)
 
 
 def _stats_frame(recipe: Recipe, fetched: Fetched) -> pd.DataFrame:
