@@ -657,7 +657,7 @@ class Client:
     ) -> requests.PreparedRequest:
         """The request as far as its cache key reads it (method, URL, body; headers are not
         matched): the session's cookies, headers and netrc auth are not merged in, which cost
-        more than the key itself (~0.25 ms a request, paid on every look-up before a send)."""
+        more than the key itself and were paid on every look-up before a send."""
         prepared = requests.PreparedRequest()
         prepared.prepare_method(method)
         prepared.prepare_url(self.base_url + path, dict(query))
@@ -725,8 +725,8 @@ class Client:
         With ``besides`` (the requests are distinct, and no cache entry under those keys is
         one of theirs: a paged load's later pages, besides its first), the cache is counted
         first and the look-ups stop once each other entry was found: the rest cannot be
-        stored, so a page count of 100,000 from a bogus total costs no look-up per page (was
-        ~0.8 ms each: preparing, keying and looking up). The count stays exact: every stored
+        stored, so a page count of 100,000 from a bogus total costs no look-up per page (each one
+        prepares, keys and looks up a request). The count stays exact: every stored
         page is found, fresh or not.
         """
         left = None if besides is None else self.cache.count_besides(besides)
@@ -858,7 +858,7 @@ class Client:
         if getattr(response, "from_cache", False) and self.settings.api_key:
             # Answers arriving now are scrubbed before they are stored (_transport); one stored
             # by an earlier quantscope, which scrubbed only the literal key, may spell it
-            # escaped. ~0.2 ms per MB, on HTTP-cache hits only (the frame cache's skip this).
+            # escaped. Linear in the body, on HTTP-cache hits only (the frame cache's skip this).
             content = scrubber(self.settings.api_key).scrub_bytes(content)
         try:
             return orjson.loads(content) if decode is None else decode(content)
