@@ -18,8 +18,6 @@ a study bundle (``export_bundle``, ``verify_bundle``, ``open_bundle``; docs/cata
 ``report(quant_id, path)`` writes a self-contained HTML study report (``quantscope.reporting``).
 """
 
-__version__ = "0.1.0"  # first: submodules read it while the package initialises
-
 from quantscope import analytics, backtest
 from quantscope._cache import CacheEntry, CacheInfo
 from quantscope._changes import Change
@@ -83,6 +81,7 @@ from quantscope._results import (
     PageNumberPaging,
     Provenance,
 )
+from quantscope._versions import QUANTSCOPE_VERSION as __version__  # importlib.metadata's
 from quantscope.accessor import QuantAccessor  # importing it registers df.quant
 from quantscope.backtest import ExitRule
 from quantscope.catalog.bundle_export import export_bundle

@@ -171,7 +171,7 @@ def frame_from_arrow(blob: Any) -> pd.DataFrame:
     try:
         frame = _Views(base, buffer.address).frame(table, extra) if extra.get("fast") else None
         if frame is None:
-            table.validate(full=True)  # the conversion trusts offsets and codes (~3 ms)
+            table.validate(full=True)  # the conversion trusts offsets and codes
             frame = _own_columns(table.to_pandas(split_blocks=True, use_threads=False))
             for col, dtype in extra.get("empty_categories", {}).items():
                 if col in frame.columns:

@@ -2,9 +2,9 @@
 
 A page of 1,000 evaluations is a 2.4 MB body. Through SQLite it was copied about seven times
 (bound, made into a record, split into overflow pages, written to the WAL, read back and
-written again by the checkpoint): ~0.2 s of CPU for the 49 pages of a cold
-``load_evaluations``, against ~0.03 s to write the same bytes to files (benchmarks/README.md,
-loadpath). So a body of ``BODY_FILE_BYTES`` or more goes to ``<cache file>-bodies/<key>.body``
+written again by the checkpoint), where a file is written once: the copies grow with the
+body, so large bodies cost several times more in SQLite (benchmarks/README.md, loadpath).
+So a body of ``BODY_FILE_BYTES`` or more goes to ``<cache file>-bodies/<key>.body``
 (written to a temporary name, then renamed: a reader never sees half a body) and its row keeps
 the head and the stamps (``_cacheformat``); smaller answers stay whole in their rows.
 

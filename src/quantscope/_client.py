@@ -78,7 +78,7 @@ from quantscope._cache import (
     open_session,
     rule_for,
 )
-from quantscope._config import RetryPolicy, Settings, resolve_settings
+from quantscope._config import OPTIONS_HELP, RetryPolicy, Settings, passed, resolve_settings
 from quantscope._embedded import start_embedded_sandbox
 from quantscope._errors import (
     APIConnectionError,
@@ -238,7 +238,8 @@ class Client:
     """A connection to the service (or the embedded sandbox) with its cache and quota.
 
     Use ``connect()`` to build one and make it the loaders' default. Arguments as for
-    ``resolve_settings``; everything is resolved once here and kept in ``self.settings``.
+    ``resolve_settings`` (``Options``); everything is resolved once here and kept in
+    ``self.settings``.
     """
 
     def __init__(
@@ -255,18 +256,7 @@ class Client:
         quota_share: float | None = None,
         catalog: str | os.PathLike[str] | None = None,
     ) -> None:
-        settings = resolve_settings(
-            url,
-            api_key,
-            cache_dir=cache_dir,
-            offline=offline,
-            progress=progress,
-            timeout_s=timeout_s,
-            quota_reserve=quota_reserve,
-            retry=retry,
-            quota_share=quota_share,
-            catalog=catalog,
-        )
+        settings = resolve_settings(**passed(locals()))
         if settings.url is None:
             settings = start_embedded_sandbox(settings, start_server=not settings.offline)
         self.settings: Settings = settings
@@ -657,7 +647,7 @@ class Client:
     ) -> requests.PreparedRequest:
         """The request as far as its cache key reads it (method, URL, body; headers are not
         matched): the session's cookies, headers and netrc auth are not merged in, which cost
-        more than the key itself (~0.25 ms a request, paid on every look-up before a send)."""
+        more than the key itself and were paid on every look-up before a send."""
         prepared = requests.PreparedRequest()
         prepared.prepare_method(method)
         prepared.prepare_url(self.base_url + path, dict(query))
@@ -725,8 +715,8 @@ class Client:
         With ``besides`` (the requests are distinct, and no cache entry under those keys is
         one of theirs: a paged load's later pages, besides its first), the cache is counted
         first and the look-ups stop once each other entry was found: the rest cannot be
-        stored, so a page count of 100,000 from a bogus total costs no look-up per page (was
-        ~0.8 ms each: preparing, keying and looking up). The count stays exact: every stored
+        stored, so a page count of 100,000 from a bogus total costs no look-up per page (each one
+        prepares, keys and looks up a request). The count stays exact: every stored
         page is found, fresh or not.
         """
         left = None if besides is None else self.cache.count_besides(besides)
@@ -858,7 +848,7 @@ class Client:
         if getattr(response, "from_cache", False) and self.settings.api_key:
             # Answers arriving now are scrubbed before they are stored (_transport); one stored
             # by an earlier quantscope, which scrubbed only the literal key, may spell it
-            # escaped. ~0.2 ms per MB, on HTTP-cache hits only (the frame cache's skip this).
+            # escaped. Linear in the body, on HTTP-cache hits only (the frame cache's skip this).
             content = scrubber(self.settings.api_key).scrub_bytes(content)
         try:
             return orjson.loads(content) if decode is None else decode(content)
@@ -1284,40 +1274,17 @@ def connect(
 ) -> Client:
     """Connect to the service and make the client the loaders' default.
 
-    Each setting comes from the argument, else ``QUANTSCOPE_URL`` / ``QUANTSCOPE_API_KEY`` /
-    ``QUANTSCOPE_CACHE_DIR`` / ``QUANTSCOPE_PROGRESS``, else the default. With no URL at all,
-    the embedded sandbox is started (once per process) with its Enterprise key, and one line
-    says so.
-
-    Args:
-        url: base address of the service; ``/api/...`` paths are appended.
-        api_key: the key, sent only as the ``X-API-Key`` header.
-        cache_dir: where the HTTP cache lives (default: the user cache dir).
-        offline: answer only from the cache; a miss raises ``OfflineCacheMissError``.
-        progress: progress bars for multi-request loads (default on).
-        timeout_s: the deadline of each call in seconds: connect, headers and body of every
-            attempt and the waits between retries together (``APITimeoutError`` after it).
-        quota_reserve: requests a multi-request load leaves unspent.
-        retry: how transient failures are retried (``RetryPolicy``).
-        quota_share: the share of the quota left one load may spend without
-            ``confirm=True`` (``QUANTSCOPE_QUOTA_SHARE``, default 0.25).
-        catalog: answer the loaders from this Parquet catalog (a path or fsspec URL) with
-            no service and no key (``qsc.sync`` builds one); offline for the rest.
+    Each setting comes from the argument, else its ``QUANTSCOPE_*`` variable, else the default
+    (``Options``, the one declaration of them). With no URL at all, the embedded sandbox is
+    started (once per process) with its Enterprise key, and one line says so.
     """
-    client = Client(
-        url,
-        api_key,
-        cache_dir=cache_dir,
-        offline=offline,
-        progress=progress,
-        timeout_s=timeout_s,
-        quota_reserve=quota_reserve,
-        retry=retry,
-        quota_share=quota_share,
-        catalog=catalog,
-    )
+    client = Client(**passed(locals()))
     set_default_client(client)
     return client
+
+
+connect.__doc__ = f"{connect.__doc__}{OPTIONS_HELP}"
+Client.__doc__ = f"{Client.__doc__}{OPTIONS_HELP}"
 
 
 def set_default_client(client: Client | None) -> None:

@@ -5,13 +5,19 @@
 shows the API key. ``RetryPolicy`` is the one place that says what is retried and how long to
 wait. Settings only: the embedded sandbox that stands in when no URL is set is started by
 ``_embedded``, and the spec's plan table lives in ``_plans``.
+
+``Options`` declares the ten settings a user passes (name, type, default, environment variable,
+meaning) once: ``connect``, ``Client`` and ``resolve_settings`` keep explicit keyword signatures
+for IDEs and ``help()``, a test holds each of them equal to the declaration, their ``Args``
+sections are written from it (``OPTIONS_HELP``), and they hand the values on with ``passed``.
 """
 
 from __future__ import annotations
 
 import os
+import textwrap
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
@@ -21,7 +27,7 @@ import platformdirs
 from quantscope._endpoints import API_PREFIX
 from quantscope._errors import ConfigurationError
 
-__all__ = ["RetryPolicy", "Settings", "resolve_settings"]
+__all__ = ["OPTIONS_HELP", "Options", "RetryPolicy", "Settings", "passed", "resolve_settings"]
 
 ENV_URL = "QUANTSCOPE_URL"
 ENV_API_KEY = "QUANTSCOPE_API_KEY"
@@ -114,6 +120,115 @@ class Settings:
         return self.cache_dir / "http_cache.sqlite"
 
 
+def _about(doc: str, env: str | None = None) -> dict[str, str | None]:
+    """An ``Options`` field's metadata: its meaning and the variable it is read from."""
+    return {"doc": doc, "env": env}
+
+
+@dataclass(frozen=True)
+class Options:
+    """The settings of ``connect``, ``Client`` and ``resolve_settings``, declared once.
+
+    Each field's metadata holds its meaning (``doc``) and the ``QUANTSCOPE_*`` variable read
+    when the argument is None (``env``); the order is the signatures' order (``url`` and
+    ``api_key`` positional, the rest keyword-only).
+    """
+
+    url: str | None = field(
+        default=None,
+        metadata=_about(
+            "the service's base URL (paths ``/api/...`` are appended). None and no "
+            "``QUANTSCOPE_URL``: the embedded sandbox, started once per process with its "
+            "Enterprise key. ``user:password@`` in it is taken out and sent as HTTP basic auth.",
+            ENV_URL,
+        ),
+    )
+    api_key: str | None = field(
+        default=None,
+        metadata=_about(
+            "sent only as the ``X-API-Key`` header. Required with a URL; refused without one, so "
+            "a real key is never sent to the local sandbox by mistake.",
+            ENV_API_KEY,
+        ),
+    )
+    cache_dir: str | os.PathLike[str] | None = field(
+        default=None,
+        metadata=_about(
+            "directory of the HTTP cache; default ``platformdirs.user_cache_dir``.",
+            ENV_CACHE_DIR,
+        ),
+    )
+    offline: bool = field(
+        default=False,
+        metadata=_about("answer only from the cache; a miss raises ``OfflineCacheMissError``."),
+    )
+    progress: bool | None = field(
+        default=None,
+        metadata=_about(
+            "progress bars on multi-request loads (default on; ``0`` disables).", ENV_PROGRESS
+        ),
+    )
+    timeout_s: float = field(
+        default=30.0,
+        metadata=_about(
+            "the deadline of each call, in seconds: connect, headers and body of every attempt, "
+            "and the waits between retries, together. A call that has not its whole answer by "
+            "then raises ``APITimeoutError``; a retry is made only while time is left "
+            "(``RetryPolicy``).",
+        ),
+    )
+    quota_reserve: int = field(
+        default=0,
+        metadata=_about("requests a multi-request load leaves unspent."),
+    )
+    retry: RetryPolicy | None = field(
+        default=None,
+        metadata=_about("how transient failures are retried; default ``RetryPolicy()``."),
+    )
+    quota_share: float | None = field(
+        default=None,
+        metadata=_about(
+            "the share (0-1] of the quota left one load may spend without ``confirm=True``; "
+            "default ``DEFAULT_QUOTA_SHARE`` (0.25).",
+            ENV_QUOTA_SHARE,
+        ),
+    )
+    catalog: str | os.PathLike[str] | None = field(
+        default=None,
+        metadata=_about(
+            "a Parquet catalog (path or fsspec URL) the loaders answer from, with no service and "
+            "no key (``qsc.sync`` builds one); offline for everything else. ``QUANTSCOPE_CATALOG`` "
+            "when no url, key or catalog is passed, so that a notebook that calls "
+            "``qsc.connect()`` re-runs unchanged on a catalog; set together with "
+            "``QUANTSCOPE_URL`` it is refused as ambiguous.",
+        ),
+    )
+
+
+def _options_help() -> str:
+    """The ``Args:`` section of a docstring, one entry per ``Options`` field."""
+    lines = ["", "    Args:"]
+    for option in fields(Options):
+        env = option.metadata["env"]
+        text = option.metadata["doc"] + (f" Read from ``{env}`` when None." if env else "")
+        lines += textwrap.wrap(
+            f"{option.name}: {text}",
+            width=96,
+            initial_indent="        ",
+            subsequent_indent="            ",
+        )
+    return "\n".join(lines) + "\n"
+
+
+#: ``Args:`` of ``connect``, ``Client`` and ``resolve_settings``, appended to their docstrings.
+OPTIONS_HELP = _options_help()
+
+
+def passed(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``Options`` among a call's arguments (``locals()`` at its start), to hand on."""
+    return {option.name: arguments[option.name] for option in fields(Options)}
+
+
 def _split_credentials(url: str) -> tuple[str, tuple[str, str] | None]:
     """``url`` without ``user:password@``, and the credentials it carried (percent-decoded).
 
@@ -192,29 +307,8 @@ def resolve_settings(
 ) -> Settings:
     """Resolve each setting from the argument, then ``QUANTSCOPE_*``, then the default.
 
-    Args:
-        url: the service's base URL (paths ``/api/...`` are appended). None and no
-            ``QUANTSCOPE_URL``: the embedded sandbox (``url`` stays None here).
-            ``user:password@`` in it is taken out and sent as HTTP basic auth (``auth``).
-        api_key: sent as ``X-API-Key``. Required with a URL; refused without one, so a real
-            key is never sent to the local sandbox by mistake.
-        cache_dir: directory of the HTTP cache; default ``platformdirs.user_cache_dir``.
-        offline: serve only from the cache.
-        progress: progress bars on multi-request loads; ``QUANTSCOPE_PROGRESS=0`` disables.
-        timeout_s: the deadline of each call, in seconds: connect, headers and body of
-            every attempt, and the waits between retries, together. A call that has not
-            its whole answer by then raises ``APITimeoutError``; a retry is made only while
-            time is left (``RetryPolicy``).
-        quota_reserve: requests a multi-request load leaves unspent.
-        retry: the retry policy; default ``RetryPolicy()``.
-        quota_share: the share (0-1] of the quota left one load may spend unless confirmed;
-            ``QUANTSCOPE_QUOTA_SHARE``, default ``DEFAULT_QUOTA_SHARE`` (0.25).
-        env: the environment (default ``os.environ``; tests pass a dict).
-        catalog: a Parquet catalog (path or fsspec URL) the loaders answer from, with no
-            service and no key (``quantscope.catalog.answer``); offline for everything else.
-            ``QUANTSCOPE_CATALOG`` when no url, key or catalog is passed, so that a notebook
-            that calls ``qsc.connect()`` re-runs unchanged on a catalog (a bundle's, say);
-            set together with ``QUANTSCOPE_URL`` it is refused as ambiguous.
+    ``env`` is the environment (default ``os.environ``; tests pass a dict); the other
+    arguments are ``Options`` (their ``Args`` below are written from it).
     """
     env = os.environ if env is None else env
     sources: dict[str, str] = {}
@@ -292,3 +386,6 @@ def resolve_settings(
         catalog=where,
         auth=auth,
     )
+
+
+resolve_settings.__doc__ = f"{resolve_settings.__doc__}{OPTIONS_HELP}"

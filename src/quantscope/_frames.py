@@ -249,8 +249,9 @@ _ARROW_STRINGS = pd.StringDtype().storage == "pyarrow"  # pandas 3 with pyarrow:
 def _strings(values: list[Any]) -> Any:
     """Text as the ``string`` dtype. With Arrow storage, text and missing values (None, NaN)
     go straight into one Arrow array (what ``pd.array(values, dtype="string")`` makes, without
-    its checks per value: ~2x faster a page); anything else (numbers) takes pandas' way, which
-    writes them as text. Otherwise (Python storage) equal texts are shared (``_shared``)."""
+    its checks per value; benchmarks/README.md, decode); anything else (numbers) takes pandas'
+    way, which writes them as text. Otherwise (Python storage) equal texts are shared
+    (``_shared``)."""
     if _ARROW_STRINGS:
         try:
             return pd.arrays.ArrowStringArray(

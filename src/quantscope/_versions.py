@@ -1,4 +1,8 @@
-"""Which versions of a dependency the toolkit's uses of its internals were verified on.
+"""quantscope's own version, and which versions of a dependency its internals were verified on.
+
+``QUANTSCOPE_VERSION`` is the installed distribution's version (``importlib.metadata``), so
+modules that record it (bundles, reports, ``--version``) read it here rather than from the
+package above them; a source tree that is not installed reads ``pyproject.toml`` beside it.
 
 A private attribute of a dependency is read only on a verified range of its versions; any
 other version takes the dependency's public way, with the same answers (docs/architecture.md,
@@ -9,9 +13,22 @@ module.
 
 from __future__ import annotations
 
+import tomllib
 from importlib import metadata
+from pathlib import Path
 
-__all__ = ["Span", "installed_within", "within"]
+__all__ = [
+    "QUANTSCOPE_VERSION",
+    "UNKNOWN_VERSION",
+    "Span",
+    "installed_within",
+    "own_version",
+    "within",
+]
+
+#: what ``own_version`` answers when neither an installed distribution nor a source tree's
+#: ``pyproject.toml`` names the version (a PEP 440 local version that sorts below any release)
+UNKNOWN_VERSION = "0+unknown"
 
 Span = tuple[tuple[int, int], tuple[int, int]]  # [from, to) as (major, minor)
 
@@ -37,3 +54,26 @@ def installed_within(distribution: str, span: Span) -> bool:
         return within(metadata.version(distribution), span)
     except metadata.PackageNotFoundError:
         return False
+
+
+def own_version(pyproject: Path = Path(__file__).parents[2] / "pyproject.toml") -> str:
+    """quantscope's version: the installed distribution's, else the source tree's ``pyproject``.
+
+    Running from a checkout on ``PYTHONPATH`` without installing it has no distribution
+    metadata; the ``[project]`` table of the ``pyproject.toml`` two levels above the package
+    then answers, and ``UNKNOWN_VERSION`` where there is none either.
+    """
+    try:
+        return metadata.version("quantscope")
+    except metadata.PackageNotFoundError:
+        pass
+    try:
+        project = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return UNKNOWN_VERSION
+    if project.get("name") != "quantscope" or not isinstance(project.get("version"), str):
+        return UNKNOWN_VERSION
+    return str(project["version"])
+
+
+QUANTSCOPE_VERSION = own_version()

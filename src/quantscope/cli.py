@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-from quantscope import __version__, _cli_cache, _cli_fetch, _cli_preflight, _cli_sandbox
+from quantscope import _cli_cache, _cli_fetch, _cli_preflight, _cli_sandbox
 from quantscope._cli_common import EXAMPLES_FORMATTER, Subparsers
 from quantscope._cli_exit import (
     INTERRUPTED,
@@ -49,6 +49,7 @@ from quantscope._cli_exit import (
     with_cli_advice,
 )
 from quantscope._errors import QuantscopeError, QuantscopeWarning
+from quantscope._versions import QUANTSCOPE_VERSION
 from quantscope.catalog.cli import add_catalog_commands
 from quantscope.reporting.cli import add_report_commands
 
@@ -93,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=EXAMPLES_FORMATTER,
     )
-    parser.add_argument("--version", action="version", version=f"quantscope {__version__}")
+    parser.add_argument("--version", action="version", version=f"quantscope {QUANTSCOPE_VERSION}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add_group in COMMAND_GROUPS:
         add_group(commands)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import re
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +30,7 @@ import pytest
 from _helpers import reset_quota
 from _helpers.browser import PANELS, THRESHOLD, PanelsPage, Playbook, console_problems
 from _helpers.chromium import ARGS, CHROMIUM, INSTALL, ensure_chromium, is_root
+from _helpers.notebooks_tool import load_notebooks_tool
 
 from quantscope._client import Client
 from quantscope.sandbox.datadir import WorldInfo, copy_world
@@ -93,17 +93,6 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _notebook_tool() -> Any:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("notebooks_tool", ROOT / "tools" / "notebooks.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("notebooks_tool", module)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="session")
 def browser_sandbox(
     sandbox_world: WorldInfo, tmp_path_factory: pytest.TempPathFactory
@@ -118,7 +107,7 @@ def voila(
     browser_sandbox: SandboxServer, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
     """The panels page's URL, served by Voila (one process for the session)."""
-    tool = _notebook_tool()
+    tool = load_notebooks_tool()
     work = tmp_path_factory.mktemp("voila")
     notebook = work / "panels.ipynb"
     tool.write_if_changed(tool.panels_notebook(QUANT, prelude=KERNEL_PRELUDE), notebook)

@@ -8,30 +8,19 @@ executing a notebook twice in the tool's fresh environment gives the same bytes.
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import nbformat
 import pytest
+from _helpers.notebooks_tool import load_notebooks_tool
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _load_tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("notebooks_tool", ROOT / "tools" / "notebooks.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
-    spec.loader.exec_module(module)
-    return module
-
-
-tool = _load_tool()
+tool = load_notebooks_tool()
 SOURCES = tool.all_sources()
 
 

@@ -275,7 +275,7 @@ def what_if(
             market-cap class to move one playbook entry: the threshold moves in every slice
             the rows are decided by.
         bootstrap: compute the intervals (``_guards``, from ``uncertainty``; on by default,
-            ~40-65 ms of CPU on a quant's trades; False: those columns NaN and
+            a bootstrap per row, the sweep's largest cost; False: those columns NaN and
             ``attrs["what_if"]["guards"]`` says so, for a caller that reads few of many rows).
 
     Returns:

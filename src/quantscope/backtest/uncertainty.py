@@ -361,7 +361,7 @@ def rate_interval(
 
 def nan_quantiles(draws: np.ndarray, qs: tuple[float, ...]) -> list[np.ndarray]:
     """``np.nanquantile(draws, qs, axis=0)`` (linear), one sort for every column at once
-    (numpy's loops over the columns: 4x slower on a 1,000 x 101 what-if table)."""
+    (numpy's own loops over the columns, sorting each separately)."""
     ordered = np.sort(draws, axis=0)  # NaN last
     valid = np.count_nonzero(~np.isnan(draws), axis=0)
     cols = np.arange(draws.shape[1])

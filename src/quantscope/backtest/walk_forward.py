@@ -184,8 +184,8 @@ def walk_forward(
         features: ``trade_features`` (closed trades); each quant and market-cap class is
             walked on its own, since each has its own playbook entry.
         criteria: the criterion or criteria whose threshold is chosen (default: every
-            criterion of the frame; each is walked on its own: about 10 s a criterion on the
-            sandbox world's 3,177 trades, mostly the intervals).
+            criterion of the frame; each is walked on its own, so the time grows with the
+            number of criteria, mostly in the intervals).
         thresholds: the candidates (default: 101 quantiles of each training window's values;
             an int ``k``: ``k`` quantiles).
         folds: expanding-window folds: the trades in time order are cut into ``folds + 1``

@@ -22,9 +22,9 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from quantscope import __version__
 from quantscope._errors import CatalogIntegrityError
 from quantscope._ids import IdArg, many_ids
+from quantscope._versions import QUANTSCOPE_VERSION
 from quantscope.catalog.bundle_format import (
     BUNDLE_JSON,
     CATALOG_MANIFEST,
@@ -194,7 +194,7 @@ def export_bundle(
             months = sorted({p["keys"]["month"] for p in chosen.values() if "month" in p["keys"]})
             bundle = Bundle(
                 path=target,
-                quantscope_version=__version__,
+                quantscope_version=QUANTSCOPE_VERSION,
                 created_at=now_iso(),
                 selection={
                     "quant_id": quants,

@@ -22,7 +22,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from quantscope import __version__
+from quantscope._versions import QUANTSCOPE_VERSION
 from quantscope.catalog.bundle_format import (
     BUNDLE_JSON,
     CATALOG_MANIFEST,
@@ -133,9 +133,10 @@ class OpenedBundle:
             f"({', '.join(f'{k} {v} rows' for k, v in b.rows.items())}), made with quantscope "
             f"{b.quantscope_version} on {b.created_at}",
         ]
-        if b.quantscope_version != __version__:
+        if b.quantscope_version != QUANTSCOPE_VERSION:
             lines.append(
-                f"  note: this is quantscope {__version__}; outputs may differ from the stored ones"
+                f"  note: this is quantscope {QUANTSCOPE_VERSION}; "
+                "outputs may differ from the stored ones"
             )
         lines.append(f'  in Python:  qsc.connect(catalog="{self.catalog}")  (no service, no key)')
         if self.notebook is not None:

@@ -4,8 +4,9 @@
 without its items list (its other keys stay: the total, a summary), and the items of pages
 that arrived one after another are converted together (``Columns.of``) once they reach
 ``FOLD_ROWS`` rows. Converting page by page cost each column's fixed overhead 49 times for a
-49-page load (~0.16 s of client CPU, more than the conversion of the values); converting all
-pages at the end held every page's decoded items at once (1.5 kB an evaluation: 3x a frame).
+49-page load (more than the conversion of the values; benchmarks/README.md, loadpath);
+converting all pages at the end held every page's decoded items at once (1.5 kB an
+evaluation: 3x a frame).
 
 Each page of a batch holds ``PageRows``: the batch's columns and the page's row range in them.
 Pages may arrive out of their order (the cached ones first), so ``joined`` puts the ranges

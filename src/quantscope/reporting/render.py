@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from quantscope import __version__
+from quantscope._versions import QUANTSCOPE_VERSION
 from quantscope.reporting import cells as C
 from quantscope.reporting.build import ReportData
 from quantscope.reporting.html import page
@@ -38,8 +38,8 @@ def render(
         "replayed; signal: kept versus dropped trades)."
     )
     footer = (
-        f"Written by quantscope {__version__}. Self-contained: figures are embedded, nothing "
-        "is fetched. The same data gives the same file."
+        f"Written by quantscope {QUANTSCOPE_VERSION}. Self-contained: figures are embedded, "
+        "nothing is fetched. The same data gives the same file."
     )
     return page(f"quantscope report: {data.title}{quant}", subtitle, built, footer)
 

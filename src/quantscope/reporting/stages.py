@@ -3,7 +3,7 @@ the loaders use), off with ``progress=False``.
 
 A cold report spends most of its time in a few loads (the buy evaluations' details: one
 request each) and in drawing; the bar names the stage it is in (``report: details``,
-``report: thresholds``), so a 15-30 s build is never silent. ``progress=None`` follows the
+``report: thresholds``), so a build of many requests is never silent. ``progress=None`` follows the
 client's setting (``QUANTSCOPE_PROGRESS=0`` turns it off, as the notebooks' runs and the
 tests do), so no bar reaches a stored notebook output; in Jupyter ``tqdm.auto`` shows the
 widget bar, closed (``leave=False``) when the report is written.

@@ -178,7 +178,8 @@ class JSONRoute(APIRoute):
     """An APIRoute whose plain dict/list results are rendered straight by orjson.
 
     FastAPI passes a returned dict through ``jsonable_encoder`` before any response class sees
-    it: on a 1,000-trade page (1.3 MB) that costs ~110 ms against ~3 ms for orjson. This route
+    it: a walk of every value in Python, many times orjson's cost on a large page (benchmarks/
+    README.md, scale). This route
     wraps the endpoint so it returns an ``OrjsonResponse`` itself, with the route's
     ``status_code``. Returned Response objects pass unchanged; headers set on an injected
     ``response: Response`` parameter are not merged, so return a Response to set headers.

@@ -144,8 +144,8 @@ def slice_key(eval_row: EvalRow) -> SliceKey:
 class _ValueCache:
     """Criterion values by (seed, quant, token): every evaluated hour of a pair at once.
 
-    ``criteria.criterion_values`` costs about 1 ms per call whatever the number of hours (4 ms for
-    180 hours), so a page that touches a pair computes all the pair's evaluation hours in one call
+    ``criteria.criterion_values`` has a fixed cost per call that outweighs its cost per hour, so a
+    page that touches a pair computes all the pair's evaluation hours in one call
     and later pages, details and signals find them here. Values are a pure function of the key
     and the hour, so the cache never goes stale.
 

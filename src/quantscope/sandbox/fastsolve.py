@@ -2,8 +2,8 @@
 
 FastAPI solves an endpoint's arguments anew on every request, and most of that cost is not
 validation but looking each parameter up again (its aliases, whether it is a sequence, a JSON
-or a model field: ~11 us a query parameter in FastAPI 0.165). A list endpoint has up to 14 of
-them: ~0.15 ms of a trades page's ~0.8 ms of server CPU.
+or a model field, for each query parameter). A list endpoint has up to 14 of them, a visible
+share of a list page's server CPU (benchmarks/README.md, scale).
 
 ``plan_for(dependant)`` does those look-ups once, when the route is created, for routes simple
 enough to be solved exactly like FastAPI does: query parameters that are plain scalar fields

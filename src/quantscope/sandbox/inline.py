@@ -4,7 +4,8 @@ A sync endpoint normally runs in a worker thread (deps.WORKERS): its SQL blocks,
 loop must keep serving. On two cores that hop costs more than the work of a warm list page:
 the loop's thread and the worker's take the GIL from each other at every SQLite step (the
 sqlite3 module releases it around each one), and measured over HTTP a 100-trade page cost the
-server ~1.4 ms of CPU on a quiet machine against ~0.8 ms with the server held to one core.
+server more CPU on a quiet machine than with the server held to one core (benchmarks/README.md,
+scale).
 
 So an endpoint marked ``deps.inline_first`` is first *attempted* on the loop's thread, under
 ``attempt``, and handed to a worker only when the attempt would not be cheap:
@@ -22,8 +23,8 @@ change while a world is served and fill caches with values that do not depend on
 them, so an abandoned attempt leaves nothing behind that a second run would see differently.
 ``Store.inline_first = False`` sends every marked endpoint straight to a worker (tests
 compare both). A warm page (its count memoised, its items rendered, its seek from a mark)
-costs well under a millisecond of SQL; a cold one (the first count over 480k evaluations:
-~0.5 s) wastes at most ``BUDGET_S`` before it moves.
+costs a few index seeks of SQL; a cold one (the first count over 480k evaluations, a walk of
+every row) wastes at most ``BUDGET_S`` before it moves.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from contextlib import contextmanager
 
 #: Wall seconds an attempt may spend in SQL on the loop's thread before it moves to a worker.
 BUDGET_S = 0.005
-#: SQLite VM instructions between two looks at the clock (a look costs ~0.3 us).
+#: SQLite VM instructions between two looks at the clock (a look is one monotonic read).
 CHECK_EVERY_OPS = 4_000
 
 #: Attempts since the process started: answered on the loop, or moved to a worker (for

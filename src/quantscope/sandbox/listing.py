@@ -1,8 +1,9 @@
 """Pages whose cost does not grow with their position, and aggregates computed once.
 
 The list endpoints page with the spec's ``page``/``offset`` parameters. A plain ``LIMIT ?
-OFFSET ?`` walks every row before the page, so the last page of 480k evaluations cost ~0.8 s
-against ~0 for the first. ``Listing.page_ids`` answers the same offsets with keyset seeks: it
+OFFSET ?`` walks every row before the page, so a page's cost grows with its offset: O(offset)
+for the last page of 480k evaluations against O(page) for the first. ``Listing.page_ids``
+answers the same offsets with keyset seeks: it
 remembers *marks*, the sort key (value, id) of the row just before a position, and starts a
 page from the nearest mark at or before its offset (``WHERE (value, id) after the mark``, an
 index range), skipping at most ``ladder_step`` rows. Marks come from

@@ -80,7 +80,7 @@ class RenderedItems:
                         found[i] = data
         missing = [i for i in ids if i not in found]
         if missing:
-            inline.ensure_cheap("rendering list items")  # up to ~0.1 ms an item, and more
+            inline.ensure_cheap("rendering list items")  # a JSON render per item, and more
             made = {
                 i: orjson.dumps(item, option=OPTIONS)
                 for i, item in zip(missing, render(missing), strict=True)

@@ -1,8 +1,8 @@
 """Wire formats of time (docs/service-contract.md): one place, used by every router.
 
 The formats are computed without strftime (but for the date of a day, cached): a 1,000-trade
-page formats 4,000 of them, and strftime costs ~4 us more each. Tests hold them equal to
-strftime's.
+page formats 4,000 of them, and strftime parses its format string again for each. Tests hold
+them equal to strftime's.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ cap, liquidity), its quant (name) and the ``TOKEN_BUY`` evaluation that opened i
 renders a row as a list item of GET /api/trades and ``trade_detail`` adds the detail-only fields
 of GET /api/trades/{id}. Display strings come from display.py and dates have timefmt.py's formats
 (docs/service-contract.md, Trades). Rows are plain tuples (``TradeRow``) and a token's current
-figures are formatted once per page: a 1,000-trade page renders in ~35 ms.
+figures are formatted once per page, not once per trade (benchmarks/README.md, scale).
 
 The validation model's reasoning and the evaluation summary are short texts made from the trade's
 real figures (token, market cap, liquidity, scores, decision): deterministic, never invented.

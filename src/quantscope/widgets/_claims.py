@@ -13,8 +13,8 @@ before applying it are not in it (issue 21):
   criterion (confidence 0.18-0.20 in the sandbox) is not shown as a finding.
 
 The screen runs for the signal only: the panel computes each recommendation's own effect, and
-the screen's replayed effect of its own thresholds would cost five times as much (about 2.8 s
-CPU against 0.45 s on a sandbox quant of 600-1,800 trades).
+the screen's replayed effect of its own thresholds would replay the whole rule for every
+candidate, several times the signal's cost (benchmarks/README.md, screen).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ table, above the Apply button.
 Loading cost: the recommendations and the playbook (one request each), then, for the what-if
 columns, as ``ThresholdPanel`` (the trades, one eval-details request per closed trade not yet
 cached). Computing: one ``what_if_intervals`` per (class, criterion, old threshold) and one
-signal-only screen of the quant's trades (about 0.45 s CPU on a sandbox quant), once per
+signal-only screen of the quant's trades (benchmarks/README.md, screen), once per
 load. A panel never spends more than the client's quota share on opening: when the what-if
 would, the recommendations are shown with the cost and an Open button offering only what can
 succeed (``Panel._open_lazily``, ``_common.opening_offer``). Pass ``trades=``/``details=`` to

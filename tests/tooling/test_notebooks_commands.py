@@ -6,24 +6,18 @@ tests run Voila with ``voila_argv`` and ``panels_notebook`` themselves).
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from _helpers.notebooks_tool import load_notebooks_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("notebooks_tool", ROOT / "tools" / "notebooks.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("notebooks_tool", module)
-    spec.loader.exec_module(module)
-    return module
+    return load_notebooks_tool()
 
 
 def test_lab_adds_allow_root_only_as_root(tool: ModuleType) -> None:
