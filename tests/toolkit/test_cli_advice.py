@@ -13,11 +13,10 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from _helpers import QUANT, WidgetData
+from _helpers import QUANT, WidgetData, share_refusal
 
 import quantscope as qsc
 from quantscope._advice import ADVICE, advice_of, render
@@ -25,7 +24,6 @@ from quantscope._cli_exit import error_line
 from quantscope._client import Client
 from quantscope._errors import (
     QuantscopeError,
-    QuotaShareExceededError,
     QuotaWouldBeExceededError,
 )
 from quantscope.sandbox.serve import SandboxServer
@@ -137,20 +135,6 @@ def test_a_refusal_names_the_keyword_in_python_the_option_at_the_cli_the_button_
     assert "press Open what fits" in shown and not PANEL_NEVER.search(shown), shown
 
 
-def _refusal(needed: int, remaining: int) -> QuotaShareExceededError:
-    return QuotaShareExceededError(
-        "refused",
-        share=0.25,
-        endpoint="/api/eval-details",
-        needed=needed,
-        fetched=0,
-        remaining=remaining,
-        limit=500,
-        reset=datetime.now(UTC) + timedelta(hours=3),
-        reserve=0,
-    )
-
-
 def test_an_offer_to_spend_names_the_host(
     sandbox: SandboxServer, client_for: Callable[..., Client]
 ) -> None:
@@ -158,8 +142,8 @@ def test_an_offer_to_spend_names_the_host(
     host = service_host(client)
     assert host.startswith("127.0.0.1:") and "configured URL" not in host
     for offer in (
-        opening_offer(_refusal(300, 498), "the trades", host),
-        opening_offer(_refusal(600, 498), "the trades", host),
+        opening_offer(share_refusal(300, 498), "the trades", host),
+        opening_offer(share_refusal(600, 498), "the trades", host),
     ):
         assert f"on {host}" in offer.text, offer.text
 
@@ -172,7 +156,7 @@ def test_a_panel_offering_to_spend_names_the_host(
     import quantscope.widgets.threshold as threshold
 
     def refused(*_: object, **__: object) -> None:
-        raise _refusal(300, 498)
+        raise share_refusal(300, 498)
 
     monkeypatch.setattr(threshold, "load_research", refused)
     client = client_for(sandbox, "growth")
