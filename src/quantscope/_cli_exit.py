@@ -14,14 +14,15 @@ so a 429, which is both an API status error and a quota error, is a quota stop).
 ``error_line(exc)`` is the one line printed for it: the quota's refusals are worded again
 from their fields with the flags that lift them (``--confirm``, ``--max-requests``,
 ``--partial``) and the reset time; any other message has its Python advice ("pass
-confirm=True", "qsc.connect(offline=True)") replaced by the command line's (``ADVICE``).
+confirm=True", "qsc.connect(offline=True)") replaced by the command line's (``_advice``,
+the one table of each advice's Python, command-line and panel wording).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from quantscope._advice import render
 from quantscope._errors import (
     APIConnectionError,
     AuthenticationError,
@@ -167,40 +168,9 @@ def exit_codes_help() -> str:
     return "\n".join(lines)
 
 
-# Python advice in messages the library words for Python callers, and the command line's.
-ADVICE: tuple[tuple[str, str], ...] = (
-    (r"\s*\(or the api_key passed to qsc\.connect\(\)\)", ""),
-    (r"or pass api_key= to qsc\.connect\(\)", "(the key is read from the environment only)"),
-    (r"\(or pass url=\)", "(or --url)"),
-    (r"with qsc\.connect\(offline=True\)", "with --offline"),
-    (r"qsc\.connect\(offline=True\)", "add --offline"),
-    (r"\(qsc\.connect\(\) without offline=True\)", "(without --offline)"),
-    (r"pass confirm=True \(quantscope report --confirm\)", "use --confirm"),
-    (r"pass partial=True, confirm=True", "use --partial --confirm"),
-    (r"pass confirm=True \(or max_requests=(\d+)\)", r"use --confirm (or --max-requests \1)"),
-    (r"pass confirm=True \(or max_requests=\)", "use --confirm (or --max-requests N)"),
-    (r"pass confirm=True", "use --confirm"),
-    (r"pass partial=True", "use --partial"),
-    (r"partial=True", "--partial"),
-    (r"confirm=True", "--confirm"),
-    (r"raise max_requests", "raise --max-requests"),
-    (r"max_requests=(\d+)", r"--max-requests \1"),
-    (r"pass force=True", "use --force"),
-    (r"pass cache_dir= to", "use --cache-dir"),
-    (r";?\s*qsc\.estimate\(\.\.\.\) tells the cost first", ""),
-    (r";\s*attrs\['quantscope'\]\['\w+'\]", ""),
-    (r"\s*\(attrs\['quantscope'\]\['\w+'\]\)", ""),
-    (r"qsc\.sync: ", "sync "),
-    (r"the same sync call", "the same command"),
-    (r"\bqsc\.sync\(([^)]*)\)", r"quantscope sync \1"),
-)
-
-
 def with_cli_advice(text: str) -> str:
-    """``text`` on one line, its Python advice replaced by the command line's (``ADVICE``)."""
-    for pattern, repl in ADVICE:
-        text = re.sub(pattern, repl, text)
-    return " ".join(text.split())
+    """``text`` on one line, its Python advice replaced by the command line's (``_advice``)."""
+    return render(text, "cli")
 
 
 def _count(n: int, what: str) -> str:

@@ -138,6 +138,15 @@ class QuantscopeError(Exception):
     def __str__(self) -> str:
         return self.message
 
+    @property
+    def advice(self) -> tuple[str, ...]:
+        """What the message tells the user to do, by name (``"confirm"``, ``"partial"``,
+        ``"offline"``, ...): the command line shows each as its option, a panel as its button
+        (``quantscope._advice``, the one table of the three wordings)."""
+        from quantscope._advice import advice_of
+
+        return advice_of(self.message)
+
     def _render_traceback_(self) -> list[str]:
         """IPython hook: show ``Class: message`` instead of the frames (see module docstring)."""
         if not type(self).compact_traceback:

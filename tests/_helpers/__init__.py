@@ -10,7 +10,8 @@ and is imported from this package (``tests/`` is on pytest's ``pythonpath``):
 * ``clustered``: ``clustered_features``, research frames whose trades cluster by token.
 * ``frames``: hand-made frames with the loaders' dtypes (``HAND``, ``EVALS``, ``details_frame``).
 * ``quota``: ``reset_quota(server)``, for module and session fixtures that spend much quota;
-  ``spend_quota`` and ``quota_left`` spend and read a plan's quota server-side.
+  ``spend_quota`` and ``quota_left`` spend and read a plan's quota server-side;
+  ``share_refusal`` is a load's refusal over the quota share (what a panel's offer is made of).
 * ``widgets``: the widget tests' quant and frames (``QUANT``, ``WidgetData``, ...).
 """
 
@@ -29,7 +30,7 @@ from _helpers.fake_service import (
 )
 from _helpers.frames import DTYPES, EVALS, HAND, at, details_frame, trades_frame
 from _helpers.http import ApiSession, assert_error
-from _helpers.quota import quota_left, reset_quota, spend_quota
+from _helpers.quota import quota_left, reset_quota, share_refusal, spend_quota
 from _helpers.widgets import (
     QUANT,
     WidgetData,
@@ -63,6 +64,7 @@ __all__ = [
     "quota_left",
     "reset_quota",
     "service_playbook",
+    "share_refusal",
     "smart_money",
     "spend_quota",
     "start_fake",

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import sqlite3
 from contextlib import closing
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import requests
 
+from quantscope._errors import QuotaShareExceededError
 from quantscope._plans import plan_named
 from quantscope.sandbox.auth import new_quota_day
 from quantscope.sandbox.serve import SandboxServer
@@ -42,3 +43,21 @@ def quota_left(server: SandboxServer, plan: str) -> int:
             (plan, today),
         ).fetchone()
     return plan_named(plan).daily_limit - int(spent)
+
+
+def share_refusal(
+    needed: int, remaining: int, *, reserve: int = 0, fetched: int = 0
+) -> QuotaShareExceededError:
+    """A load's refusal over the quota share of Growth's 500 (a panel's offer is made from
+    one), resetting in 3 hours."""
+    return QuotaShareExceededError(
+        "refused",
+        share=0.25,
+        endpoint="/api/eval-details",
+        needed=needed,
+        fetched=fetched,
+        remaining=remaining,
+        limit=500,
+        reset=datetime.now(UTC) + timedelta(hours=3),
+        reserve=reserve,
+    )

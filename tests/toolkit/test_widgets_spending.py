@@ -11,11 +11,10 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from _helpers import QUANT, WidgetData
+from _helpers import QUANT, WidgetData, share_refusal
 
 from quantscope._client import Client
 from quantscope._errors import QuotaShareExceededError
@@ -90,17 +89,7 @@ def _offered_what_fits(panel: ThresholdPanel, client: Client) -> None:
 
 
 def _refusal(needed: int, remaining: int, reserve: int = 0) -> QuotaShareExceededError:
-    return QuotaShareExceededError(
-        "refused",
-        share=0.25,
-        endpoint="/api/eval-details",
-        needed=needed,
-        fetched=2,
-        remaining=remaining,
-        limit=500,
-        reset=datetime.now(UTC) + timedelta(hours=3),
-        reserve=reserve,
-    )
+    return share_refusal(needed, remaining, reserve=reserve, fetched=2)
 
 
 def test_an_offer_is_all_of_it_what_fits_or_nothing_before_the_reset() -> None:

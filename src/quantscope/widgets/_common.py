@@ -39,6 +39,7 @@ from matplotlib.lines import Line2D
 from quantscope import backtest as bt
 from quantscope import loaders as L
 from quantscope import plots
+from quantscope._advice import render
 from quantscope._changes import Change, extra_info, number, option_ids
 from quantscope._client import Client, get_default_client
 from quantscope._errors import (
@@ -306,16 +307,20 @@ class Offer(NamedTuple):
     spend: dict[str, Any]
 
 
-def opening_offer(exc: QuotaShareExceededError, what: str) -> Offer:
+def opening_offer(exc: QuotaShareExceededError, what: str, host: str | None = None) -> Offer:
     """Only what can succeed, for a load refused on opening (``exc``): all of it when it fits
     in the quota left (minus the client's reserve), else what fits (the panel then studies the
     trades whose details it has), else nothing before the reset. Cached answers cost nothing
-    again, so the rest of a partial load is cheaper after the reset."""
+    again, so the rest of a partial load is cheaper after the reset. ``host``
+    (``service_host``): the service the requests go to, named in the text."""
     of = f" of {exc.limit}" if exc.limit is not None else ""
     left = exc.remaining if exc.remaining is not None else 0
     room = left - (exc.reserve or 0)
     reset = format_reset(exc.reset)
-    needs = f"Loading {what} needs {exc.needed:,} more requests ({exc.endpoint}, not in the cache)"
+    on = f" on {host}" if host else ""
+    needs = (
+        f"Loading {what} needs {exc.needed:,} more requests{on} ({exc.endpoint}, not in the cache)"
+    )
     if exc.remaining is None or exc.needed <= room:
         return Offer(
             f"{needs}: more than the {exc.share:.0%} share of the {exc.remaining}{of} left that "
@@ -515,7 +520,7 @@ class Panel:
     def failed(self, exc: QuantscopeError) -> None:
         """A request failed: show the error's message (it says what to do); a write refused
         because the playbook moved also says how to see it as it is now."""
-        self.notify(str(exc), "error")
+        self.notify(render(str(exc), "panel"), "error")  # its buttons, not Python's keywords
         if isinstance(exc, WriteRefusedError) and exc.stale:
             self.message.value += note(
                 "Press Reload to see the playbook as the service holds it now (every panel of "

@@ -70,6 +70,7 @@ from quantscope.widgets._common import (
     plan_allows,
     plan_name,
     requests_of,
+    service_host,
     table_html,
     undone_threshold,
 )
@@ -214,7 +215,9 @@ class RecommendationsPanel(Panel):
                 self._research(trades, details, spent=spent)
             except QuotaShareExceededError as exc:
                 self._open_lazily(
-                    opening_offer(exc, "the trades behind the what-if columns"),
+                    opening_offer(
+                        exc, "the trades behind the what-if columns", service_host(self.client)
+                    ),
                     lambda **spend: self._research(trades, details, **spend),
                 )
             except QuantscopeError as exc:

@@ -78,6 +78,7 @@ from quantscope.widgets._common import (
     plan_name,
     requests_of,
     rule_text,
+    service_host,
     undone_threshold,
 )
 from quantscope.widgets._controls import Quiet, ThresholdControl, exact_text, is_whole, stops
@@ -257,7 +258,10 @@ class ThresholdPanel(Panel):
             return False
         except QuotaShareExceededError as exc:
             self._open_lazily(
-                opening_offer(exc, "the trades and their evaluation details"), self._open_now
+                opening_offer(
+                    exc, "the trades and their evaluation details", service_host(self.client)
+                ),
+                self._open_now,
             )
             return False
         except QuantscopeError as exc:
