@@ -14,6 +14,7 @@ module.
 from __future__ import annotations
 
 import tomllib
+from functools import cache
 from importlib import metadata
 from pathlib import Path
 
@@ -50,10 +51,18 @@ def within(version: str, span: Span) -> bool:
 
 def installed_within(distribution: str, span: Span) -> bool:
     """Whether the installed ``distribution`` is a version in ``span``."""
+    version = _installed(distribution)
+    return version is not None and within(version, span)
+
+
+@cache
+def _installed(distribution: str) -> str | None:
+    """The installed version of ``distribution`` (None: not installed), read once per process:
+    every HTTP cache a client opens asks, and each read scans the package metadata."""
     try:
-        return within(metadata.version(distribution), span)
+        return metadata.version(distribution)
     except metadata.PackageNotFoundError:
-        return False
+        return None
 
 
 def own_version(pyproject: Path = Path(__file__).parents[2] / "pyproject.toml") -> str:
