@@ -279,6 +279,17 @@ class PanelsPage:
     def status(self, which: str) -> str:
         return str(self.part(which, ".qs-status").inner_text())
 
+    def wait_for_status_change(self, which: str, before: str, timeout: float = 60.0) -> str:
+        """Wait until the panel's message line no longer says ``before``: the outcome of an
+        action the kernel finished (a loaded machine can take longer than ``settle``'s start
+        window to even begin it). Returns the new message."""
+        began = time.monotonic()
+        while (now := self.status(which)) == before:
+            if time.monotonic() - began > timeout:
+                raise AssertionError(f"the panel still says {before!r} after {timeout:.0f} s")
+            self.page.wait_for_timeout(100)
+        return now
+
     def confirmation_visible(self, which: str) -> bool:
         return bool(self.part(which, ".qs-confirmation").is_visible())
 

@@ -24,10 +24,20 @@ def _show(panels: PanelsPage) -> None:
 
 
 def _apply_and_confirm(panels: PanelsPage, which: str) -> None:
-    """Apply, then Confirm when the panel asks (a refusal may come at either step)."""
+    """Apply, then Confirm when the panel asks (a refusal may come at either step); wait for
+    the write's outcome on the panel's message line, not only for a quiet kernel."""
     panels.click(which, ".qs-apply")
     if panels.confirmation_visible(which):
+        before = panels.status(which)
         panels.click(which, ".qs-confirm")
+        panels.wait_for_status_change(which, before)
+
+
+def _undo(panels: PanelsPage, which: str) -> None:
+    """Undo, and wait for its outcome (done or refused) on the panel's message line."""
+    before = panels.status(which)
+    panels.click(which, ".qs-undo")
+    panels.wait_for_status_change(which, before)
 
 
 def test_a_stale_panels_write_is_refused_naming_both_values(
@@ -59,7 +69,7 @@ def test_undo_after_another_clients_change_is_refused(
     _apply_and_confirm(panels, THRESHOLD)
     assert playbook.threshold(CLASS, CRITERION) == mine
     playbook.put({entry.config_id: ELSEWHERE})  # someone else changes the same entry
-    panels.click(THRESHOLD, ".qs-undo")
+    _undo(panels, THRESHOLD)
     panels.screenshot("undo-refused")
     assert playbook.threshold(CLASS, CRITERION) == ELSEWHERE, "Undo discarded the other change"
     said = numbers_in(panels.status(THRESHOLD))
@@ -91,7 +101,7 @@ def test_undo_restores_only_its_own_change_across_panels(
         _apply_and_confirm(panels, EDITOR)
     assert playbook.threshold(CLASS, CRITERION) == ELSEWHERE
 
-    panels.click(EDITOR, ".qs-undo")
+    _undo(panels, EDITOR)
     panels.screenshot("editor-undone")
     now = playbook.threshold(CLASS, CRITERION)
     assert now == mine, (
