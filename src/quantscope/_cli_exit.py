@@ -13,8 +13,10 @@ docs/cli.md print it; a test keeps them equal).
 so a 429, which is both an API status error and a quota error, is a quota stop).
 ``error_line(exc)`` is the one line printed for it: the quota's refusals are worded again
 from their fields with the flags that lift them (``--confirm``, ``--max-requests``,
-``--partial``) and the reset time; any other message has its Python advice ("pass
-confirm=True", "qsc.connect(offline=True)") replaced by the command line's (``ADVICE``).
+``--partial``) and the reset time; an error that carries advice (``exc.said``, built from
+``_advice.ADVICE``) is rendered in the command line's words (``add --confirm``, ``--offline``);
+messages not yet built that way (warnings, the sync's) still have their Python advice replaced
+by the regexes of ``ADVICE`` here.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from quantscope._advice import render
 from quantscope._errors import (
     APIConnectionError,
     AuthenticationError,
@@ -167,15 +170,13 @@ def exit_codes_help() -> str:
     return "\n".join(lines)
 
 
-# Python advice in messages the library words for Python callers, and the command line's.
+# Python advice in messages not yet built from ``_advice`` (warnings, the catalog's sync, the
+# command line's own pre-flight refusals) and the command line's wording of it. Errors that
+# carry advice (``exc.said``) are rendered from the table instead: nothing here rewrites them.
 ADVICE: tuple[tuple[str, str], ...] = (
-    (r"\s*\(or the api_key passed to qsc\.connect\(\)\)", ""),
-    (r"or pass api_key= to qsc\.connect\(\)", "(the key is read from the environment only)"),
-    (r"\(or pass url=\)", "(or --url)"),
     (r"with qsc\.connect\(offline=True\)", "with --offline"),
     (r"qsc\.connect\(offline=True\)", "add --offline"),
     (r"\(qsc\.connect\(\) without offline=True\)", "(without --offline)"),
-    (r"pass confirm=True \(quantscope report --confirm\)", "use --confirm"),
     (r"pass partial=True, confirm=True", "use --partial --confirm"),
     (r"pass confirm=True \(or max_requests=(\d+)\)", r"use --confirm (or --max-requests \1)"),
     (r"pass confirm=True \(or max_requests=\)", "use --confirm (or --max-requests N)"),
@@ -185,8 +186,6 @@ ADVICE: tuple[tuple[str, str], ...] = (
     (r"confirm=True", "--confirm"),
     (r"raise max_requests", "raise --max-requests"),
     (r"max_requests=(\d+)", r"--max-requests \1"),
-    (r"pass force=True", "use --force"),
-    (r"pass cache_dir= to", "use --cache-dir"),
     (r";?\s*qsc\.estimate\(\.\.\.\) tells the cost first", ""),
     (r";\s*attrs\['quantscope'\]\['\w+'\]", ""),
     (r"\s*\(attrs\['quantscope'\]\['\w+'\]\)", ""),
@@ -250,7 +249,7 @@ def error_line(exc: BaseException) -> str:
     (``add_note``: "the same command resumes the sync") after it."""
     worded = _quota_line(exc) if isinstance(exc, QuotaError) else None
     if worded is None:
-        worded = str(exc).strip() or type(exc).__name__
+        worded = render(exc, "cli").strip() or type(exc).__name__
         if isinstance(exc, OSError) and exc.strerror and getattr(exc, "filename", None):
             worded = f"{exc.filename}: {exc.strerror}"
     notes = [str(n).rstrip(".") for n in getattr(exc, "__notes__", ())]
