@@ -19,6 +19,7 @@ a study bundle (``export_bundle``, ``verify_bundle``, ``open_bundle``; docs/cata
 """
 
 from quantscope import analytics, backtest
+from quantscope._advice import Said
 from quantscope._cache import CacheEntry, CacheInfo
 from quantscope._changes import Change
 from quantscope._client import (
@@ -166,6 +167,7 @@ __all__ = [
     "RateLimitError",
     "RedirectRefusedError",
     "RetryPolicy",
+    "Said",
     "SandboxUnavailableError",
     "ServerError",
     "Settings",

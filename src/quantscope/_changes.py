@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from quantscope._advice import Said
 from quantscope._errors import StaleWriteError
 
 __all__ = [
@@ -220,8 +221,11 @@ def stale_write_error(
         f"{c.where} is now {number(now)}, you saw {number(c.old_value)}" for c, now in stale
     )
     return StaleWriteError(
-        f"stale write refused, nothing was written: {moved}. Reload before writing, or pass "
-        "force=True to overwrite.",
+        Said(
+            "stale write refused, nothing was written: {moved}. {Advice}.",
+            ("reload_write", "force_write"),
+            {"moved": moved},
+        ),
         stale=stale,
         playbook=playbook,
     )

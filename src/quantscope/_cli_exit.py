@@ -13,9 +13,10 @@ docs/cli.md print it; a test keeps them equal).
 so a 429, which is both an API status error and a quota error, is a quota stop).
 ``error_line(exc)`` is the one line printed for it: the quota's refusals are worded again
 from their fields with the flags that lift them (``--confirm``, ``--max-requests``,
-``--partial``) and the reset time; any other message has its Python advice ("pass
-confirm=True", "qsc.connect(offline=True)") replaced by the command line's (``_advice``,
-the one table of each advice's Python, command-line and panel wording).
+``--partial``) and the reset time; an error that carries advice (``exc.said``, built from
+``_advice.ADVICE``) is rendered in the command line's words (``add --confirm``, ``--offline``);
+text not built that way (warnings, notes, the sync's messages) has its Python advice replaced
+by the command line's (``with_cli_advice``: ``_advice.IN_TEXT``).
 """
 
 from __future__ import annotations
@@ -169,7 +170,8 @@ def exit_codes_help() -> str:
 
 
 def with_cli_advice(text: str) -> str:
-    """``text`` on one line, its Python advice replaced by the command line's (``_advice``)."""
+    """``text`` (not an error built with a ``Said``: a warning, a note) on one line, its Python
+    advice replaced by the command line's (``_advice.IN_TEXT``)."""
     return render(text, "cli")
 
 
@@ -220,8 +222,8 @@ def error_line(exc: BaseException) -> str:
     (``add_note``: "the same command resumes the sync") after it."""
     worded = _quota_line(exc) if isinstance(exc, QuotaError) else None
     if worded is None:
-        worded = str(exc).strip() or type(exc).__name__
+        worded = render(exc, "cli").strip() or type(exc).__name__
         if isinstance(exc, OSError) and exc.strerror and getattr(exc, "filename", None):
             worded = f"{exc.filename}: {exc.strerror}"
-    notes = [str(n).rstrip(".") for n in getattr(exc, "__notes__", ())]
-    return with_cli_advice("; ".join([worded.rstrip(". "), *notes]))
+    notes = [with_cli_advice(str(n)).rstrip(".") for n in getattr(exc, "__notes__", ())]
+    return " ".join("; ".join([worded.rstrip(". "), *notes]).split())

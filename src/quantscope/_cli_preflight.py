@@ -35,6 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from quantscope._advice import Said
 from quantscope._cli_exit import PlanTooSmallError, UsageError
 from quantscope._errors import QuotaShareExceededError, QuotaWouldBeExceededError, format_reset
 from quantscope._plans import PLANS, first_plan_for, plan_for_limit
@@ -199,9 +200,17 @@ def refuse_early(
     }
     if ceiling is not None and needed > ceiling and not partial:
         raise QuotaShareExceededError(
-            f"{est.endpoint} needs {'at least ' if not est.exact else ''}{needed} requests, more "
-            f"than max_requests={ceiling}: sent nothing. Raise max_requests, or pass "
-            "partial=True to fetch what it allows.",
+            Said(
+                "{endpoint} needs {least}{cost} requests, more than {max_requests}: sent nothing. "
+                "{Advice}.",
+                ("raise_max_requests", "partial_allowed"),
+                {
+                    "endpoint": est.endpoint,
+                    "least": "" if est.exact else "at least ",
+                    "cost": needed,
+                    "ceiling": ceiling,
+                },
+            ),
             share=est.share,
             remaining=est.remaining or 0,
             ceiling=ceiling,
@@ -223,16 +232,31 @@ def refuse_early(
     seen = _as_seen(quota)
     if needed > quota.remaining - est.reserve and not partial:
         error: Exception = QuotaWouldBeExceededError(
-            f"{est.endpoint} needs {needed} requests, but {quota.remaining} are left at most: "
-            f"sent nothing. Run the same load after the reset at {format_reset(quota.reset)}, "
-            "or pass partial=True to fetch what fits.",
+            Said(
+                "{endpoint} needs {needed} requests, but {remaining} are left at most: sent "
+                "nothing. {Advice} to fetch what fits.",
+                ("wait_for_reset", "partial"),
+                {
+                    "endpoint": est.endpoint,
+                    "needed": needed,
+                    "remaining": quota.remaining,
+                    "reset": format_reset(quota.reset),
+                },
+            ),
             **fields,
         )
     elif ceiling is None and not confirm and needed > share_limit(est.share, quota.remaining):
         error = QuotaShareExceededError(
-            f"{est.endpoint} needs {needed} requests, more than {est.share:.0%} of the "
-            f"{quota.remaining} left at most: sent nothing. To load it, pass confirm=True (or "
-            f"max_requests={needed}).",
+            Said(
+                "{endpoint} needs {cost} requests, more than {pct} of the {remaining} left at "
+                "most: sent nothing. To load it, {confirm}.",
+                values={
+                    "endpoint": est.endpoint,
+                    "cost": needed,
+                    "pct": f"{est.share:.0%}",
+                    "remaining": quota.remaining,
+                },
+            ),
             share=est.share,
             **fields,
         )

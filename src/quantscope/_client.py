@@ -67,6 +67,7 @@ import orjson
 import requests
 import urllib3
 
+from quantscope._advice import Said
 from quantscope._cache import (
     NEVER_EXPIRE,
     CacheEntry,
@@ -266,8 +267,11 @@ class Client:
             self._session = open_session(settings.cache_path, scope, self.base_url)
         except (OSError, sqlite3.Error) as exc:
             raise ConfigurationError(
-                f"cannot use the cache at {settings.cache_path} ({exc}); set "
-                "QUANTSCOPE_CACHE_DIR or pass cache_dir= to a writable directory"
+                Said(
+                    "cannot use the cache at {path} ({exc}); set QUANTSCOPE_CACHE_DIR or "
+                    "{cache_dir} a writable directory",
+                    values={"path": settings.cache_path, "exc": exc},
+                )
             ) from exc
         # A client dropped unclosed (a notebook's second connect()) closes its cache file
         # when collected, never leaving it to the connection's own collection (a
@@ -591,18 +595,20 @@ class Client:
         out_of_time = timeout or time_left() == 0
         tries = f" after {attempts} attempts" if attempts > 1 else ""
         what = "did not answer in time" if out_of_time else "could not be reached"
-        tail = (
-            "; check QUANTSCOPE_URL and the network, or use cached data with "
-            "qsc.connect(offline=True)"
-            if method == "GET"
-            else "; the write may or may not have been applied: reload before retrying"
-        )
         budget = (
             f"; timeout_s={self.settings.timeout_s:g} bounds the whole call" if out_of_time else ""
         )
-        message = (
+        head = (
             f"{method} {endpoint}: the service at {self.base_url} {what}{tries} "
-            f"({type(exc).__name__}{budget}){tail}"
+            f"({type(exc).__name__}{budget})"
+        )
+        message = (
+            Said(
+                "{head}; check QUANTSCOPE_URL and the network, or use cached data with {offline}",
+                values={"head": head},
+            )
+            if method == "GET"
+            else f"{head}; the write may or may not have been applied: reload before retrying"
         )
         cls = APITimeoutError if out_of_time else APIConnectionError
         raise cls(message, endpoint=endpoint, attempts=attempts) from exc
@@ -886,8 +892,11 @@ class Client:
         )
         more = f" and {len(queries) - 3} more" if len(queries) > 3 else ""
         return OfflineCacheMissError(
-            f"offline, and the cache has no copy of {endpoint} with {shown}{more}: connect "
-            "online once to fetch it (qsc.connect() without offline=True)",
+            Said(
+                "offline, and the cache has no copy of {endpoint} with {shown}: connect online "
+                "once to fetch it{online}",
+                values={"endpoint": endpoint, "shown": f"{shown}{more}"},
+            ),
             endpoint=endpoint,
             params=queries[0] if queries else {},
         )
@@ -1034,34 +1043,56 @@ class Client:
             "reset": quota.reset,
             "reserve": reserve,
         }
+        values: dict[str, Any] = {
+            "needs": needs,
+            "sent": sent,
+            "first": first,
+            "of": of,
+            "remaining": remaining,
+            "cost": cost,
+            "ceiling": ceiling,
+        }
         if cost is not None:
             share = self.settings.quota_share
-            limit_text = (
-                f"more than max_requests={ceiling}"
-                if ceiling is not None
-                else f"more than {share:.0%} of the {remaining + spent}{of} left"
-            )
-            fix = (
-                "raise max_requests, or pass partial=True to fetch what it allows"
-                if ceiling is not None
-                else f"pass confirm=True (or max_requests={cost}) to spend them, or narrow "
-                "the load; qsc.estimate(...) tells the cost first"
-            )
+            if ceiling is not None:
+                template = (
+                    "{needs}; this call would send {cost} in all, more than {max_requests}: "
+                    "{sent}{first}. To load it, {advice}."
+                )
+                advice: tuple[str, ...] = ("raise_max_requests", "partial_allowed")
+            else:
+                template = (
+                    "{needs}; this call would send {cost} in all, more than {pct} of the "
+                    "{all}{of} left: {sent}{first}. To load it, {confirm} to spend them, or "
+                    "{narrow}."
+                )
+                advice = ()
             return QuotaShareExceededError(
-                f"{needs}; this call would send {cost} in all, {limit_text}: {sent}{first}. "
-                "To load it, "
-                f"{fix}.",
+                Said(
+                    template,
+                    advice,
+                    values | {"pct": f"{share:.0%}", "all": remaining + spent},
+                ),
                 share=share,
+                ceiling=ceiling,
                 **fields,
             )
         fits = max(0, remaining - reserve)
         over_share = spent + fits > share_limit(self.settings.quota_share, remaining + spent)
-        flags = "partial=True, confirm=True" if over_share else "partial=True"
         return QuotaWouldBeExceededError(
-            f"{needs}, but {remaining}{of} are left{kept}: {sent}{first}. Run the "
-            f"same load after the reset at {format_reset(quota.reset)}, or pass {flags}: "
-            f"it fetches the {fits} that fit now, and the same load after the reset fetches "
-            f"only the other {needed - fits}, from the cache.",
+            Said(
+                "{needs}, but {remaining}{of} are left{kept}: {sent}{first}. {Advice}: it "
+                "fetches the {fits} that fit now, and {again} after the reset fetches only the "
+                "other {rest}, from the cache.",
+                ("wait_for_reset", "partial_confirm" if over_share else "partial"),
+                values
+                | {
+                    "kept": kept,
+                    "reset": format_reset(quota.reset),
+                    "fits": fits,
+                    "rest": needed - fits,
+                },
+            ),
             **fields,
         )
 
@@ -1220,8 +1251,11 @@ class Client:
             raise Priced(self.estimate_for(endpoint, requests=1, cached=0, write=True))
         if self.settings.offline:
             raise ConfigurationError(
-                f"{method} {endpoint} changes the service and needs it: connect without "
-                "offline=True"
+                Said(
+                    "{method} {endpoint} changes the service and needs it: "
+                    "connect{without_offline}",
+                    values={"method": method, "endpoint": endpoint},
+                )
             )
         wire = wire_params(params)
         path, query = _split_path(endpoint, wire)

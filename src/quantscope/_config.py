@@ -24,6 +24,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 import platformdirs
 
+from quantscope._advice import Said
 from quantscope._endpoints import API_PREFIX
 from quantscope._errors import ConfigurationError
 
@@ -349,13 +350,20 @@ def resolve_settings(
         norm_url, key, auth = None, None, None  # the catalog stands in for any service
     elif norm_url is not None and not key:
         raise ConfigurationError(
-            f"a service URL is set ({sources[ENV_URL]}) but no API key: set "
-            f"{ENV_API_KEY} or pass api_key= to qsc.connect()"
+            Said(
+                "a service URL is set ({source}) but no API key: {advice}",
+                ("env_key", "api_key"),
+                {"source": sources[ENV_URL], "env_key": ENV_API_KEY},
+                joiner=" or ",
+            )
         )
     if norm_url is None and key:
         raise ConfigurationError(
-            f"an API key is set ({sources[ENV_API_KEY]}) but no service URL: set {ENV_URL} "
-            f"(or pass url=) to use the service, or unset the key to use the embedded sandbox"
+            Said(
+                "an API key is set ({source}) but no service URL: set {env_url}{url} to use "
+                "the service, or unset the key to use the embedded sandbox",
+                values={"source": sources[ENV_API_KEY], "env_url": ENV_URL},
+            )
         )
     if isinstance(raw_progress, str):
         show_progress = _parse_flag(raw_progress, ENV_PROGRESS)

@@ -77,6 +77,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
+from quantscope._advice import Said
 from quantscope._plans import PLANS, first_plan_for
 from quantscope._secret import scrub_value
 
@@ -131,21 +132,22 @@ class QuantscopeError(Exception):
 
     compact_traceback: ClassVar[bool] = True
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
+    def __init__(self, message: str | Said) -> None:
+        said = message if isinstance(message, Said) else None
+        text = said.render("python") if said is not None else str(message)
+        super().__init__(text)
+        self.message = text
+        self.said = said
 
     @property
     def advice(self) -> tuple[str, ...]:
-        """What the message tells the user to do, by name (``"confirm"``, ``"partial"``,
-        ``"offline"``, ...): the command line shows each as its option, a panel as its button
-        (``quantscope._advice``, the one table of the three wordings)."""
-        from quantscope._advice import advice_of
+        """What the message tells the user to do, by key of ``_advice.ADVICE`` (``"confirm"``,
+        ``"partial"``, ``"offline"``, ...): the command line shows each as its option, a panel
+        as its button. () for a message built without a ``Said``."""
+        return self.said.keys if self.said is not None else ()
 
-        return advice_of(self.message)
+    def __str__(self) -> str:
+        return self.message
 
     def _render_traceback_(self) -> list[str]:
         """IPython hook: show ``Class: message`` instead of the frames (see module docstring)."""
@@ -167,7 +169,7 @@ class SandboxUnavailableError(ConfigurationError):
 class OfflineCacheMissError(QuantscopeError):
     """Offline mode, and the cache holds no copy of the request named by endpoint and params."""
 
-    def __init__(self, message: str, *, endpoint: str, params: Mapping[str, str]) -> None:
+    def __init__(self, message: str | Said, *, endpoint: str, params: Mapping[str, str]) -> None:
         super().__init__(message)
         self.endpoint = endpoint
         self.params = dict(params)
@@ -239,7 +241,7 @@ class _Refusal(QuotaError):
 
     def __init__(
         self,
-        message: str,
+        message: str | Said,
         *,
         endpoint: str,
         needed: int,
@@ -280,7 +282,7 @@ class QuotaShareExceededError(_Refusal):
     """
 
     def __init__(
-        self, message: str, *, share: float, ceiling: int | None = None, **kwargs: Any
+        self, message: str | Said, *, share: float, ceiling: int | None = None, **kwargs: Any
     ) -> None:
         super().__init__(message, **kwargs)
         self.share = share
@@ -321,7 +323,7 @@ class WriteRefusedError(QuantscopeError):
     """
 
     def __init__(
-        self, message: str, *, stale: Sequence[tuple[Any, Any]] = (), playbook: Any = None
+        self, message: str | Said, *, stale: Sequence[tuple[Any, Any]] = (), playbook: Any = None
     ) -> None:
         super().__init__(message)
         self.stale = tuple(stale)
@@ -375,7 +377,7 @@ class RedirectRefusedError(QuantscopeError):
 class APIConnectionError(QuantscopeError):
     """No HTTP answer at all (after the retries): refused, reset, DNS failure."""
 
-    def __init__(self, message: str, *, endpoint: str, attempts: int = 1) -> None:
+    def __init__(self, message: str | Said, *, endpoint: str, attempts: int = 1) -> None:
         super().__init__(message)
         self.endpoint = endpoint
         self.attempts = attempts
@@ -390,7 +392,7 @@ class APIStatusError(QuantscopeError):
 
     def __init__(
         self,
-        message: str,
+        message: str | Said,
         *,
         status_code: int,
         body: Any = None,
@@ -441,7 +443,7 @@ class RateLimitError(APIStatusError, QuotaError):
 
     def __init__(
         self,
-        message: str,
+        message: str | Said,
         *,
         reset: datetime | None = None,
         limit: int | None = None,
@@ -625,13 +627,13 @@ def _hint(
     limit: int | None,
     attempts: int,
     now: datetime | None,
-) -> str:
-    """What to do next, for each class: the sentence after the service's own message."""
+) -> str | Said:
+    """What to do next, for each class: the sentence after the service's own message (a
+    ``Said`` where it names a keyword, an option or a button: ``_advice``)."""
     your_plan = f"your plan ({plan})" if plan else "your plan"
     if issubclass(cls, AuthenticationError):
-        return (
-            "the service did not accept the API key: check QUANTSCOPE_API_KEY "
-            "(or the api_key passed to qsc.connect())"
+        return Said(
+            "the service did not accept the API key: check QUANTSCOPE_API_KEY{api_key_passed}"
         )
     if issubclass(cls, PlanNotAllowedError) or (
         issubclass(cls, PermissionDeniedError) and not issubclass(cls, ChainNotAllowedError)
@@ -660,9 +662,13 @@ def _hint(
         return "reload the current playbook or recommendations and try again"
     if issubclass(cls, RateLimitError):
         limit_text = f"{limit} requests/day" if limit else "the daily limit"
-        return (
-            f"quota spent ({limit_text}{', ' + plan + ' plan' if plan else ''}); resets at "
-            f"{format_reset(reset, now)}. Cached data stays usable: qsc.connect(offline=True)"
+        return Said(
+            "quota spent ({limit}); resets at {reset}. Cached data stays usable: {advice}",
+            ("offline",),
+            {
+                "limit": f"{limit_text}{', ' + plan + ' plan' if plan else ''}",
+                "reset": format_reset(reset, now),
+            },
         )
     if issubclass(cls, ServerError):
         tries = f" after {attempts} attempts" if attempts > 1 else ""
@@ -746,7 +752,16 @@ def error_from_response(
         head += f" ({code})"
     restated = _restated(cls, method=method, endpoint=endpoint, params=params, param=param)
     said = f": {service_message.rstrip('.')}" if service_message and not restated else ""
-    message = redact(f"{head}{said}. {hint[0].upper()}{hint[1:]}.", secrets)
+    message: str | Said
+    if isinstance(hint, Said):
+        lead = redact(f"{head}{said}", secrets)
+        message = Said(
+            "{lead}. " + hint.template[0].upper() + hint.template[1:] + ".",
+            hint.advice,
+            {**hint.values, "lead": lead},
+        )
+    else:
+        message = redact(f"{head}{said}. {hint[0].upper()}{hint[1:]}.", secrets)
     fields: dict[str, Any] = {
         "status_code": status_code,
         "body": parsed,

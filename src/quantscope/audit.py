@@ -55,6 +55,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pandas as pd
 
 from quantscope import loaders as L
+from quantscope._advice import Said
 from quantscope._changes import (
     FIELD_COLUMNS,
     Change,
@@ -476,13 +477,21 @@ def undo(
                 undoes=[e.id for e in chosen],
             )
     except StaleWriteError as exc:
-        moved = "; ".join(
-            f"{c.where} is now {number(now)}, not the {number(c.old_value)} the undone change set"
-            for c, now in exc.stale
-        )
-        raise UndoRefusedError(
-            f"undo refused, nothing was written: {moved}: it changed since. Reload and change "
-            "it directly, or pass force=True to restore anyway.",
-            stale=exc.stale,
-            playbook=exc.playbook,
-        ) from None
+        raise _undo_refused(exc) from None
+
+
+def _undo_refused(exc: StaleWriteError) -> UndoRefusedError:
+    """The refusal of an undo whose entries changed since the change it undoes."""
+    moved = "; ".join(
+        f"{c.where} is now {number(now)}, not the {number(c.old_value)} the undone change set"
+        for c, now in exc.stale
+    )
+    return UndoRefusedError(
+        Said(
+            "undo refused, nothing was written: {moved}: it changed since. {Advice}.",
+            ("reload", "force"),
+            {"moved": moved},
+        ),
+        stale=exc.stale,
+        playbook=exc.playbook,
+    )

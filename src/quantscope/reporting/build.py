@@ -31,6 +31,7 @@ import pandas as pd
 from quantscope import analytics
 from quantscope import backtest as bt
 from quantscope import loaders as L
+from quantscope._advice import Said
 from quantscope._client import Client, get_default_client
 from quantscope._errors import PermissionDeniedError, QuotaShareExceededError
 from quantscope._estimate import Estimate, estimate
@@ -189,9 +190,18 @@ def _check_share(what: str, priced: Sequence[Estimate], client: Client, confirm:
     if needed > share_limit(share, quota.remaining) and not confirm:
         parts = ", ".join(f"{e.endpoint} {e.requests}" for e in priced if e.requests)
         raise QuotaShareExceededError(
-            f"the report of {what} needs {needed} more requests ({parts}), more than "
-            f"{share:.0%} of the {quota.remaining} left: pass confirm=True "
-            "(quantscope report --confirm) to spend them",
+            Said(
+                "the report of {what} needs {needed} more requests ({parts}), more than {pct} "
+                "of the {left} left: {advice} to spend them",
+                ("confirm_report",),
+                {
+                    "what": what,
+                    "needed": needed,
+                    "parts": parts,
+                    "pct": f"{share:.0%}",
+                    "left": quota.remaining,
+                },
+            ),
             endpoint="report",
             needed=needed,
             fetched=0,

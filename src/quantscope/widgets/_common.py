@@ -39,7 +39,7 @@ from matplotlib.lines import Line2D
 from quantscope import backtest as bt
 from quantscope import loaders as L
 from quantscope import plots
-from quantscope._advice import render
+from quantscope._advice import Said, render
 from quantscope._changes import Change, extra_info, number, option_ids
 from quantscope._client import Client, get_default_client
 from quantscope._errors import (
@@ -282,10 +282,21 @@ def _within_share(cost: Estimate, spent: int) -> None:
         return
     of = f" of {cost.limit}" if cost.limit is not None else ""
     raise QuotaShareExceededError(
-        f"{cost.endpoint} needed {cost.requests} requests for evaluation details not in the "
-        f"cache ({cost.cached} cached); with the {spent} this load already sent, more than "
-        f"{cost.share:.0%} of the {start}{of} left: sent nothing more. To load it, pass "
-        "confirm=True (a panel's Open button does), or details= already loaded.",
+        Said(
+            "{endpoint} needed {requests} requests for evaluation details not in the cache "
+            "({cached} cached); with the {spent} this load already sent, more than {pct} of "
+            "the {start}{of} left: sent nothing more. To load it, {advice}.",
+            ("confirm_details", "details"),
+            {
+                "endpoint": cost.endpoint,
+                "requests": cost.requests,
+                "cached": cost.cached,
+                "spent": spent,
+                "pct": f"{cost.share:.0%}",
+                "start": start,
+                "of": of,
+            },
+        ),
         share=cost.share,
         endpoint=cost.endpoint,
         needed=cost.requests,
@@ -507,7 +518,7 @@ class Panel:
         """The plan lacks an endpoint: say which plan is needed."""
         self.message.value = note(
             f"Your plan ({plan_name(self.client)}) cannot do this. {plans}", "error"
-        ) + note(str(exc), "info")
+        ) + note(render(exc, "panel"), "info")
 
     def refused(self, plans: str) -> None:
         """The plan, known before any request (the client's last quota headers), cannot do
@@ -520,7 +531,7 @@ class Panel:
     def failed(self, exc: QuantscopeError) -> None:
         """A request failed: show the error's message (it says what to do); a write refused
         because the playbook moved also says how to see it as it is now."""
-        self.notify(render(str(exc), "panel"), "error")  # its buttons, not Python's keywords
+        self.notify(render(exc, "panel"), "error")  # its buttons, not Python's keywords
         if isinstance(exc, WriteRefusedError) and exc.stale:
             self.message.value += note(
                 "Press Reload to see the playbook as the service holds it now (every panel of "
