@@ -379,6 +379,7 @@ class _ReadBody(urllib3.HTTPResponse):
     headers are the answer's. Only urllib3's public constructor and methods are used."""
 
     def __init__(self, body: bytes, response: Response, request: PreparedRequest) -> None:
+        self.whole = body
         super().__init__(
             body=io.BytesIO(body),
             headers=dict(response.headers),
@@ -394,8 +395,9 @@ class _ReadBody(urllib3.HTTPResponse):
     def stream(
         self, amt: int | None = None, decode_content: bool | None = None
     ) -> Generator[bytes, None, None]:
-        """The whole body, once (``amt`` is not needed: it is already in memory)."""
-        data = self.read(decode_content=False)
+        """The whole body, once (``amt`` is not needed: it is already in memory); then the
+        stream is closed, as a socket's is at its end."""
+        data, self.whole = self.whole, b""
         self.close()
         if data:
             yield data
