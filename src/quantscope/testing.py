@@ -11,10 +11,12 @@ answers, errors and their messages. Example::
     import quantscope as qsc
     from quantscope.testing import Reply, Script
 
-    script = Script(Reply(503), Reply(json={"ok": True}))  # a 503, then 200s
+    metrics = {"totalTrades": 3, "totalVolume": 1500.0,
+               "tradesWeeklyChange": 50.0, "volumeWeeklyChange": -20.0}
+    script = Script(Reply(503), Reply(json={"metrics": metrics}))  # a 503, then 200s
     client = qsc.Client("http://fake", "test-key", cache_dir=tmp, transport=script)
-    client.get("/api/trades/stats")  # retried once
-    assert len(script.seen) == 2
+    stats = qsc.load_trade_stats(1, client=client)  # the 503 is retried once
+    assert stats["trades_weekly_change"] == 0.5 and len(script.seen) == 2
 
 A handler raises requests' exceptions for network faults (``requests.ReadTimeout``,
 ``requests.ConnectionError``); a ``Reply`` whose ``Content-Length`` header promises more than

@@ -8,6 +8,8 @@ the body read whole is handed to requests through its public ``Response.raw``, d
 from __future__ import annotations
 
 import gzip
+import re
+import textwrap
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -16,6 +18,7 @@ import requests
 from _helpers import KEY, script_client
 
 import quantscope as qsc
+import quantscope.testing
 from quantscope._config import resolve_settings
 from quantscope._errors import (
     APIConnectionError,
@@ -140,3 +143,10 @@ def test_connect_with_a_transport_needs_no_key(tmp_path: Path) -> None:
         assert c.get("/api/trades/stats").data == {"ok": True}
         assert "X-API-Key" not in script.seen[0].headers
     qsc.set_default_client(None)
+
+
+def test_the_example_of_the_testing_docs_runs(tmp_path: Path) -> None:
+    doc = quantscope.testing.__doc__ or ""
+    match = re.search(r"Example::\n\n(.*?)\n\n", doc, re.S)
+    assert match is not None
+    exec(textwrap.dedent(match.group(1)), {"tmp": str(tmp_path)})  # its asserts hold
