@@ -13,7 +13,7 @@ answers, errors and their messages. Example::
 
     metrics = {"totalTrades": 3, "totalVolume": 1500.0,
                "tradesWeeklyChange": 50.0, "volumeWeeklyChange": -20.0}
-    script = Script(Reply(503), Reply(json={"metrics": metrics}))  # a 503, then 200s
+    script = Script(Reply(503), Reply(json={"metrics": metrics}))  # a 503, then the answer
     client = qsc.Client("http://fake", "test-key", cache_dir=tmp, transport=script)
     stats = qsc.load_trade_stats(1, client=client)  # the 503 is retried once
     assert stats["trades_weekly_change"] == 0.5 and len(script.seen) == 2
