@@ -107,7 +107,8 @@ class InProcessTransport(WholeBodyAdapter):
             raise TypeError(f"a transport handler returns a Reply, not {type(reply).__name__}")
         body = reply.content()
         headers = _headers(reply, body)
-        promised = int(next(v for k, v in headers.items() if k.lower() == "content-length"))
+        length = next(v for k, v in headers.items() if k.lower() == "content-length")
+        promised = int(length) if str(length).strip().isdigit() else len(body)
         try:
             reason = http.HTTPStatus(reply.status).phrase
         except ValueError:
