@@ -56,6 +56,7 @@ from quantscope._cacheformat import FORMAT_VERSION
 from quantscope._cachestore import WRITE_ERRORS, BodyFileCache, bodies_dir, warn_unwritable
 from quantscope._endpoints import API_PREFIX, ROUTES, by_key
 from quantscope._errors import CacheRecoveredWarning, CacheWriteWarning
+from quantscope._inprocess import Handler, InProcessTransport
 from quantscope._transport import WholeBodyAdapter, guard_redirect
 
 __all__ = [
@@ -380,13 +381,18 @@ class _Session(CachedSession):
         return {**settings, "proxies": dict(settings["proxies"] or {})}
 
 
-def build_session(cache_path: Path, scope: str, base_url: str) -> CachedSession:
+def build_session(
+    cache_path: Path, scope: str, base_url: str, transport: Handler | None = None
+) -> CachedSession:
     """A CachedSession over SQLite at ``cache_path`` with quantscope's keys and lifetimes.
 
     Only 200 answers to GET are stored, in quantscope's own format (``_cacheformat``: no
     pickle; large bodies in files beside the database, ``_cachestore``). ``stale_if_error``
     stays off: the client serves stale copies itself, with one warning instead of
     requests-cache's logged traceback.
+
+    ``transport``: a handler that answers in-process (``_inprocess``) instead of the network,
+    for ``base_url``'s origin only; both schemes are mounted on it, so nothing leaves.
     """
     cache_path.parent.mkdir(parents=True, exist_ok=True)
     session = _Session(
@@ -403,7 +409,10 @@ def build_session(cache_path: Path, scope: str, base_url: str) -> CachedSession:
     )
     session.hooks["response"].append(_drop_key_from_vary)
     for prefix in ("http://", "https://"):
-        session.mount(prefix, WholeBodyAdapter())
+        session.mount(
+            prefix,
+            WholeBodyAdapter() if transport is None else InProcessTransport(transport, base_url),
+        )
     return session
 
 
@@ -432,7 +441,9 @@ def _older_format(cache_path: Path) -> str | None:
     return None
 
 
-def open_session(cache_path: Path, scope: str, base_url: str) -> CachedSession:
+def open_session(
+    cache_path: Path, scope: str, base_url: str, transport: Handler | None = None
+) -> CachedSession:
     """``build_session``; a cache file that is not a database (corrupt, truncated, another
     format) or holds answers stored in another format (an older quantscope's pickles) is set
     aside under ``<name>.corrupt-<UTC time>`` or ``<name>.old-format-<UTC time>`` (with its
@@ -443,7 +454,7 @@ def open_session(cache_path: Path, scope: str, base_url: str) -> CachedSession:
     try:
         older = _older_format(cache_path)
         if older is None:
-            return build_session(cache_path, scope, base_url)
+            return build_session(cache_path, scope, base_url, transport)
         reason, kind = older, "old-format"
     except sqlite3.DatabaseError as exc:
         if type(exc) is not sqlite3.DatabaseError:  # OperationalError: locked, read-only...
@@ -467,7 +478,7 @@ def open_session(cache_path: Path, scope: str, base_url: str) -> CachedSession:
         stacklevel=3,
     )
     _older_format(cache_path)
-    return build_session(cache_path, scope, base_url)
+    return build_session(cache_path, scope, base_url, transport)
 
 
 class CacheEntry(NamedTuple):

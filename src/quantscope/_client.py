@@ -256,6 +256,7 @@ class Client:
         retry: RetryPolicy | None = None,
         quota_share: float | None = None,
         catalog: str | os.PathLike[str] | None = None,
+        transport: Callable[[Any], Any] | None = None,
     ) -> None:
         settings = resolve_settings(**passed(locals()))
         if settings.url is None:
@@ -264,7 +265,9 @@ class Client:
         self.base_url: str = str(settings.url)
         scope = key_scope(settings.service_id, settings.api_key)
         try:
-            self._session = open_session(settings.cache_path, scope, self.base_url)
+            self._session = open_session(
+                settings.cache_path, scope, self.base_url, settings.transport
+            )
         except (OSError, sqlite3.Error) as exc:
             raise ConfigurationError(
                 Said(
@@ -1305,6 +1308,7 @@ def connect(
     retry: RetryPolicy | None = None,
     quota_share: float | None = None,
     catalog: str | os.PathLike[str] | None = None,
+    transport: Callable[[Any], Any] | None = None,
 ) -> Client:
     """Connect to the service and make the client the loaders' default.
 

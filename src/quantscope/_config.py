@@ -6,7 +6,7 @@ shows the API key. ``RetryPolicy`` is the one place that says what is retried an
 wait. Settings only: the embedded sandbox that stands in when no URL is set is started by
 ``_embedded``, and the spec's plan table lives in ``_plans``.
 
-``Options`` declares the ten settings a user passes (name, type, default, environment variable,
+``Options`` declares the eleven settings a user passes (name, type, default, environment variable,
 meaning) once: ``connect``, ``Client`` and ``resolve_settings`` keep explicit keyword signatures
 for IDEs and ``help()``, a test holds each of them equal to the declaration, their ``Args``
 sections are written from it (``OPTIONS_HELP``), and they hand the values on with ``passed``.
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -110,6 +110,7 @@ class Settings:
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
     catalog: str | None = None
     auth: tuple[str, str] | None = field(default=None, repr=False)
+    transport: Callable[[Any], Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def has_api_key(self) -> bool:
@@ -202,6 +203,15 @@ class Options:
             "when no url, key or catalog is passed, so that a notebook that calls "
             "``qsc.connect()`` re-runs unchanged on a catalog; set together with "
             "``QUANTSCOPE_URL`` it is refused as ambiguous.",
+        ),
+    )
+    transport: Callable[[Any], Any] | None = field(
+        default=None,
+        metadata=_about(
+            "a handler that answers the client's requests in-process instead of the network "
+            "(``quantscope.testing``: it gets each ``requests.PreparedRequest`` for ``url`` and "
+            "returns a ``Reply``), for tests of faults. Needs ``url=``; only that origin's "
+            "requests reach it; ``QUANTSCOPE_URL``/``QUANTSCOPE_API_KEY`` are then not read.",
         ),
     )
 
@@ -305,6 +315,7 @@ def resolve_settings(
     quota_share: float | None = None,
     env: Mapping[str, str] | None = None,
     catalog: str | os.PathLike[str] | None = None,
+    transport: Callable[[Any], Any] | None = None,
 ) -> Settings:
     """Resolve each setting from the argument, then ``QUANTSCOPE_*``, then the default.
 
@@ -312,6 +323,11 @@ def resolve_settings(
     arguments are ``Options`` (their ``Args`` below are written from it).
     """
     env = os.environ if env is None else env
+    if transport is not None:
+        _check_transport(url, catalog)
+        # An in-process handler never gets the researcher's service or key from the
+        # environment: only what the test passes.
+        env = {k: v for k, v in env.items() if k not in (ENV_URL, ENV_API_KEY, ENV_CATALOG)}
     sources: dict[str, str] = {}
 
     def pick(arg: Any, name: str) -> Any:
@@ -348,7 +364,7 @@ def resolve_settings(
         raise ConfigurationError("connect to a service (url=, api_key=) or a catalog, not both")
     if catalog is not None:
         norm_url, key, auth = None, None, None  # the catalog stands in for any service
-    elif norm_url is not None and not key:
+    elif norm_url is not None and not key and transport is None:
         raise ConfigurationError(
             Said(
                 "a service URL is set ({source}) but no API key: {advice}",
@@ -378,6 +394,9 @@ def resolve_settings(
         raw_cache_dir if raw_cache_dir is not None else platformdirs.user_cache_dir("quantscope")
     ).expanduser()
     where = None if catalog is None else os.fspath(catalog)
+    service_id = f"catalog:{where}" if where else norm_url or ""
+    if transport is not None:  # its answers are cached apart from the service's at that URL
+        service_id = f"in-process:{service_id}"
     return Settings(
         url=norm_url if where is None else f"catalog:{where}",
         api_key=key,
@@ -388,12 +407,32 @@ def resolve_settings(
         quota_reserve=int(quota_reserve),
         retry=retry or RetryPolicy(),
         quota_share=share,
-        service="catalog" if where else "configured URL" if norm_url else "embedded sandbox",
-        service_id=f"catalog:{where}" if where else norm_url or "",
+        service=_service(where, norm_url, transport),
+        service_id=service_id,
         sources=sources,
         catalog=where,
         auth=auth,
+        transport=transport,
     )
+
+
+def _check_transport(url: str | None, catalog: str | os.PathLike[str] | None) -> None:
+    """A transport stands in for the service at ``url``: it needs one, and no catalog."""
+    if url is None:
+        raise ConfigurationError(
+            "transport= answers for the service at url=: pass url= too (e.g. url='http://fake')"
+        )
+    if catalog is not None:
+        raise ConfigurationError("connect to a service (url=, transport=) or a catalog, not both")
+
+
+def _service(catalog: str | None, url: str | None, transport: Any) -> str:
+    """Where the data comes from, for people (``Settings.service``)."""
+    if catalog:
+        return "catalog"
+    if transport is not None:
+        return "in-process transport"
+    return "configured URL" if url else "embedded sandbox"
 
 
 resolve_settings.__doc__ = f"{resolve_settings.__doc__}{OPTIONS_HELP}"

@@ -28,11 +28,12 @@ with the body; per-operation timeouts still bound the rest.
 from __future__ import annotations
 
 import heapq
+import io
 import itertools
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 from urllib.parse import urlsplit
@@ -334,7 +335,7 @@ class WholeBodyAdapter(HTTPAdapter):
         kwargs: dict[str, Any],
         watch: _Watch | None = None,
     ) -> Response:
-        response = super().send(request, stream=stream, **kwargs)
+        response = self._exchange(request, stream, kwargs)
         if stream:
             return response
         if watch is not None:
@@ -359,9 +360,47 @@ class WholeBodyAdapter(HTTPAdapter):
             # The watchdog shut the socket while the last bytes came: whatever was read is
             # not known to be whole.
             raise DeadlineExceeded("the call's deadline passed while the body was read")
-        response._content = scrub_key(body or b"", response, request)
-        response._content_consumed = True  # type: ignore[attr-defined]
+        # The body, scrubbed, becomes the answer's raw stream (``raw`` is requests' public
+        # attribute): ``Response.content`` reads it back in one piece through ``stream``.
+        response.raw = _ReadBody(scrub_key(body or b"", response, request), response, request)
         return response
+
+    def _exchange(self, request: PreparedRequest, stream: bool, kwargs: dict[str, Any]) -> Response:
+        """One request on the wire: requests' own ``HTTPAdapter.send`` (an in-process
+        transport, ``_inprocess``, answers here instead)."""
+        return super().send(request, stream=stream, **kwargs)
+
+
+class _ReadBody(urllib3.HTTPResponse):
+    """An answer's raw stream over a body already read whole, decoded and scrubbed.
+
+    ``stream`` (what requests' ``Response.content`` reads through) hands the body back in one
+    piece, never decoding it again, instead of requests' 10 kB chunks; the status, reason and
+    headers are the answer's. Only urllib3's public constructor and methods are used."""
+
+    def __init__(self, body: bytes, response: Response, request: PreparedRequest) -> None:
+        self.whole = body
+        super().__init__(
+            body=io.BytesIO(body),
+            headers=dict(response.headers),
+            status=response.status_code,
+            reason=response.reason,
+            preload_content=False,
+            decode_content=False,
+            enforce_content_length=False,
+            request_method=request.method,
+            request_url=request.url,
+        )
+
+    def stream(
+        self, amt: int | None = None, decode_content: bool | None = None
+    ) -> Generator[bytes, None, None]:
+        """The whole body, once (``amt`` is not needed: it is already in memory); then the
+        stream is closed, as a socket's is at its end."""
+        data, self.whole = self.whole, b""
+        self.close()
+        if data:
+            yield data
 
 
 def _capped(timeout: Any, left: float) -> Any:

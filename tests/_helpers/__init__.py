@@ -6,7 +6,8 @@ and is imported from this package (``tests/`` is on pytest's ``pythonpath``):
 * ``http``: ``ApiSession``, the keyed HTTP session on one server (the ``api`` fixture's, and the
   base of the HTTP test modules' endpoint sessions), and ``assert_error``.
 * ``fake_service``: a scripted loopback service for faults the sandbox cannot produce
-  (``FakeService``, ``Seen``, ``ok``, ``fake_client``; the ``serve`` fixture starts them).
+  (``FakeService``, ``Seen``, ``ok``, ``fake_client``; the ``serve`` fixture starts them), and
+  ``script_client``, a client answered in-process by a ``quantscope.testing`` handler.
 * ``clustered``: ``clustered_features``, research frames whose trades cluster by token.
 * ``frames``: hand-made frames with the loaders' dtypes (``HAND``, ``EVALS``, ``details_frame``).
 * ``quota``: ``reset_quota(server)``, for module and session fixtures that spend much quota;
@@ -26,6 +27,7 @@ from _helpers.fake_service import (
     Seen,
     fake_client,
     ok,
+    script_client,
     start_fake,
 )
 from _helpers.frames import DTYPES, EVALS, HAND, at, details_frame, trades_frame
@@ -63,6 +65,7 @@ __all__ = [
     "other_client",
     "quota_left",
     "reset_quota",
+    "script_client",
     "service_playbook",
     "share_refusal",
     "smart_money",

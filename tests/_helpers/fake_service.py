@@ -2,7 +2,10 @@
 
 ``FakeService`` answers each request with ``handler(seen)``; the ``serve`` fixture (conftest)
 starts one per call with ``start_fake``. ``fake_client`` is a quantscope Client on it with fast
-retries; ``ok`` is a 200 answer.
+retries; ``ok`` is a 200 answer. ``script_client`` is a Client answered in-process by a
+``quantscope.testing`` handler (no socket): the simpler choice for faults a ``Reply`` or a raised
+requests exception can state; the loopback server stays for what needs a real socket (drips,
+a connection dropped mid-write, proxies).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from quantscope._client import Client
 from quantscope._config import RetryPolicy
+from quantscope.testing import Handler
 
 KEY = "local-test-key-0123456789"
 FAST = RetryPolicy(max_retries=3, backoff_base_s=0.001, backoff_max_s=0.01)
@@ -124,3 +128,11 @@ def fake_client(service: FakeService, tmp_path: Path, **kwargs: Any) -> Client:
     kwargs.setdefault("retry", FAST)
     kwargs.setdefault("progress", False)
     return Client(service.url, KEY, cache_dir=str(tmp_path), **kwargs)
+
+
+def script_client(handler: Handler, tmp_path: Path, **kwargs: Any) -> Client:
+    """A quantscope Client on ``http://fake`` answered in-process by ``handler``, with a cache
+    in ``tmp_path`` and fast retries."""
+    kwargs.setdefault("retry", FAST)
+    kwargs.setdefault("progress", False)
+    return Client("http://fake", KEY, cache_dir=str(tmp_path), transport=handler, **kwargs)

@@ -57,12 +57,6 @@ HTTPGUARD = Allowed(
     "httpguard.VERIFIED_UVICORN 0.29-0.54; pyproject uvicorn<0.55",
     "tests/sandbox/test_sandbox_limits.py::test_the_fallback_still_serves_and_limits_bodies",
 )
-REQUESTS_BODY = Allowed(
-    "a body read whole within the call's deadline is handed to requests (no public setter)",
-    "none yet: requests>=2.31 is not capped",
-    None,
-    kind="open",
-)
 
 
 def _pandas(why: str, test: str) -> Allowed:
@@ -98,8 +92,6 @@ ALLOWED: dict[tuple[str, str], Allowed] = {
         None,
         kind="documented",
     ),
-    ("quantscope/_transport.py", "response._content"): REQUESTS_BODY,
-    ("quantscope/_transport.py", "response._content_consumed"): REQUESTS_BODY,
     ("quantscope/sandbox/deps.py", "call._orjson_wrapped"): MARKER,
     ("quantscope/sandbox/deps.py", "endpoint._inline_first"): MARKER,
     ("quantscope/sandbox/deps.py", "endpoint._orjson_wrapped"): MARKER,

@@ -1,4 +1,5 @@
-"""Faults the sandbox cannot produce, against a tiny scripted HTTP server on loopback.
+"""Faults the sandbox cannot produce, against a tiny scripted HTTP server on loopback, or
+answered in-process (``quantscope.testing``) where a scripted reply says it all.
 
 Retries (503 always, Retry-After, 429 burst vs daily), dropped connections and timeouts,
 writes that must not be resent, stale fallback, non-JSON bodies, and quota planning with an
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _helpers import CUT, DROP, FAST, HANG, KEY, FakeService, Seen, fake_client, ok
+from _helpers import CUT, DROP, FAST, HANG, KEY, FakeService, Seen, fake_client, ok, script_client
 
 from quantscope._client import Client, OffsetPaging, PageNumberPaging
 from quantscope._config import RetryPolicy
@@ -30,6 +31,7 @@ from quantscope._errors import (
     StaleDataWarning,
 )
 from quantscope._quota import Spend
+from quantscope.testing import Reply, Script
 
 
 def trades_pages(total: int) -> Callable[[Seen], Any]:
@@ -44,14 +46,12 @@ def trades_pages(total: int) -> Callable[[Seen], Any]:
 # --- retries ------------------------------------------------------------------------------
 
 
-def test_503_is_retried_a_bounded_number_of_times(
-    serve: Callable[..., FakeService], tmp_path: Path
-) -> None:
-    service = serve(lambda s: (503, {}, {"error": {"code": "unavailable"}}))
-    client = fake_client(service, tmp_path)
+def test_503_is_retried_a_bounded_number_of_times(tmp_path: Path) -> None:
+    script = Script(Reply(503, json={"error": {"code": "unavailable"}}))
+    client = script_client(script, tmp_path)
     with pytest.raises(ServerError, match="after 4 attempts") as info:
         client.get("/api/trades/stats")
-    assert service.count() == 4  # 1 + max_retries
+    assert script.count() == 4  # 1 + max_retries
     assert info.value.status_code == 503
 
 
@@ -72,24 +72,23 @@ def test_retry_after_is_honoured_and_a_long_one_is_not_waited_for(
     assert long_wait.count() == 1
 
 
-def test_4xx_is_never_retried(serve: Callable[..., FakeService], tmp_path: Path) -> None:
-    service = serve(lambda s: (404, {}, {"error": {"code": "not_found", "param": "id"}}))
+def test_4xx_is_never_retried(tmp_path: Path) -> None:
+    script = Script(Reply(404, json={"error": {"code": "not_found", "param": "id"}}))
     with pytest.raises(Exception, match="404"):
-        fake_client(service, tmp_path).get("/api/trades/{id}", {"id": 7})
-    assert service.count() == 1
+        script_client(script, tmp_path).get("/api/trades/{id}", {"id": 7})
+    assert script.count() == 1
 
 
-def test_a_burst_429_is_retried_once_a_daily_429_never(
-    serve: Callable[..., FakeService], tmp_path: Path
-) -> None:
-    burst = serve(lambda s: (429, {"Retry-After": "0.05"}, {"error": {"code": "rate_limited"}}))
+def test_a_burst_429_is_retried_once_a_daily_429_never(tmp_path: Path) -> None:
+    limited = {"error": {"code": "rate_limited"}}
+    burst = Script(Reply(429, json=limited, headers={"Retry-After": "0.05"}))
     with pytest.raises(RateLimitError):
-        fake_client(burst, tmp_path).get("/api/trades")
+        script_client(burst, tmp_path).get("/api/trades")
     assert burst.count() == 2
 
-    daily = serve(lambda s: (429, {"Retry-After": "36000"}, {"error": {"code": "rate_limited"}}))
+    daily = Script(Reply(429, json=limited, headers={"Retry-After": "36000"}))
     with pytest.raises(RateLimitError, match="resets at") as info:
-        fake_client(daily, tmp_path / "2").get("/api/trades")
+        script_client(daily, tmp_path / "2").get("/api/trades")
     assert daily.count() == 1
     assert info.value.retry_after == 36000
 
@@ -212,12 +211,11 @@ def test_offline_serves_cached_copies_and_names_what_is_missing(
         offline.put("/api/degen/config", {})
 
 
-def test_a_2xx_body_that_is_not_json_is_reported(
-    serve: Callable[..., FakeService], tmp_path: Path
-) -> None:
-    service = serve(lambda s: (200, {}, b"<html>login</html>"))
+def test_a_2xx_body_that_is_not_json_is_reported(tmp_path: Path) -> None:
+    script = Script(Reply(body=b"<html>login</html>", headers={"Content-Type": "text/html"}))
     with pytest.raises(InvalidResponseError, match="not JSON"):
-        fake_client(service, tmp_path).get("/api/trades")
+        script_client(script, tmp_path).get("/api/trades")
+    assert script.count() == 1
 
 
 # --- pages and quota planning -------------------------------------------------------------
