@@ -17,84 +17,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from quantscope import _ids
+from quantscope import _ids, _routes
 from quantscope._errors import InvalidChoiceError
-from quantscope._routes import (
-    ANALYZE,
-    API_PREFIX,
-    APPLY,
-    CHAIN_NAMES,
-    CONFIG,
-    CONFIG_WRITE,
-    COUNT,
-    DASHBOARD,
-    DETAILS,
-    EVALUATION_TYPES,
-    EVALUATIONS,
-    HISTORY,
-    KINDS,
-    MINUTE,
-    NEVER,
-    OHLCV,
-    ROUTES,
-    SIGNAL,
-    SIGNALS,
-    SORT_ORDERS,
-    STATS,
-    TIMESERIES,
-    TRADE,
-    TRADES,
-    TRADING_MODES,
-    TRADING_STATUSES,
-    TRI_STATES,
-    TRUE_FALSE,
-    Endpoint,
-    Paging,
-    Param,
-    by_key,
-    listed,
-)
+from quantscope._routes import *  # noqa: F403 - the declarations, re-exported (module docstring)
+from quantscope._routes import Endpoint, Param
 from quantscope._wire import wire_text
 
-__all__ = [
-    "ANALYZE",
-    "API_PREFIX",
-    "APPLY",
-    "CHAIN_NAMES",
-    "CONFIG",
-    "CONFIG_WRITE",
-    "COUNT",
-    "DASHBOARD",
-    "DETAILS",
-    "EVALUATIONS",
-    "EVALUATION_TYPES",
-    "HISTORY",
-    "KINDS",
-    "MINUTE",
-    "NEVER",
-    "OHLCV",
-    "ROUTES",
-    "SIGNAL",
-    "SIGNALS",
-    "SORT_ORDERS",
-    "STATS",
-    "TIMESERIES",
-    "TRADE",
-    "TRADES",
-    "TRADING_MODES",
-    "TRADING_STATUSES",
-    "TRI_STATES",
-    "TRUE_FALSE",
-    "Endpoint",
-    "Paging",
-    "Param",
-    "body",
-    "by_key",
-    "checked_choice",
-    "from_wire",
-    "listed",
-    "query",
-]
+__all__ = [*_routes.__all__, "body", "checked_choice", "from_wire", "query"]
 
 
 def _texts(param: Param, value: Any) -> list[str]:
