@@ -44,7 +44,7 @@ def _folded(text: str) -> str:
 def checked_choice(param: Param, value: Any, name: str | None = None) -> None:
     """``InvalidChoiceError`` naming ``name`` (default: the keyword) unless every text of
     ``value`` is one of ``param.choices`` in some ASCII case; nothing for an open parameter."""
-    if not param.choices or value is None:
+    if not param.choices or value is None or value in param.choices:  # the spec's spelling
         return
     allowed = {choice.lower() for choice in param.choices}
     for text in _texts(param, value):
