@@ -4,11 +4,12 @@ A process of the command line starts knowing nothing of the quota, and the clien
 from its first answer: a load it would refuse (over the quota share, over ``--max-requests``,
 on a plan without the endpoint) cost that first request. Three checks come before it:
 
-* **Values the spec enumerates** (``SPEC_VALUES``: a trade's ``tradingStatus``,
-  ``tradingMode``, ``sortOrder``, an evaluation type, a chain) are checked before the client
-  is built (``check_values``: ``UsageError``, exit 2), where the service would answer a 422
-  that costs a request. Values the spec leaves open (``filterStatus``, ``timeframe``) go to
-  the service, which decides.
+* **Values the spec enumerates** (the ``choices`` of the registry's parameters: a trade's
+  ``tradingStatus``, ``tradingMode``, ``sortOrder``, an evaluation type, a chain, ...) are
+  checked before the client is built (``check_values``: ``UsageError`` naming the option, exit
+  2), where the service would answer a 422 that costs a request; the loaders refuse the same
+  values the same way (``_endpoints.query``: ``InvalidChoiceError``). Values the spec leaves
+  open (``filterStatus``, ``timeframe``) go to the service, which decides.
 * **The quota as last seen.** Every command that spoke to the service leaves the quota its
   last answer reported in ``quota-seen.json`` beside the HTTP cache (``remember``), under the
   cache's key scope (a one-way digest of the service and a digest of the key, as the cache's
@@ -37,18 +38,23 @@ from typing import TYPE_CHECKING, Any
 
 from quantscope._advice import Said
 from quantscope._cli_exit import PlanTooSmallError, UsageError
-from quantscope._errors import QuotaShareExceededError, QuotaWouldBeExceededError, format_reset
+from quantscope._endpoints import ROUTES, Param, checked_choice
+from quantscope._errors import (
+    InvalidChoiceError,
+    QuotaShareExceededError,
+    QuotaWouldBeExceededError,
+    format_reset,
+)
 from quantscope._plans import PLANS, first_plan_for, plan_for_limit
 from quantscope._quota import Quota, share_limit
-from quantscope._schemas import CHAINS, EVALUATION_TYPES
 
 if TYPE_CHECKING:
     from quantscope._client import Client
     from quantscope._estimate import Estimate
 
 __all__ = [
+    "ENUMERATED",
     "SEEN_FILE",
-    "SPEC_VALUES",
     "check_values",
     "last_seen",
     "opened",
@@ -59,29 +65,19 @@ __all__ = [
 
 SEEN_FILE = "quota-seen.json"
 
-# keyword -> (the spec's values, case-insensitive?); the wire value is the spec's spelling.
-SPEC_VALUES: dict[str, tuple[tuple[str, ...], bool]] = {
-    "trading_status": (("executed", "delayed", "rejected", "recommended", "all"), False),
-    "trading_mode": (("live", "paper", "all"), False),
-    "sort_order": (("asc", "desc"), False),
-    "evaluation_type": (EVALUATION_TYPES, True),
-    "exclude_types": (EVALUATION_TYPES, True),
-    "chain": (CHAINS, True),
-}
+#: keyword -> the registry's parameter that enumerates its values (one per keyword: a keyword
+#: shared by several routes, ``chain``, is declared once).
+ENUMERATED: dict[str, Param] = {p.name: p for e in ROUTES for p in e.params if p.choices}
 
 
 def check_values(kwargs: dict[str, Any], flags: dict[str, str]) -> None:
     """``UsageError`` for a value outside the spec's set (``flags``: keyword -> option)."""
     for name, value in kwargs.items():
-        if name not in SPEC_VALUES:
-            continue
-        allowed, any_case = SPEC_VALUES[name]
-        for one in value if isinstance(value, list) else [value]:
-            text = str(one)
-            ok = text.upper() in allowed if any_case else text in allowed
-            if not ok:
-                flag = flags.get(name, name)
-                raise UsageError(f"{flag} {text}: expected one of {', '.join(allowed)}")
+        if name in ENUMERATED:
+            try:
+                checked_choice(ENUMERATED[name], value, flags.get(name, name))
+            except InvalidChoiceError as refused:
+                raise UsageError(str(refused)) from None
 
 
 # ----- the quota as last seen ----------------------------------------------------------------

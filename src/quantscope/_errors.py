@@ -13,6 +13,8 @@
     │   ├── QuotaWouldBeExceededError   a load does not fit in the quota left: nothing was sent
     │   ├── QuotaShareExceededError     a load would spend more than its share: confirm=True
     │   └── RateLimitError              429 (also an APIStatusError, below)
+    ├── InvalidChoiceError (ValueError) a value outside the spec's set (trading_status="bogus"),
+    │                                   refused before anything was sent: .param .value .allowed
     ├── InvalidResponseError            a 2xx answer that is not JSON, or not the documented shape,
     │                                   or pages that repeat (the service ignores paging)
     ├── RedirectRefusedError            a redirect to another origin, not followed: .origin .target
@@ -98,6 +100,7 @@ __all__ = [
     "EmptyResultWarning",
     "IncompleteDataWarning",
     "InconsistentAnswerWarning",
+    "InvalidChoiceError",
     "InvalidParameterError",
     "InvalidResponseError",
     "MissingColumnsError",
@@ -287,6 +290,21 @@ class QuotaShareExceededError(_Refusal):
         super().__init__(message, **kwargs)
         self.share = share
         self.ceiling = ceiling
+
+
+class InvalidChoiceError(QuantscopeError, ValueError):
+    """A parameter's value is none of those the spec allows (any case): refused before anything
+    was sent. ``param`` is the Python keyword (or the command line's option), ``value`` the
+    text refused, ``allowed`` the spec's values."""
+
+    def __init__(self, param: str, value: str, allowed: tuple[str, ...]) -> None:
+        super().__init__(
+            f"{param} {value!r} is not one of {', '.join(allowed)} (any case): sent nothing"
+        )
+        self.param, self.value, self.allowed = param, value, allowed
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (self.param, self.value, self.allowed)
 
 
 class InvalidResponseError(QuantscopeError):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from quantscope._endpoints import ROUTES
+from quantscope._routes import ROUTES
 
 __all__ = [
     "CAPABILITIES",

@@ -5,9 +5,11 @@
 ``df.attrs["quantscope"]`` (``with_provenance``), and the cache entries of the answers
 (``CacheEntry``: None for an answer the cache does not hold as loaded) that the frame cache
 keeps a frame beside. ``PageNumberPaging`` and ``OffsetPaging`` tell ``get_pages`` how an
-endpoint pages. ``cached_provenance`` is what a frame served by the frame cache says of itself.
-These are plain data with no I/O, kept apart from the HTTP client so loaders and tests can see
-the result shapes at a glance; ``_client`` re-exports them all.
+endpoint pages, as the endpoint registry declares it (``of``; their defaults are the
+declarations of ``/api/trades`` and ``/api/eval-results``). ``cached_provenance`` is what a
+frame served by the frame cache says of itself. These are plain data with no I/O, kept apart
+from the HTTP client so loaders and tests can see the result shapes at a glance; ``_client``
+re-exports them all.
 """
 
 from __future__ import annotations
@@ -16,12 +18,13 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 import pandas as pd
 
 from quantscope._cache import CacheEntry
 from quantscope._errors import InvalidResponseError
+from quantscope._routes import EVALUATIONS, TRADES, Endpoint, Paging
 from quantscope._wire import Wire
 
 
@@ -211,16 +214,33 @@ class _Paging:
         return max(1, math.ceil(total / self.page_size))
 
 
+def _declared(endpoint: Endpoint, style: str) -> Paging:
+    paging = endpoint.paged()
+    if paging.style != style:
+        raise ValueError(f"{endpoint.path} pages by {paging.style}, not by {style}")
+    return paging
+
+
+_PAGES = _declared(TRADES, "page")
+_OFFSETS = _declared(EVALUATIONS, "offset")
+
+
 @dataclass(frozen=True)
 class PageNumberPaging(_Paging):
     """``page``/``pageSize`` paging with ``pagination.total`` (``/api/trades``)."""
 
     page_size: int = 1000
-    items: str = "trades"
-    page_param: str = "page"
-    size_param: str = "pageSize"
+    items: str = _PAGES.items
+    page_param: str = _PAGES.first
+    size_param: str = _PAGES.size
     total_path: tuple[str, ...] = ("pagination", "total")
     key: str | None = "id"
+
+    @classmethod
+    def of(cls, endpoint: Endpoint, page_size: int) -> Self:
+        """The paging ``endpoint`` declares (``_routes``), ``page_size`` items a page."""
+        paging = _declared(endpoint, "page")
+        return cls(page_size, paging.items, page_param=paging.first, size_param=paging.size)
 
     def params_for(self, index: int) -> dict[str, str]:
         return {self.page_param: str(index + 1), self.size_param: str(self.page_size)}
@@ -232,14 +252,20 @@ class PageNumberPaging(_Paging):
 @dataclass(frozen=True)
 class OffsetPaging(_Paging):
     """``offset``/``limit`` paging with a top-level ``total`` (``/api/eval-results``; for
-    ``/api/eval-history`` pass ``offset_param="skip", limit_param="take"``)."""
+    ``/api/eval-history``, ``skip``/``take``: ``OffsetPaging.of(E.HISTORY, ...)``)."""
 
     page_size: int = 1000
-    items: str = "results"
-    offset_param: str = "offset"
-    limit_param: str = "limit"
+    items: str = _OFFSETS.items
+    offset_param: str = _OFFSETS.first
+    limit_param: str = _OFFSETS.size
     total_path: tuple[str, ...] = ("total",)
     key: str | None = "id"
+
+    @classmethod
+    def of(cls, endpoint: Endpoint, page_size: int) -> Self:
+        """The paging ``endpoint`` declares (``_routes``), ``page_size`` items a page."""
+        paging = _declared(endpoint, "offset")
+        return cls(page_size, paging.items, offset_param=paging.first, limit_param=paging.size)
 
     def params_for(self, index: int) -> dict[str, str]:
         return {

@@ -23,7 +23,8 @@ class Wire(dict[str, str]):
     provenance alike."""
 
 
-def _wire_value(value: Any) -> str:
+def wire_text(value: Any) -> str:
+    """One value as the text the service receives (see ``wire_params``)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, datetime):
@@ -33,7 +34,7 @@ def _wire_value(value: Any) -> str:
         return value.isoformat()
     if isinstance(value, list | tuple | set | frozenset):
         items = sorted(value) if isinstance(value, set | frozenset) else value
-        return ",".join(_wire_value(v) for v in items)
+        return ",".join(wire_text(v) for v in items)
     return str(value)
 
 
@@ -46,7 +47,7 @@ def wire_params(params: Params | None) -> Wire:
     """
     if isinstance(params, Wire):
         return params
-    return Wire({k: _wire_value(v) for k, v in sorted((params or {}).items()) if v is not None})
+    return Wire({k: wire_text(v) for k, v in sorted((params or {}).items()) if v is not None})
 
 
 def _split_path(endpoint: str, wire: Mapping[str, str]) -> tuple[str, dict[str, str]]:

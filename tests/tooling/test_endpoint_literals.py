@@ -1,4 +1,5 @@
-"""Every endpoint path of the toolkit is written in one module, the registry (``_endpoints``).
+"""Every endpoint path of the toolkit is written in one module, the registry's declarations
+(``_routes``, re-exported by ``_endpoints``).
 
 The sandbox implements the service and spells its own routes; everything else in
 ``src/quantscope`` takes a path from the registry, so knowing an endpoint is reading one
@@ -19,7 +20,7 @@ def test_endpoint_paths_are_written_only_in_the_registry() -> None:
     found = [
         f"{path.relative_to(PACKAGE)}:{number}: {line.strip()}"
         for path in sorted(PACKAGE.rglob("*.py"))
-        if "sandbox" not in path.relative_to(PACKAGE).parts and path.name != "_endpoints.py"
+        if "sandbox" not in path.relative_to(PACKAGE).parts and path.name != "_routes.py"
         for number, line in enumerate(path.read_text().splitlines(), 1)
         if LITERAL in line or LITERAL.replace('"', "'") in line
     ]
@@ -27,4 +28,4 @@ def test_endpoint_paths_are_written_only_in_the_registry() -> None:
 
 
 def test_the_registry_holds_the_paths() -> None:
-    assert LITERAL in (PACKAGE / "_endpoints.py").read_text()
+    assert LITERAL in (PACKAGE / "_routes.py").read_text()

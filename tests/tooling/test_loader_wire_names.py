@@ -38,3 +38,27 @@ def test_loaders_take_wire_names_from_the_registry() -> None:
         for line, name in _written(ast.parse(path.read_text()))
     ]
     assert found == []
+
+
+PAGING_CLASSES = {"PageNumberPaging", "OffsetPaging"}
+
+
+def _paging_built(tree: ast.AST) -> list[tuple[int, str]]:
+    """Calls of a paging class itself (``OffsetPaging(...)``), not of its ``of`` (which reads
+    the route's declared paging)."""
+    return [
+        (node.lineno, node.func.id)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in PAGING_CLASSES
+    ]
+
+
+def test_loaders_take_paging_from_the_registry() -> None:
+    found = [
+        f"loaders/{path.name}:{line}: {name}(...)"
+        for path in sorted(LOADERS.glob("*.py"))
+        for line, name in _paging_built(ast.parse(path.read_text()))
+    ]
+    assert found == []

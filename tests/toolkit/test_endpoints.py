@@ -259,6 +259,43 @@ def test_one_list_of_filters_for_loader_catalog_cli_and_answers(
     assert list(E.from_wire(endpoint, {})) == names
 
 
+# What a catalog method may take beyond its route's parameters, and the keywords it requires
+# where the loader does not (a catalog snapshot is one quant's: it cannot answer "every quant").
+CATALOG_EXTRAS = {
+    "signals": ("as_of",),
+    "playbook": ("as_of",),
+    "recommendations": ("applied", "as_of"),
+}
+CATALOG_REQUIRES = {"signals": {"quant_id"}, "recommendations": {"quant_id"}}
+CATALOGED = [e for e in E.ROUTES if e.catalog is not None]
+
+
+def _defaults(function: Callable[..., Any], names: list[str]) -> dict[str, Any]:
+    parameters = inspect.signature(function).parameters
+    return {name: parameters[name].default for name in names}
+
+
+@pytest.mark.parametrize("endpoint", CATALOGED, ids=[e.key for e in CATALOGED])
+def test_every_catalog_method_takes_the_registrys_keywords_with_the_loaders_defaults(
+    endpoint: E.Endpoint,
+) -> None:
+    """``Catalog``'s methods copy their loader's keyword list (a signature a reader and mypy
+    can see): the registry holds the copy equal, names, order and defaults, for every route a
+    catalog answers, not only trades and evaluations."""
+    assert endpoint.catalog is not None
+    method = getattr(Catalog, endpoint.catalog)
+    loader = getattr(L, f"load_{endpoint.catalog}")
+    names = [p.name for p in endpoint.params if p.where in ("query", "path")]
+    extras = list(CATALOG_EXTRAS.get(endpoint.catalog, ()))
+    assert _keywords(method, "_ignored") == names + extras
+    required = CATALOG_REQUIRES.get(endpoint.catalog, set())
+    want = {
+        name: inspect.Parameter.empty if name in required else default
+        for name, default in _defaults(loader, names).items()
+    }
+    assert _defaults(method, names) == want
+
+
 def test_the_catalog_reads_the_wire_back_by_the_registry() -> None:
     wire = dict(wire_params(E.query(E.TRADES, {"quant_id": "7", "position_closed": False})))
     parsed = E.from_wire(E.TRADES, wire)

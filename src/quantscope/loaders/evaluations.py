@@ -64,7 +64,7 @@ def load_evaluations(
         RESULTS,
         _schemas.EVALUATIONS,
         items="results",
-        paging=OffsetPaging(page_size=page_size),
+        paging=OffsetPaging.of(E.EVALUATIONS, page_size),
         desc="evaluations",
         by_chain=True,
     )
@@ -231,12 +231,11 @@ def load_eval_history(
     ``confirm=True`` lifts the share rule, ``max_requests`` sets a ceiling instead, and
     ``partial=True`` fetches what fits (the frame then says what is missing).
     """
-    paging = E.HISTORY.paged()  # skip and take, not offset and limit
     recipe = Recipe(
         HISTORY,
         _schemas.EVAL_HISTORY,
         items="results",
-        paging=OffsetPaging(page_size, offset_param=paging.first, limit_param=paging.size),
+        paging=OffsetPaging.of(E.HISTORY, page_size),  # skip and take
         desc="evaluation history",
     )
     params = E.query(E.HISTORY, locals())

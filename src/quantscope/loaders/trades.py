@@ -93,7 +93,7 @@ def load_trades(
         _schemas.TRADES,
         items="trades",
         keep=TRADES_KEEP,
-        paging=PageNumberPaging(page_size=page_size),
+        paging=PageNumberPaging.of(E.TRADES, page_size),
         build=_trades_frame,
         desc="trades",
         by_chain=True,
