@@ -10,44 +10,17 @@ matrix of bad arguments runs in-process (``cli.main``, cheap).
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from _helpers import QUANT, quota_left, spend_quota
+from _helpers.cli import PYTHON_ADVICE, one_error, run_cli
 
-import quantscope as qsc
 from quantscope import cli
 from quantscope._cli_preflight import SEEN_FILE
 from quantscope.sandbox.serve import SandboxServer
 
-COMMAND = Path(sys.executable).with_name("quantscope")  # the installed console script
-PYTHON_ADVICE = ("=True", "qsc.", "api_key=", "Traceback")
-
-
-def quantscope(
-    *argv: str, server: SandboxServer, plan: str, cache: Path
-) -> subprocess.CompletedProcess[str]:
-    src = str(Path(qsc.__file__).resolve().parents[1])
-    env = {
-        **os.environ,
-        "PYTHONPATH": src,
-        "QUANTSCOPE_CACHE_DIR": str(cache),
-        "QUANTSCOPE_URL": server.url,
-        "QUANTSCOPE_API_KEY": server.keys[plan],
-        "QUANTSCOPE_PROGRESS": "0",
-    }
-    return subprocess.run(
-        [str(COMMAND), *argv], capture_output=True, text=True, env=env, timeout=300, check=False
-    )
-
-
-def one_error(done: subprocess.CompletedProcess[str]) -> str:
-    (line,) = [x for x in done.stderr.splitlines() if x.startswith("quantscope: error:")]
-    assert not any(text in done.stderr for text in PYTHON_ADVICE), done.stderr
-    return line
+quantscope = run_cli
 
 
 def test_an_unknown_criterion_is_refused_from_the_playbook_not_the_trades(
