@@ -23,8 +23,16 @@ from quantscope.sandbox.serve import SandboxServer
 quantscope = run_cli
 
 
+def use(monkeypatch: pytest.MonkeyPatch, server: SandboxServer, plan: str, cache: Path) -> Path:
+    """In-process commands (``cli.main``, no new process) talk to ``server`` as ``plan``."""
+    monkeypatch.setenv("QUANTSCOPE_URL", server.url)
+    monkeypatch.setenv("QUANTSCOPE_API_KEY", server.keys[plan])
+    monkeypatch.setenv("QUANTSCOPE_CACHE_DIR", str(cache))
+    return cache
+
+
 def test_an_unknown_criterion_is_refused_from_the_playbook_not_the_trades(
-    sandbox: SandboxServer, tmp_path: Path
+    sandbox: SandboxServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """It loaded the trades and every detail (~860 requests) before saying the key was
     unknown; now the playbook alone decides: 1 request, 0 when it is cached."""
@@ -41,8 +49,9 @@ def test_an_unknown_criterion_is_refused_from_the_playbook_not_the_trades(
     assert not (tmp_path / "r.html").exists()
     seen = json.loads((cache / SEEN_FILE).read_text(encoding="utf-8"))
     assert [v["remaining"] for v in seen.values()] == [left - 1]  # the quota seen, recorded
-    again = quantscope(*argv, *out, server=sandbox, plan="enterprise", cache=cache)
-    assert again.returncode == 2 and quota_left(sandbox, "enterprise") == left - 1  # cached
+    use(monkeypatch, sandbox, "enterprise", cache)
+    assert cli.main([*argv, *out]) == 2
+    assert quota_left(sandbox, "enterprise") == left - 1  # the playbook is cached: 0 requests
 
 
 def test_a_report_that_cannot_fit_the_quota_seen_is_refused_with_zero_requests(
@@ -50,10 +59,7 @@ def test_a_report_that_cannot_fit_the_quota_seen_is_refused_with_zero_requests(
 ) -> None:
     """The report built its client with ``connect()``: it never read the quota an earlier
     command saw, and spent the trades' pages to learn it."""
-    cache = tmp_path / "cache"
-    monkeypatch.setenv("QUANTSCOPE_URL", sandbox.url)
-    monkeypatch.setenv("QUANTSCOPE_API_KEY", sandbox.keys["basic"])
-    monkeypatch.setenv("QUANTSCOPE_CACHE_DIR", str(cache))
+    cache = use(monkeypatch, sandbox, "basic", tmp_path / "cache")
     spend_quota(sandbox, "basic", 95)
     assert cli.main(["quota", "-q"]) == 0  # the day's earlier command: 4 left, remembered
     left = quota_left(sandbox, "basic")
@@ -68,7 +74,10 @@ def test_a_report_that_cannot_fit_the_quota_seen_is_refused_with_zero_requests(
 
 
 def test_the_cost_is_said_first_and_max_requests_bounds_the_whole_report(
-    sandbox: SandboxServer, tmp_path: Path
+    sandbox: SandboxServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """The cost is said before anything is spent; ``--max-requests`` refuses a report over it,
     before the first request when the known loads exceed it, after the trades otherwise (when
@@ -77,10 +86,11 @@ def test_the_cost_is_said_first_and_max_requests_bounds_the_whole_report(
     left = quota_left(sandbox, "enterprise")
     out = str(tmp_path / "r.html")
     argv = ("report", "--quant", str(QUANT), "-o", out)
-    tight = quantscope(*argv, "--max-requests", "1", server=sandbox, plan="enterprise",
-                       cache=cache)  # fmt: skip
-    assert tight.returncode == 75 and quota_left(sandbox, "enterprise") == left, tight.stderr
-    assert "more than --max-requests 1: sent nothing" in one_error(tight)
+    use(monkeypatch, sandbox, "enterprise", cache)
+    assert cli.main([*argv, "--max-requests", "1"]) == 75
+    tight = capsys.readouterr().err
+    assert quota_left(sandbox, "enterprise") == left, tight
+    assert "more than --max-requests 1: sent nothing" in tight
     done = quantscope(*argv, "--max-requests", "20", server=sandbox, plan="enterprise",
                       cache=cache)  # fmt: skip
     assert done.returncode == 75, done.stderr
@@ -122,9 +132,7 @@ def test_every_bad_argument_costs_nothing(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.setenv("QUANTSCOPE_URL", sandbox.url)
-    monkeypatch.setenv("QUANTSCOPE_API_KEY", sandbox.keys["enterprise"])
-    monkeypatch.setenv("QUANTSCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    use(monkeypatch, sandbox, "enterprise", tmp_path / "cache")
     (tmp_path / "f").write_text("a file, not a folder")
     left = quota_left(sandbox, "enterprise")
     try:
