@@ -1,4 +1,5 @@
-"""The installed ``quantscope`` console script, run as a user runs it, and its one error line."""
+"""The installed ``quantscope`` console script, run as a user runs it, and its one error line;
+``use``: the same service for in-process commands."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 import quantscope as qsc
 from quantscope.sandbox.serve import SandboxServer
@@ -35,3 +38,12 @@ def one_error(done: subprocess.CompletedProcess[str]) -> str:
     (line,) = [x for x in done.stderr.splitlines() if x.startswith("quantscope: error:")]
     assert not any(text in done.stderr for text in PYTHON_ADVICE), done.stderr
     return line
+
+
+def use(monkeypatch: pytest.MonkeyPatch, server: SandboxServer, plan: str, cache: Path) -> Path:
+    """In-process commands (``cli.main``) talk to ``server`` with ``plan``'s key and the
+    cache ``cache``."""
+    monkeypatch.setenv("QUANTSCOPE_URL", server.url)
+    monkeypatch.setenv("QUANTSCOPE_API_KEY", server.keys[plan])
+    monkeypatch.setenv("QUANTSCOPE_CACHE_DIR", str(cache))
+    return cache

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from _helpers import QUANT, quota_left
-from _helpers.cli import PYTHON_ADVICE, one_error, run_cli
+from _helpers.cli import PYTHON_ADVICE, one_error, run_cli, use
 
 from quantscope import cli
 from quantscope._cli_fetch import RESOURCES
@@ -95,14 +95,6 @@ def test_every_refusal_sends_nothing(
 
 
 quantscope = run_cli
-
-
-def use(monkeypatch: pytest.MonkeyPatch, server: SandboxServer, plan: str, cache: Path) -> Path:
-    """In-process commands talk to ``server`` with ``plan``'s key and the cache ``cache``."""
-    monkeypatch.setenv("QUANTSCOPE_URL", server.url)
-    monkeypatch.setenv("QUANTSCOPE_API_KEY", server.keys[plan])
-    monkeypatch.setenv("QUANTSCOPE_CACHE_DIR", str(cache))
-    return cache
 
 
 def test_700_eval_details_are_refused_with_zero_requests(

@@ -14,21 +14,13 @@ from pathlib import Path
 
 import pytest
 from _helpers import QUANT, quota_left, spend_quota
-from _helpers.cli import PYTHON_ADVICE, one_error, run_cli
+from _helpers.cli import PYTHON_ADVICE, one_error, run_cli, use
 
 from quantscope import cli
 from quantscope._cli_preflight import SEEN_FILE
 from quantscope.sandbox.serve import SandboxServer
 
 quantscope = run_cli
-
-
-def use(monkeypatch: pytest.MonkeyPatch, server: SandboxServer, plan: str, cache: Path) -> Path:
-    """In-process commands (``cli.main``, no new process) talk to ``server`` as ``plan``."""
-    monkeypatch.setenv("QUANTSCOPE_URL", server.url)
-    monkeypatch.setenv("QUANTSCOPE_API_KEY", server.keys[plan])
-    monkeypatch.setenv("QUANTSCOPE_CACHE_DIR", str(cache))
-    return cache
 
 
 def test_an_unknown_criterion_is_refused_from_the_playbook_not_the_trades(
