@@ -196,8 +196,8 @@ def _check_share(
         if needed + sent <= limit:
             return True
         raise QuotaShareExceededError(
-            f"the report of {what} needs {needed + sent} requests, more than "
-            f"max_requests={limit}: sent {sent}. Raise max_requests to {needed + sent}",
+            f"the report of {what} needs {needed + sent} requests, more than its ceiling of "
+            f"{limit} (max_requests): sent {sent}; raise the ceiling to {needed + sent}",
             endpoint="report",
             needed=needed,
             fetched=sent,
