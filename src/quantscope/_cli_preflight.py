@@ -23,6 +23,12 @@ on a plan without the endpoint) cost that first request. Three checks come befor
   first request (``QuotaShareExceededError``, ``QuotaWouldBeExceededError``, both with
   ``fetched=0``) or ``PlanTooSmallError`` (exit 77), each saying the quota it went by.
 
+``price_report`` is the same pre-flight for ``quantscope report``: the loads it knows before
+its trades are read (the trades, the evaluations, the playbook, the recommendations, those
+the plan last seen has), priced from the cache and summed as a lower bound (the buy
+evaluations' details, one request each, are counted once the trades are read), refused as
+above with ``endpoint`` "the report of quant N".
+
 What cannot be proved stays the loader's: with no quota seen (a new key, a new cache), the
 first answer tells it, as before.
 """
@@ -32,6 +38,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -58,6 +65,7 @@ __all__ = [
     "check_values",
     "last_seen",
     "opened",
+    "price_report",
     "refuse_early",
     "remember",
     "remember_opened",
@@ -260,3 +268,38 @@ def refuse_early(
         return
     error.add_note(seen)
     raise error
+
+
+def _allowed(endpoint: str, quota: Quota | None) -> bool:
+    """Whether the plan of the quota last seen has ``endpoint`` (True when unknown)."""
+    plan = plan_for_limit(quota.limit) if quota is not None else None
+    needs = first_plan_for("GET", endpoint)
+    return plan is None or needs is None or _RANK[plan] >= _RANK[needs]
+
+
+def price_report(client: Client, quant_id: int, spend: dict[str, Any]) -> Estimate:
+    """The lower bound of what ``quantscope report --quant N`` sends before its details
+    (module docstring), refused by ``refuse_early`` when it cannot fit; sends nothing."""
+    from dataclasses import replace
+
+    import quantscope.loaders as L
+    from quantscope._estimate import estimate
+
+    loads: list[tuple[Callable[..., Any], dict[str, Any]]] = [
+        (L.load_trades, {"trading_status": "all"}),
+        (L.load_evaluations, {}),
+        (L.load_playbook, {}),
+        (L.load_recommendations, {}),
+    ]
+    seen = client.quota if client.quota.updated_at is not None else last_seen(client)
+    priced = [estimate(loader, quant_id, client=client, **kw) for loader, kw in loads]
+    kept = [e for e in priced if _allowed(e.endpoint, seen)]
+    total = replace(
+        kept[0],
+        endpoint=f"the report of quant {quant_id}",
+        requests=sum(e.requests for e in kept),
+        cached=sum(e.cached for e in kept),
+        exact=False,
+    )
+    refuse_early(total, spend, client, command="report")
+    return total

@@ -13,6 +13,9 @@ and is imported from this package (``tests/`` is on pytest's ``pythonpath``):
 * ``quota``: ``reset_quota(server)``, for module and session fixtures that spend much quota;
   ``spend_quota`` and ``quota_left`` spend and read a plan's quota server-side;
   ``share_refusal`` is a load's refusal over the quota share (what a panel's offer is made of).
+* ``cli``: ``run_cli``, the installed ``quantscope`` script run as a user runs it, and
+  ``one_error``, its one error line; ``use``, the same service for in-process commands
+  (imported as ``_helpers.cli``).
 * ``widgets``: the widget tests' quant and frames (``QUANT``, ``WidgetData``, ...).
 """
 

@@ -8,43 +8,19 @@ holds the fast in-process checks)."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from _helpers import QUANT, quota_left, spend_quota
+from _helpers.cli import PYTHON_ADVICE, one_error, run_cli
 
-import quantscope as qsc
 from quantscope.sandbox.serve import SandboxServer
 
 pytestmark = pytest.mark.reliability
 
-COMMAND = Path(sys.executable).with_name("quantscope")  # the installed console script
-PYTHON_ADVICE = ("=True", "qsc.", "api_key=", "Traceback", "warnings.warn")
 
-
-def quantscope(
-    *argv: str, server: SandboxServer | None, plan: str = "enterprise", cache: Path, **env: str
-) -> subprocess.CompletedProcess[str]:
-    """``quantscope ARGV`` as a user runs it: the service and key in the environment."""
-    src = str(Path(qsc.__file__).resolve().parents[1])
-    full = {**os.environ, "PYTHONPATH": src, "QUANTSCOPE_CACHE_DIR": str(cache)}
-    if server is not None:
-        full |= {"QUANTSCOPE_URL": server.url, "QUANTSCOPE_API_KEY": server.keys[plan]}
-    full |= env
-    return subprocess.run(
-        [str(COMMAND), *argv], capture_output=True, text=True, env=full, timeout=300, check=False
-    )
-
-
-def one_error(done: subprocess.CompletedProcess[str]) -> str:
-    """The error line, after checking it is the only one and has no Python in it."""
-    (line,) = [x for x in done.stderr.splitlines() if x.startswith("quantscope: error:")]
-    assert not any(text in done.stderr for text in PYTHON_ADVICE), done.stderr
-    return line
+quantscope = run_cli
 
 
 def test_paths_are_checked_before_the_first_request(sandbox: SandboxServer, tmp_path: Path) -> None:

@@ -6,22 +6,17 @@ through it)."""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from _helpers import QUANT, quota_left
+from _helpers.cli import PYTHON_ADVICE, one_error, run_cli, use
 
-import quantscope as qsc
 from quantscope import cli
 from quantscope._cli_fetch import RESOURCES
 from quantscope.sandbox.serve import SandboxServer
 
-COMMAND = Path(sys.executable).with_name("quantscope")  # the installed console script
-PYTHON_ADVICE = ("=True", "qsc.", "api_key=", "Traceback")
 ERROR_LINE = re.compile(r"^quantscope( [\w-]+)*: error: ")
 
 # A value each resource must refuse before it sends anything (the spec's enumerations where
@@ -99,34 +94,7 @@ def test_every_refusal_sends_nothing(
     assert not any(text in err for text in PYTHON_ADVICE), err
 
 
-def quantscope(
-    *argv: str, server: SandboxServer, plan: str, cache: Path
-) -> subprocess.CompletedProcess[str]:
-    src = str(Path(qsc.__file__).resolve().parents[1])
-    env = {
-        **os.environ,
-        "PYTHONPATH": src,
-        "QUANTSCOPE_CACHE_DIR": str(cache),
-        "QUANTSCOPE_URL": server.url,
-        "QUANTSCOPE_API_KEY": server.keys[plan],
-    }
-    return subprocess.run(
-        [str(COMMAND), *argv], capture_output=True, text=True, env=env, timeout=300, check=False
-    )
-
-
-def use(monkeypatch: pytest.MonkeyPatch, server: SandboxServer, plan: str, cache: Path) -> Path:
-    """In-process commands talk to ``server`` with ``plan``'s key and the cache ``cache``."""
-    monkeypatch.setenv("QUANTSCOPE_URL", server.url)
-    monkeypatch.setenv("QUANTSCOPE_API_KEY", server.keys[plan])
-    monkeypatch.setenv("QUANTSCOPE_CACHE_DIR", str(cache))
-    return cache
-
-
-def one_error(done: subprocess.CompletedProcess[str]) -> str:
-    (line,) = [x for x in done.stderr.splitlines() if x.startswith("quantscope: error:")]
-    assert not any(text in done.stderr for text in PYTHON_ADVICE), done.stderr
-    return line
+quantscope = run_cli
 
 
 def test_700_eval_details_are_refused_with_zero_requests(

@@ -56,6 +56,7 @@ def report(
     generated_at: datetime | None = None,
     benchmark: Benchmark = None,
     progress: bool | None = None,
+    max_requests: int | None = None,
 ) -> Path:
     """Write the study report of quant ``quant_id`` to ``path`` (an ``.html`` file).
 
@@ -75,6 +76,9 @@ def report(
             priced with the rest); none by default.
         progress: a bar of the stages on stderr while it builds (a notebook widget in
             Jupyter); default the client's ``progress`` setting (``QUANTSCOPE_PROGRESS``).
+        max_requests: a ceiling on the requests the whole report may send, instead of the
+            quota share (``QuotaShareExceededError`` over it: before the trades when they
+            exceed it, else having sent only the trades' pages).
 
     Returns:
         The path written.
@@ -95,6 +99,7 @@ def report(
             confirm=confirm,
             benchmark=benchmark,
             stages=counted,
+            max_requests=max_requests,
         )
         return render.write(data, path, generated_at=generated_at, stages=counted)
 

@@ -179,11 +179,36 @@ Load = tuple[str, Callable[..., Any], tuple[Any, ...], dict[str, Any]]
 _MANY = {"details", "evaluations"}
 
 
-def _check_share(what: str, priced: Sequence[Estimate], client: Client, confirm: bool) -> bool:
-    """Refuse (``QuotaShareExceededError``) loads whose total exceeds the share; returns
-    whether they may then be sent with ``confirm=True`` (the total was checked)."""
+def _check_share(
+    what: str,
+    priced: Sequence[Estimate],
+    client: Client,
+    confirm: bool,
+    ceiling: tuple[int, int] | None = None,
+) -> bool:
+    """Refuse (``QuotaShareExceededError``) loads whose total exceeds the share, or, given a
+    ``ceiling`` (``max_requests``, requests already sent), that ceiling; returns whether they
+    may then be sent with ``confirm=True`` (the total was checked)."""
     needed = sum(e.requests for e in priced)
     quota = client.quota
+    if ceiling is not None:
+        limit, sent = ceiling
+        sent += sum(e.probed for e in priced)  # a paged load's first page, sent to price it
+        if needed + sent <= limit:
+            return True
+        raise QuotaShareExceededError(
+            f"the report of {what} needs {needed + sent} requests, more than its ceiling of "
+            f"{limit} (max_requests): sent {sent}; raise the ceiling to {needed + sent}",
+            endpoint="report",
+            needed=needed,
+            fetched=sent,
+            remaining=quota.remaining or 0,
+            limit=quota.limit,
+            reset=quota.reset,
+            reserve=client.settings.quota_reserve,
+            share=client.settings.quota_share,
+            ceiling=limit,
+        )
     if quota.remaining is None:
         return confirm  # nothing known yet: each loader applies the rule itself
     share = client.settings.quota_share
@@ -215,7 +240,12 @@ def _check_share(what: str, priced: Sequence[Estimate], client: Client, confirm:
 
 
 def _load_all(
-    what: str, plan: Sequence[Load], client: Client, confirm: bool, stages: Stages = SILENT
+    what: str,
+    plan: Sequence[Load],
+    client: Client,
+    confirm: bool,
+    stages: Stages = SILENT,
+    ceiling: tuple[int, int] | None = None,
 ) -> tuple[dict[str, Any], Cost, list[str]]:
     """Price the loads, refuse over the share, then load: (frames by name, cost, notes).
 
@@ -233,7 +263,7 @@ def _load_all(
             notes.append(f"{name}: not available on this plan ({exc})")
             continue
         allowed.append(load)
-    ok = _check_share(what, priced, client, confirm)
+    ok = _check_share(what, priced, client, confirm, ceiling)
     found: dict[str, Any] = {}
     cost = Cost()
     stages.more(len(allowed) - len(plan))
@@ -265,13 +295,18 @@ def gather(
     confirm: bool = False,
     benchmark: Benchmark = None,
     stages: Stages = SILENT,
+    max_requests: int | None = None,
 ) -> ReportData:
-    """Load what the report of quant ``quant_id`` shows (module docstring for the cost)."""
+    """Load what the report of quant ``quant_id`` shows (module docstring for the cost);
+    ``max_requests``: a ceiling on the whole report's requests instead of the share."""
     quant = one_id(quant_id, "quant_id")
     checked = check_benchmark(benchmark)
     c = client if client is not None else get_default_client()
     stages.step("trades")
-    trades = L.load_trades(quant, trading_status="all", confirm=confirm, client=c)
+    budget: dict[str, Any] = {"confirm": confirm}
+    if max_requests is not None:
+        budget["max_requests"] = max_requests
+    trades = L.load_trades(quant, trading_status="all", client=c, **budget)
     return from_trades(
         trades,
         criteria=criteria,
@@ -280,6 +315,7 @@ def gather(
         quant_id=quant,
         benchmark=checked,
         stages=stages,
+        max_requests=max_requests,
     )
 
 
@@ -293,6 +329,7 @@ def from_trades(
     load: bool = True,
     benchmark: Benchmark = None,
     stages: Stages = SILENT,
+    max_requests: int | None = None,
 ) -> ReportData:
     """The report's data starting from a trades frame; with ``load`` (default) the rest is
     loaded for the frame's quant (the playbook, recommendations and evaluations need exactly
@@ -332,14 +369,23 @@ def from_trades(
     if quant_id is not None:
         plan += _quant_loads(quant_id)
     what = f"quant {quant_id}" if quant_id is not None else title
-    found, spent, notes = _load_all(what, plan, c, confirm, stages)
+
+    def ceiling(sent: int) -> tuple[int, int] | None:
+        return None if max_requests is None else (max_requests, sent)
+
+    found, spent, notes = _load_all(what, plan, c, confirm, stages, ceiling(cost.sent))
     details = found["details"]
     if quant_id is None:  # a frame of one quant: its id is in the details
         quants = details["quant_id"].dropna().unique() if len(details) else []
         if len(quants) == 1:
             quant_id = int(quants[0])
             more, extra, more_notes = _load_all(
-                f"quant {quant_id}", _quant_loads(quant_id), c, confirm, stages
+                f"quant {quant_id}",
+                _quant_loads(quant_id),
+                c,
+                confirm,
+                stages,
+                ceiling(cost.sent + spent.sent),
             )
             found.update(more)
             spent = Cost(spent.loads + extra.loads)

@@ -1,24 +1,35 @@
 """``quantscope report``: write study reports from the command line.
 
-    quantscope report --quant N [--criteria a,b] [--confirm] -o FILE.html
+    quantscope report --quant N [--criteria a,b] [--confirm | --max-requests N] -o FILE.html
     quantscope report --all-quants [--confirm] -o DIR
 
-The client is ``connect()``'s (``QUANTSCOPE_URL``/``QUANTSCOPE_API_KEY``, else the embedded
-sandbox). ``--all-quants`` writes ``DIR/quant-<id>.html`` for every quant that has trades.
-The output path is checked before anything is sent (an ``.html`` file, or a folder with
-``--all-quants``, somewhere writable); the report prices its loads and refuses over the
-quota share unless ``--confirm`` (exit 75), having sent only the trades' pages. A refusal is
-one line on stderr with the command line's exit status (``_cli_exit``); the paths written go
-to stdout (``--json``: one JSON object).
+Validate, then price, then spend. Before the first request: the output (an ``.html`` file, or
+a folder with ``--all-quants``, somewhere writable), the quant id, the options that apply to
+one report only (``--criteria``, ``--max-requests``). The client is the command line's
+(``client_from``: ``--url``/``--cache-dir``/``--offline``, ``$QUANTSCOPE_URL``/
+``$QUANTSCOPE_API_KEY``, else the embedded sandbox), so the quota an earlier command saw
+refuses a report that cannot fit with nothing sent (``_cli_preflight.price_report``, exit
+75), and the quota this one sees is kept for the next. Then ``--criteria`` is checked
+against the quant's playbook (1 request, 0 when cached: criterion keys depend on the world),
+never the trades. Then the cost known before the trades is said on stderr, and the report
+runs: its loads are priced again once the trades are read (the details, one request each)
+and refused over the quota share unless ``--confirm``, or over ``--max-requests``, having
+sent only the trades' pages. A refusal is one line on stderr with the command line's exit
+status (``_cli_exit``); the paths written go to stdout (``--json``: one JSON object).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import sys
+import difflib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from quantscope._client import Client
+    from quantscope._errors import QuotaShareExceededError, QuotaWouldBeExceededError
+    from quantscope._estimate import Estimate
+    from quantscope._quota import Quota
 
 REPORT_SUFFIXES = (".html", ".htm")
 
@@ -44,37 +55,160 @@ def _quants(client: Any) -> list[int]:
     return sorted({int(q) for q in details["quant_id"].dropna().unique()})
 
 
-def _run(args: argparse.Namespace) -> int:
-    from quantscope._cli_common import Voice, print_json, writable_output
+def _check_arguments(args: argparse.Namespace) -> None:
+    """Everything that needs no request (module docstring): ``UsageError``/``CannotWriteError``."""
+    from quantscope._cli_common import writable_output
     from quantscope._cli_exit import UsageError
-    from quantscope._client import connect
+
+    writable_output(args.output, REPORT_SUFFIXES, directory=args.all_quants, make_parents=True)
+    if args.all_quants:
+        for flag, given in (("--criteria", args.criteria), ("--max-requests", args.max_requests)):
+            if given or given == 0:
+                raise UsageError(f"{flag} applies to one report: give --quant N, not --all-quants")
+
+
+def _check_criteria(client: Client, quant: int, criteria: list[str]) -> None:
+    """``UsageError`` naming the keys the quant's playbook lacks, and the ones it has (the
+    playbook: 1 request, 0 when cached). A plan that cannot read it leaves the check to the
+    report, which says what it could not load."""
+    from quantscope import loaders as L
+    from quantscope._cli_exit import UsageError
+    from quantscope._errors import PermissionDeniedError
+
+    try:
+        playbook = L.load_playbook(quant, client=client)
+    except PermissionDeniedError:
+        return
+    known = sorted({str(k) for k in playbook["criterion"].dropna()})
+    unknown = [c for c in criteria if c not in known]
+    if not unknown:
+        return
+    hints = []
+    for name in unknown:
+        close = difflib.get_close_matches(name, known, n=2, cutoff=0.6)
+        hints.append(f"did you mean {' or '.join(map(repr, close))}?" if close else "")
+    said = "; ".join(h for h in hints if h)
+    raise UsageError(
+        f"--criteria {','.join(unknown)}: not in the playbook of quant {quant}"
+        + (f" ({said})" if said else "")
+        + f"; its criteria are {', '.join(known) or 'none'}"
+    )
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" + ("" if n == 1 else "s")
+
+
+def _left(quota: Quota | None) -> str:
+    from quantscope._errors import format_reset
+
+    if quota is None or quota.remaining is None:
+        return "the quota is learnt from the first answer"
+    of = f" of {quota.limit}" if quota.limit is not None else ""
+    return f"{quota.remaining}{of} left, resets at {format_reset(quota.reset)}"
+
+
+def _cost_line(quant: int, est: Estimate, quota: Quota | None) -> str:
+    """``report of quant 1: at least 4 requests (...); 4870 of 5000 left, resets at ...``."""
+    cached = f", {est.cached} from the cache" if est.cached else ""
+    return (
+        f"report of quant {quant}: at least {_count(est.requests, 'request')}{cached} (the "
+        "trades, evaluations, playbook and recommendations; the buy evaluations' details, one "
+        f"request each, are priced once the trades are read); {_left(quota)}"
+    )
+
+
+def _quota_line(
+    exc: QuotaShareExceededError | QuotaWouldBeExceededError, quant: int, *, lower: bool
+) -> str:
+    """A report's refusal in the command line's words (a report has no ``--partial``)."""
+    from quantscope._errors import QuotaShareExceededError, format_reset
+
+    total = exc.needed + exc.fetched
+    needs = f"the report of quant {quant} needs {'at least ' if lower else ''}{total} requests"
+    sent = (
+        f"sent {_count(exc.fetched, 'request')} (the trades' pages, kept in the cache), "
+        "nothing more"
+        if exc.fetched
+        else "sent nothing"
+    )
+    of = f" of {exc.limit}" if exc.limit is not None else ""
+    reset = f"the quota resets at {format_reset(exc.reset)}"
+    if isinstance(exc, QuotaShareExceededError) and exc.ceiling is not None:
+        line = f"{needs}, more than --max-requests {exc.ceiling}: {sent}. Raise --max-requests"
+        line += f" to {total}" + (" or more" if lower else "")
+    elif isinstance(exc, QuotaShareExceededError):
+        left = exc.remaining + exc.fetched
+        line = (
+            f"{needs}, more than {exc.share:.0%} of the {left}{of} left: {sent}. --confirm "
+            f"spends them (or --max-requests N), or wait: {reset}"
+        )
+    else:
+        line = f"{needs}, {exc.remaining}{of} are left at most: {sent}. Wait: {reset}"
+    notes = [str(n).rstrip(".") for n in getattr(exc, "__notes__", ())]
+    return "; ".join([line, *notes])
+
+
+def _one_report(args: argparse.Namespace, client: Client) -> Path:
+    """Pre-flight (module docstring), then the report of ``--quant``."""
+    from quantscope._cli_common import Voice
+    from quantscope._cli_preflight import last_seen, price_report
+    from quantscope._errors import QuotaError, QuotaShareExceededError, QuotaWouldBeExceededError
     from quantscope.reporting import report
 
-    # Validate before anything is sent: the suffix, a writable place.
-    writable_output(args.output, REPORT_SUFFIXES, directory=args.all_quants, make_parents=True)
-    voice = Voice(args)
-    with contextlib.redirect_stdout(sys.stderr):  # the embedded sandbox's line
-        client = connect(progress=voice.progress)
-    written: list[str] = []
+    spend = {"confirm": args.confirm, "max_requests": args.max_requests}
+    quant: int = args.quant
+    if not client.settings.offline:
+        try:
+            est = price_report(client, quant, spend)  # sends nothing
+        except (QuotaShareExceededError, QuotaWouldBeExceededError) as exc:
+            raise QuotaError(_quota_line(exc, quant, lower=True)) from None
+        if args.criteria:
+            _check_criteria(client, quant, args.criteria)  # 1 request, 0 when cached
+        seen = client.quota if client.quota.updated_at is not None else last_seen(client)
+        Voice(args).note(_cost_line(quant, est, seen))
+    elif args.criteria:
+        _check_criteria(client, quant, args.criteria)
     try:
-        if args.all_quants:
-            out = Path(args.output)
-            for quant in _quants(client):
-                path = report(
-                    quant, out / f"quant-{quant}.html", client=client, confirm=args.confirm
-                )
+        return report(
+            quant,
+            args.output,
+            criteria=args.criteria,
+            client=client,
+            confirm=args.confirm,
+            max_requests=args.max_requests,
+        )
+    except (QuotaShareExceededError, QuotaWouldBeExceededError) as exc:
+        if exc.endpoint != "report":  # a loader's own refusal: its fields say it
+            raise
+        raise QuotaError(_quota_line(exc, quant, lower=False)) from None
+
+
+def _run(args: argparse.Namespace) -> int:
+    from quantscope._cli_common import client_from, print_json
+    from quantscope._cli_exit import UsageError
+    from quantscope.reporting import report
+
+    _check_arguments(args)  # before anything is sent
+    written: list[str] = []
+    with client_from(args) as client:
+        try:
+            if args.all_quants:
+                out = Path(args.output)
+                for quant in _quants(client):
+                    path = report(
+                        quant, out / f"quant-{quant}.html", client=client, confirm=args.confirm
+                    )
+                    written.append(str(path))
+                    if not args.json:
+                        print(path)
+            else:
+                path = _one_report(args, client)
                 written.append(str(path))
                 if not args.json:
                     print(path)
-        else:
-            path = report(
-                args.quant, args.output, criteria=args.criteria, client=client, confirm=args.confirm
-            )
-            written.append(str(path))
-            if not args.json:
-                print(path)
-    except ValueError as exc:  # the arguments: an unknown criterion, a quant id
-        raise UsageError(str(exc).splitlines()[0]) from None
+        except ValueError as exc:  # the arguments the service decides: a quant id
+            raise UsageError(str(exc).splitlines()[0]) from None
     if args.json:
         print_json({"written": written})
     return 0
@@ -82,18 +216,21 @@ def _run(args: argparse.Namespace) -> int:
 
 def add_report_commands(commands: Any) -> None:
     """Add ``quantscope report`` to the command line's subparsers."""
-    from quantscope._cli_common import add_output_options
+    from quantscope._cli_common import add_connection_options, add_output_options, int_at_least
 
     parser = commands.add_parser(
         "report",
         help="write a self-contained HTML study report of a quant",
         description="Write one self-contained HTML study report (figures embedded, nothing "
-        "fetched when opened, the same data gives the same bytes). The output is checked "
-        "before anything is sent; the cost is priced and refused over the quota share "
-        "unless --confirm.",
+        "fetched when opened, the same data gives the same bytes). The arguments, the output "
+        "and --criteria (against the playbook) are checked before the trades are read; the "
+        "cost is said first and refused over the quota share unless --confirm, or over "
+        "--max-requests.",
     )
     which = parser.add_mutually_exclusive_group(required=True)
-    which.add_argument("--quant", type=int, metavar="N", help="the quant's id")
+    which.add_argument(
+        "--quant", type=int_at_least(0, what="a quant id"), metavar="N", help="the quant's id"
+    )
     which.add_argument(
         "--all-quants", action="store_true", help="one report per quant, into the folder -o"
     )
@@ -106,11 +243,18 @@ def add_report_commands(commands: Any) -> None:
         help="spend more than the client's share of the quota left (default: refuse)",
     )
     parser.add_argument(
+        "--max-requests",
+        type=int_at_least(0, what="a number of requests"),
+        metavar="N",
+        help="a ceiling on the requests the report may send, instead of the share",
+    )
+    parser.add_argument(
         "-o",
         "--output",
         required=True,
         metavar="PATH",
         help="FILE.html (a folder with --all-quants)",
     )
+    add_connection_options(parser)
     add_output_options(parser, json_help="the paths written, as one JSON object")
     parser.set_defaults(handler=_run)
