@@ -30,6 +30,7 @@ from quantscope._errors import (
     CatalogIntegrityError,
     CatalogWriteError,
     ConfigurationError,
+    InvalidChoiceError,
     InvalidParameterError,
     InvalidResponseError,
     NotFoundError,
@@ -127,6 +128,7 @@ EXIT_CODES: tuple[ExitCode, ...] = (
 _BY_CLASS: tuple[tuple[type[BaseException], ExitCode], ...] = (
     (UsageError, USAGE),
     (InvalidParameterError, USAGE),
+    (InvalidChoiceError, USAGE),  # a loader's value outside the spec's set, refused unsent
     (AuthenticationError, AUTH),
     (PermissionDeniedError, PLAN),
     (PlanTooSmallError, PLAN),

@@ -97,7 +97,7 @@ def test_errors_and_warnings_get_the_command_lines_advice() -> None:
     from datetime import UTC, datetime
 
     from quantscope._cli_exit import error_line, exit_status, with_cli_advice
-    from quantscope._errors import QuotaShareExceededError, RateLimitError
+    from quantscope._errors import InvalidChoiceError, QuotaShareExceededError, RateLimitError
 
     share = QuotaShareExceededError(
         "... pass confirm=True (or max_requests=700) ...",
@@ -111,6 +111,8 @@ def test_errors_and_warnings_get_the_command_lines_advice() -> None:
         "(or --max-requests 700), --partial fetches what fits"
     )
     assert exit_status(share) == 75 and exit_status(RateLimitError("x", status_code=429)) == 75
+    bad = InvalidChoiceError("trading_status", "bogus", ("executed", "all"))
+    assert exit_status(bad) == 2  # refused unsent by a loader a command calls: a usage error
     assert (
         with_cli_advice(
             "partial load (attrs['quantscope']['incomplete']); Cached data stays usable: "
