@@ -420,7 +420,8 @@ def _check_transport(url: str | None, catalog: str | os.PathLike[str] | None) ->
     """A transport stands in for the service at ``url``: it needs one, and no catalog."""
     if url is None:
         raise ConfigurationError(
-            "transport= answers for the service at url=: pass url= too (e.g. url='http://fake')"
+            "a transport answers for the service at a URL: connect(url=..., transport=...) needs "
+            "both (e.g. url='http://fake'); the command line has no transport"
         )
     if catalog is not None:
         raise ConfigurationError("connect to a service (url=, transport=) or a catalog, not both")

@@ -131,7 +131,7 @@ def test_a_transport_reads_no_service_or_key_from_the_environment() -> None:
         "in-process transport",
         "in-process:http://fake",
     )
-    with pytest.raises(ConfigurationError, match="pass url= too"):
+    with pytest.raises(ConfigurationError, match="needs both"):
         resolve_settings(transport=handler, env=env)
     with pytest.raises(ConfigurationError, match="or a catalog, not both"):
         resolve_settings(url="http://fake", catalog="c", transport=handler, env={})
