@@ -126,13 +126,15 @@ def test_a_refusal_names_the_keyword_in_python_the_option_at_the_cli_the_button_
     assert "pass partial=True, confirm=True" in python
     assert refused.value.advice == ("partial", "confirm")
     cli = error_line(refused.value)
-    assert "--partial" in cli and not PYTHON.search(cli), cli
+    assert "--partial" in cli, cli
+    assert not PYTHON.search(cli), cli
     panel = ThresholdPanel(
         QUANT, client=client, trades=widget_data.trades, details=widget_data.details
     )
     panel.failed(refused.value)
     shown = panel.message.value
-    assert "press Open what fits" in shown and not PANEL_NEVER.search(shown), shown
+    assert "press Open what fits" in shown, shown
+    assert not PANEL_NEVER.search(shown), shown
 
 
 def test_an_offer_to_spend_names_the_host(
@@ -140,7 +142,8 @@ def test_an_offer_to_spend_names_the_host(
 ) -> None:
     client = client_for(sandbox, "growth")
     host = service_host(client)
-    assert host.startswith("127.0.0.1:") and "configured URL" not in host
+    assert host.startswith("127.0.0.1:")
+    assert "configured URL" not in host
     for offer in (
         opening_offer(share_refusal(300, 498), "the trades", host),
         opening_offer(share_refusal(600, 498), "the trades", host),

@@ -110,7 +110,8 @@ def test_errors_and_warnings_get_the_command_lines_advice() -> None:
         "500 left: sent 1 request (kept in the cache), nothing more. --confirm spends them "
         "(or --max-requests 700), --partial fetches what fits"
     )
-    assert exit_status(share) == 75 and exit_status(RateLimitError("x", status_code=429)) == 75
+    assert exit_status(share) == 75
+    assert exit_status(RateLimitError("x", status_code=429)) == 75
     assert (
         with_cli_advice(
             "partial load (attrs['quantscope']['incomplete']); Cached data stays usable: "

@@ -360,7 +360,8 @@ class ThresholdPanel(Panel):
         return self.control.value
 
     def _show_class(self, criterion: str | None = None) -> None:
-        assert self.playbook is not None and self.research is not None
+        assert self.playbook is not None
+        assert self.research is not None
         pb = self.playbook
         rows = pb[
             (pb["market_cap_class"] == self.class_picker.value) & (pb["config_type"] == CONFIG_TYPE)
