@@ -88,6 +88,7 @@ only); without them the embedded sandbox answers. The cache: $QUANTSCOPE_CACHE_D
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``quantscope`` command line: every subcommand and its options."""
     parser = argparse.ArgumentParser(
         prog="quantscope",
         description="Research toolkit for the Quant Trading Data Service.",

@@ -146,6 +146,7 @@ def run(cache_dir: str | None = None) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the tour (``python -m quantscope.tour``); the exit status."""
     parser = argparse.ArgumentParser(prog="python -m quantscope.tour", description=__doc__)
     parser.add_argument("--cache-dir", help="HTTP cache directory (default: a fresh temp dir)")
     args = parser.parse_args(argv)

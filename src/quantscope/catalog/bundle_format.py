@@ -73,6 +73,7 @@ class BundleError(QuantscopeError):
 
 
 def sha256(data: bytes) -> str:
+    """The SHA-256 of ``data`` as 64 hex digits."""
     return hashlib.sha256(data).hexdigest()
 
 

@@ -99,6 +99,7 @@ def error_response(error: ApiError) -> Response:
 
 
 def is_api_path(path: str) -> bool:
+    """Whether ``path`` is under ``/api``."""
     return path == "/api" or path.startswith("/api/")
 
 

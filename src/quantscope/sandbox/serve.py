@@ -52,6 +52,7 @@ def bind_socket(host: str, port: int) -> socket.socket:
 
 
 def socket_url(sock: socket.socket) -> str:
+    """The ``http://host:port`` URL of a bound socket (IPv6 hosts in brackets)."""
     host, port = sock.getsockname()[:2]
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 

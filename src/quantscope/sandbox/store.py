@@ -359,4 +359,5 @@ def is_busy(exc: sqlite3.Error) -> bool:
 
 
 def create_schema(conn: sqlite3.Connection) -> None:
+    """Create the world's tables and indexes on ``conn``."""
     conn.executescript(SCHEMA)

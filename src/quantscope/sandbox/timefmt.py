@@ -43,4 +43,5 @@ def trade_date(ms: int | None) -> str:
 
 
 def world_now_iso() -> str:
+    """The world's fixed "now" as an ISO timestamp with milliseconds."""
     return iso_ms(WORLD_NOW_MS)

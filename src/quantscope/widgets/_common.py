@@ -572,8 +572,9 @@ class Panel:
         """Do not load now: say ``offer.text`` (what loading costs, the quota left) and, when
         something can be loaded, show the Open button (``qs-open``) labelled ``offer.label``,
         whose click runs ``load(**offer.spend)`` (which loads with those keywords of
-        ``load_research`` and shows the result). For a load over the client's quota share,
-        typically caught as::
+        ``load_research`` and shows the result).
+
+        For a load over the client's quota share, typically caught as::
 
             try:
                 self._show(load_research(..., confirm=False))
