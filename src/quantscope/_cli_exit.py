@@ -217,7 +217,8 @@ def _quota_line(exc: QuotaError) -> str | None:
 
 def error_line(exc: BaseException) -> str:
     """The one line (without the ``quantscope: error:`` prefix) shown for ``exc``, its notes
-    (``add_note``: "the same command resumes the sync") after it."""
+    (``add_note``: "the same command resumes the sync") after it.
+    """
     worded = _quota_line(exc) if isinstance(exc, QuotaError) else None
     if worded is None:
         worded = str(exc).strip() or type(exc).__name__

@@ -120,7 +120,8 @@ def _read(path: Path) -> dict[str, Any]:
 
 def remember(client: Client, quota: Quota | None = None) -> None:
     """Write the quota ``client`` last saw (or ``quota``, read by other means), if an answer
-    reported one; never fails."""
+    reported one; never fails.
+    """
     quota = quota or client.quota
     if quota.updated_at is None or client.settings.offline:
         return
@@ -152,7 +153,8 @@ def _count(value: Any) -> int | None:
 
 def last_seen(client: Client, now: datetime | None = None) -> Quota | None:
     """The quota the last command saw for this service and key, its ``remaining`` raised to
-    the daily limit when the reset has passed since (an upper bound of what is left now)."""
+    the daily limit when the reset has passed since (an upper bound of what is left now).
+    """
     entry = _read(_seen_path(client)).get(_scope(client))
     if not isinstance(entry, dict):
         return None
@@ -185,7 +187,8 @@ def refuse_early(
 ) -> None:
     """Raise the refusal the load would meet, when it can be proved with nothing sent (module
     docstring); return otherwise. ``spend``: the load's ``confirm``/``max_requests``/
-    ``partial``."""
+    ``partial``.
+    """
     confirm, partial = bool(spend.get("confirm")), bool(spend.get("partial"))
     ceiling: int | None = spend.get("max_requests")
     needed = est.requests  # exact, or a lower bound (a paged load's first page)

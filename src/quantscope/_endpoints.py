@@ -88,7 +88,8 @@ class Param:
 @dataclass(frozen=True)
 class Paging:
     """How a list route pages: ``page`` (page number and size) or ``offset`` (offset and
-    limit, under the route's own names), and the key of the items in each answer."""
+    limit, under the route's own names), and the key of the items in each answer.
+    """
 
     style: str
     first: str
@@ -542,13 +543,15 @@ def query(endpoint: Endpoint, values: Mapping[str, Any]) -> dict[str, Any]:
     """The request parameters of ``endpoint`` from a loader's keywords (``values``, e.g. its
     ``locals()``): the wire name of each query or path parameter present in ``values`` (a
     path parameter fills its ``{name}`` in the template), in declaration order, its value
-    checked by the parameter's validator. None stays (the client leaves it out)."""
+    checked by the parameter's validator. None stays (the client leaves it out).
+    """
     return _wire(endpoint, values, ("query", "path"), keep_none=True)
 
 
 def body(endpoint: Endpoint, values: Mapping[str, Any]) -> dict[str, Any]:
     """The JSON body of a write from the caller's keywords: the wire name of each body
-    parameter given in ``values`` and not None, in declaration order, checked as ``query``."""
+    parameter given in ``values`` and not None, in declaration order, checked as ``query``.
+    """
     return _wire(endpoint, values, ("body",), keep_none=False)
 
 
@@ -564,7 +567,8 @@ def _decoded(kind: str, text: str | None) -> Any:
 
 def from_wire(endpoint: Endpoint, wire: Mapping[str, str]) -> dict[str, Any]:
     """A recipe's wire parameters back as the loader's keywords (None where absent): what the
-    catalog answers a query from."""
+    catalog answers a query from.
+    """
     return {
         p.name: _decoded(p.kind, wire.get(p.wire)) for p in endpoint.params if p.where == "query"
     }

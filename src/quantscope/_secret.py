@@ -146,7 +146,8 @@ def scrubber(secret: str) -> Scrubber:
 
 def scrub_value(value: Any, secrets: Iterable[str]) -> Any:
     """``value`` with each secret scrubbed from every string in it (dict keys and values,
-    lists and tuples, recursively); other values as they are."""
+    lists and tuples, recursively); other values as they are.
+    """
     active = [scrubber(s) for s in secrets if s]
     if not active:
         return value

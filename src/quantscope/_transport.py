@@ -81,7 +81,8 @@ def _shown(origin: tuple[str, str, int]) -> str:
 def guard_redirect(prepared: PreparedRequest, response: Response, origin: str | None) -> None:
     """Before a redirect is followed: a request leaving ``origin`` (the configured service's;
     None: the redirected request's own) loses every credential header, and the redirect is
-    refused (``RedirectRefusedError``, naming both origins and what to do)."""
+    refused (``RedirectRefusedError``, naming both origins and what to do).
+    """
     start = origin_of(origin or str(response.request.url or ""))
     target = origin_of(str(prepared.url or ""))
     if target == start:
@@ -106,7 +107,8 @@ def scrub_key(body: bytes, response: Response, request: PreparedRequest) -> byte
     decoder reads as the key (``_secret``), and the same in the answer's headers: whatever a
     service echoes (an error page quoting the request, a debug field, an escaped string), the
     key never reaches the cache file, a frame or a message. One linear pass for a body without
-    escapes; figures in docs/reliability.md."""
+    escapes; figures in docs/reliability.md.
+    """
     key = request.headers.get("X-API-Key")
     if not key:
         return body
@@ -134,7 +136,8 @@ _CALL = threading.local()
 @contextmanager
 def deadline(seconds: float) -> Iterator[float]:
     """Run a call (every attempt and wait of it) under a deadline ``seconds`` from now; yields
-    the deadline on ``time.monotonic``'s clock. Nested calls keep the earlier deadline."""
+    the deadline on ``time.monotonic``'s clock. Nested calls keep the earlier deadline.
+    """
     outer = getattr(_CALL, "deadline", None)
     mine = time.monotonic() + seconds
     _CALL.deadline = mine if outer is None else min(outer, mine)
@@ -188,7 +191,8 @@ class _Watchdog:
     """One daemon thread firing the watches whose deadline passed (started on first use).
 
     A send costs one heap push under a lock; the thread wakes only for the earliest
-    deadline, and watches that finished in time are dropped when their turn comes."""
+    deadline, and watches that finished in time are dropped when their turn comes.
+    """
 
     def __init__(self) -> None:
         self._heap: list[tuple[float, int, _Watch]] = []
@@ -242,7 +246,8 @@ def _shutdown(sock: Any) -> Callable[[], None]:
 
 class _WatchedResponse:
     """Mixin of the pools' connections: waiting for an answer registers the connection's
-    socket with the current send's watch, so the deadline also bounds headers that drip."""
+    socket with the current send's watch, so the deadline also bounds headers that drip.
+    """
 
     sock: Any
 
@@ -366,7 +371,8 @@ class WholeBodyAdapter(HTTPAdapter):
 
 def _capped(timeout: Any, left: float) -> Any:
     """requests' ``timeout`` with each part at most ``left`` seconds (a urllib3 ``Timeout``
-    object as it is: the watchdog still ends the send at the deadline)."""
+    object as it is: the watchdog still ends the send at the deadline).
+    """
     if isinstance(timeout, tuple):
         return tuple(left if t is None else min(float(t), left) for t in timeout)
     if timeout is None or isinstance(timeout, int | float):

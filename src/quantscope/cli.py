@@ -105,7 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
 @contextmanager
 def _warnings_as_lines(verbose: bool) -> Iterator[None]:
     """quantscope's warnings as one line each on stderr (no source line), advice for the
-    command line; once per message. Other libraries' warnings only with ``--verbose``."""
+    command line; once per message. Other libraries' warnings only with ``--verbose``.
+    """
     seen: set[str] = set()
 
     def show(

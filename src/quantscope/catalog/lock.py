@@ -46,7 +46,8 @@ LOCK_FILE = ".sync.lock"
 @contextlib.contextmanager
 def sync_lock(store: Store) -> Iterator[None]:
     """Hold the catalog's sync lock meanwhile (module docstring); raises
-    ``CatalogBusyError`` when another sync holds it."""
+    ``CatalogBusyError`` when another sync holds it.
+    """
     if not store.local or fcntl is None:
         yield
         return

@@ -139,7 +139,8 @@ def _example_trades(executed: pd.DataFrame) -> list[tuple[str, pd.Series]]:
 
 def check_benchmark(benchmark: Benchmark) -> Benchmark:
     """The benchmark as given, checked before anything is sent: ValueError in one line
-    otherwise. A token id is an int (a numpy integer or an int-valued string too)."""
+    otherwise. A token id is an int (a numpy integer or an int-valued string too).
+    """
     if benchmark is None or isinstance(benchmark, pd.Series | pd.DataFrame):
         if isinstance(benchmark, pd.Series | pd.DataFrame) and not isinstance(
             benchmark.index, pd.DatetimeIndex
@@ -180,7 +181,8 @@ _MANY = {"details", "evaluations"}
 
 def _check_share(what: str, priced: Sequence[Estimate], client: Client, confirm: bool) -> bool:
     """Refuse (``QuotaShareExceededError``) loads whose total exceeds the share; returns
-    whether they may then be sent with ``confirm=True`` (the total was checked)."""
+    whether they may then be sent with ``confirm=True`` (the total was checked).
+    """
     needed = sum(e.requests for e in priced)
     quota = client.quota
     if quota.remaining is None:
@@ -287,7 +289,8 @@ def from_trades(
     """The report's data starting from a trades frame; with ``load`` (default) the rest is
     loaded for the frame's quant (the playbook, recommendations and evaluations need exactly
     one quant in the frame), priced first and refused over the quota share as in ``gather``.
-    A token id as ``benchmark`` needs ``load`` (its candles are loaded)."""
+    A token id as ``benchmark`` needs ``load`` (its candles are loaded).
+    """
     checked = check_benchmark(benchmark)
     if isinstance(checked, int) and not load:
         raise ValueError(

@@ -34,7 +34,8 @@ def _criteria(text: str) -> list[str]:
 
 def _quants(client: Any) -> list[int]:
     """Every quant with trades: the trades' quant names, each one's id read from the details
-    of one of its buy evaluations (one request per quant; the report reuses them)."""
+    of one of its buy evaluations (one request per quant; the report reuses them).
+    """
     from quantscope import loaders as L
 
     trades = L.load_trades(trading_status="all", client=client)

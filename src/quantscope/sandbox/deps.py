@@ -137,7 +137,8 @@ def require(capability: str) -> Callable[[Request], Any]:
 
 async def get_store(request: Request) -> Store:
     """The world's Store (app.state.store). ``async``: FastAPI runs a plain ``def``
-    dependency in its thread pool, two thread hops per request for an attribute read."""
+    dependency in its thread pool, two thread hops per request for an attribute read.
+    """
     store: Store = request.app.state.store
     return store
 

@@ -173,7 +173,8 @@ class SandboxServer:
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop serving, finish open requests (bounded), join the thread, and close the
-        world's database connections. Idempotent."""
+        world's database connections. Idempotent.
+        """
         server, thread, app = self._server, self._thread, self._served
         if server is None or thread is None:
             return
@@ -190,7 +191,8 @@ class SandboxServer:
 
     def new_quota_day(self) -> int:
         """A fresh day's quota for every key of the served world (``auth.new_quota_day``);
-        how many counted requests were forgotten."""
+        how many counted requests were forgotten.
+        """
         return new_quota_day(self.info.db_path)
 
     def __enter__(self) -> SandboxServer:
@@ -250,7 +252,8 @@ def serve_forever(
 
 def close_app(app: FastAPI) -> None:
     """Close the SQLite connections of a sandbox application that no longer serves (its
-    ``Store``, when it has one: a test may serve an app of its own)."""
+    ``Store``, when it has one: a test may serve an app of its own).
+    """
     store = getattr(app.state, "store", None)
     if store is not None:
         store.close()
