@@ -446,7 +446,7 @@ class Columns:
         unknown: dict[str, int] = {}
         required = spec.required
         for col in spec.columns:
-            arrays[col.name], bad = convert(columns[col.source], col)  # type: ignore[arg-type]
+            arrays[col.name], bad = convert(columns[col.source], col)  # type: ignore[arg-type]  # convert reads any sequence; typed list for its callers
             if bad:
                 problems[col.name] = bad
             strange = outside(arrays[col.name], col.categories)

@@ -245,7 +245,7 @@ def _parse_column(cells: _Cells) -> tuple[np.ndarray, np.ndarray]:
         return np.empty(0, dtype=np.float64), np.zeros(0, dtype=bool)
     texts: _Cells = cells
     try:
-        joined = _SEP.join(cells)  # type: ignore[arg-type]
+        joined = _SEP.join(cells)  # type: ignore[arg-type]  # a non-str cell raises TypeError, caught below
     except TypeError:  # not all str: missing cells become "" at C speed, the rest one by one
         # A copy that is ours to write to (a Series' object array may be its own storage).
         if isinstance(cells, np.ndarray):

@@ -255,7 +255,7 @@ class _WatchedResponse:
         watch = getattr(_SEND, "watch", None)
         if watch is not None and self.sock is not None:
             watch.add(_shutdown(self.sock))
-        return super().getresponse()  # type: ignore[misc]
+        return super().getresponse()  # type: ignore[misc]  # the pool's connection class follows in the MRO
 
 
 class _HTTPConnection(_WatchedResponse, HTTPConnection):
@@ -297,7 +297,7 @@ class WholeBodyAdapter(HTTPAdapter):
             manager.pool_classes_by_scheme = dict(_POOLS)
         return manager
 
-    def send(  # type: ignore[override]
+    def send(  # type: ignore[override]  # requests' keywords pass through **kwargs
         self, request: PreparedRequest, stream: bool = False, **kwargs: Any
     ) -> Response:
         end = self._deadline(kwargs.get("timeout"))
@@ -365,7 +365,7 @@ class WholeBodyAdapter(HTTPAdapter):
             # not known to be whole.
             raise DeadlineExceeded("the call's deadline passed while the body was read")
         response._content = scrub_key(body or b"", response, request)
-        response._content_consumed = True  # type: ignore[attr-defined]
+        response._content_consumed = True  # type: ignore[attr-defined]  # requests' own flag, absent from its stubs
         return response
 
 

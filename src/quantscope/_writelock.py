@@ -53,7 +53,7 @@ from quantscope._errors import PlaybookBusyError
 try:
     import fcntl
 except ImportError:  # Windows: no flock, the process lock only
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # no fcntl on Windows: callers check for None
 
 __all__ = ["WAIT_S", "digest", "lock_dir", "playbook_lock", "service_url"]
 

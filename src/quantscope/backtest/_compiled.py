@@ -101,7 +101,7 @@ def row_slices(playbook: PlaybookArg, frame: pd.DataFrame) -> RowSlices:
     for code in present.tolist():
         q, rest = divmod(code, n_c * n_k)
         c, k = divmod(rest, n_k)
-        triples.append((int(quants[q]), str(classes[c]), kinds[k]))  # type: ignore[call-overload]
+        triples.append((int(quants[q]), str(classes[c]), kinds[k]))  # type: ignore[call-overload]  # key_codes' uniques are typed object
     books = playbooks_by_quant(playbook, {q for q, _, _ in triples})
     position, slices = _slice_table(books, dict(zip(present.tolist(), triples, strict=True)), size)
     return RowSlices(position.take(combined), slices, kind, list(kinds))

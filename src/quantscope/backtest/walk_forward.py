@@ -248,7 +248,7 @@ def walk_forward(
                     (quant, mc_class),
                     {"quant_id": quant, "market_cap_class": mc_class, "trades": 0},
                 )
-                entry["trades"] = max(int(entry["trades"]), len(group))  # type: ignore[call-overload]
+                entry["trades"] = max(int(entry["trades"]), len(group))  # type: ignore[call-overload]  # entry's values are typed object; trades is an int
                 continue
             rows = group.sort_values([TIME, "trade_id"], kind="stable")
             rows.attrs["backtest"] = meta

@@ -36,7 +36,7 @@ from quantscope.catalog.manifest import Store, now_iso
 try:
     import fcntl
 except ImportError:  # Windows: no flock
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # no fcntl on Windows: callers check for None
 
 __all__ = ["LOCK_FILE", "sync_lock"]
 

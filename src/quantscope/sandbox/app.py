@@ -89,7 +89,7 @@ def create_app(info: WorldInfo, *, clock: Clock | None = None, metered: bool = T
     _add_exception_handlers(app)
     _add_health(app)
     _include_routers(app)
-    app.openapi = lambda: _openapi_schema(app)  # type: ignore[method-assign]
+    app.openapi = lambda: _openapi_schema(app)  # type: ignore[method-assign]  # FastAPI's documented way to customise the schema
     return app
 
 

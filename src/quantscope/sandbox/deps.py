@@ -229,7 +229,7 @@ def inline_first(endpoint: F) -> F:
     that would not be cheap is abandoned and the endpoint run again in a worker thread:
     inline.py). Without a Store among its arguments it runs in a worker as usual.
     """
-    endpoint._inline_first = True  # type: ignore[attr-defined]
+    endpoint._inline_first = True  # type: ignore[attr-defined]  # a marker attribute on the function
     return endpoint
 
 

@@ -79,7 +79,7 @@ class AnalyzeBody(AnalyzeRequest):
     """
 
     quantId: BodyQuantId | None = Field(default=None, description="Absent or null: every quant.")
-    apply: ApplyFlag = Field(  # type: ignore[assignment]
+    apply: ApplyFlag = Field(  # type: ignore[assignment]  # widens the spec's 'true'/'false'
         default=False,
         description='"true" applies every generated recommendation in the same transaction; '
         "text as in the spec, any case, or a JSON boolean (never null). Absent: false.",
