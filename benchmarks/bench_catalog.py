@@ -144,11 +144,13 @@ def _unchecked_trades(cat: Any, start: str, end: str) -> pd.DataFrame:
 
 def _check(results: Mapping[str, object]) -> None:
     floor, ours = results[FLOOR], results[OURS]
-    assert isinstance(floor, pd.DataFrame) and isinstance(ours, pd.DataFrame)
+    assert isinstance(floor, pd.DataFrame)
+    assert isinstance(ours, pd.DataFrame)
     before = results[UNCHECKED]
     assert isinstance(before, pd.DataFrame)
     pd.testing.assert_frame_equal(ours, before)
-    assert len(floor) == len(ours) and list(floor.columns) == list(ours.columns)
+    assert len(floor) == len(ours)
+    assert list(floor.columns) == list(ours.columns)
     assert (floor["trade_id"].to_numpy() == ours["trade_id"].to_numpy("int64")).all()
 
 

@@ -153,8 +153,10 @@ def _base(trade: dict[str, Any]) -> _Base:
     validated_ms = _ms(validation["validatedAt"])
     wait_ms = _ms(validation["waitUntil"])
     eval_ms = _ms(evaluation["timestamp"])
-    assert open_ms is not None and validated_ms is not None
-    assert wait_ms is not None and eval_ms is not None
+    assert open_ms is not None
+    assert validated_ms is not None
+    assert wait_ms is not None
+    assert eval_ms is not None
     return _Base(
         trade,
         open_ms,
@@ -415,7 +417,8 @@ def check_same_frame(ours: pd.DataFrame, naive: pd.DataFrame) -> None:
     """Assert that the naive path computed what ours did (so the comparison is fair)."""
     assert list(ours.columns) == TRADES.names
     assert {c: str(t) for c, t in ours.dtypes.items()} == TRADES.dtypes()
-    assert list(naive.columns) == TRADES.names and len(naive) == len(ours)
+    assert list(naive.columns) == TRADES.names
+    assert len(naive) == len(ours)
     for col in TRADES.columns:
         a, b = ours[col.name], naive[col.name]
         if col.dtype == "float64":
@@ -434,7 +437,8 @@ def _check(results: Mapping[str, object]) -> None:
     check_same_frame(ours, naive)
     for floor in (FLOOR, FLOOR_NORMALIZE):
         frame = results[floor]
-        assert isinstance(frame, pd.DataFrame) and len(frame) == len(ours)
+        assert isinstance(frame, pd.DataFrame)
+        assert len(frame) == len(ours)
     assert len(results[JSON_ONLY]) == len(ours)  # type: ignore[arg-type]
 
 

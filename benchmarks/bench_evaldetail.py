@@ -65,11 +65,13 @@ class Server:
             text=True,
             env=env,
         )
-        assert self.proc.stdout is not None and self.proc.stdin is not None
+        assert self.proc.stdout is not None
+        assert self.proc.stdin is not None
         self.url = self.proc.stdout.readline().strip()
 
     def cpu(self) -> float:
-        assert self.proc.stdout is not None and self.proc.stdin is not None
+        assert self.proc.stdout is not None
+        assert self.proc.stdin is not None
         self.proc.stdin.write("cpu\n")
         self.proc.stdin.flush()
         return float(self.proc.stdout.readline())

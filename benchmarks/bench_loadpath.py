@@ -315,7 +315,8 @@ def trade_cases(
 
     def check(results: Mapping[str, object]) -> None:
         ours, floor = results[TRADES_COLD], results[TRADES_COLD_HAND]
-        assert isinstance(ours, pd.DataFrame) and isinstance(floor, pd.DataFrame)
+        assert isinstance(ours, pd.DataFrame)
+        assert isinstance(floor, pd.DataFrame)
         pd.testing.assert_frame_equal(ours.set_axis(floor.index).pipe(_no_attrs), floor)
 
     def cold() -> Client:
@@ -391,7 +392,8 @@ def _remaining(url: str, key: str) -> int:
 
 def _same_values(results: Mapping[str, object], a: str, b: str) -> None:
     left, right = results[a], results[b]
-    assert isinstance(left, pd.DataFrame) and isinstance(right, pd.DataFrame)
+    assert isinstance(left, pd.DataFrame)
+    assert isinstance(right, pd.DataFrame)
     pd.testing.assert_frame_equal(left, right, check_like=False)
 
 

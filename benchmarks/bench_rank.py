@@ -70,7 +70,8 @@ def synthetic_features(n: int, seed: int = 7) -> pd.DataFrame:
 def _check(results: Mapping[str, object], permutations: int, seen: dict[str, object]) -> None:
     ranked, untested = results[RANK], results[NO_TEST]
     seen.update(results)
-    assert isinstance(ranked, pd.DataFrame) and isinstance(untested, pd.DataFrame)
+    assert isinstance(ranked, pd.DataFrame)
+    assert isinstance(untested, pd.DataFrame)
     assert len(ranked) == len(untested) == CRITERIA * len(_CLASSES)
     planted = {f"c{i:02d}" for i in range(PLANTED)}
     for _, rows in ranked.groupby("market_cap_class", sort=False):

@@ -225,8 +225,10 @@ def _check_grid(results: Mapping[str, object], features: pd.DataFrame, seed: int
     """The filter grid equals the floor's counts and sums; three cells of the replayed grid
     equal a brute-force replay with both thresholds written into every playbook."""
     filtered, replayed, floor = results[GRID_FILTER], results[GRID_REPLAY], results[FLOOR]
-    assert isinstance(filtered, pd.DataFrame) and isinstance(replayed, pd.DataFrame)
-    assert isinstance(floor, dict) and replayed.attrs["what_if"]["question"] == "effect"
+    assert isinstance(filtered, pd.DataFrame)
+    assert isinstance(replayed, pd.DataFrame)
+    assert isinstance(floor, dict)
+    assert replayed.attrs["what_if"]["question"] == "effect"
     assert filtered["trades"].tolist() == floor["trades"].reshape(-1).astype(int).tolist()
     assert filtered["wins"].tolist() == floor["wins"].reshape(-1).astype(int).tolist()
     np.testing.assert_allclose(
@@ -261,7 +263,8 @@ def mix(features: pd.DataFrame) -> dict[str, int]:
 
 def _check(results: Mapping[str, object], features: pd.DataFrame, seed: int) -> None:
     replayed, filtered = results[REPLAY], results[FILTER]
-    assert isinstance(replayed, pd.DataFrame) and isinstance(filtered, pd.DataFrame)
+    assert isinstance(replayed, pd.DataFrame)
+    assert isinstance(filtered, pd.DataFrame)
     assert replayed.attrs["what_if"]["rule"] == "replay"
     assert filtered.attrs["what_if"]["question"] == "signal"
     values = features[CRITERION].to_numpy()

@@ -62,10 +62,12 @@ def replay_features(n: int, seed: int = 7) -> pd.DataFrame:
 
 def _check(results: Mapping[str, object]) -> None:
     intervals = results[INTERVALS]
-    assert isinstance(intervals, pd.DataFrame) and len(intervals) > 1
+    assert isinstance(intervals, pd.DataFrame)
+    assert len(intervals) > 1
     assert intervals.attrs["intervals"]["resamples"] > 0
     found = results[SCREEN]
-    assert isinstance(found, pd.DataFrame) and len(found) == 18 * 3
+    assert isinstance(found, pd.DataFrame)
+    assert len(found) == 18 * 3
     planted = {f"c{i:02d}" for i in range(PLANTED)}
     sig = found[found["significant"]]
     assert set(sig["criterion"]) <= planted, sig  # no noise criterion declared significant

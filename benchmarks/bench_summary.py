@@ -169,10 +169,8 @@ def _check(results: Mapping[str, object]) -> None:
         assert isinstance(summary, pd.Series)
         check_same(summary, reference_numbers)
     by_quant = results[BY_QUANT]
-    assert (
-        isinstance(by_quant, pd.DataFrame)
-        and by_quant["trades"].sum() == (reference_numbers["trades"])
-    )
+    assert isinstance(by_quant, pd.DataFrame)
+    assert by_quant["trades"].sum() == (reference_numbers["trades"])
 
 
 def run(

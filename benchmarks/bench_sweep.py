@@ -123,7 +123,9 @@ def loop(values: np.ndarray, thresholds: np.ndarray, o: Outcomes) -> dict[str, n
 
 def _check(results: Mapping[str, object]) -> None:
     table, sums, ref = results[WHAT_IF], results[KERNEL], results[LOOP]
-    assert isinstance(table, pd.DataFrame) and isinstance(sums, Sums) and isinstance(ref, dict)
+    assert isinstance(table, pd.DataFrame)
+    assert isinstance(sums, Sums)
+    assert isinstance(ref, dict)
     assert table["trades"].tolist() == ref["trades"].astype(int).tolist()
     assert sums.wins.tolist() == table["wins"].tolist() == ref["wins"].astype(int).tolist()
     for name, key in (

@@ -34,7 +34,8 @@ Audience = Literal["python", "cli", "panel"]
 @dataclass(frozen=True)
 class Advice:
     """One piece of advice: its key and its wording for each audience ("" for none there);
-    ``{name}`` fields are filled from the message's values."""
+    ``{name}`` fields are filled from the message's values.
+    """
 
     key: str
     python: str
@@ -134,7 +135,8 @@ ADVICE: Mapping[str, Advice] = {a.key: a for a in _TABLE}
 @dataclass(frozen=True)
 class Said:
     """A message with advice: ``template`` filled with ``values``, the pieces ``advice`` joined
-    by ``joiner`` as ``{advice}``/``{Advice}``, and any piece named alone as ``{key}``."""
+    by ``joiner`` as ``{advice}``/``{Advice}``, and any piece named alone as ``{key}``.
+    """
 
     template: str
     advice: tuple[str, ...] = ()
@@ -207,7 +209,8 @@ _IN_TEXT = tuple((re.compile(python), cli, panel) for python, cli, panel in IN_T
 
 def render(what: BaseException | str, audience: Audience) -> str:
     """The message of ``what`` for ``audience``, on one line: an error's ``Said`` rendered;
-    any other text with its Python advice reworded by ``IN_TEXT`` (``"python"``: as it is)."""
+    any other text with its Python advice reworded by ``IN_TEXT`` (``"python"``: as it is).
+    """
     said = getattr(what, "said", None)
     if isinstance(said, Said):
         text = said.render(audience)

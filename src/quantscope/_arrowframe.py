@@ -63,7 +63,8 @@ META_KEY = b"quantscope"  # schema metadata: what Arrow alone would not give bac
 
 def dtype_tag(dtype: Any) -> str:
     """``dtype`` as text that tells apart what ``str(dtype)`` does not (string storage and
-    missing value; a categorical's categories dtype and order)."""
+    missing value; a categorical's categories dtype and order).
+    """
     if isinstance(dtype, pd.CategoricalDtype):
         return f"category[{dtype_tag(dtype.categories.dtype)}, ordered={dtype.ordered}]"
     if isinstance(dtype, pd.StringDtype):
@@ -76,7 +77,8 @@ def frame_to_arrow(frame: pd.DataFrame) -> memoryview:
     metadata), plus what reading it back fast needs (``META_KEY``: each column's dtype, the
     index, the value dtype of any categorical column without categories, which Arrow would
     give back as ``object``). Raises when Arrow cannot hold the frame (an object column of
-    mixed values) or when its attrs are not JSON (pyarrow would drop them)."""
+    mixed values) or when its attrs are not JSON (pyarrow would drop them).
+    """
     sink = pa.BufferOutputStream()
     arrow_stream(frame).write_to(sink)
     return memoryview(sink.getvalue())
@@ -86,7 +88,8 @@ class ArrowStream:
     """``frame_to_arrow``'s stream before it is written: its size (``nbytes``, from a pass
     that writes nothing) and ``write_to`` any file-like object, piece by piece, so that a
     store of the frame never holds the whole stream in memory (the table's columns share the
-    frame's arrays where Arrow's layout is pandas': numbers, datetimes, codes, strings)."""
+    frame's arrays where Arrow's layout is pandas': numbers, datetimes, codes, strings).
+    """
 
     __slots__ = ("_nbytes", "table")
 
@@ -159,7 +162,8 @@ def frame_from_arrow(blob: Any) -> pd.DataFrame:
     When ``blob`` is writable (the frame cache reads each row into a new NumPy buffer), the
     frame's columns are views of it: the frame owns ``blob`` from then on. A read-only
     ``blob`` (``bytes``) is first copied into such a buffer, once. The cyclic garbage
-    collector is paused meanwhile: many new objects, none holding a cycle."""
+    collector is paused meanwhile: many new objects, none holding a cycle.
+    """
     base = np.frombuffer(blob, np.uint8)
     if not base.flags.writeable:
         base = base.copy()
@@ -185,7 +189,8 @@ def frame_from_arrow(blob: Any) -> pd.DataFrame:
 
 class _Views:
     """Columns built over ``base``, the writable buffer an IPC stream was read from
-    (``address``: where it starts, as pyarrow sees it)."""
+    (``address``: where it starts, as pyarrow sees it).
+    """
 
     def __init__(self, base: np.ndarray, address: int) -> None:
         self.base = base
@@ -229,7 +234,8 @@ class _Views:
 
     def view(self, buffer: pa.Buffer | None, dtype: Any, length: int) -> np.ndarray | None:
         """``length`` values of ``dtype`` in ``buffer``: a view of ``base`` when ``buffer``
-        lies in it (aligned); None when the buffer is missing or too short."""
+        lies in it (aligned); None when the buffer is missing or too short.
+        """
         if length == 0:
             return np.empty(0, dtype)
         if buffer is None:
@@ -292,7 +298,8 @@ class _Views:
     def strings(self, array: pa.Array, tag: str) -> Any:
         """pandas' Arrow strings over the stream's own buffers (immutable: no copy needed),
         once their offsets are checked to stay inside their data (what pyarrow's read does
-        not check, and a string read past its buffer would be read from elsewhere)."""
+        not check, and a string read past its buffer would be read from elsewhere).
+        """
         dtype = _STRING_DTYPES.get(tag)
         _, offsets_buffer, data = array.buffers()
         width = np.int64 if pa.types.is_large_string(array.type) else np.int32
@@ -303,7 +310,8 @@ class _Views:
 
     def categories(self, array: pa.DictionaryArray, tag: str) -> Any:
         """A categorical: the codes a view (-1 where null, checked in range), the categories
-        built from the dictionary by the recorded dtype."""
+        built from the dictionary by the recorded dtype.
+        """
         indices, dictionary = array.indices, array.dictionary
         inner = tag.removeprefix("category[").rpartition(", ordered=")[0]
         if indices.offset or dictionary.offset or not pa.types.is_signed_integer(indices.type):
@@ -373,7 +381,8 @@ _BUILDERS: dict[int, _Builder] = {
 def _own_columns(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` (fresh from pyarrow's conversion) with its read-only NumPy blocks copied in
     place (pandas' private block list, checked: on another pandas, or when it is not as
-    expected, a deep copy)."""
+    expected, a deep copy).
+    """
     if not _PANDAS_INTERNALS:
         return frame.copy(deep=True)
     blocks = getattr(getattr(frame, "_mgr", None), "blocks", None)

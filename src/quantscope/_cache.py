@@ -145,7 +145,8 @@ _REFINERS: dict[str, Refiner] = {
 def _rules() -> tuple[CacheRule, ...]:
     """One rule per GET route of the registry, longest glob first (so ``/api/trades/stats``
     comes before ``/api/trades/*``, and that before ``/api/trades``), then the catch-all.
-    The registry's ``NEVER`` is requests-cache's ``NEVER_EXPIRE`` (-1)."""
+    The registry's ``NEVER`` is requests-cache's ``NEVER_EXPIRE`` (-1).
+    """
     rules = [
         CacheRule(e.glob, e.lifetime, e.why, _REFINERS[e.refine] if e.refine else None)
         for e in sorted(ROUTES, key=lambda e: -len(e.glob))
@@ -221,7 +222,8 @@ def key_scope(service_id: str, api_key: str | None) -> str:
 
 def make_key_fn(scope: str, base_url: str) -> Callable[..., str]:
     """A requests-cache ``key_fn``: the standard key of the request rebased onto the service
-    identity, mixed with ``scope`` (see the module docstring)."""
+    identity, mixed with ``scope`` (see the module docstring).
+    """
     base = base_url.rstrip("/")
 
     known: dict[tuple[Any, ...], str] = {}  # memo: a request's key is asked twice a GET
@@ -254,7 +256,8 @@ def _memo_key(request: Any, kwargs: Mapping[str, Any]) -> tuple[Any, ...] | None
 
     The client looks a GET up before sending it (cached answers first) and requests-cache
     computes the key again when it is sent: one URL normalization per look-up, twice a request
-    without this."""
+    without this.
+    """
     if not isinstance(request, PreparedRequest) or kwargs.get("match_headers"):
         return None
     body = request.body
@@ -342,7 +345,8 @@ class _Session(CachedSession):
     own ``proxies`` is merged anew, as requests does.
 
     ``origin`` is the configured service's URL: a redirect that leaves its origin loses its
-    credential headers and is refused (``_transport.guard_redirect``)."""
+    credential headers and is refused (``_transport.guard_redirect``).
+    """
 
     def __init__(self, *args: Any, origin: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -449,7 +453,8 @@ def open_session(
     aside under ``<name>.corrupt-<UTC time>`` or ``<name>.old-format-<UTC time>`` (with its
     WAL and body files) with one ``CacheRecoveredWarning``, and a new cache is started: the
     cache is the researcher's quota, never a reason the toolkit cannot start. An unwritable
-    directory still raises."""
+    directory still raises.
+    """
     cache_path.parent.mkdir(parents=True, exist_ok=True)
     try:
         older = _older_format(cache_path)
@@ -553,7 +558,8 @@ class ResponseCache:
     def restore(self, response: Any, expire_after: Lifetime) -> None:
         """Store a just-fetched ``response`` again with another lifetime, as fetched: its
         ``created_at`` kept (a plain ``Response`` would be stamped now, and the entry would no
-        longer be the one the load read: ``entries_of``, and so the frame cache, skip it)."""
+        longer be the one the load read: ``entries_of``, and so the frame cache, skip it).
+        """
         key = getattr(response, "cache_key", None)
         if key:
             created = getattr(response, "created_at", None)
@@ -563,14 +569,16 @@ class ResponseCache:
 
     def count_besides(self, keys: Sequence[str]) -> int:
         """How many answers are stored under keys other than ``keys`` (one query): at most
-        that many other requests can be answered from the cache (``Client._stored``)."""
+        that many other requests can be answered from the cache (``Client._stored``).
+        """
         return self._store.responses.count_besides(keys)
 
     def entries_of(self, fetched: Sequence[tuple[str, datetime]]) -> list[CacheEntry | None]:
         """The stored entries of answers just fetched, as ``(key, fetched_at)``: None for one
         no longer stored, or stored again since (another fetch, or a later lifetime change;
         the next load records that one). requests-cache stores an answer before handing it
-        back, so the stored ``created_at`` is never later than ``fetched_at`` for the same."""
+        back, so the stored ``created_at`` is never later than ``fetched_at`` for the same.
+        """
         stamps = self._stamps([k for k, _ in fetched])
         out: list[CacheEntry | None] = []
         for key, fetched_at in fetched:
@@ -600,12 +608,14 @@ class ResponseCache:
 
     def _stamps(self, keys: Sequence[str]) -> dict[str, tuple[datetime, datetime | None]]:
         """``key -> (created_at, expires)`` of the stored answers among ``keys``, without
-        building a response (``_cachestore._Responses.stamps``)."""
+        building a response (``_cachestore._Responses.stamps``).
+        """
         return self._store.responses.stamps(keys)
 
     def info(self) -> CacheInfo:
         """Entries and bytes on disk (the SQLite file and its body files), and this client's
-        hits and misses."""
+        hits and misses.
+        """
         size = sum(
             os.path.getsize(p) for p in (self.path, Path(f"{self.path}-wal")) if os.path.exists(p)
         )
@@ -634,7 +644,8 @@ class ResponseCache:
 
     def forget(self, keys: Sequence[str]) -> None:
         """Drop the answers stored under ``keys``: bodies quantscope could not decode, or
-        whose shape was not the documented one, are never served again from the cache."""
+        whose shape was not the documented one, are never served again from the cache.
+        """
         if keys:
             try:
                 self._store.delete(*keys, vacuum=False)
@@ -646,7 +657,8 @@ class ResponseCache:
 
         When they cannot be dropped (a full disk), the write stands (it was the service's) and
         a ``CacheWriteWarning`` says which answers may be served stale and how to clear them;
-        returns 0 then."""
+        returns 0 then.
+        """
         patterns = invalidated_by(method, path)
         try:
             return self._delete_matching(patterns)

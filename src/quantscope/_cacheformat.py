@@ -90,7 +90,8 @@ def _stored_headers(headers: Any) -> dict[str, str]:
     """A request's headers as stored: a credential (``_secret.KEY_HEADERS``, any spelling)
     is kept as ``REDACTED``, whichever hop it was sent on. requests-cache redacts only the
     final request's ``X-API-Key`` (exact spelling); the requests of a redirect's hops
-    (``history``, ``next``) would otherwise be written with the key."""
+    (``history``, ``next``) would otherwise be written with the key.
+    """
     return {
         name: "REDACTED" if name.lower() in KEY_HEADERS else value
         for name, value in (headers or {}).items()
@@ -128,7 +129,8 @@ def _request_of(head: dict[str, Any] | None) -> CachedRequest | None:
 
 def _head(response: CachedResponse, *, with_body: bool) -> dict[str, Any]:
     """The response's fields but its body (a redirect in ``history`` keeps its small body
-    inside its head, and its stamps too)."""
+    inside its head, and its stamps too).
+    """
     elapsed = response.elapsed
     head: dict[str, Any] = {
         "status": response.status_code,
@@ -185,7 +187,8 @@ def _history_item(head: dict[str, Any]) -> CachedResponse:
 def dumps(response: CachedResponse, *, body_elsewhere: bool = False) -> bytes:
     """``response`` in the stored layout (see the module docstring): one copy of the body, or
     none with ``body_elsewhere`` (the head then records the body's size, and the caller keeps
-    the body: ``_cachestore``)."""
+    the body: ``_cachestore``).
+    """
     fields = _head(response, with_body=False)
     content = response.content or b""
     if body_elsewhere:
@@ -199,7 +202,8 @@ def dumps(response: CachedResponse, *, body_elsewhere: bool = False) -> bytes:
 
 def stamps_of(prefix: bytes) -> tuple[datetime, datetime | None] | None:
     """``(created_at, expires)`` from the first ``STAMP_BYTES`` of a stored value; None for a
-    value of another format (never read further)."""
+    value of another format (never read further).
+    """
     if len(prefix) < STAMP_BYTES or prefix[: len(MAGIC)] != MAGIC:
         return None
     _, created, expires, _ = _PREFIX.unpack_from(prefix)
@@ -211,7 +215,8 @@ def loads(
 ) -> CachedResponse | None:
     """The stored answer; None (a miss) for a value that is not in this format, including
     every pickle: it is never unpickled, nor read past its first bytes. A body kept elsewhere
-    is read by ``body()``; a missing one, or one of another size, is a miss too."""
+    is read by ``body()``; a missing one, or one of another size, is a miss too.
+    """
     if not isinstance(value, bytes | memoryview) or bytes(value[: len(MAGIC)]) != MAGIC:
         return None
     data = bytes(value)
@@ -242,7 +247,8 @@ def loads(
 class BodyElsewhere(NamedTuple):
     """A response to store without its body (kept in a file by ``_cachestore``): handed to
     requests-cache's storage like a response, serialized by ``HTTP_SERIALIZER`` as
-    ``dumps(response, body_elsewhere=True)``."""
+    ``dumps(response, body_elsewhere=True)``.
+    """
 
     response: CachedResponse
 

@@ -64,7 +64,8 @@ _warned_lock = threading.Lock()
 
 def warn_unwritable(directory: Path | str, what: str, exc: BaseException) -> None:
     """One ``CacheWriteWarning`` per cache ``directory`` and process: ``what`` could not be
-    written (``exc``), so loads go on uncached."""
+    written (``exc``), so loads go on uncached.
+    """
     key = os.path.abspath(directory)
     with _warned_lock:
         if key in _warned:
@@ -102,7 +103,8 @@ _MMAP_BYTES = 2**30
 
 def verified_version(version: str | None = None) -> bool:
     """Whether ``version`` of requests-cache (default: the installed one) is one whose table
-    layout was verified (``VERIFIED_REQUESTS_CACHE``)."""
+    layout was verified (``VERIFIED_REQUESTS_CACHE``).
+    """
     if version is None:
         return installed_within("requests-cache", VERIFIED_REQUESTS_CACHE)
     return within(version, VERIFIED_REQUESTS_CACHE)
@@ -115,7 +117,8 @@ class _Responses(SQLiteDict):
     through the serializer (a large body's row is a ``BodyElsewhere``: the head alone),
     ``deserialize`` reads it back. ``stamps`` and ``count_besides`` read the table by SQL when
     its layout is the verified one (``sql_layout``), else through ``raw``, a storage of the
-    same table without serializer."""
+    same table without serializer.
+    """
 
     def __init__(self, db_path: Any, bodies: Path, **kwargs: Any) -> None:
         super().__init__(db_path, **kwargs)
@@ -127,7 +130,8 @@ class _Responses(SQLiteDict):
     @property
     def raw(self) -> SQLiteDict:
         """The same table without serializer (values as stored), opened on first use: only
-        off the verified layout."""
+        off the verified layout.
+        """
         if self._raw is None:
             self._raw = SQLiteDict(self.db_path, **self._raw_kwargs)
         return self._raw
@@ -175,7 +179,8 @@ class _Responses(SQLiteDict):
 
     def deserialize(self, key: str, value: Any) -> CachedResponse | None:
         """The stored answer, or None (a miss) for a row of another format (never unpickled)
-        or whose body file is gone."""
+        or whose body file is gone.
+        """
         response = loads(value, lambda: self._read_body(key))
         if response is not None:
             response.cache_key = key
@@ -277,7 +282,8 @@ class BodyFileCache(SQLiteCache):
 
     requests-cache's own ``__init__`` sets the backend up; its two tables are then replaced by
     quantscope's ``responses`` and a ``redirects`` table sharing one lock, as its own share
-    theirs (the lock is passed, not read from requests-cache)."""
+    theirs (the lock is passed, not read from requests-cache).
+    """
 
     responses: _Responses
 
@@ -303,7 +309,8 @@ class BodyFileCache(SQLiteCache):
     ) -> None:
         """Store ``response`` (requests-cache's ``save_response``); one that cannot be
         written (a full disk) is left unstored with one ``CacheWriteWarning`` (module
-        docstring), and the load that fetched it goes on."""
+        docstring), and the load that fetched it goes on.
+        """
         try:
             super().save_response(response, cache_key, expires)
         except WRITE_ERRORS as exc:

@@ -97,7 +97,8 @@ class Change:
     @classmethod
     def of_recommendation(cls, recommendation: pd.Series) -> Change:
         """The threshold change an optimizer recommendation (``load_recommendations`` row)
-        makes: its ``old_threshold`` (what the user saw) to its ``new_threshold``."""
+        makes: its ``old_threshold`` (what the user saw) to its ``new_threshold``.
+        """
         return cls(
             config_id=str(recommendation["config_id"]),
             field="threshold",
@@ -133,7 +134,8 @@ class Change:
 
 def extra_info(row: pd.Series) -> Any:
     """A playbook or details row's ``extra_info``: the JSON text of the loaders' frames parsed
-    (a hand-made frame's dict as it is); None when missing or unreadable."""
+    (a hand-made frame's dict as it is); None when missing or unreadable.
+    """
     info = row.get("extra_info")
     if isinstance(info, str):
         try:
@@ -180,7 +182,8 @@ def check_change(row: pd.Series, field: str, value: Any) -> str | None:
 
 def same_value(a: Any, b: Any) -> bool:
     """Whether two field values are the same: numbers by value (2 == 2.0), flags as flags,
-    missing as missing."""
+    missing as missing.
+    """
     a, b = plain(a), plain(b)
     if a is None or b is None:
         return a is None and b is None
@@ -194,7 +197,8 @@ def same_value(a: Any, b: Any) -> bool:
 def stale_changes(playbook: pd.DataFrame, changes: Sequence[Change]) -> list[tuple[Change, Any]]:
     """The changes whose entry in ``playbook`` (read just now) no longer holds the change's
     ``old_value``, each with the value it holds (the change named as the playbook names its
-    entry). An entry missing from the playbook is left to the service (404)."""
+    entry). An entry missing from the playbook is left to the service (404).
+    """
     by_id = playbook.drop_duplicates("config_id").set_index("config_id")
     found = []
     for change in changes:

@@ -167,7 +167,8 @@ def writable_output(
     (``UsageError``, exit 2; none asked for a ``directory``), and that it can be created
     (``CannotWriteError``, exit 73): its folder exists (with ``make_parents``, the nearest
     existing folder above it, the rest being created when writing) and is writable, and the
-    path is not a folder (a ``directory`` not a file)."""
+    path is not a folder (a ``directory`` not a file).
+    """
     path = Path(text).expanduser()
     if not directory and path.suffix.lower() not in suffixes:
         raise UsageError(
@@ -193,7 +194,8 @@ def writable_output(
 
 def existing_input(text: str, what: str) -> str:
     """``text`` when it names an existing local path (or a URL, checked when opened);
-    ``InputNotFoundError`` (exit 66) otherwise."""
+    ``InputNotFoundError`` (exit 66) otherwise.
+    """
     if "://" in text or Path(text).expanduser().exists():
         return text
     raise InputNotFoundError(f"{text}: no such {what}")

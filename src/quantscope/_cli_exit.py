@@ -173,7 +173,8 @@ def exit_codes_help() -> str:
 
 def with_cli_advice(text: str) -> str:
     """``text`` (not an error built with a ``Said``: a warning, a note) on one line, its Python
-    advice replaced by the command line's (``_advice.IN_TEXT``)."""
+    advice replaced by the command line's (``_advice.IN_TEXT``).
+    """
     return render(text, "cli")
 
 
@@ -221,7 +222,8 @@ def _quota_line(exc: QuotaError) -> str | None:
 
 def error_line(exc: BaseException) -> str:
     """The one line (without the ``quantscope: error:`` prefix) shown for ``exc``, its notes
-    (``add_note``: "the same command resumes the sync") after it."""
+    (``add_note``: "the same command resumes the sync") after it.
+    """
     worded = _quota_line(exc) if isinstance(exc, QuotaError) else None
     if worded is None:
         worded = render(exc, "cli").strip() or type(exc).__name__

@@ -54,7 +54,8 @@ FORMATS = (".parquet", ".feather", ".csv")
 class Opt:
     """One keyword of a loader: its flag (or positional name), the keyword, parsing and help.
 
-    ``action="store_true"``: a switch for a keyword whose default is False."""
+    ``action="store_true"``: a switch for a keyword whose default is False.
+    """
 
     flag: str
     kwarg: str
@@ -354,7 +355,8 @@ def _price(
     loader: Any, kwargs: dict[str, Any], client: Any, resource: Resource, *, probe: bool
 ) -> Any:
     """The load's ``Estimate``; with ``probe``, a paged load spends its first page to count
-    the rest."""
+    the rest.
+    """
     from quantscope._estimate import estimate
 
     return estimate(loader, probe=probe and resource.paged, client=client, **kwargs)

@@ -125,7 +125,8 @@ def _read(path: Path) -> dict[str, Any]:
 
 def remember(client: Client, quota: Quota | None = None) -> None:
     """Write the quota ``client`` last saw (or ``quota``, read by other means), if an answer
-    reported one; never fails."""
+    reported one; never fails.
+    """
     quota = quota or client.quota
     if quota.updated_at is None or client.settings.offline:
         return
@@ -157,7 +158,8 @@ def _count(value: Any) -> int | None:
 
 def last_seen(client: Client, now: datetime | None = None) -> Quota | None:
     """The quota the last command saw for this service and key, its ``remaining`` raised to
-    the daily limit when the reset has passed since (an upper bound of what is left now)."""
+    the daily limit when the reset has passed since (an upper bound of what is left now).
+    """
     entry = _read(_seen_path(client)).get(_scope(client))
     if not isinstance(entry, dict):
         return None
@@ -190,7 +192,8 @@ def refuse_early(
 ) -> None:
     """Raise the refusal the load would meet, when it can be proved with nothing sent (module
     docstring); return otherwise. ``spend``: the load's ``confirm``/``max_requests``/
-    ``partial``."""
+    ``partial``.
+    """
     confirm, partial = bool(spend.get("confirm")), bool(spend.get("partial"))
     ceiling: int | None = spend.get("max_requests")
     needed = est.requests  # exact, or a lower bound (a paged load's first page)
@@ -279,7 +282,8 @@ def _allowed(endpoint: str, quota: Quota | None) -> bool:
 
 def price_report(client: Client, quant_id: int, spend: dict[str, Any]) -> Estimate:
     """The lower bound of what ``quantscope report --quant N`` sends before its details
-    (module docstring), refused by ``refuse_early`` when it cannot fit; sends nothing."""
+    (module docstring), refused by ``refuse_early`` when it cannot fit; sends nothing.
+    """
     from dataclasses import replace
 
     import quantscope.loaders as L

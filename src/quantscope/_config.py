@@ -245,7 +245,8 @@ def _split_credentials(url: str) -> tuple[str, tuple[str, str] | None]:
 
     Credentials in a URL would be stored with every cached answer (its URL) and shown in
     reprs and messages: they are taken out here, once, and sent as HTTP basic auth
-    (``Settings.auth``) instead."""
+    (``Settings.auth``) instead.
+    """
     parts = urlsplit(url.strip())
     if "@" not in parts.netloc:
         return url, None

@@ -125,7 +125,8 @@ class _Plan:
 
     def values_at(self, items: Sequence[Any], path: str) -> list[Any] | None:
         """One source path's values over the structs (None where missing on the path), or
-        None when the spec has no column there."""
+        None when the spec has no column there.
+        """
         chain = next((c for p, c in self.getters if p == path), None)
         if chain is None:
             return None
@@ -137,7 +138,8 @@ class _Plan:
 
 def _get_each(get: Callable[[Any], Any], values: list[Any]) -> list[Any]:
     """``get`` of each value, None for a None (a nested parent that was null or absent): a
-    pass in C when there is none (a struct always has its fields: only None lacks them)."""
+    pass in C when there is none (a struct always has its fields: only None lacks them).
+    """
     try:
         return list(map(get, values))
     except AttributeError:
@@ -160,6 +162,7 @@ def page_decoder(
     spec: FrameSpec, items: str, keep: Sequence[str] = ()
 ) -> Callable[[bytes], Any] | None:
     """``bytes -> body`` decoding pages whose ``items`` list holds ``spec``'s records (None
-    when the spec's paths cannot be typed: a path that is both a column and a parent)."""
+    when the spec's paths cannot be typed: a path that is both a column and a parent).
+    """
     plan = _plan(spec, items, tuple(keep))
     return plan.decode if plan is not None else None

@@ -100,7 +100,8 @@ def start_embedded_sandbox(settings: Settings, *, start_server: bool = True) -> 
 
 def stop_embedded_sandbox() -> None:
     """Stop the embedded sandbox of this process, if one runs, and close its world's
-    database (it also stops at interpreter exit). A later ``connect()`` starts it anew."""
+    database (it also stops at interpreter exit). A later ``connect()`` starts it anew.
+    """
     global _EMBEDDED
     with _EMBEDDED_LOCK:
         embedded, _EMBEDDED = _EMBEDDED, None

@@ -29,7 +29,8 @@ __all__ = [*_routes.__all__, "body", "checked_choice", "from_wire", "query"]
 def _texts(param: Param, value: Any) -> list[str]:
     """The texts ``value`` puts on the wire (``_wire``'s conversion: a bool ``true``/``false``,
     a sequence a comma list): a list parameter's items (stripped, blanks skipped, as the
-    service reads them), else the whole text."""
+    service reads them), else the whole text.
+    """
     text = wire_text(value)
     if param.nargs is None:
         return [text]
@@ -43,7 +44,8 @@ def _folded(text: str) -> str:
 
 def checked_choice(param: Param, value: Any, name: str | None = None) -> None:
     """``InvalidChoiceError`` naming ``name`` (default: the keyword) unless every text of
-    ``value`` is one of ``param.choices`` in some ASCII case; nothing for an open parameter."""
+    ``value`` is one of ``param.choices`` in some ASCII case; nothing for an open parameter.
+    """
     if not param.choices or value is None or value in param.choices:  # the spec's spelling
         return
     allowed = {choice.lower() for choice in param.choices}
@@ -80,13 +82,15 @@ def query(endpoint: Endpoint, values: Mapping[str, Any]) -> dict[str, Any]:
     ``locals()``): the wire name of each query or path parameter present in ``values`` (a
     path parameter fills its ``{name}`` in the template), in declaration order, its value
     checked by the parameter's validator and choices (module docstring). None stays (the
-    client leaves it out)."""
+    client leaves it out).
+    """
     return _wire(endpoint, values, ("query", "path"), keep_none=True)
 
 
 def body(endpoint: Endpoint, values: Mapping[str, Any]) -> dict[str, Any]:
     """The JSON body of a write from the caller's keywords: the wire name of each body
-    parameter given in ``values`` and not None, in declaration order, checked as ``query``."""
+    parameter given in ``values`` and not None, in declaration order, checked as ``query``.
+    """
     return _wire(endpoint, values, ("body",), keep_none=False)
 
 
@@ -102,7 +106,8 @@ def _decoded(kind: str, text: str | None) -> Any:
 
 def from_wire(endpoint: Endpoint, wire: Mapping[str, str]) -> dict[str, Any]:
     """A recipe's wire parameters back as the loader's keywords (None where absent): what the
-    catalog answers a query from."""
+    catalog answers a query from.
+    """
     return {
         p.name: _decoded(p.kind, wire.get(p.wire)) for p in endpoint.params if p.where == "query"
     }

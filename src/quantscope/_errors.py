@@ -146,7 +146,8 @@ class QuantscopeError(Exception):
     def advice(self) -> tuple[str, ...]:
         """What the message tells the user to do, by key of ``_advice.ADVICE`` (``"confirm"``,
         ``"partial"``, ``"offline"``, ...): the command line shows each as its option, a panel
-        as its button. () for a message built without a ``Said``."""
+        as its button. () for a message built without a ``Said``.
+        """
         return self.said.keys if self.said is not None else ()
 
     def __str__(self) -> str:
@@ -180,7 +181,8 @@ class OfflineCacheMissError(QuantscopeError):
 
 class CatalogBusyError(QuantscopeError):
     """Another sync holds the catalog's lock (``catalog.lock``): nothing was read or written.
-    ``pid``, ``host`` and ``since`` (ISO text) name the holder, when it recorded itself."""
+    ``pid``, ``host`` and ``since`` (ISO text) name the holder, when it recorded itself.
+    """
 
     def __init__(
         self,
@@ -202,7 +204,8 @@ class CatalogIntegrityError(QuantscopeError):
     """Catalog files do not match their manifest records (``catalog.integrity``): missing,
     another size, a damaged footer or page, another SHA-256, or a path outside the catalog.
     ``files`` lists them (relative to the catalog), ``problems`` says what is wrong with each;
-    the same ``sync`` re-fetches them (docs/catalog.md, Integrity)."""
+    the same ``sync`` re-fetches them (docs/catalog.md, Integrity).
+    """
 
     def __init__(
         self, message: str, *, catalog: str, files: Sequence[str], problems: Sequence[str] = ()
@@ -217,7 +220,8 @@ class CatalogWriteError(QuantscopeError):
     """A catalog file could not be written (no space left, a file size limit, read-only):
     nothing was left under a final name; the run is recorded as interrupted when the manifest
     could still be written, else it stays ``running``, and the same ``sync`` resumes either.
-    ``path`` is the file, ``errno`` the system's error number."""
+    ``path`` is the file, ``errno`` the system's error number.
+    """
 
     def __init__(self, message: str, *, catalog: str, path: str, errno: int | None) -> None:
         super().__init__(message)
@@ -295,7 +299,8 @@ class QuotaShareExceededError(_Refusal):
 class InvalidChoiceError(QuantscopeError, ValueError):
     """A parameter's value is none of those the spec allows (any case): refused before anything
     was sent. ``param`` is the Python keyword (or the command line's option), ``value`` the
-    text refused, ``allowed`` the spec's values."""
+    text refused, ``allowed`` the spec's values.
+    """
 
     def __init__(self, param: str, value: str, allowed: tuple[str, ...]) -> None:
         super().__init__(
@@ -309,7 +314,8 @@ class InvalidChoiceError(QuantscopeError, ValueError):
 
 class InvalidResponseError(QuantscopeError):
     """The service answered 2xx with a body that is not JSON or not the documented shape, or
-    with pages that repeat each other."""
+    with pages that repeat each other.
+    """
 
     def __init__(self, message: str, *, endpoint: str, status_code: int) -> None:
         super().__init__(message)
@@ -350,18 +356,21 @@ class WriteRefusedError(QuantscopeError):
 
 class StaleWriteError(WriteRefusedError):
     """A write whose entries no longer hold the values the caller saw (someone or something
-    changed them since): reload and look again, or pass ``force=True`` to overwrite."""
+    changed them since): reload and look again, or pass ``force=True`` to overwrite.
+    """
 
 
 class UndoRefusedError(WriteRefusedError):
     """An undo that would not restore what the entry changed (undone before, or changed since:
-    then ``stale`` names the entries and the values they hold now)."""
+    then ``stale`` names the entries and the values they hold now).
+    """
 
 
 class PlaybookBusyError(WriteRefusedError):
     """Another write to the same playbook on this machine held its lock longer than the wait
     (``_writelock``): nothing was read or written. ``quant_id``; ``pid``, ``host`` and
-    ``since`` (ISO text) name the holder, when it recorded itself."""
+    ``since`` (ISO text) name the holder, when it recorded itself.
+    """
 
     def __init__(
         self,
@@ -383,7 +392,8 @@ class RedirectRefusedError(QuantscopeError):
     """The service redirected to another origin (scheme, host, port) than the configured one.
 
     Not followed: the API key is sent only to the configured origin. ``origin`` and ``target``
-    name both; the message says how to point quantscope at the new one if it is trusted."""
+    name both; the message says how to point quantscope at the new one if it is trusted.
+    """
 
     def __init__(self, message: str, *, origin: str, target: str, status_code: int) -> None:
         super().__init__(message)
@@ -488,24 +498,28 @@ class StaleDataWarning(QuantscopeWarning):
 
 class DataQualityWarning(QuantscopeWarning):
     """Some values of a loaded frame could not be parsed, or fields the API spec promises
-    were absent or null: they are missing (``attrs["quantscope"]["checks"]``)."""
+    were absent or null: they are missing (``attrs["quantscope"]["checks"]``).
+    """
 
 
 class InconsistentAnswerWarning(QuantscopeWarning):
     """The pages of one load disagree with each other: items seen twice (kept once), a total
     the pages did not reach or passed, totals that changed between pages. quantscope went by
     the data, and ``attrs["quantscope"]["checks"]`` says what it found
-    (docs/service-contract.md, "How answers are checked")."""
+    (docs/service-contract.md, "How answers are checked").
+    """
 
 
 class CacheRecoveredWarning(QuantscopeWarning):
     """The cache file could not be opened as a database (corrupt, truncated, not SQLite): it
-    was set aside under a ``.corrupt-<time>`` name and a new, empty cache started."""
+    was set aside under a ``.corrupt-<time>`` name and a new, empty cache started.
+    """
 
 
 class CacheWriteWarning(QuantscopeWarning):
     """A cache (the HTTP cache, its body files, the frame cache) could not be written (a full
-    disk, a file size limit): the load goes on uncached; warned once per cache directory."""
+    disk, a file size limit): the load goes on uncached; warned once per cache directory.
+    """
 
 
 class ShadowOutcomesWarning(QuantscopeWarning):
@@ -513,26 +527,30 @@ class ShadowOutcomesWarning(QuantscopeWarning):
     ``trading_status="all"``: model validation's REJECT and RECOMMEND, a DELAY still waiting):
     their outcomes are the service's shadow of a trade never made, counted as if traded. The
     result's ``attrs["shadow"]`` counts them by decision; ``load_trades``' default (executed
-    trades) leaves them out."""
+    trades) leaves them out.
+    """
 
 
 class StaleLockWarning(QuantscopeWarning):
     """A catalog's sync lock named a holder that died mid-sync (killed): the lock was free
-    (the system drops it with its holder) and this sync took it; the dead run resumes."""
+    (the system drops it with its holder) and this sync took it; the dead run resumes.
+    """
 
 
 class IncompleteDataWarning(QuantscopeWarning):
     """A loaded frame holds less than the request matched: the service capped a list, the
     plan's chain allowance narrowed it, or a ``partial=True`` load stopped at the quota. The
     frame's ``attrs["quantscope"]`` says what is missing (``capped``, ``plan_chains``,
-    ``incomplete``)."""
+    ``incomplete``).
+    """
 
 
 class EmptyResultWarning(QuantscopeWarning):
     """A list load (trades, evaluations, an evaluation history) whose filters matched no row:
     often a value the service does not know (``quant_id=99``) or a window with nothing in it.
     ``endpoint``, ``filters`` (the parameters as sent, no key) and ``plan`` (from the quota
-    headers; None when not known) say which load."""
+    headers; None when not known) say which load.
+    """
 
     def __init__(
         self,
@@ -567,7 +585,8 @@ _BY_CODE: dict[str, type[APIStatusError]] = {
 
 def redact(value: Any, secrets: Iterable[str]) -> Any:
     """``value`` with every spelling of each secret (literal or JSON-escaped) replaced by
-    ``***`` in every string of it, recursively (``_secret.scrub_value``)."""
+    ``***`` in every string of it, recursively (``_secret.scrub_value``).
+    """
     return scrub_value(value, secrets)
 
 
@@ -647,7 +666,8 @@ def _hint(
     now: datetime | None,
 ) -> str | Said:
     """What to do next, for each class: the sentence after the service's own message (a
-    ``Said`` where it names a keyword, an option or a button: ``_advice``)."""
+    ``Said`` where it names a keyword, an option or a button: ``_advice``).
+    """
     your_plan = f"your plan ({plan})" if plan else "your plan"
     if issubclass(cls, AuthenticationError):
         return Said(
@@ -704,7 +724,8 @@ def _restated(
 ) -> bool:
     """Whether the hint already says all the service's message would (then the message shows
     the hint alone, once; ``.service_message`` keeps the service's words): the plan an
-    endpoint needs, the chain refused, the unknown id, the spent quota."""
+    endpoint needs, the chain refused, the unknown id, the spent quota.
+    """
     if issubclass(cls, ChainNotAllowedError | RateLimitError):
         return True
     if issubclass(cls, PermissionDeniedError):

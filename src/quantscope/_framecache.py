@@ -113,7 +113,8 @@ CREATE TABLE IF NOT EXISTS arrow_frames (
 
 def read_writable(blob: sqlite3.Blob) -> np.ndarray:
     """The bytes of ``blob`` in a new writable NumPy buffer (SQLite's blobs read only into
-    new ``bytes``: slices of ``_READ_CHUNK``, copied while hot in the CPU's cache)."""
+    new ``bytes``: slices of ``_READ_CHUNK``, copied while hot in the CPU's cache).
+    """
     size = len(blob)
     buffer = np.empty(size, np.uint8)
     into = memoryview(buffer.data)
@@ -138,7 +139,8 @@ class CachedFrame:
 
 class FrameCache:
     """Frames in one SQLite file (Arrow IPC), keyed by ``frame_key``, valid while their
-    answers are."""
+    answers are.
+    """
 
     #: How a frame becomes the stored bytes, how a stored blob is read (into a new writable
     #: buffer, which the frame's columns then use) and how it becomes a frame again (a
@@ -189,7 +191,8 @@ class FrameCache:
 
     def _read(self, key: str, cache: Unchanged) -> tuple[float, tuple[CacheEntry, ...], Any] | None:
         """``(used, entries, blob)`` of a usable row (``blob`` None when its entries are
-        unreadable); None when there is none, it is not usable, or on a failure."""
+        unreadable); None when there is none, it is not usable, or on a failure.
+        """
         try:
             with self._connect() as db:
                 db.execute("BEGIN")  # a snapshot: no writer replaces the row meanwhile
@@ -218,7 +221,8 @@ class FrameCache:
 
     def put(self, key: str, frame: pd.DataFrame, entries: Sequence[CacheEntry]) -> bool:
         """Store ``frame`` built from ``entries`` under ``key``, dropping the least recently
-        used frames beyond the size bound. False when not stored (too large, or a failure)."""
+        used frames beyond the size bound. False when not stored (too large, or a failure).
+        """
         if not entries:
             return False
         try:
@@ -362,7 +366,8 @@ def _insert_stream(
 ) -> None:
     """The row with a blob of ``size`` zeros, then ``stream`` written into it piece by piece
     (SQLite's incremental blob I/O): neither the stream nor a bound copy of it is held whole.
-    Raises when the stream is not ``size`` bytes long (the blob cannot grow)."""
+    Raises when the stream is not ``size`` bytes long (the blob cannot grow).
+    """
     cursor = db.execute(
         "INSERT OR REPLACE INTO arrow_frames (key, used, size, meta, frame) "
         "VALUES (?, ?, ?, ?, zeroblob(?))",
@@ -406,7 +411,8 @@ _NO_ROOM = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EROFS})
 def _unwritable(exc: BaseException) -> bool:
     """Whether a store failed for want of room (a full disk, a file size limit, a quota, a
     read-only disk), as opposed to a frame that cannot be stored or a busy or broken file
-    (those stay quiet misses, as the module docstring says)."""
+    (those stay quiet misses, as the module docstring says).
+    """
     if isinstance(exc, OSError):
         return exc.errno in _NO_ROOM
     text = str(exc).lower()
@@ -453,7 +459,8 @@ def frame_key(
 ) -> str:
     """The key of the frame ``build`` makes with ``spec`` from ``endpoint``'s answers to
     ``params`` (wire text) under ``scope`` (``_cache.key_scope``), loaded as ``shape`` says
-    (paging, page cap). See the module docstring for what else goes in."""
+    (paging, page cap). See the module docstring for what else goes in.
+    """
     module = getattr(build, "__module__", "") or ""
     parts = {
         "format": _FORMAT,
@@ -472,5 +479,6 @@ def frame_key(
 
 def part_key(key: str, part: int) -> str:
     """The key of frame ``part`` of a load that makes several from one answer (``key``, the
-    load's ``frame_key``, is its first frame's)."""
+    load's ``frame_key``, is its first frame's).
+    """
     return key if part == 0 else f"{key}.{part}"

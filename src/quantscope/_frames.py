@@ -74,7 +74,8 @@ class Col:
     ``categories``: an enumeration's whole set of values, as the API spec (and
     docs/service-contract.md where the spec leaves it open) lists them; a ``category``
     column without one (quant names, criterion keys: open sets) has the categories of the
-    values loaded, sorted."""
+    values loaded, sorted.
+    """
 
     name: str
     source: str
@@ -137,7 +138,8 @@ class Item(msgspec.Struct, gc=False):
     @classmethod
     def values_at(cls, items: Sequence[Any], path: str) -> list[Any] | None:
         """The values of one source path over ``items`` (all of this type); None when the
-        spec reads nothing there (the paging checks' item ids)."""
+        spec reads nothing there (the paging checks' item ids).
+        """
         return None  # pragma: no cover - generated types override it
 
 
@@ -173,7 +175,8 @@ _dicts_to_array: Any = _fast_extractor()
 
 def _extract(values: Sequence[Any], keys: list[str]) -> list[Any]:
     """``[v.get(key) for v in values]`` for each key. Missing values are None, or NaN on the
-    fast path (the converters treat both as missing: JSON itself has no NaN)."""
+    fast path (the converters treat both as missing: JSON itself has no NaN).
+    """
     if _dicts_to_array is None:
         return [[v.get(k) if type(v) is dict else _get(v, k) for v in values] for k in keys]
     rows = values if isinstance(values, list) else list(values)
@@ -219,7 +222,8 @@ _ENCODE_JSON = msgspec.json.Encoder()
 def _json_texts(values: list[Any]) -> list[str | None]:
     """Nested JSON as compact text (keys in served order), missing as None: Arrow has no
     faithful type for JSON of varying shapes, text travels to Parquet, Feather and any SQL
-    engine unchanged (``json.loads`` or DuckDB's ``json_extract`` read it back)."""
+    engine unchanged (``json.loads`` or DuckDB's ``json_extract`` read it back).
+    """
     encode = _ENCODE_JSON.encode
     missing = (None, msgspec.UNSET)
     return [None if v in missing or v != v else encode(v).decode() for v in values]
@@ -251,7 +255,8 @@ def _strings(values: list[Any]) -> Any:
     go straight into one Arrow array (what ``pd.array(values, dtype="string")`` makes, without
     its checks per value; benchmarks/README.md, decode); anything else (numbers) takes pandas'
     way, which writes them as text. Otherwise (Python storage) equal texts are shared
-    (``_shared``)."""
+    (``_shared``).
+    """
     if _ARROW_STRINGS:
         try:
             return pd.arrays.ArrowStringArray(
@@ -264,7 +269,8 @@ def _strings(values: list[Any]) -> Any:
 
 def _shared(values: Sequence[Any]) -> list[Any]:
     """``values`` with equal texts as one object each: a column of few distinct texts (token
-    symbols, addresses) then pickles, and unpickles from the frame cache, as those few."""
+    symbols, addresses) then pickles, and unpickles from the frame cache, as those few.
+    """
     seen: dict[str, str] = {}
     return [seen.setdefault(v, v) if type(v) is str else v for v in values]
 
@@ -287,7 +293,8 @@ def _categorical(values: list[Any]) -> pd.Categorical:
 
 def with_categories(values: pd.Categorical, fixed: Sequence[str]) -> pd.Categorical:
     """``values`` (text categories) over ``fixed``, the spec's whole set, then the values
-    outside it that occur, sorted (kept, never made missing); no pass over the rows as text."""
+    outside it that occur, sorted (kept, never made missing); no pass over the rows as text.
+    """
     if not fixed:
         return values
     present = values.categories
@@ -363,7 +370,8 @@ def convert(values: list[Any], col: Col) -> tuple[Any, int]:
 
 def _source_values(rows: list[Any], spec: FrameSpec) -> dict[str, Any]:
     """Each of ``spec``'s source paths' values over ``rows`` (objects, ``Item`` structs decoded
-    for ``spec``, or a mix: read run by run, in order)."""
+    for ``spec``, or a mix: read run by run, in order).
+    """
     paths = [c.source for c in spec.columns]
     if next((r for r in rows if isinstance(r, Item)), None) is None:
         return column_values(rows, paths)
@@ -430,14 +438,15 @@ class Columns:
         cls, columns: Mapping[str, Sequence[Any]], length: int, spec: FrameSpec, first: Any = None
     ) -> Columns:
         """The values already extracted (each source path's over ``length`` records, missing as
-        None or NaN, as ``column_values`` gives them) converted."""
+        None or NaN, as ``column_values`` gives them) converted.
+        """
         arrays: dict[str, Any] = {}
         problems: dict[str, int] = {}
         absent: dict[str, int] = {}
         unknown: dict[str, int] = {}
         required = spec.required
         for col in spec.columns:
-            arrays[col.name], bad = convert(columns[col.source], col)  # type: ignore[arg-type]
+            arrays[col.name], bad = convert(columns[col.source], col)  # type: ignore[arg-type]  # convert reads any sequence; typed list for its callers
             if bad:
                 problems[col.name] = bad
             strange = outside(arrays[col.name], col.categories)
@@ -474,7 +483,8 @@ class Columns:
     def rows(self, start: int, stop: int) -> Columns:
         """Rows ``start:stop`` (views where the arrays allow). Unparseable and absent-value
         counts are per run, not per row: the slice starting at 0 keeps them all, the others
-        none."""
+        none.
+        """
         arrays = {name: values[start:stop] for name, values in self.arrays.items()}
         problems = dict(self.problems) if start == 0 else {}
         absent = dict(self.absent) if start == 0 else {}
@@ -485,7 +495,8 @@ class Columns:
 
     def checks(self) -> dict[str, dict[str, int]]:
         """What the conversion found, for ``attrs["quantscope"]["checks"]``: unparseable
-        values and required values absent or null, per column (empty: nothing)."""
+        values and required values absent or null, per column (empty: nothing).
+        """
         found: dict[str, dict[str, int]] = {}
         if self.problems:
             found["unparseable"] = dict(self.problems)
@@ -500,7 +511,8 @@ class Columns:
         found in ``attrs["quantscope"]["checks"]`` (``checks``); when ``warn``, one
         DataQualityWarning naming the columns of unparseable values and of required values
         absent or null, with their counts (``stacklevel`` as ``warnings.warn`` would take it
-        in the caller)."""
+        in the caller).
+        """
         spec = self.spec
         frame = pd.DataFrame(
             self.arrays, index=pd.RangeIndex(self.length), columns=spec.names, copy=False
@@ -535,7 +547,8 @@ def quality_message(name: str, found: Mapping[str, Mapping[str, int]]) -> str:
 
 def _concat(parts: list[Any], fixed: Sequence[str] = ()) -> Any:
     """One column's converted arrays end to end, as ``convert`` would make the whole column
-    (``fixed``: the column's ``Col.categories``)."""
+    (``fixed``: the column's ``Col.categories``).
+    """
     head = parts[0]
     if isinstance(head, np.ndarray):
         return np.concatenate(parts)
@@ -584,14 +597,16 @@ def build_frame(
 def series_of(record: Mapping[str, Any], spec: FrameSpec, name: str) -> pd.Series:
     """One record as a Series named ``name``: ``spec``'s columns as its index, each value
     converted by its column's kind (as ``build_frame`` would) into one dtype for the Series,
-    the columns' common dtype (all ``float64``, all ``Int64``), else ``object``."""
+    the columns' common dtype (all ``float64``, all ``Int64``), else ``object``.
+    """
     return row_series(build_frame([record], spec, stacklevel=4), spec, name)
 
 
 def row_series(frame: pd.DataFrame, spec: FrameSpec, name: str) -> pd.Series:
     """The first row of ``frame`` (``spec``'s typed frame of one record) as ``series_of``
     makes it: ``spec``'s columns as its index, in their common dtype (else ``object``), with
-    the frame's attrs (what the checks found, provenance)."""
+    the frame's attrs (what the checks found, provenance).
+    """
     dtypes = set(spec.dtypes().values())
     dtype = dtypes.pop() if len(dtypes) == 1 else "object"
     values = [frame[c].iloc[0] for c in spec.names]
@@ -609,5 +624,6 @@ def frame_of_columns(
     stacklevel: int = 2,
 ) -> pd.DataFrame:
     """``build_frame`` from the values already extracted: each source path's values over the
-    ``length`` records (missing as None or NaN), as ``column_values`` gives them."""
+    ``length`` records (missing as None or NaN), as ``column_values`` gives them.
+    """
     return Columns.of_values(columns, length, spec).frame(warn=warn, stacklevel=stacklevel)

@@ -41,7 +41,8 @@ class Reply:
 
     ``Content-Type`` is ``application/json`` for a ``json`` reply and ``Content-Length`` the
     body's length unless ``headers`` set them; a ``Content-Length`` larger than the body
-    makes a body cut half-way."""
+    makes a body cut half-way.
+    """
 
     status: int = 200
     json: Any = None
@@ -61,7 +62,8 @@ Handler = Callable[[PreparedRequest], Reply]
 
 class _Wire(io.BytesIO):
     """A body as the socket gives it: ending before the ``promised`` length fails the read
-    with ``http.client.IncompleteRead``, as http.client's does."""
+    with ``http.client.IncompleteRead``, as http.client's does.
+    """
 
     def __init__(self, body: bytes, promised: int) -> None:
         super().__init__(body)
@@ -89,7 +91,8 @@ class InProcessTransport(WholeBodyAdapter):
 
     ``origin`` is the configured service's URL; only requests for its scheme, host and port
     reach the handler. Mount it on a session for both schemes; quantscope's client does so
-    when it is given ``transport=handler``."""
+    when it is given ``transport=handler``.
+    """
 
     def __init__(self, handler: Handler, origin: str) -> None:
         super().__init__()

@@ -66,7 +66,8 @@ def require_columns(
     what: str = "",
 ) -> None:
     """Raise MissingColumnsError unless ``frame`` has ``columns``; the message names the kinds
-    (names of ``FRAME_KINDS``, or FrameKind objects for frames the accessor does not detect)."""
+    (names of ``FRAME_KINDS``, or FrameKind objects for frames the accessor does not detect).
+    """
     present = set(frame.columns)
     missing = [c for c in dict.fromkeys(columns) if c not in present]
     if not missing:

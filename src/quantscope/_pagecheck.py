@@ -61,7 +61,8 @@ def _whole(item: Any) -> bytes:
 def _identities(items: list[Any], key: str | None) -> list[Hashable | None] | None:
     """Each item's identity: its ``key`` when it has a text or integer one (None: an item
     without one, not judged), or with no ``key`` the whole item. None when the items are not
-    all objects (not a list of records: the loader's checks name it)."""
+    all objects (not a list of records: the loader's checks name it).
+    """
     kinds = set(map(type, items))
     if not all(issubclass(kind, (Item, Mapping)) for kind in kinds):
         return None
@@ -92,7 +93,8 @@ class PageLedger:
     def admit(self, page: object, body: Any) -> int | None:
         """Record ``body``, the body of ``page`` (a token: the client's answer), and drop from
         its list the items already loaded. Returns how many items it listed as it came (None
-        for a body that is not a page: the client's shape check judges it)."""
+        for a body that is not a page: the client's shape check judges it).
+        """
         key = self.paging.items
         items = body.get(key) if isinstance(body, Mapping) else None
         if not isinstance(items, list):
@@ -133,7 +135,8 @@ class PageLedger:
 
     def stop_on_repeat(self, pages: Sequence[object | None]) -> None:
         """Raise ``InvalidResponseError`` when one of ``pages`` (the load's, in page order)
-        repeats an earlier one (module docstring)."""
+        repeats an earlier one (module docstring).
+        """
         if self._repeat is None:
             return
         page, earlier = self._repeat
@@ -162,7 +165,8 @@ class PageLedger:
     ) -> dict[str, Any]:
         """The ``checks`` of the pages the load keeps (``pages``, in page order): duplicates,
         totals that differ, a total the distinct items disagree with (a complete load only;
-        ``empty_page``: the 1-based page that came back empty before the total was reached)."""
+        ``empty_page``: the 1-based page that came back empty before the total was reached).
+        """
         notes = [self._notes[id(p)] for p in pages if p is not None and id(p) in self._notes]
         found: dict[str, Any] = {}
         dropped = sum(n.dropped for n in notes)

@@ -1,4 +1,4 @@
-"""Tolerant parsers for the service's display strings: ``"$1.2K"``, ``"+12.5%"``, ``"0.5 SOL"``.
+r"""Tolerant parsers for the service's display strings: ``"$1.2K"``, ``"+12.5%"``, ``"0.5 SOL"``.
 
 The service sends many numbers as display strings (docs/service-contract.md, Trades). The
 sandbox writes them one way; the real service may write them slightly differently, so the
@@ -27,8 +27,8 @@ are unparseable). A K/M/B value is the decimal read as one number (``"1.23M"`` i
 
 `parse_numbers` is the vectorised form the loaders call on 100k-row columns. It does not parse
 cell by cell in Python: it joins the column into one string, rewrites the display syntax with a
-few C-speed ``str`` passes that act only where the grammar allows them (``"\\x00$"`` at a cell
-start, ``"K\\x00"`` at a cell end, ...), checks the thousands separators with one regex scan,
+few C-speed ``str`` passes that act only where the grammar allows them (``"\x00$"`` at a cell
+start, ``"K\x00"`` at a cell end, ...), checks the thousands separators with one regex scan,
 and reads the result with ``np.fromstring`` (or ``float`` on the split parts when that refuses
 a part). Whatever the rewrite does not handle
 is left malformed on purpose, so ``float`` rejects it, and only those cells (and missing ones)
@@ -245,7 +245,7 @@ def _parse_column(cells: _Cells) -> tuple[np.ndarray, np.ndarray]:
         return np.empty(0, dtype=np.float64), np.zeros(0, dtype=bool)
     texts: _Cells = cells
     try:
-        joined = _SEP.join(cells)  # type: ignore[arg-type]
+        joined = _SEP.join(cells)  # type: ignore[arg-type]  # a non-str cell raises TypeError, caught below
     except TypeError:  # not all str: missing cells become "" at C speed, the rest one by one
         # A copy that is ours to write to (a Series' object array may be its own storage).
         if isinstance(cells, np.ndarray):
@@ -305,10 +305,10 @@ def _parse_texts(texts: _Cells, joined: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _fast_numbers(joined: str, n: int) -> np.ndarray | None:
-    """Rewrite the joined column into plain float text and convert it in one go.
+    r"""Rewrite the joined column into plain float text and convert it in one go.
 
-    Every rewrite is tied to a position where the grammar allows it (cell start ``\\x00``, cell
-    end ``\\x00``, or a validated thousands separator), so a cell the rewrite does not fully
+    Every rewrite is tied to a position where the grammar allows it (cell start ``\x00``, cell
+    end ``\x00``, or a validated thousands separator), so a cell the rewrite does not fully
     handle stays malformed and float() rejects it (NaN, decided later by the scalar parser);
     a well-formed cell becomes the same decimal text the scalar parser gives float(). The
     rewrites cover the display strings as the sandbox writes them plus the common variants

@@ -100,7 +100,8 @@ def plan_for_limit(limit: int | None) -> str | None:
 
 def plan_allows(plan: str | None, capability: str) -> bool | None:
     """Whether ``plan`` includes ``capability`` (a key of ``CAPABILITIES``); None when the
-    plan is not known (then try, and handle the service's 403)."""
+    plan is not known (then try, and handle the service's 403).
+    """
     if plan not in _RANK:
         return None
     return _RANK[plan] >= _RANK[CAPABILITIES[capability].plan]
@@ -108,7 +109,8 @@ def plan_allows(plan: str | None, capability: str) -> bool | None:
 
 def first_plan_for(method: str, endpoint: str) -> str | None:
     """The smallest plan that includes ``method endpoint``, or None when any plan does (or
-    the table does not say)."""
+    the table does not say).
+    """
     for capability in CAPABILITIES.values():
         for prefix in capability.endpoints:
             verb, _, path = prefix.rpartition(" ")

@@ -34,7 +34,8 @@ def progress(
 
     ``done`` requests of the load were already sent before the bar (the first page, which
     gave the total): they count in ``total`` and the bar starts at them, so a load of 49
-    pages shows 49, not 48. ``unit`` names what is counted (the report counts stages)."""
+    pages shows 49, not 48. ``unit`` names what is counted (the report counts stages).
+    """
     disable = not enabled or total < 2
     widget = not disable and any(c.__module__ == _NOTEBOOK_BAR for c in tqdm.__mro__)
     options: dict[str, Any] = {"display": False} if widget else {}

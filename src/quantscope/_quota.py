@@ -75,7 +75,8 @@ def _parse_int(value: str | None) -> int | None:
 def _retry_after_s(headers: Mapping[str, str], now: datetime | None = None) -> float | None:
     """``Retry-After`` in seconds, bounded to ``[0, MAX_RETRY_AFTER_S]``: delay seconds (a
     finite number >= 0) or a date (in the past: 0); None when absent or anything else (``inf``,
-    ``nan``, negative, text), as if absent (module docstring)."""
+    ``nan``, negative, text), as if absent (module docstring).
+    """
     value = headers.get("Retry-After")
     if value is None:
         return None
@@ -148,5 +149,6 @@ class Spend:
 
 def share_limit(share: float, remaining: int) -> int:
     """Requests one load may send without ``confirm=True``: ``share`` of the quota left,
-    rounded down, and never less than 1 (a single request is never refused by this rule)."""
+    rounded down, and never less than 1 (a single request is never refused by this rule).
+    """
     return max(1, math.floor(share * remaining))

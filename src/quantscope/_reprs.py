@@ -68,7 +68,8 @@ def table_html(
 ) -> str:
     """A titled two-column table of ``rows`` (label, value), then, when ``columns`` are
     given, a table of ``body`` rows under those headers; every text escaped, and ``secret``
-    (the API key) scrubbed from it first."""
+    (the API key) scrubbed from it first.
+    """
     scrub = scrubber(secret).scrub_text if secret else str
 
     def cell(value: Any, tag: str = "td") -> str:
@@ -112,7 +113,8 @@ def quota_html(quota: Any) -> str:
 
 def client_html(client: Any) -> str:
     """A ``Client``: the service, its URL, whether a key is set (never the key), the cache,
-    the quota rules and the quota as last reported."""
+    the quota rules and the quota as last reported.
+    """
     s = client.settings
     rows: list[Row] = [
         ("service", s.service),
@@ -130,7 +132,8 @@ def client_html(client: Any) -> str:
 
 def estimate_html(estimate: Any) -> str:
     """An ``Estimate``: what the load would send, what the cache holds, what is left, and
-    whether it fits (or needs ``confirm=True``)."""
+    whether it fits (or needs ``confirm=True``).
+    """
     requests = estimate.requests if estimate.exact else f"at least {estimate.requests}"
     if estimate.write:
         requests = "1 (a write, never cached)"
@@ -157,7 +160,8 @@ def estimate_html(estimate: Any) -> str:
 
 def catalog_html(url: str, manifest: Any) -> str:
     """A ``Catalog`` (its manifest as last read): per resource its partitions, rows and
-    bytes; the schema version; the sync runs and how the last one ended."""
+    bytes; the schema version; the sync runs and how the last one ended.
+    """
     held: dict[str, list[int]] = {}
     for p in manifest.partitions.values():
         counts = held.setdefault(p["resource"], [0, 0, 0])

@@ -75,7 +75,8 @@ def cached_provenance(
     service: str,
 ) -> Provenance:
     """The provenance of a result served whole from the cache (the frame cache): no request,
-    ``fetched_at`` when the oldest answer it came from was fetched."""
+    ``fetched_at`` when the oldest answer it came from was fetched.
+    """
     return Provenance(
         endpoint=endpoint,
         params=params,
@@ -91,7 +92,8 @@ def cached_provenance(
 def fetched_at_of(attrs: Mapping[str, Any]) -> datetime | None:
     """``fetched_at`` of a frame's ``attrs["quantscope"]`` as a UTC datetime (the attrs hold
     ISO-8601 text, as written by ``Provenance.as_dict`` or read back from Parquet/Feather);
-    None when absent or unreadable."""
+    None when absent or unreadable.
+    """
     value = attrs.get("fetched_at")
     if isinstance(value, datetime):
         return value
@@ -109,7 +111,8 @@ _Loaded = TypeVar("_Loaded", pd.DataFrame, pd.Series)
 
 def with_provenance(obj: _Loaded, provenance: Provenance | None, **extra: Any) -> _Loaded:
     """``obj`` with ``attrs["quantscope"]``: the provenance, over the loader's extras (a
-    summary, the quant id...) already there or given. Returns ``obj`` itself."""
+    summary, the quant id...) already there or given. Returns ``obj`` itself.
+    """
     held = obj.attrs.get("quantscope")
     attrs = dict(held) if isinstance(held, Mapping) else {}
     attrs.update(extra)
@@ -155,7 +158,8 @@ class FetchedPages:
 @dataclass(frozen=True)
 class FetchedMany:
     """Answers to several requests of one endpoint, in order (None where not loaded), and the
-    loaded answers' cache entries in order."""
+    loaded answers' cache entries in order.
+    """
 
     results: tuple[Fetched | None, ...]
     provenance: Provenance
@@ -201,7 +205,8 @@ class _Paging:
 
     def check(self, body: Any, endpoint: str) -> None:
         """Raise ``InvalidResponseError`` naming ``endpoint`` unless ``body`` is a page: an
-        object whose ``items`` is a list (a missing list is an error, never an empty page)."""
+        object whose ``items`` is a list (a missing list is an error, never an empty page).
+        """
         items = body.get(self.items) if isinstance(body, Mapping) else None
         if not isinstance(items, list):
             raise InvalidResponseError(
@@ -252,7 +257,8 @@ class PageNumberPaging(_Paging):
 @dataclass(frozen=True)
 class OffsetPaging(_Paging):
     """``offset``/``limit`` paging with a top-level ``total`` (``/api/eval-results``; for
-    ``/api/eval-history``, ``skip``/``take``: ``OffsetPaging.of(E.HISTORY, ...)``)."""
+    ``/api/eval-history``, ``skip``/``take``: ``OffsetPaging.of(E.HISTORY, ...)``).
+    """
 
     page_size: int = 1000
     items: str = _OFFSETS.items

@@ -112,7 +112,8 @@ class Param:
 @dataclass(frozen=True)
 class Paging:
     """How a list route pages: ``page`` (page number and size) or ``offset`` (offset and
-    limit, under the route's own names), and the key of the items in each answer."""
+    limit, under the route's own names), and the key of the items in each answer.
+    """
 
     style: str
     first: str

@@ -1,9 +1,9 @@
-"""The API key is a secret: every form of it a service could hand back, replaced by ``***``.
+r"""The API key is a secret: every form of it a service could hand back, replaced by ``***``.
 
 A service may echo the key (an error page quoting the request, a debug field, a hostile
 server). A byte search for the key misses it written the way JSON allows any string to be
-written: each character literal or escaped (``\\u0071`` in either case of hex digits, ``\\/``,
-``\\"``, ``\\\\``, ``\\n`` ...), in any mix. A JSON decoder turns every such form back into the
+written: each character literal or escaped (``\u0071`` in either case of hex digits, ``\/``,
+``\"``, ``\\``, ``\n`` ...), in any mix. A JSON decoder turns every such form back into the
 key, which would then reach frames, the frame cache, a catalog's Parquet files, bundles,
 reports and CLI output. ``Scrubber`` replaces every one of them:
 
@@ -52,13 +52,13 @@ _SHORT_ESCAPES = {
 
 
 def _hex_unit(unit: int) -> str:
-    """``\\uXXXX`` of one UTF-16 code unit as a pattern: hex letters in either case."""
+    r"""``\uXXXX`` of one UTF-16 code unit as a pattern: hex letters in either case."""
     digits = "".join(f"[{d}{d.upper()}]" if d.isalpha() else d for d in f"{unit:04x}")
     return r"\\u" + digits
 
 
 def _escapes(char: str) -> list[str]:
-    """Patterns of the ways JSON text may escape ``char`` (``\\u`` form, short form)."""
+    r"""Patterns of the ways JSON text may escape ``char`` (``\u`` form, short form)."""
     point = ord(char)
     if point > 0xFFFF:  # JSON escapes a character beyond the BMP as a surrogate pair
         point -= 0x10000
@@ -146,7 +146,8 @@ def scrubber(secret: str) -> Scrubber:
 
 def scrub_value(value: Any, secrets: Iterable[str]) -> Any:
     """``value`` with each secret scrubbed from every string in it (dict keys and values,
-    lists and tuples, recursively); other values as they are."""
+    lists and tuples, recursively); other values as they are.
+    """
     active = [scrubber(s) for s in secrets if s]
     if not active:
         return value

@@ -82,7 +82,8 @@ def _shown(origin: tuple[str, str, int]) -> str:
 def guard_redirect(prepared: PreparedRequest, response: Response, origin: str | None) -> None:
     """Before a redirect is followed: a request leaving ``origin`` (the configured service's;
     None: the redirected request's own) loses every credential header, and the redirect is
-    refused (``RedirectRefusedError``, naming both origins and what to do)."""
+    refused (``RedirectRefusedError``, naming both origins and what to do).
+    """
     start = origin_of(origin or str(response.request.url or ""))
     target = origin_of(str(prepared.url or ""))
     if target == start:
@@ -107,7 +108,8 @@ def scrub_key(body: bytes, response: Response, request: PreparedRequest) -> byte
     decoder reads as the key (``_secret``), and the same in the answer's headers: whatever a
     service echoes (an error page quoting the request, a debug field, an escaped string), the
     key never reaches the cache file, a frame or a message. One linear pass for a body without
-    escapes; figures in docs/reliability.md."""
+    escapes; figures in docs/reliability.md.
+    """
     key = request.headers.get("X-API-Key")
     if not key:
         return body
@@ -135,7 +137,8 @@ _CALL = threading.local()
 @contextmanager
 def deadline(seconds: float) -> Iterator[float]:
     """Run a call (every attempt and wait of it) under a deadline ``seconds`` from now; yields
-    the deadline on ``time.monotonic``'s clock. Nested calls keep the earlier deadline."""
+    the deadline on ``time.monotonic``'s clock. Nested calls keep the earlier deadline.
+    """
     outer = getattr(_CALL, "deadline", None)
     mine = time.monotonic() + seconds
     _CALL.deadline = mine if outer is None else min(outer, mine)
@@ -189,7 +192,8 @@ class _Watchdog:
     """One daemon thread firing the watches whose deadline passed (started on first use).
 
     A send costs one heap push under a lock; the thread wakes only for the earliest
-    deadline, and watches that finished in time are dropped when their turn comes."""
+    deadline, and watches that finished in time are dropped when their turn comes.
+    """
 
     def __init__(self) -> None:
         self._heap: list[tuple[float, int, _Watch]] = []
@@ -243,7 +247,8 @@ def _shutdown(sock: Any) -> Callable[[], None]:
 
 class _WatchedResponse:
     """Mixin of the pools' connections: waiting for an answer registers the connection's
-    socket with the current send's watch, so the deadline also bounds headers that drip."""
+    socket with the current send's watch, so the deadline also bounds headers that drip.
+    """
 
     sock: Any
 
@@ -251,7 +256,7 @@ class _WatchedResponse:
         watch = getattr(_SEND, "watch", None)
         if watch is not None and self.sock is not None:
             watch.add(_shutdown(self.sock))
-        return super().getresponse()  # type: ignore[misc]
+        return super().getresponse()  # type: ignore[misc]  # the pool's connection class follows in the MRO
 
 
 class _HTTPConnection(_WatchedResponse, HTTPConnection):
@@ -293,7 +298,7 @@ class WholeBodyAdapter(HTTPAdapter):
             manager.pool_classes_by_scheme = dict(_POOLS)
         return manager
 
-    def send(  # type: ignore[override]
+    def send(  # type: ignore[override]  # requests' keywords pass through **kwargs
         self, request: PreparedRequest, stream: bool = False, **kwargs: Any
     ) -> Response:
         end = self._deadline(kwargs.get("timeout"))
@@ -367,7 +372,8 @@ class WholeBodyAdapter(HTTPAdapter):
 
     def _exchange(self, request: PreparedRequest, stream: bool, kwargs: dict[str, Any]) -> Response:
         """One request on the wire: requests' own ``HTTPAdapter.send`` (an in-process
-        transport, ``_inprocess``, answers here instead)."""
+        transport, ``_inprocess``, answers here instead).
+        """
         return super().send(request, stream=stream, **kwargs)
 
 
@@ -376,7 +382,8 @@ class _ReadBody(urllib3.HTTPResponse):
 
     ``stream`` (what requests' ``Response.content`` reads through) hands the body back in one
     piece, never decoding it again, instead of requests' 10 kB chunks; the status, reason and
-    headers are the answer's. Only urllib3's public constructor and methods are used."""
+    headers are the answer's. Only urllib3's public constructor and methods are used.
+    """
 
     def __init__(self, body: bytes, response: Response, request: PreparedRequest) -> None:
         self.whole = body
@@ -396,7 +403,8 @@ class _ReadBody(urllib3.HTTPResponse):
         self, amt: int | None = None, decode_content: bool | None = None
     ) -> Generator[bytes, None, None]:
         """The whole body, once (``amt`` is not needed: it is already in memory); then the
-        stream is closed, as a socket's is at its end."""
+        stream is closed, as a socket's is at its end.
+        """
         data, self.whole = self.whole, b""
         self.close()
         if data:
@@ -405,7 +413,8 @@ class _ReadBody(urllib3.HTTPResponse):
 
 def _capped(timeout: Any, left: float) -> Any:
     """requests' ``timeout`` with each part at most ``left`` seconds (a urllib3 ``Timeout``
-    object as it is: the watchdog still ends the send at the deadline)."""
+    object as it is: the watchdog still ends the send at the deadline).
+    """
     if isinstance(timeout, tuple):
         return tuple(left if t is None else min(float(t), left) for t in timeout)
     if timeout is None or isinstance(timeout, int | float):

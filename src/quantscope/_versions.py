@@ -58,7 +58,8 @@ def installed_within(distribution: str, span: Span) -> bool:
 @cache
 def _installed(distribution: str) -> str | None:
     """The installed version of ``distribution`` (None: not installed), read once per process:
-    every HTTP cache a client opens asks, and each read scans the package metadata."""
+    every HTTP cache a client opens asks, and each read scans the package metadata.
+    """
     try:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:

@@ -20,7 +20,8 @@ Params = Mapping[str, ParamValue]
 class Wire(dict[str, str]):
     """Parameters already as the service's text (``wire_params``' result): passed on as they
     are, so a load computes them once, in ``loaders._base``, for its key, request and
-    provenance alike."""
+    provenance alike.
+    """
 
 
 def wire_text(value: Any) -> str:

@@ -53,7 +53,7 @@ from quantscope._errors import PlaybookBusyError
 try:
     import fcntl
 except ImportError:  # Windows: no flock, the process lock only
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # no fcntl on Windows: callers check for None
 
 __all__ = ["WAIT_S", "digest", "lock_dir", "playbook_lock", "service_url"]
 
@@ -66,7 +66,8 @@ _LOCKS: dict[str, _PlaybookLock] = {}
 
 class _PlaybookLock:
     """The process's lock of one playbook: an RLock, and the flock its outermost holder
-    took (``depth`` counts the holding thread's nested entries)."""
+    took (``depth`` counts the holding thread's nested entries).
+    """
 
     def __init__(self) -> None:
         self.rlock = threading.RLock()
@@ -77,7 +78,8 @@ class _PlaybookLock:
 def _forget_after_fork() -> None:
     """In a child process (``fork``): hold nothing. Its copies of the parent's locks would let
     it in re-entrantly (the forking thread lives on in it) while the parent's write goes on;
-    closing its copies of the lock files leaves the parent's flocks held by the parent."""
+    closing its copies of the lock files leaves the parent's flocks held by the parent.
+    """
     global _GUARD
     _GUARD = threading.Lock()
     for lock in _LOCKS.values():
@@ -117,7 +119,8 @@ def lock_dir(client: Client) -> Path:
 
 def _private_dir(path: Path) -> bool:
     """Make ``path`` (mode 0700) unless it exists; whether it is a directory of this user's
-    that nobody else may write to (a symlink or someone else's directory is never used)."""
+    that nobody else may write to (a symlink or someone else's directory is never used).
+    """
     with contextlib.suppress(FileExistsError, OSError):
         path.mkdir(mode=0o700)
     try:
@@ -134,7 +137,8 @@ def _private_dir(path: Path) -> bool:
 @contextlib.contextmanager
 def playbook_lock(client: Client, quant_id: int, *, wait_s: float = WAIT_S) -> Iterator[None]:
     """Hold the lock of ``quant_id``'s playbook on the client's service meanwhile (module
-    docstring); ``PlaybookBusyError`` when another writer holds it longer than ``wait_s``."""
+    docstring); ``PlaybookBusyError`` when another writer holds it longer than ``wait_s``.
+    """
     name = digest(client, quant_id)
     with _GUARD:
         lock = _LOCKS.setdefault(name, _PlaybookLock())

@@ -93,7 +93,8 @@ _LISTENERS: list[WriteListener] = []
 def on_write(listener: WriteListener) -> None:
     """Call ``listener(client, quant_id, playbook)`` after every write made here that reached
     the service (``playbook``: as read back, None when the read-back failed). Registering
-    the same function twice registers it once."""
+    the same function twice registers it once.
+    """
     if listener not in _LISTENERS:
         _LISTENERS.append(listener)
 
@@ -221,7 +222,8 @@ def _service(client: Client) -> tuple[str, str]:
 
 class _Check(NamedTuple):
     """What the read-back showed for one change: whether it holds the value sent, why not,
-    and the value it holds (None when the read-back failed or lacks the entry)."""
+    and the value it holds (None when the read-back failed or lacks the entry).
+    """
 
     ok: bool
     note: str | None
@@ -310,7 +312,8 @@ def _checked(quant_id: int, changes: Sequence[Change], client: Client, force: bo
     """Compare: read the playbook from the service; refuse (``StaleWriteError``) when an entry
     no longer holds the change's ``old_value``, unless ``force``. Returns the changes with
     ``old_value`` as the service holds it now (what the write replaces, and logs). Called with
-    the playbook's lock held, so nobody on this machine writes before the PUT."""
+    the playbook's lock held, so nobody on this machine writes before the PUT.
+    """
     now = L.load_playbook(quant_id, fresh=True, client=client)
     stale = stale_changes(now, changes)
     if stale and not force:
@@ -325,7 +328,8 @@ def _checked(quant_id: int, changes: Sequence[Change], client: Client, force: bo
 def _applied(changes: Sequence[Change], checks: Sequence[_Check]) -> bool:
     """Whether a PUT that got no answer was applied, by its read-back: every entry holds its
     new value, or one entry does that did not before (the service writes all changes of a
-    request or none, so the others were written too, and changed since by another writer)."""
+    request or none, so the others were written too, and changed since by another writer).
+    """
     return all(c.ok for c in checks) or any(
         check.ok and not same_value(change.old_value, change.new_value)
         for change, check in zip(changes, checks, strict=True)

@@ -88,6 +88,7 @@ only); without them the embedded sandbox answers. The cache: $QUANTSCOPE_CACHE_D
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``quantscope`` command line: every subcommand and its options."""
     parser = argparse.ArgumentParser(
         prog="quantscope",
         description="Research toolkit for the Quant Trading Data Service.",
@@ -104,7 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
 @contextmanager
 def _warnings_as_lines(verbose: bool) -> Iterator[None]:
     """quantscope's warnings as one line each on stderr (no source line), advice for the
-    command line; once per message. Other libraries' warnings only with ``--verbose``."""
+    command line; once per message. Other libraries' warnings only with ``--verbose``.
+    """
     seen: set[str] = set()
 
     def show(

@@ -44,7 +44,8 @@ Answer = Reply | BaseException | Callable[[PreparedRequest], Reply]
 class Script:
     """A handler answering from ``answers`` in order, the last one repeated, that keeps every
     request it saw (``seen``). An answer is a ``Reply``, an exception (raised: a network
-    fault) or a handler (called with the request)."""
+    fault) or a handler (called with the request).
+    """
 
     def __init__(self, *answers: Answer) -> None:
         if not answers:

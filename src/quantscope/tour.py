@@ -31,7 +31,8 @@ FRESH_DAY_LINE = (
 
 def connect(url: str | None = None, api_key: str | None = None, **kwargs: Any) -> Client:
     """``qsc.connect(url, api_key, **kwargs)`` for a tour: on the embedded sandbox, its keys
-    get a fresh day's quota first and one line says so; on any other service, nothing more."""
+    get a fresh day's quota first and one line says so; on any other service, nothing more.
+    """
     client = qsc.connect(url, api_key, **kwargs)
     if not client.settings.offline and new_quota_day(client.base_url):
         print(FRESH_DAY_LINE, flush=True)
@@ -146,6 +147,7 @@ def run(cache_dir: str | None = None) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the tour (``python -m quantscope.tour``); the exit status."""
     parser = argparse.ArgumentParser(prog="python -m quantscope.tour", description=__doc__)
     parser.add_argument("--cache-dir", help="HTTP cache directory (default: a fresh temp dir)")
     args = parser.parse_args(argv)

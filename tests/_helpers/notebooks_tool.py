@@ -16,7 +16,8 @@ def load_notebooks_tool() -> ModuleType:
     if NAME in sys.modules:
         return sys.modules[NAME]
     spec = importlib.util.spec_from_file_location(NAME, ROOT / "tools" / "notebooks.py")
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[NAME] = module  # dataclasses look their module up while the class is made
     spec.loader.exec_module(module)

@@ -53,7 +53,9 @@ def test_the_panels_page_is_clean(chromium: Any, voila: str) -> None:
         for which in PANELS:
             page.locator(which).first.wait_for(state="visible", timeout=PAGE_TIMEOUT_MS)
         page.wait_for_load_state("networkidle", timeout=PAGE_TIMEOUT_MS)
-        assert elsewhere == [] and failed == [] and errors == []
+        assert elsewhere == []
+        assert failed == []
+        assert errors == []
         assert "Error displaying widget" not in page.inner_text("body")
         # every button of the panels shows its whole label
         cut = page.evaluate(

@@ -46,7 +46,8 @@ def test_the_side_by_side_questions_read_in_the_browser(
     for label in ("win rate change", "total PnL change", "ROI change"):
         for cell in rows[label]:
             assert INTERVAL.match(cell), (label, cell)
-            assert "[0.0, 0.0]" not in cell and "[$0.00, $0.00]" not in cell
+            assert "[0.0, 0.0]" not in cell
+            assert "[$0.00, $0.00]" not in cell
     assert "not ±0" in text
 
     panels.type_threshold(current + 1)

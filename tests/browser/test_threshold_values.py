@@ -133,7 +133,8 @@ def test_apply_confirm_writes_exactly_the_shown_value_and_cancel_writes_nothing(
     assert panels.confirmation_visible(THRESHOLD)
     text = panels.confirmation_text(THRESHOLD)
     panels.screenshot("confirm-box")
-    assert old in numbers_in(text) and shown in numbers_in(text), text  # "old → new"
+    assert old in numbers_in(text), text  # "old → new"
+    assert shown in numbers_in(text), text
 
     panels.click(THRESHOLD, ".qs-cancel")
     assert not panels.confirmation_visible(THRESHOLD)

@@ -97,8 +97,10 @@ class ServerProcess:
 
     def counts(self) -> dict[int, int]:
         """The responses an ``unmetered`` server sent so far, by status (its own count)."""
-        assert self.unmetered and self.proc is not None, "not an unmetered server running"
-        assert self.proc.stdin is not None and self.proc.stdout is not None
+        assert self.unmetered, "not an unmetered server running"
+        assert self.proc is not None, "not an unmetered server running"
+        assert self.proc.stdin is not None
+        assert self.proc.stdout is not None
         self.proc.stdin.write("counts\n")
         self.proc.stdin.flush()
         return {int(status): n for status, n in json.loads(self.proc.stdout.readline()).items()}

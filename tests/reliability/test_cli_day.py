@@ -31,7 +31,8 @@ def test_paths_are_checked_before_the_first_request(sandbox: SandboxServer, tmp_
     assert nowhere.returncode == 73
     assert "no such directory /nonexistent/dir" in one_error(nowhere)
     pdf = quantscope("report", "--quant", str(QUANT), "-o", "r.pdf", server=sandbox, cache=tmp_path)
-    assert pdf.returncode == 2 and "expected .html or .htm" in one_error(pdf)
+    assert pdf.returncode == 2
+    assert "expected .html or .htm" in one_error(pdf)
     assert quota_left(sandbox, "enterprise") == left  # nothing was sent
 
 
@@ -45,7 +46,9 @@ def test_eval_details_takes_the_budget_flags_and_refuses_with_them(
     )
     assert refused.returncode == 75, refused.stderr
     line = one_error(refused)
-    assert "--confirm spends them" in line and "--partial" in line and "resets at" in line
+    assert "--confirm spends them" in line
+    assert "--partial" in line
+    assert "resets at" in line
     assert "eval-details: 1301 requests" in refused.stderr  # the cost, said first
     assert quota_left(sandbox, "enterprise") == 5000 - 1  # the first answer told the quota
     partial = quantscope(
@@ -65,23 +68,31 @@ def test_exit_statuses_say_the_cause(sandbox: SandboxServer, tmp_path: Path) -> 
         return done.returncode, one_error(done)
 
     code, line = status("fetch", "trades", "-o", "-", QUANTSCOPE_API_KEY="qs_wrong_0123456789")
-    assert code == 67 and "check QUANTSCOPE_API_KEY" in line and "qs_wrong" not in line
+    assert code == 67
+    assert "check QUANTSCOPE_API_KEY" in line
+    assert "qs_wrong" not in line
     code, line = status("fetch", "eval-details", "5", "-o", "-", plan="basic")
-    assert code == 77 and "Growth or higher" in line
+    assert code == 77
+    assert "Growth or higher" in line
     code, line = status("fetch", "playbook", "999", "-o", "-")
-    assert code == 66 and "quantId=999" in line
+    assert code == 66
+    assert "quantId=999" in line
     code, line = status("fetch", "trades", "-o", "-", QUANTSCOPE_URL="http://127.0.0.1:9")
-    assert code == 69 and "could not be reached" in line
+    assert code == 69
+    assert "could not be reached" in line
     spend_quota(sandbox, "basic", quota_left(sandbox, "basic"))
     code, line = status("fetch", "trades", "-o", "-", plan="basic")
-    assert code == 75 and "resets at" in line and "--offline" in line
+    assert code == 75
+    assert "resets at" in line
+    assert "--offline" in line
 
 
 def test_a_filter_matching_nothing_says_so(sandbox: SandboxServer, tmp_path: Path) -> None:
     done = quantscope(
         "fetch", "trades", "--quant", "999", "-o", "-", server=sandbox, cache=tmp_path
     )
-    assert done.returncode == 0 and done.stdout == ""
+    assert done.returncode == 0
+    assert done.stdout == ""
     assert "quantscope: warning: no trades match --quant 999" in done.stderr
     assert done.stderr.count("warning:") == 1, done.stderr  # the loader's warning is not repeated
 
@@ -92,7 +103,8 @@ def test_the_dry_run_says_the_quota_in_words_and_sql_reads_the_catalog(
     cat = str(tmp_path / "study")
     sync = ["sync", cat, "--quant", "2", "--resources", "trades"]
     dry = quantscope(*sync, "--dry-run", server=sandbox, cache=tmp_path)
-    assert dry.returncode == 0 and "Quota(" not in dry.stdout
+    assert dry.returncode == 0
+    assert "Quota(" not in dry.stdout
     assert "quota: not known yet: a dry run sends nothing" in dry.stdout
     assert quantscope(*sync, "-q", server=sandbox, cache=tmp_path).returncode == 0
     query = "SELECT chain, count(*) AS n FROM trades GROUP BY 1 ORDER BY 1"
@@ -100,13 +112,17 @@ def test_the_dry_run_says_the_quota_in_words_and_sql_reads_the_catalog(
     rows = json.loads(
         quantscope("catalog", "sql", cat, query, "--json", server=None, cache=tmp_path).stdout
     )
-    assert sum(r["n"] for r in rows) == 618 and len(table.stdout.splitlines()) == len(rows) + 1
+    assert sum(r["n"] for r in rows) == 618
+    assert len(table.stdout.splitlines()) == len(rows) + 1
     csv = quantscope("catalog", "sql", cat, query, "--csv", "-q", server=None, cache=tmp_path)
-    assert csv.stdout.splitlines()[0] == "chain,n" and csv.stderr == ""
+    assert csv.stdout.splitlines()[0] == "chain,n"
+    assert csv.stderr == ""
     bad = quantscope("catalog", "sql", cat, "SELEC 1", server=None, cache=tmp_path)
-    assert bad.returncode == 2 and "the query: Parser Error" in one_error(bad)
+    assert bad.returncode == 2
+    assert "the query: Parser Error" in one_error(bad)
     missing = quantscope("catalog", "info", str(tmp_path / "none"), server=None, cache=tmp_path)
-    assert missing.returncode == 66 and "quantscope sync" in one_error(missing)
+    assert missing.returncode == 66
+    assert "quantscope sync" in one_error(missing)
 
 
 def test_sandbox_keys_are_the_data_dirs_world(sandbox: SandboxServer, tmp_path: Path) -> None:
@@ -114,8 +130,11 @@ def test_sandbox_keys_are_the_data_dirs_world(sandbox: SandboxServer, tmp_path: 
     one.mkdir()
     shutil.copy(sandbox.info.db_path, one / sandbox.info.db_path.name)
     done = quantscope("sandbox", "keys", "--data-dir", str(one), server=None, cache=tmp_path)
-    assert done.returncode == 0 and json.loads(done.stdout) == sandbox.keys
+    assert done.returncode == 0
+    assert json.loads(done.stdout) == sandbox.keys
     (one / "world-s3-x1.sqlite").write_bytes(b"")  # a second world: which one is served?
     both = quantscope("sandbox", "keys", "--data-dir", str(one), server=None, cache=tmp_path)
-    assert both.returncode == 2 and both.stdout == ""
-    assert "seed 3 scale 1, seed 7 scale 1" in one_error(both) and "--seed" in both.stderr
+    assert both.returncode == 2
+    assert both.stdout == ""
+    assert "seed 3 scale 1, seed 7 scale 1" in one_error(both)
+    assert "--seed" in both.stderr

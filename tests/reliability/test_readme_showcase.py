@@ -28,7 +28,8 @@ def _tool() -> ModuleType:
     spec = importlib.util.spec_from_file_location(
         "readme_showcase", ROOT / "tools" / "readme_showcase.py"
     )
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)

@@ -153,9 +153,9 @@ def test_a_mixed_storm_of_writes_and_reads_has_no_server_error(server: SandboxSe
 
 
 @pytest.fixture
-def world_dir(sandbox_world: WorldInfo, tmp_path: Path) -> Iterator[tuple[Path, WorldInfo]]:
+def world_dir(sandbox_world: WorldInfo, tmp_path: Path) -> tuple[Path, WorldInfo]:
     info = copy_world(sandbox_world, tmp_path / "world")
-    yield tmp_path / "world", info
+    return tmp_path / "world", info
 
 
 @pytest.fixture

@@ -98,7 +98,8 @@ def race(
                 lost += max(0, sum(o[0] == "sent" for o in outcomes) - 1)
         finally:
             for proc in procs:
-                assert proc.stdin is not None and proc.stdout is not None
+                assert proc.stdin is not None
+                assert proc.stdout is not None
                 proc.stdin.close()
                 proc.wait(60)
                 proc.stdout.close()

@@ -105,18 +105,21 @@ def test_results_rows_hold_consistent_values(ent: EvaluationsApi) -> None:
         )
         if r["aiAnalysis"]:
             scored += 1
-            assert r["aiPrompt"] and r["aiScore"] >= 0
+            assert r["aiPrompt"]
+            assert r["aiScore"] >= 0
             assert r["avgScore"] == pytest.approx(
                 (r["internalScore"] + r["aiScore"]) / 2, abs=0.006
             )
             # the texts are made of the row's own figures
-            assert token["symbol"] in r["aiAnalysis"] and token["chainName"] in r["aiAnalysis"]
+            assert token["symbol"] in r["aiAnalysis"]
+            assert token["chainName"] in r["aiAnalysis"]
             assert f"AI score {r['aiScore']:.2f}/100" in r["aiAnalysis"]
             assert f"Playbook score {r['internalScore']:.2f}" in r["aiAnalysis"]
             assert ("The evaluation passes." in r["aiAnalysis"]) is r["passed"]
             assert token["symbol"] in r["aiPrompt"]
         else:  # unscored: no AI step, so no texts and no AI score
-            assert r["aiPrompt"] == "" and r["aiScore"] == 0
+            assert r["aiPrompt"] == ""
+            assert r["aiScore"] == 0
             assert r["avgScore"] == r["internalScore"]
             assert r["passed"] is False
     assert 0 < scored < len(rows)
@@ -420,7 +423,8 @@ def test_replaying_the_pass_rule_reproduces_every_sampled_evaluation(ent: Evalua
         body = ent.ok("/api/eval-details", evaluationId=row["id"])
         validate_response(EvaluationDetail, body)
         result, details = body["evaluationResult"], body["evaluationResultDetails"]
-        assert result["id"] == row["id"] and result["passed"] is row["passed"]
+        assert result["id"] == row["id"]
+        assert result["passed"] is row["passed"]
         assert result["internalScore"] == row["internalScore"]
         assert result["aiAnalysis"] == row["aiAnalysis"]
         ctype = CONFIG_TYPE_OF_EVAL[row["evaluationResultType"]]
@@ -447,7 +451,8 @@ def test_details_describe_the_evaluation(ent: EvaluationsApi) -> None:
     )
     assert token["priceSnapshot"] == row["token"]["detectionPrice"]
     assert token["mc"] == row["marketCap"]
-    assert quant["id"] == row["userQuantId"] and quant["name"] in row["aiAnalysis"]
+    assert quant["id"] == row["userQuantId"]
+    assert quant["name"] in row["aiAnalysis"]
     result = body["evaluationResult"]
     for field in ("passed", "avgScore", "aiScore", "internalScore", "createdAt"):
         assert result[field] == row[field]
@@ -455,7 +460,8 @@ def test_details_describe_the_evaluation(ent: EvaluationsApi) -> None:
     for i, d in enumerate(body["evaluationResultDetails"]):
         criterion = CRITERIA[i]
         assert d["id"] == row["id"] * 100 + criterion.id
-        assert d["criteriaId"] == criterion.id and d["criteria"]["name"] == criterion.name
+        assert d["criteriaId"] == criterion.id
+        assert d["criteria"]["name"] == criterion.name
         assert d["category"]["name"] == criterion.category
         assert d["extraInfo"] == criterion.extra_info()
         assert d["createdAt"] == row["createdAt"]
@@ -686,4 +692,5 @@ def test_openapi_documents_the_endpoints_and_their_ranges(own_sandbox: SandboxSe
                 assert params[name]["schema"]["maximum"] == high
     for path in ("/api/eval-timeseries", "/api/eval-count"):
         params = {p["name"]: p for p in schema["paths"][path]["get"]["parameters"]}
-        assert params["timeFrom"]["required"] and params["timeTo"]["required"]
+        assert params["timeFrom"]["required"]
+        assert params["timeTo"]["required"]

@@ -54,7 +54,8 @@ def test_hourly_candles_are_well_formed_and_end_before_world_now(
     assert all(b - a == HOUR_MS for a, b in itertools.pairwise(stamps))
     for c in candles:
         assert c["low"] <= min(c["open"], c["close"]) <= max(c["open"], c["close"]) <= c["high"]
-        assert c["low"] > 0 and c["volume"] >= 0
+        assert c["low"] > 0
+        assert c["volume"] >= 0
 
 
 def test_default_and_limit_take_the_newest_candles_oldest_first(ent: MarketApi) -> None:

@@ -196,10 +196,13 @@ def test_recommendation_fields_and_planted_truth(sandbox, api):
     session = api("enterprise")
     everyone = dashboard(session)
     recs = everyone["recentRecommendations"]
-    assert len(recs) == 20 and everyone["appliedRecommendations"] == []
+    assert len(recs) == 20
+    assert everyone["appliedRecommendations"] == []
     for rec in recs:
-        assert rec["configType"] == "BUY" and rec["applied"] is False
-        assert rec["appliedAt"] is None and rec["userFeedback"] is None
+        assert rec["configType"] == "BUY"
+        assert rec["applied"] is False
+        assert rec["appliedAt"] is None
+        assert rec["userFeedback"] is None
         assert rec["isDegenConfig"] == (rec["marketCap"] == "DEGEN_CAP")
         assert rec["createdAt"] == rec["updatedAt"] == WORLD_NOW_ISO
         assert rec["oldExtraInfo"] == rec["newExtraInfo"]
@@ -322,14 +325,17 @@ def test_apply_moves_the_threshold_once_and_refuses_stale(fresh_sandbox, api):
     body = ok(apply(session, rec["id"]), ApplyResult)
     expected = {k: rec[k] for k in body["data"] if k not in ("applied", "appliedAt")}
     assert {k: v for k, v in body["data"].items() if k not in ("applied", "appliedAt")} == expected
-    assert body["data"]["applied"] is True and body["data"]["appliedAt"] == WORLD_NOW_ISO
+    assert body["data"]["applied"] is True
+    assert body["data"]["appliedAt"] == WORLD_NOW_ISO
     assert buying_threshold(session, 1, rec["configId"]) == rec["newThreshold"]
     error(apply(session, rec["id"]), 409, "already_applied")
     assert buying_threshold(session, 1, rec["configId"]) == rec["newThreshold"]
 
     data = dashboard(session, quantId=1)
     (shown,) = data["appliedRecommendations"]
-    assert shown["id"] == rec["id"] and shown["applied"] and shown["appliedAt"] == WORLD_NOW_ISO
+    assert shown["id"] == rec["id"]
+    assert shown["applied"]
+    assert shown["appliedAt"] == WORLD_NOW_ISO
     assert rec["id"] not in {r["id"] for r in data["recentRecommendations"]}
 
     # the playbook moved the other entry's threshold: its recommendation is stale
@@ -351,7 +357,8 @@ def test_analyze_with_apply_true_applies_everything(fresh_sandbox, api):
     applied = data["appliedRecommendations"]
     assert len(applied) == min(20, result["recommendationsGenerated"])
     for rec in applied:
-        assert rec["applied"] and rec["appliedAt"] == WORLD_NOW_ISO
+        assert rec["applied"]
+        assert rec["appliedAt"] == WORLD_NOW_ISO
         assert buying_threshold(session, 3, rec["configId"]) == rec["newThreshold"]
     # a JSON boolean is read as the text; the next run starts from the new thresholds
     rerun = analyze(session, {"quantId": 3, "apply": False})

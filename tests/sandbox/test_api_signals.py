@@ -231,7 +231,8 @@ def test_chain_filters_everything(ent: SignalsApi, everything: dict[str, Any], c
     body = ent.signals(chain=chain, limit=BIG)
     name = chain.upper()
     wanted = [s for s in everything["signals"] if s["chainName"] == name]
-    assert wanted and body["signals"] == wanted
+    assert wanted
+    assert body["signals"] == wanted
     for key, group in body["byChain"].items():
         if key in ("all", CHAIN_KEYS[name]):
             assert group == everything["byChain"][CHAIN_KEYS[name]]
@@ -252,13 +253,15 @@ def test_search_selects_by_name_symbol_or_address(
         for s in everything["signals"]
         if needle in s["token"].lower() or needle in s["symbol"].lower()
     ]
-    assert wanted and body["signals"] == wanted
+    assert wanted
+    assert body["signals"] == wanted
     assert body["byChain"]["all"]["stats"]["total"] == len(wanted)
     by_address = ent.signals(search=sample["address"])
     assert by_address["signals"] == [sample]
     assert ent.signals(search="   ", limit=BIG) == everything
     nothing = ent.signals(search="no such token at all")
-    assert nothing["signals"] == [] and nothing["byChain"]["all"]["stats"]["total"] == 0
+    assert nothing["signals"] == []
+    assert nothing["byChain"]["all"]["stats"]["total"] == 0
 
 
 def test_include_token_details_adds_the_field(ent: SignalsApi, everything: dict[str, Any]) -> None:

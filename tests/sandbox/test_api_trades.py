@@ -135,7 +135,8 @@ def test_defaults_and_determinism(ent: TradesApi, universe: list[dict[str, Any]]
     again = ent.query("/api/trades")
     assert first.content == again.content
     body = first.json()
-    assert body["pagination"]["page"] == 1 and body["pagination"]["pageSize"] == 20
+    assert body["pagination"]["page"] == 1
+    assert body["pagination"]["pageSize"] == 20
     executed = [t for t in universe if trading_status(t) == "executed"]
     assert [t["id"] for t in body["trades"]] == [t["id"] for t in executed[:20]]
     assert body["pagination"]["total"] == len(executed)
@@ -158,12 +159,15 @@ def test_every_trade_has_its_validation_and_evaluation(universe: list[dict[str, 
         assert t["token_symbol"] in v["reasoning"]["marketAnalysis"]
         assert v["decision"] in v["reasoning"]["technicalEvaluation"]
         e = t["latest_evaluation"]
-        assert e["type"] == "TOKEN_BUY" and e["passed"] is True
+        assert e["type"] == "TOKEN_BUY"
+        assert e["passed"] is True
         assert e["timestamp"] <= v["validatedAt"]
-        assert t["token_symbol"] in e["summary"] and f"{e['internal_score']:.2f}" in e["summary"]
+        assert t["token_symbol"] in e["summary"]
+        assert f"{e['internal_score']:.2f}" in e["summary"]
         assert e["token_image"] == t["token_image"]
         if t["status"] == "Open":
-            assert t["close_date"] == "" and t["tokens_sold"] == "0"
+            assert t["close_date"] == ""
+            assert t["tokens_sold"] == "0"
             assert t["sell_revenue_usd"] == "$0.00"
         # the sign of the pnl decides the result (a pnl that rounds to 0 shows "+$0.00")
         sign = {"Profit": "+", "Loss": "-", "Breakeven": "+$0.00"}[t["result"]]
@@ -203,9 +207,11 @@ def test_pages_add_up(ent: TradesApi, sort_by: str, size: int) -> None:
     assert collected == [t["id"] for t in big["trades"]]
     assert len(set(collected)) == total
     past = ent.ok("/api/trades", page=pages + 1, pageSize=size, **params)
-    assert past["trades"] == [] and past["pagination"]["total"] == total
+    assert past["trades"] == []
+    assert past["pagination"]["total"] == total
     far = ent.ok("/api/trades", page=10**12, pageSize=size, **params)
-    assert far["trades"] == [] and far["summary"] == big["summary"]
+    assert far["trades"] == []
+    assert far["summary"] == big["summary"]
 
 
 _SORT_KEYS: dict[str, Any] = {
@@ -255,7 +261,8 @@ def test_sort_orders(ent: TradesApi, sort_by: str, order: str) -> None:
 def test_trading_status(ent: TradesApi, universe: list[dict[str, Any]], status: str) -> None:
     got = ent.ids(tradingStatus=status)
     expected = ids_where(universe, lambda t: status in ("all", trading_status(t)))
-    assert got == expected and got
+    assert got == expected
+    assert got
     if status == "executed":
         assert ent.ids() == expected  # the default
 
@@ -263,7 +270,9 @@ def test_trading_status(ent: TradesApi, universe: list[dict[str, Any]], status: 
 def test_trading_mode(ent: TradesApi, universe: list[dict[str, Any]]) -> None:
     live = ent.ids(tradingStatus="all", tradingMode="live")
     paper = ent.ids(tradingStatus="all", tradingMode="PAPER")
-    assert live and paper and not set(live) & set(paper)
+    assert live
+    assert paper
+    assert not set(live) & set(paper)
     assert sorted(live + paper, key=int) == sorted((t["id"] for t in universe), key=int)
     names = {
         mode: {t["quant_name"] for t in universe if t["id"] in set(ids)}
@@ -294,9 +303,11 @@ def _pnl(trades: list[dict[str, Any]]) -> float:
 
 def test_unknown_quant_is_empty(ent: TradesApi) -> None:
     body = ent.ok("/api/trades", quantId=99)
-    assert body["trades"] == [] and body["pagination"]["total"] == 0
+    assert body["trades"] == []
+    assert body["pagination"]["total"] == 0
     assert body["pagination"]["totalPages"] == 0
-    assert body["summary"]["accountValue"] == 0 and body["summary"]["winRate"] == 0
+    assert body["summary"]["accountValue"] == 0
+    assert body["summary"]["winRate"] == 0
     stats = ent.ok("/api/trades/stats", quantId=99)["metrics"]
     assert stats == {
         "totalTrades": 0,
@@ -323,7 +334,9 @@ def test_position_closed(
 def test_tracking(ent: TradesApi, universe: list[dict[str, Any]]) -> None:
     tracked = ent.ids(tradingStatus="all", isTrackingEnabled="true")
     untracked = ent.ids(tradingStatus="all", isTrackingEnabled="False")
-    assert tracked and untracked and not set(tracked) & set(untracked)
+    assert tracked
+    assert untracked
+    assert not set(tracked) & set(untracked)
     assert sorted(tracked + untracked, key=int) == sorted((t["id"] for t in universe), key=int)
     by_id = {t["id"]: t for t in universe}
     # tracking is a property of the token (rugged tokens are untracked)
@@ -350,7 +363,8 @@ def test_filter_status(
 @pytest.mark.parametrize("chain", ["SOLANA", "base", "Bsc"])
 def test_chain(ent: TradesApi, universe: list[dict[str, Any]], chain: str) -> None:
     got = ent.ids(tradingStatus="all", chain=chain)
-    assert got == ids_where(universe, lambda t: t["token_chain"] == chain.upper()) and got
+    assert got == ids_where(universe, lambda t: t["token_chain"] == chain.upper())
+    assert got
 
 
 def test_search(ent: TradesApi, universe: list[dict[str, Any]]) -> None:
@@ -361,7 +375,8 @@ def test_search(ent: TradesApi, universe: list[dict[str, Any]]) -> None:
         universe,
         lambda t: needle in t["token_name"].lower() or needle in t["token_symbol"].lower(),
     )
-    assert got == expected and sample["id"] in got
+    assert got == expected
+    assert sample["id"] in got
     address = sample["token_address"]
     by_address = ent.ids(tradingStatus="all", search=address)
     assert by_address == ids_where(universe, lambda t: t["token_address"] == address)
@@ -383,7 +398,8 @@ def test_date_range(ent: TradesApi, universe: list[dict[str, Any]]) -> None:
         endDate=end.replace(" ", "T"),
     )
     assert got == ids_where(universe, lambda t: start <= t["open_date"] <= end)
-    assert universe[len(universe) // 3]["id"] in got and universe[len(universe) // 4]["id"] in got
+    assert universe[len(universe) // 3]["id"] in got
+    assert universe[len(universe) // 4]["id"] in got
     # a date is its midnight UTC; an offset moves the bound
     day = ent.ids(tradingStatus="all", startDate="2026-09-10", endDate="2026-09-10T23:59:59.999")
     assert day == ids_where(universe, lambda t: t["open_date"].startswith("2026-09-10"))
@@ -470,7 +486,8 @@ def test_summary_equals_sums_of_display_strings(
     assert summary["accountValue"] == pytest.approx(30_000 + _pnl(universe), abs=cents)
     realized, unrealized = summary["realized"], summary["unrealized"]
     closed = [t for t in universe if t["status"] == "Closed"]
-    assert realized["trades"] == len(closed) and unrealized["trades"] == n - len(closed)
+    assert realized["trades"] == len(closed)
+    assert unrealized["trades"] == n - len(closed)
     assert realized["pnl"] + unrealized["pnl"] == pytest.approx(
         summary["totalProfit"] + summary["totalLoss"]
     )
@@ -561,7 +578,8 @@ def _check_transactions(d: dict[str, Any], status: str) -> None:
         assert txs == []
         return
     buy = txs[0]
-    assert buy["action"] == "BUY" and buy["outputToken"] == d["token_address"]
+    assert buy["action"] == "BUY"
+    assert buy["outputToken"] == d["token_address"]
     assert buy["inputValueUsd"] == d["buy_cost_usd_raw"]
     assert buy["inputAmount"] == d["eth_sol_spent_raw"]
     assert buy["outputAmount"] == d["tokens_bought_raw"]
@@ -570,7 +588,9 @@ def _check_transactions(d: dict[str, Any], status: str) -> None:
         assert len(txs) == 1
         return
     sell = txs[1]
-    assert len(txs) == 2 and sell["action"] == "SELL" and sell["inputToken"] == d["token_address"]
+    assert len(txs) == 2
+    assert sell["action"] == "SELL"
+    assert sell["inputToken"] == d["token_address"]
     assert sell["outputToken"] == buy["inputToken"]
     assert sell["outputValueUsd"] == d["sell_revenue_usd_raw"]
     assert sell["outputAmount"] == d["eth_sol_received_raw"]
@@ -712,7 +732,8 @@ def test_fast_time_formats_equal_strftime() -> None:
                 f"{probe % 1000:03d}Z"
             )
     assert timefmt.trade_date(None) == ""
-    assert trade_json.iso_ms is timefmt.iso_ms and trade_json.trade_date is timefmt.trade_date
+    assert trade_json.iso_ms is timefmt.iso_ms
+    assert trade_json.trade_date is timefmt.trade_date
 
 
 def test_openapi_documents_every_parameter(sandbox: Any) -> None:
@@ -736,7 +757,8 @@ def test_openapi_documents_every_parameter(sandbox: Any) -> None:
         "tradingStatus",
     }
     assert (params["pageSize"]["minimum"], params["pageSize"]["maximum"]) == (1, 1000)
-    assert params["page"]["minimum"] == 1 and params["tradingStatus"]["default"] == "executed"
+    assert params["page"]["minimum"] == 1
+    assert params["tradingStatus"]["default"] == "executed"
     assert set(params["sortBy"]["enum"]) == set(_SORT_KEYS)
     ref = listing["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
     assert ref.endswith("/TradeList")

@@ -26,7 +26,8 @@ def test_timeline_spreads_the_samples() -> None:
     samples = tuple((float(t), (100 + t) * 2**20) for t in range(100))
     build = bench_build.Build(1, 1.0, 1.0, 0.0, 1, 0, 1, samples, 1, 0, 0, 0)
     text = bench_build.timeline(build, points=5)
-    assert text.startswith("0 s: 100, 20 s: 120") and text.endswith("99 s: 199 (MB)")
+    assert text.startswith("0 s: 100, 20 s: 120")
+    assert text.endswith("99 s: 199 (MB)")
     assert bench_build.timeline(_build(1, 1)).startswith("(no samples")
 
 

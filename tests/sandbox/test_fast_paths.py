@@ -43,9 +43,11 @@ def test_list_routes_take_the_fast_plan() -> None:
         if "GET" in getattr(route, "methods", ())
     }
     trades, evaluations = plans["/api/trades"], plans["/api/eval-results"]
-    assert trades is not None and evaluations is not None
+    assert trades is not None
+    assert evaluations is not None
     assert [q.alias for q in trades.queries][:3] == ["quantId", "page", "pageSize"]
-    assert len(trades.queries) == 14 and len(evaluations.queries) == 11
+    assert len(trades.queries) == 14
+    assert len(evaluations.queries) == 11
     assert [name for name, _ in trades.dependencies] == ["caller", "store"]
     assert plans["/api/trades/{id}"] is None  # a path parameter: FastAPI solves it
 
@@ -202,10 +204,11 @@ def test_attempt_ends_on_budget_busy_or_a_transaction_and_keeps_real_errors(
     with pytest.raises(sqlite3.OperationalError, match="syntax"), inline.attempt(conn):
         conn.execute("SELEKT 1")
     store = Store(tmp_path / "empty.sqlite")
-    with pytest.raises(inline.RunElsewhere, match="transaction"), inline.attempt(conn):
+    with inline.attempt(conn):
         assert store.connect() is store.connect_nowait()  # the loop's own connection
-        with store.transaction():
-            pass
+    refused = pytest.raises(inline.RunElsewhere, match="transaction")
+    with refused, inline.attempt(conn), store.transaction():
+        pass  # never reached: the transaction refuses to start inline
     assert store.connect() is not store.connect_nowait()
     inline.ensure_cheap("nothing: outside an attempt")
     store.close()

@@ -139,7 +139,8 @@ def test_perfect_separator_by_hand():
     values = np.arange(1.0, 21.0)
     won = values > 10
     f = evaluate_criterion(values, won, 0.0, "V_GTE_T")
-    assert f is not None and f.recommended
+    assert f is not None
+    assert f.recommended
     assert f.new_threshold == 10.5  # the median: keeps exactly the ten winners
     assert (f.sample_size, f.kept, f.trade_difference) == (20, 10, -10)
     assert (f.before_win_rate, f.after_win_rate, f.actual_impact) == (0.5, 1.0, 0.5)
@@ -181,7 +182,8 @@ def test_only_stricter_candidates_are_tried():
     # current 14.3 itself is not a candidate; 10 leaves 14.3 as the best
     assert evaluate_criterion(values, won, 14.3, "V_GTE_T") is None
     f = evaluate_criterion(values, won, 10.0, "V_GTE_T")
-    assert f is not None and f.new_threshold == 14.3
+    assert f is not None
+    assert f.new_threshold == 14.3
 
 
 def test_equal_f1_prefers_the_least_strict():
@@ -190,7 +192,8 @@ def test_equal_f1_prefers_the_least_strict():
     f = evaluate_criterion(values, won, 0.0, "V_GTE_T")
     assert f is not None
     # 5.05 (45th pct) and 5.5 (50th) both keep 6..10: the same F1 1.0; the lower one wins
-    assert f.new_threshold == 5.05 and f.kept == 5
+    assert f.new_threshold == 5.05
+    assert f.kept == 5
 
 
 def test_nothing_to_learn_without_both_outcomes():
@@ -240,4 +243,5 @@ def test_reasoning_quotes_the_figures():
     text = reasoning("Smart-money buys", "V_GTE_T", 0.0, f, "MID_CAP")
     for part in ("from ≥ 0 to ≥ 10.5", "MID_CAP", "10 of 20", "50.0% to 100.0%", "+50.0 points"):
         assert part in text, part
-    assert "15.5 against 5.5" in text and "AUC 1.000" in text
+    assert "15.5 against 5.5" in text
+    assert "AUC 1.000" in text

@@ -12,7 +12,6 @@ import contextlib
 import json
 import socket
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -62,7 +61,8 @@ def _error(answer: bytes) -> dict[str, Any]:
 
 def test_each_write_route_has_its_own_limit() -> None:
     put, analyze = bodylimit.limit_for("PUT", CONFIG), bodylimit.limit_for("POST", ANALYZE)
-    assert put == 256 * 1024 and analyze == 4 * 1024
+    assert put == 256 * 1024
+    assert analyze == 4 * 1024
     assert bodylimit.limit_for("POST", APPLY) == bodylimit.DEFAULT_LIMIT == 1024
     assert bodylimit.limit_for("GET", "/api/trades") == bodylimit.DEFAULT_LIMIT
 
@@ -122,7 +122,8 @@ def test_a_declared_oversized_body_is_413_before_any_byte_of_it(
     assert answer.startswith(b"HTTP/1.1 413 "), answer[:300]
     error = _error(answer)
     assert (error["status"], error["code"]) == (413, "payload_too_large")
-    assert f"{limit:,} bytes" in error["message"] and path in error["message"]
+    assert f"{limit:,} bytes" in error["message"]
+    assert path in error["message"]
 
 
 def test_a_body_at_the_limit_is_read(sandbox: SandboxServer, api: Any) -> None:
@@ -159,11 +160,11 @@ def test_a_chunked_body_is_cut_off_at_the_limit(sandbox: SandboxServer) -> None:
 
 
 @pytest.fixture
-def crowded(fresh_sandbox: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[SandboxServer]:
+def crowded(fresh_sandbox: Any, monkeypatch: pytest.MonkeyPatch) -> SandboxServer:
     """A server that holds at most 20 connections and gives a request 30 s to arrive."""
     monkeypatch.setattr(httpguard.GuardedH11Protocol, "read_timeout_s", 30.0)
     monkeypatch.setattr(httpguard.GuardedH11Protocol, "max_connections", 20)
-    yield fresh_sandbox()
+    return fresh_sandbox()
 
 
 def test_connections_stuck_in_a_body_cannot_starve_new_requests(crowded: SandboxServer) -> None:

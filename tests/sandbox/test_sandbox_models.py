@@ -960,7 +960,8 @@ def test_every_model_is_strict_closed_and_documented() -> None:
     models = _module_models()
     assert len(models) > 50
     for model in models:
-        assert model.__doc__ and model.__doc__.strip(), model.__name__
+        assert model.__doc__, model.__name__
+        assert model.__doc__.strip(), model.__name__
         assert model.model_config.get("strict") is True, model.__name__
         if not issubclass(model, RootModel):
             assert model.model_config.get("extra") == "forbid", model.__name__

@@ -50,7 +50,8 @@ def test_world_database_name_meta_and_reuse(sandbox_world):
     }
     before = sandbox_world.db_path.stat()
     again = ensure_world(sandbox_world.data_dir, seed=7, scale=1)
-    assert again == sandbox_world and again.keys == sandbox_world.keys
+    assert again == sandbox_world
+    assert again.keys == sandbox_world.keys
     after = sandbox_world.db_path.stat()
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
 
@@ -101,7 +102,8 @@ def test_bad_seed_or_scale_is_refused(tmp_path, seed, scale):
 
 def test_copy_world_is_independent_of_its_source(sandbox_world, tmp_path):
     copy = copy_world(sandbox_world, tmp_path / "copy")
-    assert copy.data_dir == tmp_path / "copy" and copy.keys == sandbox_world.keys
+    assert copy.data_dir == tmp_path / "copy"
+    assert copy.keys == sandbox_world.keys
     assert datadir.read_keys(copy.data_dir) == sandbox_world.keys
     with closing(sqlite3.connect(copy.db_path)) as conn, conn:
         conn.execute("INSERT INTO quota VALUES (1, '2026-01-01', 5)")
@@ -140,7 +142,7 @@ def test_a_given_port_is_used(sandbox_world, tmp_path):
     with SandboxServer(copy_world(sandbox_world, tmp_path), port=port) as server:
         assert server.url == f"http://127.0.0.1:{port}"
         assert _health(server.url)["status"] == "ok"
-        with pytest.raises(OSError):
+        with pytest.raises(OSError, match="in use"):
             SandboxServer(server.info, port=port).start()
         with pytest.raises(RuntimeError, match="already running"):
             server.start()

@@ -105,7 +105,8 @@ def test_trade_pages_identical(
         body = _same(pair, "/api/trades", {**params, "page": page})
         if page <= -(-total // 500) and len(seen) < total:
             seen.extend(t["id"] for t in body["trades"])
-    assert sorted(seen) == sorted(set(seen)) and len(seen) == total  # each trade once
+    assert sorted(seen) == sorted(set(seen))  # each trade once
+    assert len(seen) == total
 
 
 @pytest.mark.parametrize(
@@ -165,7 +166,8 @@ def test_order_after_matches_sqlite_order(own_world: WorldInfo) -> None:
     for descending in (True, False):
         order = Order("t.close_ms", "t.id", descending, nullable=True)
         rows = conn.execute(f"SELECT t.close_ms, t.id FROM trades t {order.sql()}").fetchall()
-        assert any(r[0] is None for r in rows) and any(r[0] is not None for r in rows)
+        assert any(r[0] is None for r in rows)
+        assert any(r[0] is not None for r in rows)
         for at in random.Random(3).sample(range(len(rows)), 25):
             cond, args = order.after((rows[at][0], rows[at][1]))
             after = conn.execute(
@@ -186,7 +188,8 @@ def test_ladder_marks_and_memo(own_world: WorldInfo) -> None:
     deep = listing.page_ids(conn, "FROM trades t", [], [], order, 10, n - 10)
     assert deep == plain.page_ids(conn, "FROM trades t", [], [], order, 10, n - 10)
     marks = next(iter(listing._marks.values()))
-    assert marks.positions[:3] == [0, 100, 200] and len(marks.positions) >= (n - 10) // 100
+    assert marks.positions[:3] == [0, 100, 200]
+    assert len(marks.positions) >= (n - 10) // 100
     middle = listing.page_ids(conn, "FROM trades t", [], [], order, 25, n // 2 + 3)
     assert middle == plain.page_ids(conn, "FROM trades t", [], [], order, 25, n // 2 + 3)
     sql = "SELECT count(*) FROM trades WHERE quant_id = ?"

@@ -48,7 +48,9 @@ def test_a_failing_worker_fails_the_build_and_leaves_no_files(tmp_path: Path) ->
     with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as conn:
         store.create_schema(conn)
         conn.execute("BEGIN")
-        with pytest.raises(ValueError):  # numpy refuses a negative seed, in the worker
+        with pytest.raises(
+            ValueError, match="non-negative"
+        ):  # numpy refuses a negative seed, in the worker
             build.build_world(conn, -1, 1, workers=2)
     assert [p.name for p in tmp_path.iterdir()] == ["world.db"]
 

@@ -36,7 +36,8 @@ def world2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sqlite3.Connect
 
 def _dense(conn: sqlite3.Connection, table: str) -> int:
     n, lo, hi = conn.execute(f"SELECT count(*), min(id), max(id) FROM {table}").fetchone()
-    assert n > 0 and (lo, hi) == (1, n)
+    assert n > 0
+    assert (lo, hi) == (1, n)
     return int(n)
 
 

@@ -37,10 +37,12 @@ def assert_sane(result: BenchResult, cases: set[str]) -> None:
         assert all(t > 0 and math.isfinite(t) for t in timing.runs)
     assert result.ratios
     for r in result.ratios:
-        assert r.value > 0 and math.isfinite(r.value)
+        assert r.value > 0
+        assert math.isfinite(r.value)
         assert {r.numerator, r.denominator} <= cases
     report = result.report()
-    assert report.startswith(f"### {result.name}") and "| ratio of best times |" in report
+    assert report.startswith(f"### {result.name}")
+    assert "| ratio of best times |" in report
 
 
 def test_measure_interleaves_cases_and_checks_the_warmup() -> None:
@@ -55,7 +57,7 @@ def test_measure_interleaves_cases_and_checks_the_warmup() -> None:
     assert checked == {"a": "A", "b": "B"}
     assert len(timings["a"].runs) == 2
     assert ratio(timings, "a", "b", 1.0).met in (True, False)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="repeat must be >= 1"):
         measure(cases, 0)
 
 
@@ -67,7 +69,8 @@ def base_trades(sandbox_world: WorldInfo) -> list[dict[str, object]]:
 def test_replicated_trades_are_new_and_well_formed(base_trades: list[dict[str, object]]) -> None:
     base = base_trades[:200]
     trades = bench_decode.replicate(base, 1000, seed=1)
-    assert len(trades) == 1000 and trades[:200] == base
+    assert len(trades) == 1000
+    assert trades[:200] == base
     assert len({t["id"] for t in trades}) == 1000
     assert len({t["pnl_usd"] for t in trades}) > 600  # new values, not the same texts again
     copy = trades[200]
@@ -91,13 +94,15 @@ def test_decode_benchmark_runs(sandbox_world: WorldInfo) -> None:
             bench_decode.JSON_ONLY,
         },
     )
-    assert result.facts["trades"] == 2000 and result.facts["pages"] == 2
+    assert result.facts["trades"] == 2000
+    assert result.facts["pages"] == 2
 
 
 def test_naive_path_agrees_with_ours(base_trades: list[dict[str, object]]) -> None:
     pages = bench_decode.to_pages(bench_decode.replicate(base_trades[:300], 600, seed=2), 250)
     ours = bench_decode.decode_ours(pages)
-    assert len(ours) == 600 and len(pages) == 3
+    assert len(ours) == 600
+    assert len(pages) == 3
     bench_decode.check_same_frame(ours, bench_decode.decode_naive(pages))
     with pytest.raises(AssertionError):  # the check does catch a difference
         bench_decode.check_same_frame(ours, ours.assign(pnl_usd=ours["pnl_usd"] + 0.01))
@@ -109,7 +114,8 @@ def test_reload_benchmark_runs_and_warm_loads_send_nothing(sandbox_world: WorldI
         2, scale=1, page_size=1000, min_trades=1000, data_dir=sandbox_world.data_dir
     )
     assert_sane(result, {bench_reload.COLD, bench_reload.WARM, bench_reload.WARM_NEW})
-    assert result.checks and all(result.checks.values()), result.checks
+    assert result.checks
+    assert all(result.checks.values()), result.checks
     assert result.facts["requests per cold load (provenance)"] == result.facts["pages per load"]
     assert result.facts["requests in warm runs (provenance, summed)"] == 0
     assert result.facts["requests received by the sandbox during warm runs"] == 0
@@ -141,8 +147,10 @@ def test_loadpath_benchmark_runs_and_warm_loads_send_nothing(
         ]
     assert_sane(result, names)
     assert all(len(t.thread_runs) == 1 and t.best_thread > 0 for t in result.timings.values())
-    assert result.checks and all(result.checks.values()), result.checks
-    assert result.params["evaluations"] == 1000 and result.params["details"] == 40
+    assert result.checks
+    assert all(result.checks.values()), result.checks
+    assert result.params["evaluations"] == 1000
+    assert result.params["details"] == 40
     assert result.facts["pages per evaluations load"] == 2
     assert result.facts["requests in warm runs (provenance, summed)"] == 0
     assert result.facts["requests received by the sandbox during warm runs"] == 0
@@ -182,7 +190,8 @@ def test_cli_rejects_unknown_names(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.slow
 def test_parse_benchmark_runs() -> None:
     result = bench_parse.run(rows=2000, repeat=1)
-    assert result.timings and result.ratios
+    assert result.timings
+    assert result.ratios
     assert all(r.value > 0 and math.isfinite(r.value) for r in result.ratios)
 
 
@@ -203,7 +212,8 @@ def test_summary_benchmark_runs() -> None:
 @pytest.mark.slow
 def test_sweep_benchmark_runs() -> None:
     result = bench_sweep.run(20_000, 50, repeat=1)
-    assert result.timings and result.ratios
+    assert result.timings
+    assert result.ratios
     assert all(r.value > 0 and math.isfinite(r.value) for r in result.ratios)
 
 
@@ -221,10 +231,12 @@ def test_replay_benchmark_runs_and_matches_a_brute_force_replay() -> None:
             bench_replay.GRID_REPLAY,
         },
     )
-    assert result.checks and all(result.checks.values()), result.checks
+    assert result.checks
+    assert all(result.checks.values()), result.checks
     kinds = ("always kept", "decided by the criterion", "never kept")
     counts = [result.facts[f"trades {k}"] for k in kinds]
-    assert sum(counts) == 6_000 and min(counts) > 600  # a real mix, every kind present
+    assert sum(counts) == 6_000
+    assert min(counts) > 600  # a real mix, every kind present
 
 
 def test_replay_playbook_decides_rows_as_designed() -> None:
@@ -251,4 +263,5 @@ def test_replay_playbook_decides_rows_as_designed() -> None:
 def test_rank_benchmark_runs_and_finds_the_planted_criteria() -> None:
     result = bench_rank.run(6000, 19, repeat=1)  # the warm-up checks the ranking itself
     assert_sane(result, {bench_rank.RANK, bench_rank.NO_TEST})
-    assert result.facts["combos searched"] > 0 and len(result.checks) == 1
+    assert result.facts["combos searched"] > 0
+    assert len(result.checks) == 1

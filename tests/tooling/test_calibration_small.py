@@ -34,7 +34,8 @@ def test_small_calibration_run_scores_the_new_answers_against_the_planted_truth(
         quants=(1,),
         criteria=criteria,
     )
-    assert found["worlds"] == 2 and found["reference_seed"] == 9
+    assert found["worlds"] == 2
+    assert found["reference_seed"] == 9
     assert found["planted"] == [
         "ai_confidence",
         "buy_sell_ratio",
@@ -42,16 +43,20 @@ def test_small_calibration_run_scores_the_new_answers_against_the_planted_truth(
         "top10_holders_pct",
     ]
     new = found["coverage"]
-    assert new["d_win_rate"] is not None and found["new"]["coverage"]["d_win_rate_cells"] > 20
+    assert new["d_win_rate"] is not None
+    assert found["new"]["coverage"]["d_win_rate_cells"] > 20
     # The truth of a cell is the other world's value alone here: noisy, so tolerant bounds.
     for name in ("win_rate", "d_win_rate", "d_total_pnl_usd", "d_roi"):
         assert new[name] >= 0.75, (name, new)
-    assert 0.0 <= found["false_positive_rate"] <= 1.0 and found["new"]["families"] == 2
+    assert 0.0 <= found["false_positive_rate"] <= 1.0
+    assert found["new"]["families"] == 2
     assert found["power"] > 0  # smart_money_buys is found in some class
-    assert found["time_s"]["load"] > 0 and len(found["per_world"]) == 2
+    assert found["time_s"]["load"] > 0
+    assert len(found["per_world"]) == 2
     assert found["time_s"]["worlds_loaded_this_run"] == 2
     # The planted truth is the generator's declaration, not a reading of its source.
-    assert set(found["planted"]) == set(PLANTED) and set(found["noise"]) == NOISE
+    assert set(found["planted"]) == set(PLANTED)
+    assert set(found["noise"]) == NOISE
     # A planted criterion's out-of-sample score beats a noise one's (classes pooled, in
     # standard errors) in most pairs of a (world, quant); the old by-class raw gains beside.
     assert found["planted_beats_noise"] >= 0.75

@@ -53,10 +53,12 @@ def test_worlds_are_kept_by_seed_and_sandbox_version(tmp_path: Path) -> None:
     frames_back, timing = store.get_world(5, (1, 2)) or ([], {})
     assert timing == {"build_s": 1.5, "load_s": 30.0}
     pd.testing.assert_frame_equal(frames_back[1], frames[1])
-    assert store.get_world(6, (1, 2)) is None and store.get_world(5, (1, 2, 3)) is None
+    assert store.get_world(6, (1, 2)) is None
+    assert store.get_world(5, (1, 2, 3)) is None
     meta = expected_meta(5, 1)
     key = version_key(5)
-    assert meta["schema_version"] in key and meta["world_version"] in key
+    assert meta["schema_version"] in key
+    assert meta["world_version"] in key
     assert (tmp_path / "worlds" / key / "quant1.parquet").exists()
 
 

@@ -41,7 +41,8 @@ def test_lab_and_panels_pass_the_service_variables_sync_does_not(
         "qs_test_key",
     )
     fresh = tool.kernel_env(tmp_path, fresh=True)
-    assert "QUANTSCOPE_URL" not in fresh and "QUANTSCOPE_API_KEY" not in fresh
+    assert "QUANTSCOPE_URL" not in fresh
+    assert "QUANTSCOPE_API_KEY" not in fresh
 
 
 def test_extra_arguments_reach_lab_and_panels(
@@ -52,9 +53,11 @@ def test_extra_arguments_reach_lab_and_panels(
     tool.main(["lab", "--no-browser", "--port=8899"])
     assert ran[-1][2:4] == ["--no-browser", "--port=8899"]
     tool.main(["panels", "--quant", "2", "--out", str(tmp_path), "--no-browser"])
-    assert str(tmp_path / "panels.ipynb") in ran[-1] and ran[-1][-1] == "--no-browser"
+    assert str(tmp_path / "panels.ipynb") in ran[-1]
+    assert ran[-1][-1] == "--no-browser"
     # a clean page: quantscope's template (no CDN stylesheet), only the widgets' labextension
-    assert f"JUPYTER_PATH={tool.VOILA_DATA}" in ran[-1][1] and "--template=quantscope" in ran[-1]
+    assert f"JUPYTER_PATH={tool.VOILA_DATA}" in ran[-1][1]
+    assert "--template=quantscope" in ran[-1]
     allowed = f"--VoilaConfiguration.extension_allowlist={list(tool.VOILA_EXTENSIONS)!r}"
     assert allowed in ran[-1]
     assert "--preheat_kernel=True" in ran[-1]  # make panels: a page prepared ahead

@@ -112,7 +112,8 @@ def test_problems_names_what_nbval_would_trip_over() -> None:
     )
     found = tool.problems(nb)
     assert len(found) == 2
-    assert "stderr" in found[0] and "memory address" in found[1]
+    assert "stderr" in found[0]
+    assert "memory address" in found[1]
 
 
 def test_figure_files_prefer_tagged_cells() -> None:

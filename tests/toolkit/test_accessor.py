@@ -134,7 +134,8 @@ def test_missing_columns_error_is_in_the_tree_and_a_key_error() -> None:
 
 def test_every_kind_names_a_loader() -> None:
     for name, kind in FRAME_KINDS.items():
-        assert kind.name == name and kind.loader.startswith("qsc.load_")
+        assert kind.name == name
+        assert kind.loader.startswith("qsc.load_")
         assert kind.description.startswith(("a ", "an "))
 
 
@@ -173,4 +174,5 @@ def test_plot_imports_the_plots_module_lazily(monkeypatch: pytest.MonkeyPatch) -
     fake.QuantPlots = QuantPlots  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "quantscope.plots", fake)
     plots = HAND.quant.plot
-    assert isinstance(plots, QuantPlots) and made[0] is HAND
+    assert isinstance(plots, QuantPlots)
+    assert made[0] is HAND

@@ -139,7 +139,8 @@ def test_each_advice_has_its_three_renderings() -> None:
         "fetches the 40 that fit now"
     )
     error = QuantscopeError(Said("offline: {offline} answers from the cache"))
-    assert error.advice == ("offline",) and error.said is not None
+    assert error.advice == ("offline",)
+    assert error.said is not None
     assert str(error) == "offline: qsc.connect(offline=True) answers from the cache"
     assert render(error, "cli") == "offline: --offline answers from the cache"
     assert {"confirm", "partial", "max_requests", "force", "offline"} <= set(ADVICE)
@@ -263,7 +264,8 @@ def preflight_ceiling(server: SandboxServer, tmp: Path) -> QuantscopeError:
     cost = Estimate("/api/evaluations/{id}", 300, 0, True, None, None, None, 0.25)
     client = _growth(server, tmp)
     refused = _refused(lambda: refuse_early(cost, {"max_requests": 100}, client))
-    assert isinstance(refused, QuotaShareExceededError) and refused.ceiling == 100
+    assert isinstance(refused, QuotaShareExceededError)
+    assert refused.ceiling == 100
     assert str(refused) == (  # the Python text as it was
         "/api/evaluations/{id} needs 300 requests, more than max_requests=100: sent nothing. "
         "Raise max_requests, or pass partial=True to fetch what it allows."
@@ -300,15 +302,22 @@ def test_each_reader_gets_the_advice_in_its_own_terms(
     tmp_path: Path,
 ) -> None:
     exc = trigger(sandbox, tmp_path)
-    assert exc.advice and set(exc.advice) <= set(ADVICE)
+    assert exc.advice
+    assert set(exc.advice) <= set(ADVICE)
     assert keyword in str(exc)  # the Python message is as it was
     line = error_line(exc)
-    assert "=True" not in line and "qsc." not in line and "api_key=" not in line
+    assert "=True" not in line
+    assert "qsc." not in line
+    assert "api_key=" not in line
     if option is not None:
         assert option in line
     panel = render(exc, "panel")
-    assert "=True" not in panel and "qsc." not in panel and "details=" not in panel
-    assert "max_requests" not in panel and "api_key=" not in panel and "qsc.connect" not in panel
+    assert "=True" not in panel
+    assert "qsc." not in panel
+    assert "details=" not in panel
+    assert "max_requests" not in panel
+    assert "api_key=" not in panel
+    assert "qsc.connect" not in panel
     if button is not None:
         assert button.lower() in panel.lower()
 
@@ -316,8 +325,10 @@ def test_each_reader_gets_the_advice_in_its_own_terms(
 def test_the_advice_table_gives_every_piece_three_renderings() -> None:
     for piece in ADVICE.values():
         assert piece.python, piece.key
-        assert "=True" not in piece.cli and "qsc." not in piece.cli, piece.key
-        assert "=True" not in piece.panel and "qsc." not in piece.panel, piece.key
+        assert "=True" not in piece.cli, piece.key
+        assert "qsc." not in piece.cli, piece.key
+        assert "=True" not in piece.panel, piece.key
+        assert "qsc." not in piece.panel, piece.key
 
 
 def test_a_message_without_advice_is_the_same_everywhere() -> None:
@@ -338,13 +349,15 @@ def test_a_refusal_names_the_keyword_in_python_the_option_at_the_cli_the_button_
     assert "pass partial=True, confirm=True" in python
     assert refused.value.advice == ("wait_for_reset", "partial_confirm", "again")
     cli = error_line(refused.value)
-    assert "--partial" in cli and not PYTHON.search(cli), cli
+    assert "--partial" in cli, cli
+    assert not PYTHON.search(cli), cli
     panel = ThresholdPanel(
         QUANT, client=client, trades=widget_data.trades, details=widget_data.details
     )
     panel.failed(refused.value)
     shown = panel.message.value
-    assert "press Open what fits" in shown and not PANEL_NEVER.search(shown), shown
+    assert "press Open what fits" in shown, shown
+    assert not PANEL_NEVER.search(shown), shown
 
 
 def test_an_offer_to_spend_names_the_host(
@@ -352,7 +365,8 @@ def test_an_offer_to_spend_names_the_host(
 ) -> None:
     client = client_for(sandbox, "growth")
     host = service_host(client)
-    assert host.startswith("127.0.0.1:") and "configured URL" not in host
+    assert host.startswith("127.0.0.1:")
+    assert "configured URL" not in host
     for offer in (
         opening_offer(share_refusal(300, 498), "the trades", host),
         opening_offer(share_refusal(600, 498), "the trades", host),

@@ -105,7 +105,8 @@ def assert_metrics(actual: pd.Series | dict[str, Any], expected: dict[str, Any])
         if isinstance(want, pd.Timedelta) or want is pd.NaT:
             assert got == want or (pd.isna(got) and pd.isna(want)), name
         elif isinstance(want, int):
-            assert got == want and float(got).is_integer(), name
+            assert got == want, name
+            assert float(got).is_integer(), name
         elif math.isnan(want):
             assert math.isnan(got), name
         else:
@@ -151,7 +152,8 @@ def test_summary_with_open_positions_marks_them_at_their_mark_time() -> None:
 
 def test_by_quant_is_each_quants_summary_and_capital_follows_the_quants() -> None:
     table = A.by(HAND, "quant_name")
-    assert list(table.index) == ["Atlas", "Borealis"] and table.index.name == "quant_name"
+    assert list(table.index) == ["Atlas", "Borealis"]
+    assert table.index.name == "quant_name"
     assert list(table.columns) == list(A.SUMMARY_METRICS)
     assert_metrics(table.loc["Atlas"], ATLAS_EXPECTED)
     assert_metrics(table.loc["Borealis"], BOREALIS_EXPECTED)
@@ -163,7 +165,8 @@ def test_by_quant_is_each_quants_summary_and_capital_follows_the_quants() -> Non
 def test_by_day_week_and_month_label_periods_by_their_utc_start() -> None:
     daily = A.by(ATLAS, freq="D")
     assert list(daily.index) == [at(1), at(2), at(4), at(5), at(6)]
-    assert daily.index.name == "period" and str(daily.index.dtype) == "datetime64[ms, UTC]"
+    assert daily.index.name == "period"
+    assert str(daily.index.dtype) == "datetime64[ms, UTC]"
     assert daily["trades"].tolist() == [1, 2, 1, 2, 0]  # 09-06: only the open position's mark
     assert daily["total_pnl_usd"].tolist() == [100.0, -80.0, 0.0, 240.0, 0.0]
     assert daily["open_trades"].tolist() == [0, 0, 0, 0, 1]
@@ -172,7 +175,8 @@ def test_by_day_week_and_month_label_periods_by_their_utc_start() -> None:
     assert list(weekly.index) == [("Atlas", at(0)), ("Borealis", at(0))]  # Monday 08-31
     assert weekly["trades"].tolist() == [6, 2]
     monthly = A.by(ATLAS, freq="ME")  # resample spelling, the same calendar month
-    assert list(monthly.index) == [at(1)] and monthly["trades"].iloc[0] == 6
+    assert list(monthly.index) == [at(1)]
+    assert monthly["trades"].iloc[0] == 6
 
 
 def test_a_periods_drawdown_reads_the_account_it_starts_under_water() -> None:
@@ -181,7 +185,8 @@ def test_a_periods_drawdown_reads_the_account_it_starts_under_water() -> None:
     assert daily["max_drawdown_usd"].tolist() == [0.0, -80.0, -80.0, 0.0, 0.0]
     assert daily.loc[at(4), "max_drawdown"] == -80 / 10_100  # a flat day, still under water
     assert daily.loc[at(4), "max_drawdown_duration"] == at(5, 6) - at(1, 12)  # peak to recovery
-    assert daily.loc[at(6), "trades"] == 0 and daily.loc[at(6), "max_drawdown"] == 0.0
+    assert daily.loc[at(6), "trades"] == 0
+    assert daily.loc[at(6), "max_drawdown"] == 0.0
     fall = A.drawdown(ATLAS)
     assert daily.loc[at(2), "max_drawdown"] == fall.loc[at(2, 9), "drawdown"].min()
     # each quant is its own account of 10,000 USD; the frame together one of 20,000 USD
@@ -193,19 +198,24 @@ def test_a_periods_drawdown_reads_the_account_it_starts_under_water() -> None:
 
 def test_ratio_flags_and_no_ratio_for_a_short_period() -> None:
     s = A.summary(ATLAS)  # five days: reported, flagged
-    assert s["few_days"] and not s["no_losing_day"] and math.isfinite(s["sharpe"])
+    assert s["few_days"]
+    assert not s["no_losing_day"]
+    assert math.isfinite(s["sharpe"])
     weekly = A.by(ATLAS, freq="W")
     assert weekly["few_days"].tolist() == [True]
-    assert math.isnan(weekly["sharpe"].iloc[0]) and math.isnan(weekly["sortino"].iloc[0])
+    assert math.isnan(weekly["sharpe"].iloc[0])
+    assert math.isnan(weekly["sortino"].iloc[0])
     winners = trades_frame(
         [
             {"id": 1, "opened": at(1), "closed": at(1, 5), "pnl": 10.0},
             {"id": 2, "opened": at(2), "closed": at(2, 5), "pnl": 30.0},
         ]
     )
-    assert A.summary(winners)["sortino"] == math.inf and A.summary(winners)["no_losing_day"]
+    assert A.summary(winners)["sortino"] == math.inf
+    assert A.summary(winners)["no_losing_day"]
     empty = A.summary(HAND.iloc[:0])
-    assert empty["few_days"] and not empty["no_losing_day"]
+    assert empty["few_days"]
+    assert not empty["no_losing_day"]
 
 
 def test_the_ratios_carry_their_sample_and_a_probabilistic_sharpe() -> None:
@@ -218,7 +228,8 @@ def test_the_ratios_carry_their_sample_and_a_probabilistic_sharpe() -> None:
     assert 0.0 < s["psr"] < 1.0
     assert s["short_sample"]  # five days, one lost
     weekly = A.by(ATLAS, freq="W")
-    assert weekly["losing_days"].tolist() == [1] and math.isnan(weekly["psr"].iloc[0])
+    assert weekly["losing_days"].tolist() == [1]
+    assert math.isnan(weekly["psr"].iloc[0])
     assert A.summary(HAND.iloc[:0])["short_sample"]
     # the deflated ratio of one trial is the probabilistic one; more trials lower it
     x = daily.to_numpy()
@@ -235,7 +246,8 @@ def test_psr_of_many_groups_equals_the_one_series_definition() -> None:
     frame = trades_frame(rows)
     s = A.summary(frame)
     x = A.daily_pnl(frame).to_numpy()
-    assert s["days"] == x.size and s["losing_days"] == int((x < 0).sum())
+    assert s["days"] == x.size
+    assert s["losing_days"] == int((x < 0).sum())
     assert s["psr"] == pytest.approx(A.probabilistic_sharpe_ratio(x), rel=1e-9)
 
 
@@ -265,7 +277,8 @@ def test_hypothetical_trades_are_left_out_unless_asked_for() -> None:
     )
     # trade 3 rejected, trade 4 recommended; the open DELAY (7) waits past its mark (09-06 01:00)
     assert A.executed(frame).tolist() == [True, False, True, False, True, True, False, True, True]
-    assert A.summary(frame)["trades"] == 6 and A.summary(frame)["open_trades"] == 0
+    assert A.summary(frame)["trades"] == 6
+    assert A.summary(frame)["open_trades"] == 0
     assert A.summary(frame, execution="all")["hypothetical_trades"] == 2
     assert A.equity_curve(frame)["trade_id"].tolist() == [1, 2, 8, 9, 5, 6]  # close order
     only = A.select_execution(frame, "hypothetical")
@@ -285,7 +298,8 @@ def test_by_groups_only_what_occurs_and_keeps_missing_keys() -> None:
         )
     )
     table = A.by(frame, ["chain"])
-    assert table.index.tolist()[:2] == ["BASE", "SOLANA"] and pd.isna(table.index[2])
+    assert table.index.tolist()[:2] == ["BASE", "SOLANA"]
+    assert pd.isna(table.index[2])
     assert table["trades"].tolist() == [3, 4, 1]  # no BSC row; the open BASE one is apart
     assert table["open_trades"].tolist() == [1, 0, 0]
     assert table["trades"].sum() == A.summary(frame)["trades"]
@@ -293,8 +307,10 @@ def test_by_groups_only_what_occurs_and_keeps_missing_keys() -> None:
 
 def test_by_status_reports_the_open_book_in_its_own_row() -> None:
     table = A.by(HAND, "status")
-    assert table.loc["Closed", "trades"] == 8 and table.loc["Closed", "open_trades"] == 0
-    assert table.loc["Open", "trades"] == 0 and table.loc["Open", "open_trades"] == 1
+    assert table.loc["Closed", "trades"] == 8
+    assert table.loc["Closed", "open_trades"] == 0
+    assert table.loc["Open", "trades"] == 0
+    assert table.loc["Open", "open_trades"] == 1
     assert math.isnan(table.loc["Open", "win_rate"])
     assert table.loc["Open", "unrealised_pnl_usd"] == -25.0
 
@@ -314,7 +330,8 @@ def test_win_rate_and_roi_by_hand() -> None:
 
 def test_equity_curve_and_drawdown_by_hand() -> None:
     curve = A.equity_curve(ATLAS)
-    assert curve.index.name == "closed_at" and str(curve.index.dtype) == "datetime64[ms, UTC]"
+    assert curve.index.name == "closed_at"
+    assert str(curve.index.dtype) == "datetime64[ms, UTC]"
     assert list(curve.index) == [at(1, 12), at(2, 9), at(2, 9), at(4), at(5, 6), at(5, 12)]
     assert curve["trade_id"].tolist() == [1, 2, 3, 4, 5, 6]
     assert curve["cum_pnl_usd"].tolist() == [100.0, 50.0, 20.0, 20.0, 220.0, 260.0]
@@ -331,7 +348,8 @@ def test_equity_curve_and_drawdown_by_hand() -> None:
 
 def test_daily_pnl_and_returns_by_hand() -> None:
     daily = A.daily_pnl(ATLAS)
-    assert daily.name == "pnl_usd" and daily.index.name == "date"
+    assert daily.name == "pnl_usd"
+    assert daily.index.name == "date"
     assert list(daily.index) == [at(d) for d in range(1, 6)]
     assert daily.tolist() == ATLAS_DAILY
     returns = A.daily_returns(ATLAS)
@@ -375,10 +393,12 @@ def test_empty_and_open_only_frames() -> None:
         },
     )
     assert A.by(HAND.iloc[:0], "chain").empty
-    assert A.daily_pnl(HAND.iloc[:0]).empty and A.equity_curve(HAND.iloc[:0]).empty
+    assert A.daily_pnl(HAND.iloc[:0]).empty
+    assert A.equity_curve(HAND.iloc[:0]).empty
     assert A.drawdown(HAND.iloc[:0]).empty
     only_open = A.summary(HAND[HAND["status"] == "Open"])
-    assert only_open["trades"] == 0 and only_open["open_trades"] == 1
+    assert only_open["trades"] == 0
+    assert only_open["open_trades"] == 1
 
 
 def test_rows_without_pnl_or_close_time_are_left_out() -> None:
@@ -391,7 +411,9 @@ def test_rows_without_pnl_or_close_time_are_left_out() -> None:
     broken.loc[1, "status"] = "Closed"
     broken = pd.concat([broken, HAND.iloc[[0]].assign(closed_at=pd.NaT)], ignore_index=True)
     s = A.summary(broken)
-    assert s["trades"] == 1 and s["total_pnl_usd"] == 5.0 and s["open_trades"] == 0
+    assert s["trades"] == 1
+    assert s["total_pnl_usd"] == 5.0
+    assert s["open_trades"] == 0
 
 
 def test_profit_factor_payoff_and_sortino_at_the_edges() -> None:
@@ -402,8 +424,10 @@ def test_profit_factor_payoff_and_sortino_at_the_edges() -> None:
         ]
     )
     s = A.summary(winners)
-    assert s["profit_factor"] == math.inf and s["payoff_ratio"] == math.inf
-    assert s["sortino"] == math.inf and s["max_drawdown_usd"] == 0.0
+    assert s["profit_factor"] == math.inf
+    assert s["payoff_ratio"] == math.inf
+    assert s["sortino"] == math.inf
+    assert s["max_drawdown_usd"] == 0.0
     flat = trades_frame([{"id": 1, "opened": at(1), "closed": at(2), "pnl": 0.0}])
     assert math.isnan(A.summary(flat)["profit_factor"])
     assert math.isnan(A.summary(flat)["sqn"])  # one trade
@@ -439,12 +463,14 @@ def test_pass_rates_of_evaluations_by_hand() -> None:
     assert A.pass_rate(EVALS) == 2 / 4  # evaluation 4 has no verdict
     by_type = A.pass_rates(EVALS, "evaluation_type")
     assert by_type.index.tolist()[:2] == ["TOKEN_BUY", "TOKEN_STATUS"]
-    assert by_type["total"].tolist() == [1, 2, 1] and by_type["passed"].tolist() == [1, 1, 0]
+    assert by_type["total"].tolist() == [1, 2, 1]
+    assert by_type["passed"].tolist() == [1, 1, 0]
     assert by_type["failed"].tolist() == [0, 1, 1]
     assert by_type["pass_rate"].tolist() == [1.0, 0.5, 0.0]
     daily = A.pass_rates(EVALS, freq="D")
     assert list(daily.index) == [at(1), at(2)]
-    assert daily["total"].tolist() == [3, 1] and daily["pass_rate"].tolist() == [2 / 3, 0.0]
+    assert daily["total"].tolist() == [3, 1]
+    assert daily["pass_rate"].tolist() == [2 / 3, 0.0]
     both = A.pass_rates(EVALS, ["chain"], freq="D")
     assert both.loc[("BASE", at(2)), "total"] == 1
     with pytest.raises(TypeError, match="pass_rate"):
@@ -458,9 +484,11 @@ def test_pass_rates_of_criteria_by_hand() -> None:
     assert per["total"].tolist() == [3, 3, 2]
     assert per["pass_rate"].tolist() == [2 / 3, 2 / 3, 1 / 2]
     by_category = A.pass_rates(details, "category")
-    assert by_category.loc["Social", "total"] == 5 and by_category.loc["Social", "passed"] == 3
+    assert by_category.loc["Social", "total"] == 5
+    assert by_category.loc["Social", "passed"] == 3
     disabled = A.pass_rates(details[details["evaluation_id"] == 13], "criterion")
-    assert disabled.loc["c", "total"] == 0 and math.isnan(disabled.loc["c", "pass_rate"])
+    assert disabled.loc["c", "total"] == 0
+    assert math.isnan(disabled.loc["c", "pass_rate"])
 
 
 def test_values_by_outcome_by_hand() -> None:
@@ -479,12 +507,13 @@ def test_values_by_outcome_by_hand() -> None:
     expected_index = [(c, o) for c in "abc" for o in ("win", "loss")]  # no breakeven trade
     assert table.index.tolist() == expected_index
     a_win = table.loc[("a", "win")]
-    assert (
-        a_win["count"] == 2 and a_win["mean"] == 4.0 and a_win["std"] == pytest.approx(math.sqrt(2))
-    )
+    assert a_win["count"] == 2
+    assert a_win["mean"] == 4.0
+    assert a_win["std"] == pytest.approx(math.sqrt(2))
     quartiles = a_win[["min", "q25", "median", "q75", "max"]].tolist()
     assert quartiles == [3.0, 3.5, 4.0, 4.5, 5.0]  # of the values 3 and 5
-    assert table.loc[("b", "loss"), "mean"] == 4.0 and table.loc[("c", "loss"), "count"] == 1
+    assert table.loc[("b", "loss"), "mean"] == 4.0
+    assert table.loc[("c", "loss"), "count"] == 1
     outcomes = A.trade_outcomes(trades)
     assert outcomes["evaluation_id"].tolist() == [11, 12, 13]
     assert outcomes["outcome"].tolist() == ["win", "win", "loss"]
@@ -500,7 +529,8 @@ def test_stage_counts_by_hand() -> None:
         {"chain": "category", "stage": pd.CategoricalDtype(["BUY", "SCREENING", "SELL", "WATCH"])}
     )
     counts = A.stage_counts(signals)
-    assert counts.index.tolist() == ["all", "BASE", "SOLANA"] and counts.index.name == "chain"
+    assert counts.index.tolist() == ["all", "BASE", "SOLANA"]
+    assert counts.index.name == "chain"
     assert counts.columns.tolist() == ["total", "BUY", "SELL", "WATCH"]
     assert counts.loc["all"].tolist() == [5, 1, 1, 3]
     assert counts.loc["BASE"].tolist() == [3, 0, 1, 2]
@@ -720,11 +750,13 @@ def test_identities_between_metrics(rows: Any) -> None:
 @given(trade_rows(pnl=st.integers(1, 10_000).map(lambda c: c / 100)))
 def test_an_all_winning_frame_has_no_drawdown(rows: Any) -> None:
     s = A.summary(trades_frame(rows))
-    assert s["max_drawdown_usd"] == 0.0 and s["max_drawdown"] == 0.0
+    assert s["max_drawdown_usd"] == 0.0
+    assert s["max_drawdown"] == 0.0
     assert s["max_drawdown_duration"] == pd.Timedelta(0)
     assert s["max_loss_streak"] == 0
     if s["trades"]:
-        assert s["profit_factor"] == math.inf and s["win_rate"] == 1.0
+        assert s["profit_factor"] == math.inf
+        assert s["win_rate"] == 1.0
 
 
 @PROPERTY

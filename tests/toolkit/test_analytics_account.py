@@ -48,7 +48,8 @@ def assert_periods_read_the_account(table: pd.DataFrame, account: pd.DataFrame, 
     for start, row in table.iterrows():
         inside = fall[period == start]
         if row["trades"] == 0:  # only open positions: no close to read
-            assert inside.empty and row["max_drawdown"] == 0.0
+            assert inside.empty
+            assert row["max_drawdown"] == 0.0
             continue
         assert row["max_drawdown"] == inside["drawdown"].min(), start
         assert row["max_drawdown_usd"] == inside["drawdown_usd"].min(), start
@@ -95,7 +96,8 @@ def test_weekly_rows_report_no_annualised_ratio_and_flag_why(executed: pd.DataFr
     weekly = executed.quant.by("quant_name", freq="W")
     assert (weekly["days"] <= 7).all()
     assert weekly["few_days"].all()
-    assert weekly["sharpe"].isna().all() and weekly["sortino"].isna().all()
+    assert weekly["sharpe"].isna().all()
+    assert weekly["sortino"].isna().all()
     assert not np.isinf(weekly["sortino"]).any()
     # no_losing_day says which weeks had no losing day (Sortino without a downside)
     for (name, start), row in weekly.iterrows():
@@ -114,7 +116,8 @@ def test_a_month_of_30_days_reports_its_ratios_and_shorter_ones_do_not(
 ) -> None:
     monthly = executed.quant.by(freq="M")
     long_enough = monthly["days"] >= A.MIN_RATIO_DAYS
-    assert long_enough.any() and (~long_enough).any()
+    assert long_enough.any()
+    assert (~long_enough).any()
     assert (monthly["few_days"] == ~long_enough).all()
     assert monthly.loc[~long_enough, ["sharpe", "sortino"]].isna().all().all()
     month = pd.DatetimeIndex(pd.to_datetime(executed["closed_at"], utc=True))
@@ -127,7 +130,9 @@ def test_a_month_of_30_days_reports_its_ratios_and_shorter_ones_do_not(
 
 def test_the_whole_history_keeps_its_ratios_and_is_not_flagged(executed: pd.DataFrame) -> None:
     s = executed.quant.summary()
-    assert s["days"] > A.MIN_RATIO_DAYS and not s["few_days"] and not s["no_losing_day"]
+    assert s["days"] > A.MIN_RATIO_DAYS
+    assert not s["few_days"]
+    assert not s["no_losing_day"]
     assert s["sharpe"] == A.sharpe_ratio(executed.quant.daily_pnl()) or math.isclose(
         s["sharpe"], A.sharpe_ratio(executed.quant.daily_pnl()), rel_tol=1e-9
     )
@@ -135,12 +140,16 @@ def test_the_whole_history_keeps_its_ratios_and_is_not_flagged(executed: pd.Data
 
 @pytest.mark.parametrize("freq", ["week", "2W", "weekly", "H", ""])
 def test_a_bad_freq_is_one_line_naming_the_spellings(executed: pd.DataFrame, freq: str) -> None:
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(ValueError, match="is not a calendar period") as caught:
         executed.quant.by(freq=freq)
     message = str(caught.value)
-    assert "\n" not in message and f"freq={freq!r} is not a calendar period" in message
-    assert "W (week)" in message and "M (month)" in message and "h (hour)" in message
-    assert caught.value.__cause__ is None and caught.value.__context__ is None
+    assert "\n" not in message
+    assert f"freq={freq!r} is not a calendar period" in message
+    assert "W (week)" in message
+    assert "M (month)" in message
+    assert "h (hour)" in message
+    assert caught.value.__cause__ is None
+    assert caught.value.__context__ is None
 
 
 def test_a_bad_freq_of_pass_rates_is_the_same_line(module_client: Client) -> None:
@@ -158,7 +167,8 @@ def test_executed_is_the_services_trading_status(
     module_client: Client, everything: pd.DataFrame, executed: pd.DataFrame
 ) -> None:
     flags = everything.quant.executed()
-    assert flags.name == "executed" and flags.index.equals(everything.index)
+    assert flags.name == "executed"
+    assert flags.index.equals(everything.index)
     assert set(everything.loc[flags.to_numpy(bool), "trade_id"]) == set(executed["trade_id"])
     hypothetical = set(everything.loc[~flags.to_numpy(bool), "trade_id"])
     declined = {
@@ -166,14 +176,16 @@ def test_executed_is_the_services_trading_status(
         for status in ("rejected", "recommended", "delayed")
         for i in L.load_trades(trading_status=status, client=module_client)["trade_id"]
     }
-    assert hypothetical == declined and len(hypothetical) == 659
+    assert hypothetical == declined
+    assert len(hypothetical) == 659
 
 
 def test_a_frame_of_every_decision_is_summarised_over_its_executed_trades(
     everything: pd.DataFrame, executed: pd.DataFrame
 ) -> None:
     ours, theirs = everything.quant.summary(), executed.quant.summary()
-    assert ours.name == "executed" and ours["hypothetical_trades"] == 0
+    assert ours.name == "executed"
+    assert ours["hypothetical_trades"] == 0
     for name in A.SUMMARY_METRICS:
         assert ours[name] == theirs[name] or (pd.isna(ours[name]) and pd.isna(theirs[name])), name
     note = ours.attrs["execution"]
@@ -186,7 +198,8 @@ def test_a_frame_of_every_decision_is_summarised_over_its_executed_trades(
     }
     mixed = everything.quant.summary(execution="all")
     closed = everything[(everything["status"] == "Closed").to_numpy(bool)]
-    assert mixed.name == "all" and mixed["trades"] == len(closed)
+    assert mixed.name == "all"
+    assert mixed["trades"] == len(closed)
     assert mixed["hypothetical_trades"] == 402 + 229  # REJECT and RECOMMEND closed trades
     assert (closed["decision"].isin(["REJECT", "RECOMMEND"])).sum() == 631
 
@@ -212,7 +225,8 @@ def test_equity_daily_and_rates_leave_the_hypothetical_trades_out(
     assert everything.quant.win_rate() == executed.quant.win_rate()
     assert everything.quant.roi() == executed.quant.roi()
     shadow = everything.quant.equity_curve(execution="hypothetical")
-    assert len(shadow) == 631 and shadow.attrs["execution"]["label"].startswith("hypothetical")
+    assert len(shadow) == 631
+    assert shadow.attrs["execution"]["label"].startswith("hypothetical")
 
 
 def test_by_decision_shows_hypothetical_groups_only_when_asked(everything: pd.DataFrame) -> None:
@@ -229,7 +243,8 @@ def test_a_frame_of_hypothetical_trades_alone_is_labelled_hypothetical(
 ) -> None:
     rejected = L.load_trades(3, trading_status="rejected", client=module_client)
     s = rejected.quant.summary()
-    assert s.name == "hypothetical" and s.attrs["execution"]["basis"] == "hypothetical"
+    assert s.name == "hypothetical"
+    assert s.attrs["execution"]["basis"] == "hypothetical"
     assert s["trades"] == s["hypothetical_trades"] > 0
     assert s["trades"] == rejected.attrs["quantscope"]["summary"]["realized"]["trades"]
     assert rejected.quant.summary(execution="executed")["trades"] == 0

@@ -109,7 +109,8 @@ def test_dashboard_performance_and_weekly_trend_equal_the_accessor(
     assert perf["completed_trades"] == s["trades"]
     assert perf["active_trades"] == s["open_trades"]
     assert perf["total_trades"] == s["trades"] + s["open_trades"]
-    assert perf["winning_trades"] == s["wins"] and perf["losing_trades"] == s["losses"]
+    assert perf["winning_trades"] == s["wins"]
+    assert perf["losing_trades"] == s["losses"]
     assert perf["win_rate"] == pytest.approx(s["win_rate"])
     assert perf["avg_profit_winning_usd"] == pytest.approx(s["avg_win_usd"], abs=CENT)
     assert perf["avg_loss_losing_usd"] == pytest.approx(s["avg_loss_usd"], abs=CENT)
@@ -253,7 +254,8 @@ def test_quantscope_as_qsc_sits_beside_quantstats_as_qs(module_client: Client) -
     """The docs' alias: researchers already write ``import quantstats as qs``."""
     import quantscope as qsc
 
-    assert qs.__name__ == "quantstats" and qsc.__name__ == "quantscope"
+    assert qs.__name__ == "quantstats"
+    assert qsc.__name__ == "quantscope"
     trades = qsc.load_trades(2, client=module_client)
     returns = trades.quant.daily_pnl() / trades.quant.summary()["capital_usd"]
     assert qs.stats.sharpe(returns, periods=365) == pytest.approx(

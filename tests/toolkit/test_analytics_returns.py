@@ -133,7 +133,8 @@ def test_monthly_returns_equal_quantstats_where_there_is_data(quant_returns: pd.
         if month in ("Jul", "Aug", "Sep"):  # the sandbox's months
             assert mine == pytest.approx(qs_value, rel=REL)
         else:
-            assert math.isnan(mine) and qs_value == 0
+            assert math.isnan(mine)
+            assert qs_value == 0
     assert ours.loc[2026, "year"] == pytest.approx(theirs.loc["2026", "EOY"], rel=REL)
     assert ours.loc[2026, "year"] == pytest.approx(A.total_return(quant_returns), rel=REL)
 
@@ -189,7 +190,8 @@ def test_a_benchmark_that_does_not_move_has_no_beta_where_quantstats_says_0() ->
     r = pd.Series([0.01, -0.02, 0.03, 0.0, 0.01], index=days)
     flat = pd.Series(0.0, index=days)
     m = A.benchmark_metrics(r, flat)
-    assert math.isnan(m["beta"]) and math.isnan(m["correlation"])
+    assert math.isnan(m["beta"])
+    assert math.isnan(m["correlation"])
     assert qs.stats.greeks(r, flat, periods=365)["beta"] == 0
 
 
@@ -224,4 +226,5 @@ def test_one_series_figures_equal_quantstats(values: list[float]) -> None:
     assert m["cvar_95"] == pytest.approx(qs.stats.cvar(r, method="historical"), rel=REL)
     assert m["skew"] == pytest.approx(qs.stats.skew(r), rel=REL, abs=1e-12)
     assert m["kurtosis"] == pytest.approx(qs.stats.kurtosis(r), rel=REL, abs=1e-12)
-    assert m["best_day"] == qs.stats.best(r) and m["worst_day"] == qs.stats.worst(r)
+    assert m["best_day"] == qs.stats.best(r)
+    assert m["worst_day"] == qs.stats.worst(r)

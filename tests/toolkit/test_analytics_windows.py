@@ -44,7 +44,8 @@ def daily_frame(days: int, seed: int = 3) -> pd.DataFrame:
 def test_rolling_over_trades_is_each_window_of_the_close_order() -> None:
     table = A.rolling(HAND, 3)
     curve = A.equity_curve(HAND)
-    assert table.index.equals(curve.index) and list(table["trade_id"]) == list(curve["trade_id"])
+    assert table.index.equals(curve.index)
+    assert list(table["trade_id"]) == list(curve["trade_id"])
     pnl = np.array(CLOSE_ORDER_PNL)
     windows = [pnl[i - 2 : i + 1] for i in range(2, len(pnl))]
     np.testing.assert_array_equal(table["pnl_usd"].iloc[2:], [w.sum() for w in windows])
@@ -57,7 +58,8 @@ def test_rolling_over_trades_is_each_window_of_the_close_order() -> None:
     assert table[["win_rate", "pnl_usd", "sharpe"]].iloc[:2].isna().all().all()
     info = table.attrs["rolling"]
     assert (info["unit"], info["size"]) == ("trades", 3)
-    assert info["sharpe"].startswith("per trade") and "not annualised" in info["sharpe"]
+    assert info["sharpe"].startswith("per trade")
+    assert "not annualised" in info["sharpe"]
     assert table.attrs["execution"]["basis"] == "executed"
 
 
@@ -114,7 +116,8 @@ def test_rolling_counts_the_executed_trades_unless_asked() -> None:
 def test_rolling_of_no_closed_trade_is_an_empty_table() -> None:
     for window in (5, "7D"):
         table = A.rolling(HAND[HAND["status"] == "Open"], window)
-        assert table.empty and list(table.columns)[-5:] == list(A.ROLLING_COLUMNS)
+        assert table.empty
+        assert list(table.columns)[-5:] == list(A.ROLLING_COLUMNS)
 
 
 # --------------------------------------------------------------------------------------------
@@ -124,15 +127,18 @@ def test_rolling_of_no_closed_trade_is_an_empty_table() -> None:
 
 def test_hands_one_drawdown_from_peak_to_recovery() -> None:
     table = A.worst_drawdowns(HAND)
-    assert list(table.columns) == list(A.DRAWDOWN_COLUMNS) and list(table.index) == [1]
+    assert list(table.columns) == list(A.DRAWDOWN_COLUMNS)
+    assert list(table.index) == [1]
     row = table.loc[1]
     assert row["start"] == at(1, 12)  # trade 1's close: the peak the fall starts from
     assert row["trough"] == at(3)  # trade 9: -200 USD below the 20,100 peak (first of two)
     assert row["recovery"] == at(5, 6)  # trade 5 brings equity back to 20,100
-    assert row["depth_usd"] == -200.0 and row["depth"] == pytest.approx(-200 / 20_100)
+    assert row["depth_usd"] == -200.0
+    assert row["depth"] == pytest.approx(-200 / 20_100)
     assert row["depth"] == A.summary(HAND)["max_drawdown"]
     assert row["peak_equity_usd"] == 20_100.0
-    assert row["length"] == pd.Timedelta(days=3, hours=18) and bool(row["recovered"])
+    assert row["length"] == pd.Timedelta(days=3, hours=18)
+    assert bool(row["recovered"])
     assert row["trades"] == 6  # trades 2, 3, 8, 9, 4 and the recovering 5
     assert table.attrs["drawdowns"] == {"episodes": 1, "shown": 1}
 
@@ -150,11 +156,14 @@ def test_drawdowns_are_ranked_deepest_first_and_an_open_one_says_so() -> None:
     first, second = table.loc[1], table.loc[2]
     # The last fall never recovers: it runs from the peak (close 5) to the last close.
     assert (first["start"], first["trough"]) == (at(5, 6), at(6, 6))
-    assert pd.isna(first["recovery"]) and not first["recovered"]
-    assert first["length"] == at(6, 6) - at(5, 6) and first["trades"] == 1
+    assert pd.isna(first["recovery"])
+    assert not first["recovered"]
+    assert first["length"] == at(6, 6) - at(5, 6)
+    assert first["trades"] == 1
     assert first["depth"] == pytest.approx(-100 / 10_025)
     assert (second["start"], second["trough"], second["recovery"]) == (at(2, 6), at(4, 6), at(5, 6))
-    assert second["depth_usd"] == -35.0 and second["trades"] == 3
+    assert second["depth_usd"] == -35.0
+    assert second["trades"] == 3
     # The first loss falls from the starting capital: the episode starts at its own close.
     third = A.worst_drawdowns(frame, 3).loc[3]
     assert (third["start"], third["trough"], third["recovery"]) == (at(1, 6), at(1, 6), at(2, 6))
@@ -172,17 +181,19 @@ def test_one_fall_that_never_recovers_keeps_the_columns_typed() -> None:
     )
     table = A.worst_drawdowns(frame)
     assert table.attrs["drawdowns"] == {"episodes": 1, "shown": 1}
-    assert str(table["recovery"].dtype) == "datetime64[ms, UTC]" and pd.isna(
-        table.loc[1, "recovery"]
-    )
-    assert str(table["start"].dtype) == "datetime64[ms, UTC]" and table.loc[1, "start"] == at(1, 6)
-    assert table.loc[1, "depth_usd"] == -40.0 and not table.loc[1, "recovered"]
+    assert str(table["recovery"].dtype) == "datetime64[ms, UTC]"
+    assert pd.isna(table.loc[1, "recovery"])
+    assert str(table["start"].dtype) == "datetime64[ms, UTC]"
+    assert table.loc[1, "start"] == at(1, 6)
+    assert table.loc[1, "depth_usd"] == -40.0
+    assert not table.loc[1, "recovered"]
 
 
 def test_no_drawdown_is_an_empty_table_and_n_is_checked() -> None:
     rising = trades_frame([{"id": 1, "opened": at(1), "closed": at(2), "pnl": 5.0}])
     empty = A.worst_drawdowns(rising)
-    assert empty.empty and list(empty.columns) == list(A.DRAWDOWN_COLUMNS)
+    assert empty.empty
+    assert list(empty.columns) == list(A.DRAWDOWN_COLUMNS)
     assert empty.attrs["drawdowns"]["episodes"] == 0
     with pytest.raises(ValueError, match="n must be a whole number of drawdowns >= 1, got 0"):
         A.worst_drawdowns(HAND, 0)
@@ -207,8 +218,10 @@ def year_end_frame() -> pd.DataFrame:
 def test_the_monthly_calendar_is_by_month_laid_out_years_by_months() -> None:
     frame = year_end_frame()
     table = A.pnl_calendar(frame)
-    assert list(table.index) == [2025, 2026] and list(table.columns) == list(range(1, 13))
-    assert table.index.name == "year" and table.columns.name == "month"
+    assert list(table.index) == [2025, 2026]
+    assert list(table.columns) == list(range(1, 13))
+    assert table.index.name == "year"
+    assert table.columns.name == "month"
     monthly = A.by(frame, freq="M")["total_pnl_usd"]
     assert table.loc[2025, 12] == monthly.iloc[0] == 6.0
     assert table.loc[2026, 1] == monthly.iloc[1] == 7.0
@@ -221,7 +234,8 @@ def test_the_monthly_calendar_is_by_month_laid_out_years_by_months() -> None:
 
 def test_the_weekly_calendar_uses_iso_weeks_and_years() -> None:
     table = A.pnl_calendar(year_end_frame(), "W")
-    assert table.columns.name == "week" and list(table.columns) == list(range(1, 50))
+    assert table.columns.name == "week"
+    assert list(table.columns) == list(range(1, 50))
     assert table.loc[2025, 49] == 10.0  # the week of Monday 2025-12-01
     assert table.loc[2026, 1] == -4.0  # Monday 2025-12-29 starts ISO week 1 of 2026
     assert table.loc[2026, 3] == 7.0

@@ -151,7 +151,8 @@ def test_a_shifted_page_is_kept_once_and_the_total_says_what_did_not_arrive(
         got = trades_of(proxied(service, tmp_path, sandbox))
     assert len(caught) == 1  # one warning for the load
     text = str(caught[0].message)
-    assert "3 items came twice" in text and f"said {len(clean)} items" in text
+    assert "3 items came twice" in text
+    assert f"said {len(clean)} items" in text
     assert checks(got) == {
         "duplicates": 3,
         "total": {"said": len(clean), "received": len(clean) - 3},
@@ -253,7 +254,8 @@ def test_nulls_in_promised_fields_of_a_paged_load_are_counted_once(
     assert len(caught) == 1
     n = 2 * -(-len(clean) // SIZE)
     text = str(caught[0].message)
-    assert f"pnl_usd ({n})" in text and f"token_symbol ({n})" in text
+    assert f"pnl_usd ({n})" in text
+    assert f"token_symbol ({n})" in text
     assert checks(got) == {"missing": {"token_symbol": n, "pnl_usd": n}}
     # the second load, from the cache, says the same
     with pytest.warns(DataQualityWarning, match="pnl_usd"):
@@ -291,7 +293,8 @@ def test_retry_after_rule() -> None:
     def read(value: str) -> float | None:
         return _retry_after_s({"Retry-After": value}, now)
 
-    assert read("7") == 7.0 and read("0.25") == 0.25
+    assert read("7") == 7.0
+    assert read("0.25") == 0.25
     assert read("99999999999999999999999999") == 86_400.0  # capped at a day
     assert read("Fri, 31 Dec 9999 23:59:59 GMT") == 86_400.0
     assert read("Sun, 06 Nov 1994 08:49:37 GMT") == 0.0  # in the past: now

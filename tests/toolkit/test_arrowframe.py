@@ -101,7 +101,8 @@ def test_every_loader_dtype_comes_back_equal_as_views(fallbacks: list[int]) -> N
     assert np.shares_memory(got["opened_at"].array._ndarray, blob)
     assert np.shares_memory(got["chain"].array.codes, blob)
     writable(got)
-    assert got.loc[0, "pnl_usd"] == 1e300 and got.loc[0, "chain"] == "bsc"
+    assert got.loc[0, "pnl_usd"] == 1e300
+    assert got.loc[0, "chain"] == "bsc"
 
 
 def test_writes_into_a_read_frame_never_reach_the_next_read(fallbacks: list[int]) -> None:
@@ -114,7 +115,8 @@ def test_writes_into_a_read_frame_never_reach_the_next_read(fallbacks: list[int]
     first.mask(first[["count"]] > 2, 0, inplace=True)
     first.replace({"chain": {"solana": "base"}}, inplace=True)
     first.loc[1, "token_symbol"] = "changed"
-    assert (first["pnl_usd"].dropna() <= 0).all() and first["trade_id"].notna().all()
+    assert (first["pnl_usd"].dropna() <= 0).all()
+    assert first["trade_id"].notna().all()
 
     again = frame_from_arrow(stored)
     pd.testing.assert_frame_equal(again, original)

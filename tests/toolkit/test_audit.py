@@ -35,7 +35,9 @@ def test_apply_recommendation_verified_logs_what_the_plain_call_does_not(
 
     assert float(value_of(service_playbook(server), config_id)) == new
     (entry,) = written.entries
-    assert written.verified and entry.verified and log.entries() == [entry]
+    assert written.verified
+    assert entry.verified
+    assert log.entries() == [entry]
     assert (entry.action, entry.config_id, entry.field) == (
         "recommendation",
         config_id,
@@ -75,7 +77,7 @@ def test_the_old_widgets_audit_path_still_works_and_warns() -> None:
         assert old.apply_recommendation is audit.apply_recommendation_verified
     with pytest.warns(DeprecationWarning, match=r"use quantscope\.UndoRefusedError$"):
         assert old.UndoRefusedError is qs.UndoRefusedError
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(DeprecationWarning, match=r"use quantscope\.audit\.Change$"):
         from quantscope.widgets.audit import Change  # the usual spelling warns too
     assert Change is audit.Change
     with pytest.raises(AttributeError, match="has no attribute 'nothing'"):

@@ -164,7 +164,8 @@ def test_per_group_what_if_equals_the_masked_baseline(
         lambda: bt.what_if_grid(frame, ("a", "b"), (8, 8), playbook=books, rule=rule),
     ):
         got, expected = call(), _masked(monkeypatch, call)
-        assert len(got["is_current"]) > 0 and got.attrs["what_if"]["current"]["a"]
+        assert len(got["is_current"]) > 0
+        assert got.attrs["what_if"]["current"]["a"]
         assert len(got.attrs["what_if"]["current"]["a"]) > 1  # thresholds differ by group
         pd.testing.assert_frame_equal(got, expected, check_exact=False, rtol=1e-9, atol=1e-9)
         assert got["d_trades"].tolist() == expected["d_trades"].tolist()

@@ -47,7 +47,8 @@ def test_wide_details_has_one_row_per_evaluation_and_a_column_per_criterion() ->
     assert wide["evaluation_id"].tolist() == [1, 2, 3]
     assert wide["market_cap_class"].tolist() == ["DEGEN_CAP", "MID_CAP", "MID_CAP"]
     assert wide["smart"].tolist() == [3.0, 1.0, 4.0]
-    assert wide["top10"].tolist()[:2] == [40.0, 20.0] and np.isnan(wide["top10"].iloc[2])
+    assert wide["top10"].tolist()[:2] == [40.0, 20.0]
+    assert np.isnan(wide["top10"].iloc[2])
     meta = wide.attrs["backtest"]
     assert meta["criteria"] == ("smart", "top10")
     assert meta["operators"] == {"smart": "V_GTE_T", "top10": "V_LTE_T"}
@@ -84,8 +85,10 @@ def test_trade_features_join_values_and_keep_closed_trades_by_default() -> None:
         bt.features.TRADE_COLUMNS
     )
     assert features["trade_id"].tolist() == [10, 11, 12]
-    assert features["quant_id"].tolist()[:2] == [1, 1] and features["quant_id"].isna().iloc[2]
-    assert features["smart"].tolist()[:2] == [3.0, 1.0] and np.isnan(features["smart"].iloc[2])
+    assert features["quant_id"].tolist()[:2] == [1, 1]
+    assert features["quant_id"].isna().iloc[2]
+    assert features["smart"].tolist()[:2] == [3.0, 1.0]
+    assert np.isnan(features["smart"].iloc[2])
     assert features["profitable"].tolist() == [True, True, False]
     assert not features["simulated"].any()
     assert features.attrs["backtest"]["trades_without_details"] == 1

@@ -25,7 +25,8 @@ def test_wilson_interval_known_values() -> None:
     # 1 win in 1 trade is no proof: the interval reaches down to 0.21.
     assert lo[:4].round(4).tolist() == [0.2065, 0.4385, 0.4038, 0.0]
     assert hi[:4].round(4).tolist() == [1.0, 1.0, 0.5962, 0.2775]
-    assert np.isnan(lo[4]) and np.isnan(hi[4])
+    assert np.isnan(lo[4])
+    assert np.isnan(hi[4])
 
 
 def test_small_sample_flags_few_trades_or_few_tokens() -> None:
@@ -116,11 +117,13 @@ def test_what_if_rows_carry_tokens_flags_and_the_intervals_of_the_one_interval_m
     assert table["moved_tokens"].tolist() == reference["moved_tokens"].tolist()
     assert table["interval"].tolist() == reference["interval"].tolist()
     current = table[table["is_current"]].iloc[0]
-    assert current["interval"] == _guards.NO_MOVE and current["moved_tokens"] == 0
+    assert current["interval"] == _guards.NO_MOVE
+    assert current["moved_tokens"] == 0
     for name in ("d_win_rate", "d_total_pnl_usd", "d_roi"):
         assert current[name + "_lo"] < 0 < current[name + "_hi"], name
     info = table.attrs["what_if"]["guards"]
-    assert info["bootstrap_unit"] == "token" and info["bootstrap_resamples"] == 1000
+    assert info["bootstrap_unit"] == "token"
+    assert info["bootstrap_resamples"] == 1000
     assert "Poisson bootstrap over whole tokens" in info["method"]
     assert (info["min_trades"], info["min_tokens"]) == (30, 10)
     # Seeded: the same call gives the same intervals.
@@ -159,14 +162,17 @@ def test_grid_rows_count_tokens_too_and_big_sweeps_skip_the_bootstrap() -> None:
         assert row.tokens == frame.loc[kept, "token_id"].nunique()
     assert grid["d_total_pnl_usd_lo"].notna().all()
     big = bt.what_if(frame, "x", np.linspace(-3, 3, 600), rule="filter")
-    assert big["d_roi_lo"].isna().all() and big["win_rate_lo"].isna().all()
-    assert big["tokens"].notna().all() and big["interval"].isna().all()
+    assert big["d_roi_lo"].isna().all()
+    assert big["win_rate_lo"].isna().all()
+    assert big["tokens"].notna().all()
+    assert big["interval"].isna().all()
     assert "600 threshold cells" in big.attrs["what_if"]["guards"]["bootstrap_skipped"]
     # A caller that reads few of many rows skips it explicitly; the rest is the same.
     grid_values = [-1.0, 0.0, 1.0]
     full = bt.what_if(frame, "x", grid_values, rule="filter")
     lean = bt.what_if(frame, "x", grid_values, rule="filter", bootstrap=False)
-    assert lean["d_total_pnl_usd_lo"].isna().all() and full["d_total_pnl_usd_lo"].notna().all()
+    assert lean["d_total_pnl_usd_lo"].isna().all()
+    assert full["d_total_pnl_usd_lo"].notna().all()
     assert lean.attrs["what_if"]["guards"]["bootstrap_skipped"].endswith("(bootstrap=False)")
     left_out = (*_guards.INTERVAL_COLUMNS, "moved_tokens", "interval")
     assert lean[list(left_out)].isna().all().all()

@@ -168,7 +168,8 @@ def test_masked_and_group_sums_equal_brute_force() -> None:
     kept = rng.random(n) < 0.4
     pnl = outcomes.pnl[kept]
     got = masked_sums(kept, outcomes)
-    assert int(got.trades) == kept.sum() and int(got.wins) == (kept & outcomes.win).sum()
+    assert int(got.trades) == kept.sum()
+    assert int(got.wins) == (kept & outcomes.win).sum()
     assert int(got.simulated) == (kept & outcomes.simulated).sum()
     np.testing.assert_allclose(got.gross_profit, pnl[pnl > 0].sum(), rtol=1e-9)
     np.testing.assert_allclose(got.gross_loss, pnl[pnl < 0].sum(), rtol=1e-9)

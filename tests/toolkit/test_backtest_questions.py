@@ -97,7 +97,8 @@ def test_every_what_if_frame_names_its_question_and_no_upper_bound() -> None:
     for name in ("backtest.sweep", "backtest.crosscheck", "backtest.compare", "plots.whatif"):
         module = importlib.import_module(f"quantscope.{name}")
         text = Path(module.__file__ or "").read_text().lower()
-        assert "upper bound" not in text and 'upper_bound"' not in text, name
+        assert "upper bound" not in text, name
+        assert 'upper_bound"' not in text, name
 
 
 def test_the_filter_keeps_trades_whose_win_rate_lies_below_the_replayed_one() -> None:
@@ -124,7 +125,8 @@ def test_both_questions_side_by_side_in_one_frame() -> None:
                 assert both[f"{question}_{name}{side}"].notna().all()
     assert not {"win_rate", "d_win_rate", "trades"} & set(both.columns)
     info = both.attrs["what_if"]
-    assert info["question"] == ("effect", "signal") and info["rule"] == "both"
+    assert info["question"] == ("effect", "signal")
+    assert info["rule"] == "both"
     assert info["questions"]["signal"]["question"] == "signal"
     with pytest.raises(ValueError, match="rule must be one of"):
         bt.what_if(frame(), "x", GRID, playbook=playbook(), rule="upper")
@@ -134,13 +136,15 @@ def test_never_executed_trades_warn_once_and_are_recorded() -> None:
     shadowed = frame(decisions=True)
     with pytest.warns(qsc.ShadowOutcomesWarning, match="what_if: 42 of 300 rows") as caught:
         table = bt.what_if(shadowed, "x", GRID, playbook=playbook(), rule="both")
-    assert len(caught) == 1 and caught[0].filename == __file__
+    assert len(caught) == 1
+    assert caught[0].filename == __file__
     assert table.attrs["shadow"]["by_decision"] == {"RECOMMEND": 12, "REJECT": 30}
     assert table.attrs["shadow"]["rows"] == 42
     # rank_criteria calls what_if per criterion: still one warning.
     with pytest.warns(qsc.ShadowOutcomesWarning) as caught:
         ranked = bt.rank_criteria(shadowed, ["x", "y"], playbook=playbook(), flips=0)
-    assert len(caught) == 1 and ranked.attrs["shadow"]["rows"] == 42
+    assert len(caught) == 1
+    assert ranked.attrs["shadow"]["rows"] == 42
     # Simulated entries are the researcher's estimates, not shadow trades.
     simulated = shadowed.assign(simulated=pd.array([True] * len(shadowed), dtype="boolean"))
     assert _shadow.shadow_rows(simulated) is None

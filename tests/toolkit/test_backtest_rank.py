@@ -118,9 +118,11 @@ def test_rank_criteria_states_its_question_search_and_test() -> None:
     frame = one_signal_frame(600, 4, inverse=False)
     ranked = bt.rank_criteria(frame, flips=199)
     info = ranked.attrs["rank_criteria"]
-    assert info["question"] == "signal" and info["rule"] == "filter"
+    assert info["question"] == "signal"
+    assert info["rule"] == "filter"
     assert info["label"] == QUESTION_LABELS["signal"]
-    assert "sign flip of whole tokens" in info["test"] and "max-T" in info["test"]
+    assert "sign flip of whole tokens" in info["test"]
+    assert "max-T" in info["test"]
     assert info["hypotheses"] == len(ranked) == 2
     assert info["combos_searched"] == ranked["thresholds_searched"].sum() > 2
     assert (ranked["hypotheses"] == 2).all()
@@ -130,8 +132,10 @@ def test_rank_criteria_states_its_question_search_and_test() -> None:
     assert ranked["effect_d_win_rate"].isna().all()
     assert "upper" not in repr(info).lower()
     best = ranked.iloc[0]
-    assert best["criterion"] == "signal" and best["significant"]
-    assert best["signal_lo"] > 0 and best["signal_lo"] < best["signal"] < best["signal_hi"]
+    assert best["criterion"] == "signal"
+    assert best["significant"]
+    assert best["signal_lo"] > 0
+    assert best["signal_lo"] < best["signal"] < best["signal_hi"]
     # One quant: the signal is the kept trades' win rate less the dropped ones'.
     rows = frame[frame["signal"].notna()]
     kept = rows["signal"] >= best["threshold"]
@@ -201,7 +205,8 @@ def test_rank_criteria_ranks_within_each_class_with_an_adjusted_p_value() -> Non
 def test_rank_criteria_without_permutations_and_via_the_old_module() -> None:
     frame = signal_frame(300, 9)
     ranked = bt.rank_criteria(frame, flips=0)
-    assert ranked["p_value"].isna().all() and ranked["signal_lo"].isna().all()
+    assert ranked["p_value"].isna().all()
+    assert ranked["signal_lo"].isna().all()
     assert not ranked["significant"].any()
     assert ranked["criterion"].tolist() == ["signal", "noise"]  # ties: by mean gain
     from quantscope.backtest.sweep import rank_criteria

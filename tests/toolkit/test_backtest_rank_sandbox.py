@@ -59,7 +59,8 @@ def test_what_if_rows_of_a_few_trades_are_flagged_with_wide_intervals(
     table = bt.what_if(borealis, "ai_confidence", [values[-3], values[-1]], rule="filter")
     base = table.attrs["what_if"]["baseline"]["win_rate"]
     # 3 trades and 1 trade, all wins: +46 points, which nothing supports.
-    assert table["trades"].tolist() == [3, 1] and table["tokens"].tolist() == [3, 1]
+    assert table["trades"].tolist() == [3, 1]
+    assert table["tokens"].tolist() == [3, 1]
     assert table["win_rate"].tolist() == [1.0, 1.0]
     assert (table["d_win_rate"] > 0.46).all()
     assert table["small_sample"].all()
@@ -89,18 +90,22 @@ def test_planted_criteria_rank_above_the_noise_in_every_class(features: pd.DataF
         noise = rows[rows["criterion"].isin(NOISE)]
         assert top["rank"].max() < noise["rank"].min()
         assert top["p_value"].max() < noise["p_value"].min()
-        assert (top["trades"] >= 200).all() and (top["tokens"] >= 20).all()
+        assert (top["trades"] >= 200).all()
+        assert (top["tokens"] >= 20).all()
         assert not top["small_sample"].any()
     assert not (ranked.loc[ranked["criterion"].isin(NOISE), "p_value"] < 0.05).any()
     info = ranked.attrs["rank_criteria"]
-    assert info["question"] == "signal" and info["effect_available"]
+    assert info["question"] == "signal"
+    assert info["effect_available"]
     combos = info["combos_searched"]
     assert combos == ranked["thresholds_searched"].sum() > 3000
-    assert (ranked["combos_searched"] == combos).all() and info["hypotheses"] == 18 * 3
+    assert (ranked["combos_searched"] == combos).all()
+    assert info["hypotheses"] == 18 * 3
     for klass in ("DEGEN_CAP", "LOW_CAP"):
         assert ranked.loc[ranked["market_cap_class"] == klass, "significant"].head(3).all()
     twitter = ranked[ranked["criterion"] == "twitter_followers"]
-    assert (twitter["rank"] > 3).all() and (twitter["signal_lo"] < 0).all()
+    assert (twitter["rank"] > 3).all()
+    assert (twitter["signal_lo"] < 0).all()
     # The replayed effect of each row's threshold sits beside it, with its interval.
     effect = ranked[["effect_d_win_rate_lo", "effect_d_win_rate", "effect_d_win_rate_hi"]]
     assert effect.notna().all().all()

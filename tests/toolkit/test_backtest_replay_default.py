@@ -141,8 +141,10 @@ def test_tightening_borealis_buy_sell_ratio_filter_against_replay(features: pd.D
     assert signal["trades"].iloc[0] == 110
     assert signal["d_win_rate"].iloc[0] == pytest.approx(0.02823, abs=1e-5)
     info = signal.attrs["what_if"]
-    assert info["question"] == "signal" and info["label"] == QUESTION_LABELS["signal"]
-    assert "upper_bound" not in info and "upper bound" not in info["note"].lower()
+    assert info["question"] == "signal"
+    assert info["label"] == QUESTION_LABELS["signal"]
+    assert "upper_bound" not in info
+    assert "upper bound" not in info["note"].lower()
     assert replayed.attrs["what_if"]["question"] == "effect"
 
 
@@ -174,14 +176,16 @@ def test_the_optimizer_showcase_shows_its_claim_signal_and_effect_with_intervals
     checked = bt.crosscheck(L.load_recommendations(3, client=module_client), features)
     info = checked.attrs["crosscheck"]
     assert info["question"] == {"service": "signal", "filter": "signal", "replay": "effect"}
-    assert "upper_bound" not in info and "upper bound" not in info["note"].lower()
+    assert "upper_bound" not in info
+    assert "upper bound" not in info["note"].lower()
     row = checked.set_index("recommendation_id").loc[47]
     assert (row["market_cap_class"], row["criterion"]) == ("MID_CAP", "smart_money_buys")
     assert (row["before_win_rate_service"], row["after_win_rate_service"]) == pytest.approx(
         (0.527981, 0.764706), abs=1e-6
     )
     assert row["confidence_service"] == pytest.approx(0.470019, abs=1e-6)
-    assert row["trades_change_replay"] == -10 and row["trades_replay"] == 401
+    assert row["trades_change_replay"] == -10
+    assert row["trades_replay"] == 401
     assert row["win_rate_change_replay"] == pytest.approx(0.00319, abs=1e-5)
     assert row["total_pnl_usd_change_replay"] == pytest.approx(-801.85, abs=0.01)
     # Each answer with its interval around it: the claim's is its recomputation's.
@@ -220,7 +224,9 @@ def test_the_filter_is_no_upper_bound_of_the_replayed_win_rate(features: pd.Data
                 assert signal.attrs["what_if"]["question"] == "signal"
                 assert "upper_bound" not in signal.attrs["what_if"]
     # Measured on seed 7: 539 of 1,575 rows (34.2 %), 419 of them not small samples.
-    assert rows > 1000 and below / rows > 0.3 and not_small > 200, (below, rows, not_small)
+    assert rows > 1000, (below, rows, not_small)
+    assert below / rows > 0.3, (below, rows, not_small)
+    assert not_small > 200, (below, rows, not_small)
 
 
 def test_both_questions_side_by_side_equal_each_question_alone(features: pd.DataFrame) -> None:
@@ -238,7 +244,8 @@ def test_both_questions_side_by_side_equal_each_question_alone(features: pd.Data
                 column = f"{question}_{name}{side}"
                 np.testing.assert_array_equal(both[column], alone[name + side], err_msg=column)
         assert info["questions"][question]["question"] == question
-    assert "win_rate" not in both.columns and "d_win_rate" not in both.columns
+    assert "win_rate" not in both.columns
+    assert "d_win_rate" not in both.columns
     row = both.set_index("threshold").loc[3.0]
     assert row["effect_d_trades"] == -10  # the showcase: applying 2 -> 3 drops 10 trades
 
@@ -335,21 +342,23 @@ def test_walk_forward_planted_criteria_hold_up_and_noise_does_not(features: pd.D
     others = ("social_sentiment", "liquidity_usd", "holder_growth_pct")
     tables = bt.walk_forward(features, [*PLANTED, *others], rule="filter", folds=3, resamples=20)
     info = tables.attrs["walk_forward"]
-    assert info["question"] == "signal" and info["combos_searched"] > 6 * 27
+    assert info["question"] == "signal"
+    assert info["combos_searched"] > 6 * 27
     means = {}
     for criterion, table in tables.groupby("criterion", sort=False):
-        assert len(table) == 27 and table["test_trades"].gt(0).all()
+        assert len(table) == 27
+        assert table["test_trades"].gt(0).all()
         assert (table["train_end"] < table["test_start"]).all()  # the future is never seen
         means[criterion] = (table["in_sample_gain"].mean(), table["out_of_sample_gain"].mean())
     for criterion in PLANTED:
         gain_in, gain_out = means[criterion]
-        assert gain_out > 0.03 and gain_out > 0.4 * gain_in, (criterion, means[criterion])
+        assert gain_out > 0.03, (criterion, means[criterion])
+        assert gain_out > 0.4 * gain_in, (criterion, means[criterion])
     for criterion in ("social_sentiment", "liquidity_usd", "holder_growth_pct"):
         gain_in, gain_out = means[criterion]
-        assert gain_in > 0.05 and gain_out < 0.015 and gain_out < 0.25 * gain_in, (
-            criterion,
-            means[criterion],
-        )
+        assert gain_in > 0.05, (criterion, means[criterion])
+        assert gain_out < 0.015, (criterion, means[criterion])
+        assert gain_out < 0.25 * gain_in, (criterion, means[criterion])
     assert min(means[c][1] for c in PLANTED) > 2 * max(
         means[c][1] for c in ("social_sentiment", "liquidity_usd", "holder_growth_pct")
     )
@@ -392,7 +401,8 @@ def test_walk_forward_purges_the_training_trades_still_open_and_gives_every_fold
 def test_walk_forward_replays_by_default_and_splits_in_time(features: pd.DataFrame) -> None:
     atlas = of(features, 1, "DEGEN_CAP")
     table = bt.walk_forward(atlas, "smart_money_buys", split=0.5)
-    assert len(table) == 1 and table.attrs["walk_forward"]["rule"] == "replay"
+    assert len(table) == 1
+    assert table.attrs["walk_forward"]["rule"] == "replay"
     row = table.iloc[0]
     # The 10 training trades still open when the test half began are purged.
     assert row["train_trades"] + row["train_purged"] + row["test_trades"] == len(atlas) == 340

@@ -151,7 +151,8 @@ def test_the_same_playbook_is_compiled_once(monkeypatch: pytest.MonkeyPatch) -> 
     first = playbook_slices(playbook_frame())
     again = playbook_slices(playbook_frame())  # another frame, equal rule columns
     assert len(calls) == 1
-    assert again.keys() == first.keys() and again is not first
+    assert again.keys() == first.keys()
+    assert again is not first
     buying = again["DEGEN_CAP", "BUYING"]
     assert buying.thresholds.tolist() == [2.0, 10.0]
     with pytest.raises(ValueError, match="read-only"):

@@ -70,7 +70,8 @@ def test_replay_reproduces_every_verdict_of_the_service(
     replayed = bt.replay(playbooks, replay_details)
     assert len(replayed) == len(QUANTS) * len(TYPES) * 2 * PER_CASE
     cases = replayed.groupby(["quant_id", "evaluation_type", "service_passed"], observed=True)
-    assert cases.size().eq(PER_CASE).all() and len(cases) == 18
+    assert cases.size().eq(PER_CASE).all()
+    assert len(cases) == 18
     mismatch = replayed[~replayed["agrees"]]
     assert mismatch.empty, mismatch.head().to_string()
     assert (replayed["internal_score"] == replayed["service_internal_score"]).all()
@@ -87,7 +88,8 @@ def test_trade_features_are_wide_typed_and_complete(features: pd.DataFrame) -> N
     assert not features["simulated"].any()
     assert features["evaluation_type"].eq("TOKEN_BUY").all()
     criteria = features.attrs["backtest"]["criteria"]
-    assert len(criteria) == 18 and set(criteria) >= PLANTED
+    assert len(criteria) == 18
+    assert set(criteria) >= PLANTED
     assert (features[list(criteria)].dtypes == np.float64).all()
     assert features[list(criteria)].notna().all().all()
     assert features.attrs["backtest"]["trades_without_details"] == 0
@@ -231,7 +233,8 @@ def test_what_if_with_simulated_entries_for_failed_buys(
     sim = bt.simulated_entries(
         failed, bt.ExitRule(take_profit=0.4, stop_loss=0.2, horizon_h=24), client=module_client
     )
-    assert sim["simulated"].all() and len(sim) > 0
+    assert sim["simulated"].all()
+    assert len(sim) > 0
     cinder = features[features["quant_id"] == 3]
     rescued = bt.replay(playbooks[3], sim)  # any failed evaluation fails the current playbook
     assert not rescued["passed"].any()

@@ -22,14 +22,17 @@ from quantscope.backtest.screen import _folds
 def test_the_planted_criterion_is_found_out_of_sample_and_the_trait_is_not() -> None:
     frame = clustered_features(n=800, seed=2, planted=0.2)
     found = bt.screen(frame, flips=500, resamples=500).set_index("criterion")
-    assert found.loc["signal", "significant"] and found.loc["signal", "p_value"] < 0.01
+    assert found.loc["signal", "significant"]
+    assert found.loc["signal", "p_value"] < 0.01
     assert found.loc["signal", "signal_lo"] > 0  # kept beat dropped, interval and all
     assert not found.loc["trait", "significant"]
     assert (found["hypotheses"] == 2).all()
     info = found.attrs["screen"]
     # Every threshold tried on every training set is counted, and stated on every row.
     assert info["combos_searched"] == found["combos_searched"].iloc[0] > 2 * 4
-    assert info["folds"] == 4 and info["token_groups"] == 2 and info["unused_groups"] == []
+    assert info["folds"] == 4
+    assert info["token_groups"] == 2
+    assert info["unused_groups"] == []
     # Test trades: the 4 later blocks of 5, every token on its own side of the split.
     assert found.loc["signal", "test_trades"] == pytest.approx(800 * 4 / 5, abs=2)
     assert found.loc["signal", "tokens"] == 40
@@ -76,7 +79,8 @@ def test_groups_too_small_to_screen_are_listed_with_a_warning() -> None:
         found = bt.screen(frame, flips=100, resamples=100)
     assert set(found["market_cap_class"]) == {"DEGEN_CAP"}
     (unused,) = found.attrs["screen"]["unused_groups"]
-    assert unused["market_cap_class"] == "MID_CAP" and unused["trades"] == 25
+    assert unused["market_cap_class"] == "MID_CAP"
+    assert unused["trades"] == 25
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         bt.screen(frame[frame["market_cap_class"] == "DEGEN_CAP"], flips=10, resamples=10)
@@ -90,7 +94,8 @@ def test_the_criterion_score_pools_the_classes_in_standard_errors() -> None:
     per = found.groupby("criterion")["criterion_score"]
     assert (per.nunique() == 1).all()  # the same on every class row of a criterion
     score = per.first()
-    assert score["signal"] > 3.0 and abs(score["trait"]) < 2.5
+    assert score["signal"] > 3.0
+    assert abs(score["trait"]) < 2.5
     # One class: the pooled score is that row's own statistic.
     assert found["criterion_score"].to_numpy() == pytest.approx(found["statistic"].to_numpy())
     assert found.attrs["screen"]["min_kept_share"] == 0.35

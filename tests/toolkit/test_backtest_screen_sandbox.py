@@ -53,11 +53,11 @@ def test_intervals_of_the_replayed_rows_equal_what_if_and_cover_every_decision_n
         for side in ("lo", "hi"):
             column = f"{name}_{side}"
             assert got[column].to_numpy() == pytest.approx(ref[column].to_numpy(), abs=1e-9)
-    assert (got["d_win_rate_hi"].iloc[:2] > 0.02).all() and (
-        got["d_win_rate_lo"].iloc[:2] < 0
-    ).all()
+    assert (got["d_win_rate_hi"].iloc[:2] > 0.02).all()
+    assert (got["d_win_rate_lo"].iloc[:2] < 0).all()
     moved = got.iloc[2:]
-    assert (moved["interval"] == "bootstrap").all() and (moved["moved_tokens"] >= 10).all()
+    assert (moved["interval"] == "bootstrap").all()
+    assert (moved["moved_tokens"] >= 10).all()
     assert (moved["d_win_rate_lo"] < moved["d_win_rate"]).all()
     assert (moved["d_win_rate"] < moved["d_win_rate_hi"]).all()
     assert got.attrs["intervals"]["unit"] == "token"
@@ -73,11 +73,13 @@ def test_the_screen_finds_planted_criteria_and_no_noise_out_of_sample(
     # 18 criteria x 3 classes, but those no training set could split (a value nearly every
     # trade shares: thresholds keep all or under 35 %) are listed apart, untested.
     untested = found.attrs["screen"]["untested"]
-    assert len(found) + len(untested) == 18 * 3 and (found["hypotheses"] == len(found)).all()
+    assert len(found) + len(untested) == 18 * 3
+    assert (found["hypotheses"] == len(found)).all()
     assert {u["criterion"] for u in untested} <= {"lp_locked", "mint_authority"}
     assert found.attrs["screen"]["combos_searched"] > len(found) * 4
     significant = found[found["significant"]]
-    assert set(significant["criterion"]) and set(significant["criterion"]) <= PLANTED
+    assert set(significant["criterion"])
+    assert set(significant["criterion"]) <= PLANTED
     assert not found.loc[found["criterion"].isin(NOISE), "significant"].any()
     # The replayed effect is there (the features keep the playbook), with an interval.
     effect = found[["effect_d_win_rate_lo", "effect_d_win_rate", "effect_d_win_rate_hi"]]
@@ -103,4 +105,5 @@ def test_the_screen_finds_planted_criteria_and_no_noise_out_of_sample(
     alone = bt.screen(features, effect=False)
     effects = [c for c in found.columns if c.startswith("effect_")]
     pd.testing.assert_frame_equal(alone.drop(columns=effects), found.drop(columns=effects))
-    assert effects and alone[effects].isna().all().all()
+    assert effects
+    assert alone[effects].isna().all().all()

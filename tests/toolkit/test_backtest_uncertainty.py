@@ -83,7 +83,8 @@ def test_d_win_rate_has_an_interval_and_a_row_where_nothing_moved_is_not_degener
     assert got["d_win_rate_lo"][0] > 0  # a strong planted signal: the change is positive
     still = sums_of(codes, won, np.ones(len(codes), bool), k)  # keeps what is kept now
     same = cluster_intervals(still, resamples=500, seed=1)
-    assert same["no_move"][0] and same["moved_clusters"][0] == 0
+    assert same["no_move"][0]
+    assert same["moved_clusters"][0] == 0
     assert same["d_win_rate"][0] == 0.0
     # Rule of three over k tokens: a future sample could move up to 3/k of them.
     share = 3 / k
@@ -101,7 +102,9 @@ def test_signflip_known_answer_for_three_clusters() -> None:
     assert p_adj[0] == p_raw[0]  # one hypothesis: nothing to adjust for
     # A hypothesis without evidence (a column of zeros) is never significant.
     stat, p_raw, p_adj = signflip_pvalues(np.zeros((5, 2)), flips=100, seed=0)
-    assert np.isnan(stat).all() and (p_raw == 1).all() and (p_adj == 1).all()
+    assert np.isnan(stat).all()
+    assert (p_raw == 1).all()
+    assert (p_adj == 1).all()
 
 
 @pytest.mark.slow  # 60 / 300 samples: a few seconds
@@ -136,7 +139,8 @@ def test_what_if_intervals_equal_what_if_and_bracket_it() -> None:
     assert got["trades"].tolist() == ref["trades"].tolist()
     # The current threshold (0.0) moves nothing: still an interval about the future.
     now = got[got["threshold"] == 0.0].iloc[0]
-    assert now["interval"] == "nothing moved: rule of three" and now["moved_tokens"] == 0
+    assert now["interval"] == "nothing moved: rule of three"
+    assert now["moved_tokens"] == 0
     assert now["d_win_rate_lo"] < 0 < now["d_win_rate_hi"]
     assert (got.loc[got["threshold"] != 0.0, "interval"] == "bootstrap").all()
     info = got.attrs["intervals"]

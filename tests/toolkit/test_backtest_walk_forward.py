@@ -68,7 +68,8 @@ def test_training_trades_that_close_after_the_test_block_opens_are_purged() -> N
         assert len(known) == row.train_trades
     info = table.attrs["walk_forward"]
     assert (info["train_purged"], info["train_rows_before_purge"]) == (30, 600)
-    assert info["embargo"] == "0 days 00:00:00" and "purge" in info
+    assert info["embargo"] == "0 days 00:00:00"
+    assert "purge" in info
     # An embargo drops those closing within it before the test block opens too.
     later = bt.walk_forward(frame, "signal", rule="filter", folds=3, embargo="5h", resamples=200)
     assert later["train_purged"].tolist() == [15, 15, 15]
@@ -82,9 +83,11 @@ def test_every_criterion_by_default_with_the_search_counted() -> None:
     table = bt.walk_forward(frame, rule="filter", folds=2, resamples=200)
     assert table["criterion"].tolist() == ["signal"] * 2 + ["noise"] * 2
     combos = int(table["candidates"].sum())
-    assert combos > 4 and (table["combos_searched"] == combos).all()
+    assert combos > 4
+    assert (table["combos_searched"] == combos).all()
     info = table.attrs["walk_forward"]
-    assert info["combos_searched"] == combos and info["criteria"] == ["signal", "noise"]
+    assert info["combos_searched"] == combos
+    assert info["criteria"] == ["signal", "noise"]
     assert info["criterion"] is None  # several: no single one
     assert (info["question"], info["label"]) == ("signal", QUESTION_LABELS["signal"])
     assert "upper_bound" not in info
@@ -103,7 +106,9 @@ def test_each_fold_carries_its_decision_numbers_with_intervals_and_sample_sizes(
     table = bt.walk_forward(frame, "signal", rule="filter", folds=3, resamples=300)
     for name in ("win_rate", "d_win_rate", "d_total_pnl_usd", "d_roi"):
         lo, est, hi = table[f"{name}_lo"], table[name], table[f"{name}_hi"]
-        assert (lo <= est + 1e-12).all() and (est <= hi + 1e-12).all() and (hi > lo).all()
+        assert (lo <= est + 1e-12).all()
+        assert (est <= hi + 1e-12).all()
+        assert (hi > lo).all()
     assert table["d_win_rate"].tolist() == table["out_of_sample_gain"].tolist()
     assert table["d_total_pnl_usd"].tolist() == table["out_of_sample_pnl_change_usd"].tolist()
     assert set(table["interval"]) <= {"bootstrap", "nothing moved: rule of three"}

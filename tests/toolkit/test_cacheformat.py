@@ -60,12 +60,15 @@ def test_a_stored_answer_reads_back_field_by_field(client: Client) -> None:
     fetched = client.get("/api/eval-details", {"evaluationId": 7})
     ((key, value),) = rows(client.cache.path)
     stored = client.cache.lookup(client._prepare("GET", "/api/eval-details", {"evaluationId": 7}))
-    assert stored is not None and stored.cache_key == key
-    assert stored.status_code == 200 and stored.reason == "OK"
+    assert stored is not None
+    assert stored.cache_key == key
+    assert stored.status_code == 200
+    assert stored.reason == "OK"
     assert stored.url.endswith("/api/eval-details?evaluationId=7")
     assert stored.json() == fetched.data
     assert stored.headers["Content-Type"] == "application/json"
-    assert stored.request.method == "GET" and stored.request.url == stored.url
+    assert stored.request.method == "GET"
+    assert stored.request.url == stored.url
     assert stored.request.headers["X-API-Key"] == "REDACTED"
     assert stored.expires is None  # details never expire
     assert before <= stored.created_at <= datetime.now(UTC)
@@ -73,7 +76,8 @@ def test_a_stored_answer_reads_back_field_by_field(client: Client) -> None:
     assert value.startswith(MAGIC)
     head_size = int.from_bytes(value[24:28], "little")
     head = json.loads(value[STAMP_BYTES : STAMP_BYTES + head_size])
-    assert head["status"] == 200 and head["request"]["method"] == "GET"
+    assert head["status"] == 200
+    assert head["request"]["method"] == "GET"
     assert value[STAMP_BYTES + head_size :] == stored.content
     assert stamps_of(value[:STAMP_BYTES]) == (stored.created_at, None)
 
@@ -95,7 +99,8 @@ def test_stamps_round_trip_to_the_microsecond() -> None:
     back = loads(value)
     assert back is not None
     assert (back.created_at, back.expires, back.content) == (created, expires, b'{"a": 1}')
-    assert back.json() == {"a": 1} and not back.history
+    assert back.json() == {"a": 1}
+    assert not back.history
 
 
 def test_bodies_and_redirects_of_any_bytes_round_trip() -> None:
@@ -116,7 +121,8 @@ def test_bodies_and_redirects_of_any_bytes_round_trip() -> None:
         request=CachedRequest(method="GET", url="http://x/b"),
     )
     back = loads(dumps(response))
-    assert back is not None and back.content == odd * 3
+    assert back is not None
+    assert back.content == odd * 3
     (again,) = back.history
     assert (again.content, again.status_code, again.request.body) == (odd, 302, odd)
     assert again.headers["Location"] == "/b"
@@ -153,16 +159,19 @@ def test_every_stored_row_is_in_the_format_and_large_bodies_are_files(client: Cl
         body = value[STAMP_BYTES + head_size :]
         file = bodies_dir(client.cache.path) / f"{key}.body"
         if "body_size" in head:  # a page of 500 evaluations: ~1.2 MB, in a file
-            assert body == b"" and file.stat().st_size == head["body_size"] >= BODY_FILE_BYTES
+            assert body == b""
+            assert file.stat().st_size == head["body_size"] >= BODY_FILE_BYTES
         else:  # a detail answer: small, in its row
-            assert 0 < len(body) < BODY_FILE_BYTES and not file.exists()
+            assert 0 < len(body) < BODY_FILE_BYTES
+            assert not file.exists()
             inline += 1
     assert inline == 3
     with closing(sqlite3.connect(client.cache.path)) as db:
         assert db.execute("PRAGMA user_version").fetchone() == (FORMAT_VERSION,)
     info = client.cache.info()
     files = sum(p.stat().st_size for p in bodies_dir(client.cache.path).iterdir())
-    assert info.entries == 5 and info.size_bytes > files > 2 * BODY_FILE_BYTES
+    assert info.entries == 5
+    assert info.size_bytes > files > 2 * BODY_FILE_BYTES
     again = L.load_evaluations(page_size=500, max_pages=2, client=client)
     pd.testing.assert_frame_equal(again, pages)  # (the frame cache's)
     assert again.attrs["quantscope"]["requests"] == 0
@@ -185,7 +194,8 @@ def test_a_body_file_missing_or_cut_short_is_a_miss(client: Client) -> None:
     third = client.get_pages(
         "/api/eval-results", {}, paging=OffsetPaging(page_size=500), max_pages=2
     )
-    assert third.provenance.requests == 0 and third.items == first.items
+    assert third.provenance.requests == 0
+    assert third.items == first.items
 
 
 def test_body_files_go_with_their_rows(client: Client) -> None:
@@ -199,7 +209,8 @@ def test_body_files_go_with_their_rows(client: Client) -> None:
     fetched = load()
     bodies = bodies_dir(client.cache.path)
     keys = [e.key for e in fetched.entries if e is not None]
-    assert len(keys) == 2 and len(list(bodies.iterdir())) == 2
+    assert len(keys) == 2
+    assert len(list(bodies.iterdir())) == 2
     client.cache.forget(keys[:1])
     assert [p.name for p in bodies.iterdir()] == [f"{keys[1]}.body"]
     load()
@@ -238,7 +249,9 @@ def test_an_older_pickled_cache_file_is_set_aside_unread_with_one_warning(
         recovered = [w for w in seen if issubclass(w.category, CacheRecoveredWarning)]
         assert len(recovered) == 1
         message = str(recovered[0].message)
-        assert CACHE_FILE in message and "set aside" in message and "unpickle" in message
+        assert CACHE_FILE in message
+        assert "set aside" in message
+        assert "unpickle" in message
         (aside,) = tmp_path.glob(f"{CACHE_FILE}.old-format-*[0-9Z]")
         assert rows(aside) == before  # kept as it was, for an older quantscope
         frame = details(client, [1])

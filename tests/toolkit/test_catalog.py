@@ -193,7 +193,8 @@ def test_interrupted_sync_resumes_to_the_same_catalog(
         # the one whose write never returned to the sync is listed nowhere, never read.
         assert len(list(path.glob("ohlcv/**/*.parquet"))) == 1
         report = qs.sync(path, quant_id=QUANT, resources=ALL, start=START, end=END, client=c)
-    assert report.run == 1 and report.status == "complete"
+    assert report.run == 1
+    assert report.status == "complete"
     notes = {t["task"]: t.get("note") for t in report.tasks}
     assert notes["trades:quant_id=1"] == notes["evaluations:quant_id=1"] == "done before"
     assert notes["eval_details:quant_id=1"] == "0 months to fetch"  # all stored before
@@ -242,7 +243,8 @@ def test_killed_sync_resumes_to_the_same_catalog(
     assert len(run["tasks"]) == 3  # trades, evaluations, July's details: each swapped in whole
     with _client(own_sandbox, cache) as c, pytest.warns(qs.StaleLockWarning, match="killed"):
         report = qs.sync(path, quant_id=QUANT, resources=ALL, start=START, end=END, client=c)
-    assert report.run == 1 and report.status == "complete"
+    assert report.run == 1
+    assert report.status == "complete"
     assert _rows(path) == _rows(reference[0])
 
 
@@ -263,7 +265,8 @@ def test_quota_stopped_sync_resumes_to_the_same_catalog(
         assert {"trades:quant_id=1", "evaluations:quant_id=1"} <= done
         assert "eval_details:quant_id=1:month=2026-07" not in done  # 107 > what was left
         report = qs.sync(path, quant_id=QUANT, resources=ALL, start=START, end=END, client=c)
-    assert report.status == "complete" and report.run == 1
+    assert report.status == "complete"
+    assert report.run == 1
     assert report.requests == sum(
         t["requests"] for t in report.tasks if t.get("note") != "done before"
     )
@@ -278,7 +281,8 @@ def test_connect_to_a_catalog_answers_the_loaders_without_a_service(
     want_details = L.load_eval_details(details_ids, client=loader_client)
     try:
         client = qs.connect(catalog=reference[0])
-        assert client.settings.api_key is None and client.settings.service == "catalog"
+        assert client.settings.api_key is None
+        assert client.settings.service == "catalog"
         pd.testing.assert_frame_equal(qs.load_trades(QUANT, start=START, end=END), want)
         pd.testing.assert_frame_equal(qs.load_eval_details(details_ids), want_details)
         with pytest.raises(qs.ConfigurationError, match="cannot answer search"):

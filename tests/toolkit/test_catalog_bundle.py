@@ -119,7 +119,8 @@ def test_verify_passes_and_names_the_first_mismatch(
         qsc.verify_bundle(broken)
     done = cli("bundle", "verify", str(broken))
     assert done.returncode == 65
-    assert victim in done.stderr and "sha256 mismatch" in done.stderr
+    assert victim in done.stderr
+    assert "sha256 mismatch" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
 
 
@@ -153,7 +154,8 @@ def test_cli_export_and_open(catalog: Path, tmp_path: Path, cli: Callable[..., R
     target = tmp_path / "q2.qsbundle"
     done = cli("bundle", "export", str(target), "--catalog", str(catalog), "--quant", "2")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith(f"wrote {target} (") and "notebook none" in done.stdout
+    assert done.stdout.startswith(f"wrote {target} (")
+    assert "notebook none" in done.stdout
     done = cli("bundle", "open", str(target))
     assert done.returncode == 0, done.stderr
     assert f"opened q2.qsbundle read-only in {tmp_path / 'q2'}" in done.stdout
@@ -214,7 +216,8 @@ def test_a_bad_member_refuses_the_whole_bundle(
     with pytest.raises(qsc.BundleError, match=why):
         qsc.open_bundle(bad, dest)
     assert not dest.exists()
-    assert not (tmp_path / "evil.parquet").exists() and not Path("/tmp/evil.parquet").exists()
+    assert not (tmp_path / "evil.parquet").exists()
+    assert not Path("/tmp/evil.parquet").exists()
     assert [p.name for p in tmp_path.iterdir()] == ["bad.qsbundle"]  # nothing written
 
 
@@ -348,4 +351,5 @@ def test_a_damaged_member_or_a_full_disk_is_one_clear_error(
         qsc.BundleError, match=r"unpacking needs [\d,]+ bytes and .* has 1,000 free"
     ):
         qsc.open_bundle(bundle.path, dest)
-    assert not dest.exists() and list(dest.parent.iterdir()) == []
+    assert not dest.exists()
+    assert list(dest.parent.iterdir()) == []

@@ -62,8 +62,10 @@ def test_quota_stop_exits_75_and_errors_say_their_cause(
     )
     assert code == 75
     (err,) = capsys.readouterr().err.splitlines()
-    assert err.startswith("quantscope: error: ") and "the same command resumes" in err
-    assert "max_requests=" not in err and "--max-requests" in err
+    assert err.startswith("quantscope: error: ")
+    assert "the same command resumes" in err
+    assert "max_requests=" not in err
+    assert "--max-requests" in err
     assert main(["catalog", "info", str(tmp_path / "none")]) == 66
     assert "no catalog at" in capsys.readouterr().err
     assert main(["sync", path, "--quant", "1", "--resources", "nope"]) == 2

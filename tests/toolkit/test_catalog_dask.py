@@ -93,9 +93,11 @@ def test_study_on_worker_processes_equals_the_single_process_one(
     assert spread.screen_design[1]["unused_groups"] == []
 
     pids = cluster_client.run(os.getpid)
-    assert len(set(pids.values())) == 2 and os.getpid() not in pids.values()
+    assert len(set(pids.values())) == 2
+    assert os.getpid() not in pids.values()
     peaks = worker_peak_rss(cluster_client)
-    assert len(peaks) == 2 and all(0 < p < MEMORY_LIMIT for p in peaks.values())
+    assert len(peaks) == 2
+    assert all(0 < p < MEMORY_LIMIT for p in peaks.values())
 
 
 def test_peak_rss_is_the_process_own_not_its_parents() -> None:

@@ -93,7 +93,8 @@ def test_files_carry_provenance_and_the_manifest_their_hashes(catalog: Path) -> 
             f'{{"month": "{part["keys"]["month"]}", "quant_id": {part["keys"]["quant_id"]}}}',
         )
     run = cat.runs[0]
-    assert run["request"]["quant_ids"] == QUANTS and run["status"] == "complete"
+    assert run["request"]["quant_ids"] == QUANTS
+    assert run["status"] == "complete"
 
 
 def test_a_catalog_at_an_fsspec_url(client: Client) -> None:

@@ -14,7 +14,6 @@ One small catalog (quant 1, July 2026) synced once from the session sandbox.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,10 +38,10 @@ SYNCED = ["trades", "evaluations", "signals", "playbook", "recommendations"]
 
 
 @pytest.fixture(scope="module")
-def study(module_client: Client, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def study(module_client: Client, tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("files") / "cat"
     qs.sync(path, quant_id=QUANT, resources=SYNCED, start=START, end=END, client=module_client)
-    yield path
+    return path
 
 
 def _files(path: Path, resource: str) -> list[Path]:
@@ -100,7 +99,8 @@ def test_categories_are_the_specs_sets_and_loads_concatenate(study: Path) -> Non
     cat = qs.open_catalog(study)
     early = cat.trades(QUANT, start=START, end="2026-07-26")
     late = cat.trades(QUANT, start="2026-07-29", end=END, position_closed=True)
-    assert len(early) and len(late)
+    assert len(early)
+    assert len(late)
     joined = pd.concat([early, late], ignore_index=True)
     for name, fixed in (
         ("chain", _schemas.CHAINS),
@@ -118,7 +118,8 @@ def test_categories_are_the_specs_sets_and_loads_concatenate(study: Path) -> Non
 def test_loader_frames_have_the_whole_sets_and_concatenate(module_client: Client) -> None:
     one = L.load_trades(QUANT, start=START, end=END, chain="SOLANA", client=module_client)
     two = L.load_trades(QUANT, start=START, end=END, chain="BASE", client=module_client)
-    assert len(one) and len(two)
+    assert len(one)
+    assert len(two)
     joined = pd.concat([one, two], ignore_index=True)
     assert joined["chain"].value_counts().to_dict() == {
         "BASE": len(two),
@@ -160,11 +161,14 @@ def test_catalog_frames_keep_the_loaders_provenance(study: Path, module_client: 
         "end": END,
     }
     assert got["rows"] == {"stored": len(loaded), "returned": len(frame)}
-    assert got["requests"] == 0 and got["endpoint"] == "catalog:trades"
-    assert got["catalog"] == cat.url and got["files"] == 1
+    assert got["requests"] == 0
+    assert got["endpoint"] == "catalog:trades"
+    assert got["catalog"] == cat.url
+    assert got["files"] == 1
     assert set(want) - {"summary", "checks", "stale"} <= set(got)
     playbook = cat.playbook(QUANT).attrs["quantscope"]
-    assert playbook["source"] == "/api/degen/config" and playbook["fetched_at"]
+    assert playbook["source"] == "/api/degen/config"
+    assert playbook["fetched_at"]
 
 
 def test_files_written_before_still_read_as_the_loaders_frame(study: Path) -> None:

@@ -18,6 +18,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -64,12 +65,14 @@ def test_a_full_disk_stops_a_sync_cleanly_and_the_next_one_completes(
     assert done.returncode == 73, done.stderr[-2000:]
     assert "Traceback" not in done.stderr
     errors = [line for line in done.stderr.splitlines() if line.startswith("quantscope: error:")]
-    assert len(errors) == 1 and "evaluations" in errors[0], done.stderr[-2000:]
+    assert len(errors) == 1, done.stderr[-2000:]
+    assert "evaluations" in errors[0], done.stderr[-2000:]
     assert "resume" in errors[0]
 
     cat = qs.open_catalog(path)
     run = cat.runs[-1]
-    assert run["status"] == "interrupted" and "File too large" in run["error"]
+    assert run["status"] == "interrupted"
+    assert "File too large" in run["error"]
     assert list(run["tasks"]) == ["trades:quant_id=1"]
     listed = {p["file"]: p for p in cat.partitions.values()}
     on_disk = {p.relative_to(path).as_posix() for p in path.rglob("*") if p.is_file()}
@@ -91,7 +94,8 @@ def test_a_full_disk_stops_a_sync_cleanly_and_the_next_one_completes(
     assert {t["task"]: t.get("note") for t in report.tasks}["trades:quant_id=1"] == "done before"
     cat = qs.open_catalog(path)
     assert cat.verify() == []
-    assert len(cat.evaluations(1)) == 1868 and len(cat.trades(1)) == 107
+    assert len(cat.evaluations(1)) == 1868
+    assert len(cat.trades(1)) == 107
 
 
 _LOAD = """
@@ -136,7 +140,8 @@ def test_a_full_cache_disk_loads_uncached_with_one_warning(
     assert lines[0] == f"{len(want)} {digest} True"
     warned = lines[1:]
     assert len(warned) == 1, lines
-    assert warned[0].startswith("CacheWriteWarning") and str(cache) in warned[0]
+    assert warned[0].startswith("CacheWriteWarning")
+    assert str(cache) in warned[0]
     assert not list(cache.rglob("*.part"))  # no half body file left
 
 
@@ -165,5 +170,8 @@ def test_a_full_frame_cache_skips_the_store_with_one_warning(
     monkeypatch.setattr(framecache, "_Connection", _Full)
     with pytest.warns(qs.CacheWriteWarning, match="disk is full") as seen:
         assert cache.put("a", frame, [entry]) is False
-        assert cache.put("b", frame, [entry]) is False
     assert len(seen) == 1
+    with warnings.catch_warnings(record=True) as again:
+        warnings.simplefilter("always")
+        assert cache.put("b", frame, [entry]) is False
+    assert again == []  # one warning per full disk, not one per skipped store

@@ -118,7 +118,8 @@ def test_a_damaged_file_is_named_reported_and_re_fetched(
     with pytest.raises(qs.CatalogIntegrityError) as caught:
         cat.trades(QUANT)
     assert caught.value.files == [relative]
-    assert relative in str(caught.value) and "\n" not in str(caught.value)
+    assert relative in str(caught.value)
+    assert "\n" not in str(caught.value)
     assert "sync" in str(caught.value)  # says what to do
     pd_evaluations = cat.evaluations(QUANT)  # the other files still read
     assert len(pd_evaluations) == 1868
@@ -162,7 +163,8 @@ def test_verify_checks_every_hash_and_names_every_damaged_file(
     capsys.readouterr()
     assert main(["catalog", "verify", str(copy)]) == 65
     out, err = capsys.readouterr()
-    assert trades.name in out + err and details.name in out + err
+    assert trades.name in out + err
+    assert details.name in out + err
 
 
 def test_sql_over_a_damaged_file_names_it(copy: Path) -> None:
@@ -221,7 +223,8 @@ def test_paths_outside_the_catalog_are_refused_never_opened(
     assert [d["problem"] for d in cat.info()["damaged"]] == ["outside the catalog"]
     report = _sync(own_sandbox, tmp_path / "cache", copy)  # re-fetched; the outside file stays
     assert report.status == "complete"
-    assert outside.is_file() and Path("/etc/passwd").is_file()
+    assert outside.is_file()
+    assert Path("/etc/passwd").is_file()
     assert [p.name for p in outside.parent.iterdir() if p.suffix == ".parquet"] == [
         outside.name
     ]  # nothing written or removed out there
@@ -274,7 +277,8 @@ def test_a_damaged_sealed_month_is_fetched_again_with_its_dry_run_price(
         report = qs.sync(
             copy, quant_id=QUANT, resources=["evaluations"], start=START, end=END, client=c
         )
-    assert report.tasks[0]["requests"] == 2 and report.tasks[0]["added"] == 1868
+    assert report.tasks[0]["requests"] == 2
+    assert report.tasks[0]["added"] == 1868
     assert qs.open_catalog(copy).verify() == []
 
 
@@ -301,7 +305,8 @@ def test_a_sync_that_cannot_repair_what_it_needs_says_which_sync_can(
                 copy, quant_id=QUANT, resources=["eval_details"], start=START, end=END, client=c
             )
         report = qs.sync(copy, quant_id=QUANT, resources=RESOURCES, start=START, end=END, client=c)
-    assert report.status == "complete" and len(report.repaired) == 1
+    assert report.status == "complete"
+    assert len(report.repaired) == 1
 
 
 def test_a_damaged_snapshot_of_a_past_day_is_dropped(
@@ -325,8 +330,11 @@ def test_a_damaged_snapshot_of_a_past_day_is_dropped(
         qs.open_catalog(copy).playbook(QUANT, as_of="2026-08-02")
     with _client(own_sandbox, tmp_path / "cache") as c:
         report = qs.sync(copy, quant_id=QUANT, resources=["playbook"], client=c)
-    assert report.status == "complete" and report.dropped == [old_file]
+    assert report.status == "complete"
+    assert report.dropped == [old_file]
     assert "dropped (a damaged past snapshot): " + old_file in str(report)
     cat = qs.open_catalog(copy)
-    assert old_name not in cat.partitions and not (copy / old_file).exists()
-    assert cat.runs[-1]["dropped"] == [old_file] and cat.verify() == []
+    assert old_name not in cat.partitions
+    assert not (copy / old_file).exists()
+    assert cat.runs[-1]["dropped"] == [old_file]
+    assert cat.verify() == []

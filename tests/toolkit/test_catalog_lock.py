@@ -122,7 +122,8 @@ def test_a_second_sync_is_refused_and_loses_nothing(
         dry = qs.sync(
             path, quant_id=1, resources=RESOURCES, start=START, end=END, client=c, dry_run=True
         )
-    assert dry.dry_run and dry.run is None
+    assert dry.dry_run
+    assert dry.run is None
 
     (path.parent / "flags" / "go").touch()
     assert child.wait(timeout=120) == 0, child.communicate()[1].decode()[-800:]
@@ -145,7 +146,8 @@ def test_a_dead_syncs_lock_is_taken_over_with_a_warning(
     assert child.wait(timeout=60) == -signal.SIGKILL
     assert json.loads((path / LOCK_FILE).read_bytes())["pid"] == child.pid  # left behind
     run = qs.open_catalog(path).runs[-1]
-    assert run["status"] == "running" and list(run["tasks"]) == ["trades:quant_id=1"]
+    assert run["status"] == "running"
+    assert list(run["tasks"]) == ["trades:quant_id=1"]
 
     with pytest.warns(qs.StaleLockWarning, match=rf"pid {child.pid} on .*\(killed\?\)"):
         report = _sync(own_sandbox, tmp_path / "cache", path)

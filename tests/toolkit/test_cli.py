@@ -46,13 +46,15 @@ def run(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
 
 def test_version_and_help_show_examples() -> None:
     done = run("--version")
-    assert done.returncode == 0 and done.stdout.strip() == f"quantscope {qsc.__version__}"
+    assert done.returncode == 0
+    assert done.stdout.strip() == f"quantscope {qsc.__version__}"
     helped = run("--help")
     assert helped.returncode == 0
     for text in ("fetch", "cache", "quota", "sandbox", "examples:", "QUANTSCOPE_API_KEY"):
         assert text in helped.stdout
     trades = run("fetch", "trades", "--help")
-    assert "--quant ID" in trades.stdout and "example:" in trades.stdout
+    assert "--quant ID" in trades.stdout
+    assert "example:" in trades.stdout
 
 
 def test_fetch_writes_the_loaders_frame(env: Path, tmp_path: Path, sandbox: SandboxServer) -> None:
@@ -90,14 +92,16 @@ def test_fetch_to_stdout_is_json_lines_only(sandbox: SandboxServer, tmp_path: Pa
     assert done.returncode == 0, done.stderr
     rows = [json.loads(line) for line in done.stdout.splitlines()]
     expected = L.load_playbook(QUANT, client=c_for(sandbox, tmp_path))
-    assert len(rows) == len(expected) and set(rows[0]) == set(expected.columns)
+    assert len(rows) == len(expected)
+    assert set(rows[0]) == set(expected.columns)
     assert [r["criterion"] for r in rows] == expected["criterion"].astype(str).tolist()
     assert json.loads(rows[0]["extra_info"]) == json.loads(expected["extra_info"].iloc[0])
     assert f"{len(expected)} rows" in done.stderr  # the summary, on stderr
     candles = run("fetch", "ohlcv", "1", "--limit", "24", "-o", "-", env=keyed)
     assert candles.returncode == 0, candles.stderr
     first = json.loads(candles.stdout.splitlines()[0])
-    assert first["timestamp"].endswith("Z") and set(first) >= {"open", "close", "volume"}
+    assert first["timestamp"].endswith("Z")
+    assert set(first) >= {"open", "close", "volume"}
     assert sandbox.keys["enterprise"] not in done.stdout + done.stderr + candles.stderr
 
 
@@ -111,7 +115,8 @@ def test_a_one_record_resource_is_one_row(
     out = tmp_path / "stats.parquet"
     assert cli.main(["fetch", "trade-stats", "--quant", str(QUANT), "-o", str(out), "-q"]) == 0
     back = pd.read_parquet(out)
-    assert list(back.columns) == list(expected.index) and len(back) == 1
+    assert list(back.columns) == list(expected.index)
+    assert len(back) == 1
     assert back.iloc[0].to_dict() == pytest.approx(expected.to_dict())
 
 
@@ -122,11 +127,14 @@ def test_quota_reports_the_services_headers(sandbox: SandboxServer, env: Path) -
     done = run("quota", "--json")
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)
-    assert got["plan"] == "enterprise" and got["limit"] == 5000
-    assert got["remaining"] == left - 1 and got["spent_by_this_query"] == 1
+    assert got["plan"] == "enterprise"
+    assert got["limit"] == 5000
+    assert got["remaining"] == left - 1
+    assert got["spent_by_this_query"] == 1
     assert got["reset"].endswith("+00:00")
     text = run("quota")
-    assert "remaining" in text.stdout and "reset" in text.stdout
+    assert "remaining" in text.stdout
+    assert "reset" in text.stdout
     assert sandbox.keys["enterprise"] not in done.stdout + done.stderr + text.stdout
 
 
@@ -134,24 +142,28 @@ def test_errors_are_one_line_with_the_right_status(
     sandbox: SandboxServer, env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     usage = run("fetch", "trades", "--quant", "x", "-o", "-")
-    assert usage.returncode == 2 and "expected an integer id" in usage.stderr
+    assert usage.returncode == 2
+    assert "expected an integer id" in usage.stderr
     suffix = run("fetch", "trades", "-o", str(tmp_path / "t.xlsx"))
-    assert suffix.returncode == 2 and suffix.stderr.strip().splitlines()[-1].startswith(
-        "quantscope: error: -o"
-    )
+    assert suffix.returncode == 2
+    assert suffix.stderr.strip().splitlines()[-1].startswith("quantscope: error: -o")
     wrong = "qs_wrong_key_0123456789"
     refused = run("fetch", "trades", "-o", "-", env={"QUANTSCOPE_API_KEY": wrong})
-    assert refused.returncode == 67 and refused.stdout == ""
+    assert refused.returncode == 67
+    assert refused.stdout == ""
     (line,) = [x for x in refused.stderr.splitlines() if x.startswith("quantscope: error:")]
-    assert wrong not in refused.stderr and "key" in line.lower()
+    assert wrong not in refused.stderr
+    assert "key" in line.lower()
     missing = run("fetch", "playbook", "999", "-o", "-")
-    assert missing.returncode == 66 and "quantscope: error:" in missing.stderr
+    assert missing.returncode == 66
+    assert "quantscope: error:" in missing.stderr
     monkeypatch.setenv("QUANTSCOPE_API_KEY", sandbox.keys["enterprise"])
     with pytest.raises(SystemExit) as bad_time:
         cli.main(["fetch", "trades", "--start", "yesterday-ish", "-o", "-"])
     assert bad_time.value.code == 2
     window = run("fetch", "eval-timeseries", "--quant", "1", "-o", "-")  # needs --start/--end
-    assert window.returncode == 2 and "needs the window" in window.stderr
+    assert window.returncode == 2
+    assert "needs the window" in window.stderr
 
 
 def test_cache_info_and_clear(
@@ -162,7 +174,9 @@ def test_cache_info_and_clear(
     capsys.readouterr()
     assert cli.main(["cache", "info", "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
-    assert info["entries"] == 2 and info["frames"] == 2 and info["path"].startswith(str(env))
+    assert info["entries"] == 2
+    assert info["frames"] == 2
+    assert info["path"].startswith(str(env))
     assert cli.main(["cache", "info", "trades*", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["matching_entries"] == 1
     assert cli.main(["cache", "clear", "degen/config*"]) == 0

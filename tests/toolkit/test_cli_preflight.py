@@ -115,12 +115,15 @@ def test_700_eval_details_are_refused_with_zero_requests(
     assert quota_left(sandbox, "growth") == left, done.stderr  # nothing sent
     assert done.returncode == 75, done.stderr
     line = one_error(done)
-    assert "sent nothing" in line and "--partial" in line and "as last reported" in line
+    assert "sent nothing" in line
+    assert "--partial" in line
+    assert "as last reported" in line
     capped = quantscope(
         "fetch", "eval-details", *ids[:5], "--max-requests", "3", "-o", out,
         server=sandbox, plan="growth", cache=cache,
     )  # fmt: skip
-    assert capped.returncode == 75 and quota_left(sandbox, "growth") == left
+    assert capped.returncode == 75
+    assert quota_left(sandbox, "growth") == left
     assert "more than --max-requests 3" in one_error(capped)
     assert "Raise --max-requests to 5" in one_error(capped)
 

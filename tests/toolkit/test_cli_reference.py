@@ -110,7 +110,8 @@ def test_errors_and_warnings_get_the_command_lines_advice() -> None:
         "500 left: sent 1 request (kept in the cache), nothing more. --confirm spends them "
         "(or --max-requests 700), --partial fetches what fits"
     )
-    assert exit_status(share) == 75 and exit_status(RateLimitError("x", status_code=429)) == 75
+    assert exit_status(share) == 75
+    assert exit_status(RateLimitError("x", status_code=429)) == 75
     bad = InvalidChoiceError("trading_status", "bogus", ("executed", "all"))
     assert exit_status(bad) == 2  # refused unsent by a loader a command calls: a usage error
     assert (

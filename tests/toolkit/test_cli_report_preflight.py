@@ -36,7 +36,8 @@ def test_an_unknown_criterion_is_refused_from_the_playbook_not_the_trades(
     assert done.returncode == 2, done.stderr
     assert quota_left(sandbox, "enterprise") == left - 1, done.stderr  # the playbook only
     line = one_error(done)
-    assert "--criteria smart_money_buy:" in line and "did you mean 'smart_money_buys'" in line
+    assert "--criteria smart_money_buy:" in line
+    assert "did you mean 'smart_money_buys'" in line
     assert "smart_money_buys," in line.split("criteria are ", 1)[1]  # the known ones, listed
     assert not (tmp_path / "r.html").exists()
     seen = json.loads((cache / SEEN_FILE).read_text(encoding="utf-8"))
@@ -61,8 +62,11 @@ def test_a_report_that_cannot_fit_the_quota_seen_is_refused_with_zero_requests(
     assert quota_left(sandbox, "basic") == left, done.stderr  # nothing sent
     assert done.returncode == 75, done.stderr
     line = one_error(done)
-    assert f"the report of quant {QUANT} needs at least" in line and "sent nothing" in line
-    assert "--confirm" in line and "as last reported" in line and "--partial" not in line
+    assert f"the report of quant {QUANT} needs at least" in line
+    assert "sent nothing" in line
+    assert "--confirm" in line
+    assert "as last reported" in line
+    assert "--partial" not in line
 
 
 def test_the_cost_is_said_first_and_max_requests_bounds_the_whole_report(
@@ -90,8 +94,11 @@ def test_the_cost_is_said_first_and_max_requests_bounds_the_whole_report(
     cost = done.stderr.index(f"quantscope: report of quant {QUANT}: at least")
     assert cost < done.stderr.index("quantscope: error:")  # said before the refusal
     line = one_error(done)
-    assert "more than --max-requests 20" in line and f"sent {spent} request" in line
-    assert 1 <= spent <= 2 and "--partial" not in line and not Path(out).exists()
+    assert "more than --max-requests 20" in line
+    assert f"sent {spent} request" in line
+    assert 1 <= spent <= 2
+    assert "--partial" not in line
+    assert not Path(out).exists()
 
 
 Q, R = ["--quant", str(QUANT)], ["-o", "{tmp}/r.html"]

@@ -62,8 +62,11 @@ def test_environment_wins_over_defaults() -> None:
 
 def test_defaults_without_anything() -> None:
     s = resolve_settings(env={})
-    assert s.url is None and s.api_key is None
-    assert s.progress is True and s.offline is False and s.quota_reserve == 0
+    assert s.url is None
+    assert s.api_key is None
+    assert s.progress is True
+    assert s.offline is False
+    assert s.quota_reserve == 0
     assert s.cache_dir.name == "quantscope"
     assert s.cache_path == s.cache_dir / "http_cache.sqlite"
 
@@ -180,7 +183,8 @@ def test_connect_without_url_starts_the_embedded_sandbox_once(
             "sandbox (seed 7, enterprise plan)\n"
         )
         cached = offline.get("/api/trades/stats", {"quantId": 1})
-        assert cached.provenance.from_cache and cached.data == online.data
+        assert cached.provenance.from_cache
+        assert cached.data == online.data
         for made in (client, again, offline):
             made.close()
     finally:
@@ -193,6 +197,7 @@ def test_the_catalog_comes_from_the_environment_unless_a_service_is_named() -> N
     s = resolve_settings(env={"QUANTSCOPE_CATALOG": "study/"})
     assert (s.catalog, s.url, s.api_key, s.service) == ("study/", "catalog:study/", None, "catalog")
     named = resolve_settings("http://example.test", "k", env={"QUANTSCOPE_CATALOG": "study/"})
-    assert named.catalog is None and named.url == "http://example.test"
+    assert named.catalog is None
+    assert named.url == "http://example.test"
     with pytest.raises(ConfigurationError, match="both QUANTSCOPE_URL and QUANTSCOPE_CATALOG"):
         resolve_settings(env={"QUANTSCOPE_CATALOG": "study/", "QUANTSCOPE_URL": "http://x.test"})

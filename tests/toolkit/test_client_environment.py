@@ -75,7 +75,8 @@ def test_a_proxy_set_in_the_environment_before_connect_is_used(
         client.close()
     assert [s.split("?")[0] for s in seen] == [f"{sandbox.url}/api/trades/stats"] * 2
     assert ["quantId=1" in seen[0], "quantId=2" in seen[1]] == [True, True]
-    assert first.provenance.requests == 1 and second.provenance.requests == 1
+    assert first.provenance.requests == 1
+    assert second.provenance.requests == 1
     assert first.data != second.data  # each quant's own answer, relayed
 
 

@@ -100,7 +100,8 @@ def test_an_empty_list_is_still_an_empty_frame(
         pytest.warns(IncompleteDataWarning, match="basic plan covers 1 chain"),
     ):
         frame = L.load_trades(1, client=fake_client(service, tmp_path))
-    assert frame.empty and "trade_id" in frame.columns
+    assert frame.empty
+    assert "trade_id" in frame.columns
 
 
 def test_only_the_bad_answer_of_many_is_asked_again(
@@ -157,7 +158,9 @@ def test_a_total_that_is_not_a_count_pages_until_short(
 
     service = serve(handler)
     loaded = fake_client(service, tmp_path).get_pages("/api/trades", paging=PageNumberPaging(10))
-    assert len(loaded.items) == 13 and loaded.total is None and service.count() == 2
+    assert len(loaded.items) == 13
+    assert loaded.total is None
+    assert service.count() == 2
 
 
 # --- the key, whatever the server echoes ---------------------------------------------------
@@ -169,7 +172,8 @@ def test_a_key_echoed_in_a_non_json_body_is_in_no_message_and_no_file(
     service = serve(lambda s: (200, {}, ECHO))
     with pytest.raises(InvalidResponseError) as info:
         L.load_playbook(1, client=fake_client(service, tmp_path))
-    assert KEY not in str(info.value) and "***" in str(info.value)
+    assert KEY not in str(info.value)
+    assert "***" in str(info.value)
     assert on_disk(tmp_path, KEY.encode()) == []
 
 
@@ -207,9 +211,11 @@ def test_a_corrupt_cache_file_is_set_aside_with_one_warning(
     recovered = [w for w in seen if issubclass(w.category, CacheRecoveredWarning)]
     assert len(recovered) == 1
     message = str(recovered[0].message)
-    assert "http_cache.sqlite" in message and "set aside" in message
+    assert "http_cache.sqlite" in message
+    assert "set aside" in message
     aside = [p for p in tmp_path.iterdir() if p.name.startswith("http_cache.sqlite.corrupt")]
-    assert len(aside) == 1 and aside[0].read_bytes().startswith(b"not a database")
+    assert len(aside) == 1
+    assert aside[0].read_bytes().startswith(b"not a database")
     assert client.get("/api/trades/stats").data == {"ok": True}
     assert client.get("/api/trades/stats").provenance.from_cache  # the new cache works
     with closing(sqlite3.connect(tmp_path / "http_cache.sqlite")) as db:

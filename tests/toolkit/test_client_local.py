@@ -190,7 +190,8 @@ def test_stale_copy_is_used_with_one_warning_when_the_service_fails(
         "(see provenance fetched_at)"
     )
     assert again.data == first.data == {"v": 1}
-    assert again.provenance.from_cache and again.provenance.requests == 0
+    assert again.provenance.from_cache
+    assert again.provenance.requests == 0
 
 
 def test_offline_serves_cached_copies_and_names_what_is_missing(
@@ -232,7 +233,8 @@ def test_pages_serve_the_cache_first_and_count_requests(
     assert loaded.provenance.params == {"quantId": "1"}
     again = client.get_pages("/api/trades", {"quantId": 1}, paging=PageNumberPaging(10))
     assert again.items == loaded.items
-    assert again.provenance.from_cache and again.provenance.requests == 0
+    assert again.provenance.from_cache
+    assert again.provenance.requests == 0
     assert service.count() == 10
     info = client.cache.info()
     assert (info.entries, info.hits, info.misses) == (10, 10, 10)
@@ -246,7 +248,8 @@ def test_offset_paging_and_max_pages(serve: Callable[..., FakeService], tmp_path
     service = serve(handler)
     client = fake_client(service, tmp_path)
     loaded = client.get_pages("/api/eval-results", paging=OffsetPaging(page_size=10))
-    assert loaded.items == list(range(42)) and loaded.provenance.pages == 5
+    assert loaded.items == list(range(42))
+    assert loaded.provenance.pages == 5
     capped = client.get_pages("/api/eval-results", paging=OffsetPaging(5), max_pages=2)
     assert capped.items == list(range(10))
 
@@ -260,7 +263,9 @@ def test_pages_without_a_total_stop_at_the_first_short_page(
 
     service = serve(handler)
     loaded = fake_client(service, tmp_path).get_pages("/api/trades", paging=PageNumberPaging(10))
-    assert loaded.total is None and len(loaded.items) == 24 and service.count() == 3
+    assert loaded.total is None
+    assert len(loaded.items) == 24
+    assert service.count() == 3
 
 
 @pytest.mark.slow
@@ -279,13 +284,15 @@ def test_a_load_that_does_not_fit_sends_nothing_unless_partial_then_resumes(
     assert "needed 19 requests for pages not in the cache" in str(error)
     assert "fetches the 5 that fit now" in str(error)
     assert "fetches only the other 14" in str(error)
-    assert len(error.partial.pages) == 1 and error.partial.missing == tuple(range(1, 20))
+    assert len(error.partial.pages) == 1
+    assert error.partial.missing == tuple(range(1, 20))
 
     partial = client.get_pages(
         "/api/trades", paging=PageNumberPaging(10), spend=Spend(partial=True, confirm=True)
     )
     assert service.count() == 6  # page 1 from the cache, then the 5 that fit
-    assert not partial.complete and len(partial.pages) == 6
+    assert not partial.complete
+    assert len(partial.pages) == 6
     assert partial.missing == tuple(range(6, 20))
 
     while time.time() < service.reset_at + 0.05:  # the quota resets
@@ -366,12 +373,14 @@ def test_clear_by_endpoint_and_cache_info_of_the_default_client(
     try:
         info = cache_info()
         assert (info.entries, info.misses, info.hits) == (1, 5, 0)
-        assert info.size_bytes > 0 and info.path == tmp_path / "http_cache.sqlite"
+        assert info.size_bytes > 0
+        assert info.path == tmp_path / "http_cache.sqlite"
     finally:
         set_default_client(None)
     assert client.cache.clear() == 1
     assert client.cache.info().entries == 0
-    assert KEY not in repr(client) and KEY not in repr(client.settings)
+    assert KEY not in repr(client)
+    assert KEY not in repr(client.settings)
 
 
 def test_a_vary_on_the_key_header_does_not_disable_the_cache(
@@ -409,4 +418,5 @@ def test_a_429_in_the_middle_of_a_load_keeps_the_fetched_pages_for_the_resume(
     assert expires["1"] < datetime.now(UTC) + timedelta(minutes=11)
     assert all(expires[p] > datetime.now(UTC) + timedelta(hours=20) for p in "23")
     resumed = client.get_pages("/api/trades", paging=PageNumberPaging(10))
-    assert resumed.provenance.requests == 2 and len(resumed.items) == 50
+    assert resumed.provenance.requests == 2
+    assert len(resumed.items) == 50

@@ -59,7 +59,8 @@ def test_a_bogus_total_costs_no_lookup_per_page(
         loaded = client.get_pages(
             "/api/trades", paging=PageNumberPaging(10), spend=Spend(confirm=True, partial=True)
         )
-    assert len(loaded.items) == 24 and service.count() == 4
+    assert len(loaded.items) == 24
+    assert service.count() == 4
     assert len(lookups) == 1  # the first page's; was 100,000 (one per page of the total)
 
 
@@ -83,7 +84,8 @@ def test_estimate_of_a_bogus_total_is_exact_without_a_lookup_per_page(
     lookups = count_lookups(client, monkeypatch)
     cost = estimate(client.get_pages, "/api/trades", paging=PageNumberPaging(10), probe=True)
     assert (cost.requests, cost.cached, cost.probed, cost.exact) == (99_999, 1, 1, True)
-    assert service.count() == 1 and len(lookups) == 1
+    assert service.count() == 1
+    assert len(lookups) == 1
 
 
 def test_pages_left_in_the_cache_are_found_and_cost_nothing(
@@ -100,5 +102,6 @@ def test_pages_left_in_the_cache_are_found_and_cost_nothing(
     assert len(lookups) == 6  # the first page (twice), pages 2-5: no other entry is left to find
     before = service.count()
     loaded = client.get_pages("/api/trades", paging=PageNumberPaging(10))
-    assert len(loaded.items) == 300 and service.count() - before == 25
+    assert len(loaded.items) == 300
+    assert service.count() - before == 25
     assert loaded.provenance.requests == 25

@@ -41,7 +41,8 @@ def test_a_load_that_does_not_fit_sends_nothing_and_partial_is_explicit(
     text = str(refused)
     assert "\n" not in text
     assert f"needed {refused.needed} requests for pages not in the cache" in text
-    assert "75 of 100 are left" in text and "after the reset at " in text
+    assert "75 of 100 are left" in text
+    assert "after the reset at " in text
     assert "pass partial=True, confirm=True: it fetches the 75 that fit now" in text
     assert "cost 1 and stays in the cache" in text
     assert "ran out" not in text  # the old message claimed a stop before the quota ran out
@@ -54,7 +55,8 @@ def test_a_load_that_does_not_fit_sends_nothing_and_partial_is_explicit(
     with pytest.warns(qs.IncompleteDataWarning) as said:
         frame = L.load_evaluations(page_size=100, partial=True, confirm=True, client=client)
     assert any("partial load, 98 of 174 requests" in str(w.message) for w in said)
-    assert pages == 174 and len(frame) == 100 * 76  # page 1 from the cache, 75 fetched
+    assert pages == 174  # page 1 from the cache, 75 fetched
+    assert len(frame) == 100 * 76
     assert frame.attrs["quantscope"]["incomplete"] == {"missing": 98, "of": 174}
     assert quota_left(server, "basic") == 0
 
@@ -110,7 +112,8 @@ def test_opening_a_panel_does_not_spend_the_quota_without_asking(
     left = quota_left(sandbox, "growth")
     assert left >= 490  # before: 498 of 500 spent on evaluation details
     message = panel.message.value
-    assert "/api/eval-details, not in the cache" in message and "Press Open" in message
+    assert "/api/eval-details, not in the cache" in message
+    assert "Press Open" in message
     assert panel.research is None
 
 
@@ -124,9 +127,13 @@ def test_estimate_tells_the_cost_before_the_load(sandbox: SandboxServer, tmp_pat
     assert quota_left(sandbox, "basic") == before  # nothing sent
 
     probed = qs.estimate(L.load_evaluations, page_size=100, client=client, probe=True)
-    assert probed.exact and probed.probed == 1 and probed.cached == 1
-    assert probed.remaining == before - 1 and probed.fits is False
-    assert "does not fit" in str(probed) and "probe=True spent 1" in str(probed)
+    assert probed.exact
+    assert probed.probed == 1
+    assert probed.cached == 1
+    assert probed.remaining == before - 1
+    assert probed.fits is False
+    assert "does not fit" in str(probed)
+    assert "probe=True spent 1" in str(probed)
     assert quota_left(sandbox, "basic") == before - 1  # the first page only
 
     trades = qs.estimate(L.load_trades, 1, page_size=1000, client=client, probe=True)
@@ -137,6 +144,7 @@ def test_estimate_tells_the_cost_before_the_load(sandbox: SandboxServer, tmp_pat
     assert (again.requests, again.exact) == (0, True)  # the frame is in the cache
     assert qs.estimate(L.load_trade, 5, client=client).requests == 1
     write = qs.estimate(L.run_analysis, 1, client=client)
-    assert write.write and write.requests == 1
+    assert write.write
+    assert write.requests == 1
     with pytest.raises(TypeError, match="takes a quantscope loader"):
         qs.estimate(len, [1])

@@ -64,7 +64,8 @@ def test_a_cache_hit_spends_no_quota(
     assert (counted.limit, counted.remaining) == (100, 99)
     again = client.get("/api/eval-results", {"limit": 3})
     assert again.data == first.data
-    assert again.provenance.from_cache and again.provenance.requests == 0
+    assert again.provenance.from_cache
+    assert again.provenance.requests == 0
     assert client.quota == counted  # no answer from the service in between
     client.get("/api/eval-results", {"limit": 4})
     assert client.quota.remaining == 98  # the sandbox counted exactly one request since
@@ -100,7 +101,8 @@ def test_offline_hit_and_miss(fresh_sandbox: Callable[..., SandboxServer], tmp_p
     before = online.quota.remaining
     offline = Client(server.url, server.keys["growth"], cache_dir=str(tmp_path), offline=True)
     hit = offline.get("/api/eval-details", {"evaluationId": 1})
-    assert hit.data == fetched.data and hit.provenance.from_cache
+    assert hit.data == fetched.data
+    assert hit.provenance.from_cache
     with pytest.raises(OfflineCacheMissError) as info:
         offline.get("/api/eval-details", {"evaluationId": 2})
     assert info.value.endpoint == "/api/eval-details"
@@ -124,7 +126,8 @@ def test_stale_copy_with_one_warning_when_the_sandbox_is_down(
         stale = client.get("/api/refine-eval/dashboard", {"quantId": 1})
     assert len(caught) == 1
     assert "the service failed for /api/refine-eval/dashboard" in str(caught[0].message)
-    assert stale.data == live.data and stale.provenance.from_cache
+    assert stale.data == live.data
+    assert stale.provenance.from_cache
     age = stale.provenance.fetched_at - live.provenance.fetched_at
     assert abs(age) < timedelta(seconds=1)  # the time of the original fetch, not of now
     assert not [r for r in caplog.records if r.name.startswith("requests_cache")]
@@ -159,8 +162,10 @@ def test_quota_stop_then_resume_from_the_cache(
     assert stop.reset == next_midnight()
     assert f"resets at {next_midnight():%Y-%m-%dT%H:%M:%SZ}" not in str(stop)  # own wording:
     assert f"after the reset at {next_midnight():%Y-%m-%dT%H:%M:%SZ}" in str(stop)
-    assert "needed 39 requests" in str(stop) and "only the other 21" in str(stop)
-    assert len(stop.partial.pages) == 1 and len(stop.partial.missing) == 39
+    assert "needed 39 requests" in str(stop)
+    assert "only the other 21" in str(stop)
+    assert len(stop.partial.pages) == 1
+    assert len(stop.partial.missing) == 39
     assert client.get("/api/eval-results", {"limit": 1}).provenance.from_cache
     assert client.quota.remaining == 18  # nothing was sent after page 1
 
@@ -168,7 +173,8 @@ def test_quota_stop_then_resume_from_the_cache(
         "/api/eval-results", paging=paging, spend=Spend(partial=True, confirm=True)
     )
     assert client.quota.remaining == 0  # the 18 that fitted, explicitly
-    assert len(fitted.pages) == 19 and len(fitted.missing) == 21
+    assert len(fitted.pages) == 19
+    assert len(fitted.missing) == 21
 
     with pytest.raises(RateLimitError) as limited:  # the quota is spent: a 429, not retried
         client.get("/api/eval-results", {"limit": 2})
@@ -179,7 +185,8 @@ def test_quota_stop_then_resume_from_the_cache(
     shift["days"] = 1  # the sandbox's next day: a fresh quota
     tomorrow = make_client(server, "basic", tmp_path)  # a new session, the same cache
     resumed = tomorrow.get_pages("/api/eval-results", paging=paging)
-    assert resumed.complete and resumed.provenance.requests == 21
+    assert resumed.complete
+    assert resumed.provenance.requests == 21
     assert len(resumed.items) == total
     assert len({item["id"] for item in resumed.items}) == total
     assert tomorrow.quota.remaining == 100 - 21
@@ -189,7 +196,8 @@ def test_error_classes_from_real_answers(sandbox: SandboxServer, tmp_path: Path)
     wrong = Client(sandbox.url, "not-a-key-of-this-world", cache_dir=str(tmp_path), retry=FAST)
     with pytest.raises(AuthenticationError) as auth:
         wrong.get("/api/eval-results", {"limit": 1})
-    assert auth.value.code == "invalid_api_key" and "not-a-key-of-this-world" not in str(auth.value)
+    assert auth.value.code == "invalid_api_key"
+    assert "not-a-key-of-this-world" not in str(auth.value)
 
     basic = make_client(sandbox, "basic", tmp_path)
     with pytest.raises(PlanNotAllowedError) as plan:
@@ -199,13 +207,16 @@ def test_error_classes_from_real_answers(sandbox: SandboxServer, tmp_path: Path)
     )
     with pytest.raises(ChainNotAllowedError) as chain:
         basic.get("/api/eval-results", {"chain": "BSC"})
-    assert chain.value.param == "chain" and "does not include chain BSC" in str(chain.value)
+    assert chain.value.param == "chain"
+    assert "does not include chain BSC" in str(chain.value)
     with pytest.raises(NotFoundError) as missing:
         basic.get("/api/trades/{id}", {"id": 99_999_999})
-    assert missing.value.param == "id" and "No id=99999999" in str(missing.value)
+    assert missing.value.param == "id"
+    assert "No id=99999999" in str(missing.value)
     with pytest.raises(InvalidParameterError) as bad:
         basic.get("/api/eval-results", {"limit": "abc"})
-    assert bad.value.param == "limit" and "Fix the value of limit='abc'" in str(bad.value)
+    assert bad.value.param == "limit"
+    assert "Fix the value of limit='abc'" in str(bad.value)
     for error in (auth, plan, chain, missing, bad):
         assert sandbox.keys["basic"] not in str(error.value)
         assert (
@@ -236,7 +247,8 @@ def test_a_put_invalidates_the_cached_playbook(
     config_id, threshold = _liquidity_entry(before.data)
     change = {"configId": config_id, "field": "threshold", "newValue": threshold + 1000}
     written = client.put("/api/degen/config", {"quantId": 1, "newConfigs": [change]})
-    assert written.data["success"] is True and written.provenance.requests == 1
+    assert written.data["success"] is True
+    assert written.provenance.requests == 1
     after = client.get("/api/degen/config", {"quantId": 1})
     assert not after.provenance.from_cache
     assert _liquidity_entry(after.data) == (config_id, threshold + 1000)
@@ -252,8 +264,10 @@ def test_trade_pages_and_details_closed_ones_never_expire(
         paging=PageNumberPaging(page_size=100),
         max_pages=2,
     )
-    assert len(closed.items) == 200 and closed.provenance.pages == 2
-    assert closed.total is not None and closed.total > 200
+    assert len(closed.items) == 200
+    assert closed.provenance.pages == 2
+    assert closed.total is not None
+    assert closed.total > 200
     open_ = client.get_pages(
         "/api/trades", {"filterStatus": "Open"}, paging=PageNumberPaging(5), max_pages=1
     )

@@ -146,7 +146,8 @@ def test_odd_trades_together_give_the_same_frame_and_the_same_warning() -> None:
 def test_the_body_keeps_the_total_and_summary_only_when_present() -> None:
     body = decode(page([trade()], summary={"totalTrades": 1}, other={"big": [1] * 10}))
     assert set(body) == {"trades", "pagination", "summary"}
-    assert body["pagination"] == {"total": 1} and body["summary"] == {"totalTrades": 1}
+    assert body["pagination"] == {"total": 1}
+    assert body["summary"] == {"totalTrades": 1}
     bare = decode(orjson.dumps({"trades": []}))
     assert bare == {"trades": []}
 

@@ -56,4 +56,5 @@ def test_a_sync_of_an_empty_window_does_not_warn(client: Client, tmp_path: Path)
             end="2020-01-31",
             client=client,
         )
-    assert report.rows_added == 0 and report.status == "complete"
+    assert report.rows_added == 0
+    assert report.status == "complete"

@@ -223,7 +223,8 @@ def test_every_route_is_used_by_a_loader_or_says_why_not() -> None:
 def test_each_declaration_names_things_that_exist() -> None:
     for e in E.ROUTES:
         for p in e.params:
-            assert p.kind in E.KINDS and p.where in ("query", "path", "body"), (e.key, p)
+            assert p.kind in E.KINDS, (e.key, p)
+            assert p.where in ("query", "path", "body"), (e.key, p)
             assert p.check is None or callable(getattr(_ids, p.check)), (e.key, p)
             assert p.where != "path" or "{" + p.wire + "}" in e.path, (e.key, p)
         assert e.spec is None or getattr(_schemas, e.spec).name, e.key
@@ -299,7 +300,8 @@ def test_every_catalog_method_takes_the_registrys_keywords_with_the_loaders_defa
 def test_the_catalog_reads_the_wire_back_by_the_registry() -> None:
     wire = dict(wire_params(E.query(E.TRADES, {"quant_id": "7", "position_closed": False})))
     parsed = E.from_wire(E.TRADES, wire)
-    assert parsed["quant_id"] == 7 and parsed["position_closed"] is False
+    assert parsed["quant_id"] == 7
+    assert parsed["position_closed"] is False
     assert parsed["status"] is None
     assert ("/api/trades", "trades") in ANSWERS
     assert ("/api/eval-details", "eval_details") not in ANSWERS  # one request per id

@@ -89,7 +89,8 @@ def test_warm_reload_returns_the_stored_frame_without_decoding_or_building(
 ) -> None:
     cold = trades(client)
     pages = prov(cold)["pages"]
-    assert pages > 10 and prov(cold)["requests"] == pages
+    assert pages > 10
+    assert prov(cold)["requests"] == pages
     assert (calls.decode, calls.build) == (pages, 1)
     stored = {r.cache_key: r.created_at for r in client._session.cache.filter()}
 
@@ -120,7 +121,8 @@ def test_warm_reload_returns_the_stored_frame_without_decoding_or_building(
             again = trades(other)
         assert (calls.decode, calls.build) == (0, 0)
         pd.testing.assert_frame_equal(again, cold)
-        assert prov(again)["requests"] == 0 and prov(again)["from_cache"] is True
+        assert prov(again)["requests"] == 0
+        assert prov(again)["from_cache"] is True
 
 
 def test_each_load_gets_its_own_frame(client: Client) -> None:
@@ -177,7 +179,8 @@ def test_cache_clear_means_no_stored_frame(client: Client, calls: Calls) -> None
     assert frames.stats()[0] == 0  # the space comes back too
     calls.decode = calls.build = 0
     again = trades(client)
-    assert calls.build == 1 and calls.decode == prov(again)["pages"]
+    assert calls.build == 1
+    assert calls.decode == prov(again)["pages"]
     assert prov(again)["requests"] == prov(again)["pages"]
     assert prov(again)["from_cache"] is False
     pd.testing.assert_frame_equal(again, first)
@@ -188,7 +191,8 @@ def test_cleared_endpoint_means_no_stored_frame(client: Client, calls: Calls) ->
     client.cache.clear("/api/trades*")
     calls.build = 0
     again = trades(client)
-    assert calls.build == 1 and prov(again)["requests"] == prov(again)["pages"]
+    assert calls.build == 1
+    assert prov(again)["requests"] == prov(again)["pages"]
 
 
 def test_expired_pages_mean_no_stored_frame_online(
@@ -220,7 +224,8 @@ def test_a_write_means_no_stored_frame(
         again = L.load_playbook(2, client=c)
         assert calls.build == 1
         pd.testing.assert_frame_equal(again, before)
-        assert prov(again)["from_cache"] is True and prov(again)["quant_id"] == 2
+        assert prov(again)["from_cache"] is True
+        assert prov(again)["quant_id"] == 2
 
         entry = before[
             (before["criterion"] == "smart_money_buys") & (before["config_type"] == "BUYING")
@@ -229,7 +234,8 @@ def test_a_write_means_no_stored_frame(
         L.update_playbook(2, [change], client=c)
         after = L.load_playbook(2, client=c)
         assert calls.build == 2
-        assert prov(after)["from_cache"] is False and prov(after)["requests"] == 1
+        assert prov(after)["from_cache"] is False
+        assert prov(after)["requests"] == 1
         row = after[after["config_id"] == entry["config_id"]].iloc[0]
         assert row["threshold"] == entry["threshold"] + 1
 
@@ -264,7 +270,8 @@ def test_stale_fallback_never_serves_a_frame_of_replaced_pages(
     with pytest.warns(StaleDataWarning):
         stale = trades(c)
     assert calls.build == 1
-    assert prov(stale)["stale"] is True and prov(stale)["requests"] == 0
+    assert prov(stale)["stale"] is True
+    assert prov(stale)["requests"] == 0
     assert prov(stale)["fetched_at"] > prov(old)["fetched_at"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # offline: no warning, and still built from the pages
@@ -290,10 +297,11 @@ def test_another_key_does_not_see_the_frames(
         L.load_trades(1, client=enterprise)
     assert calls.build == 1
     basic = Client(sandbox.url, sandbox.keys["basic"], cache_dir=str(tmp_path), progress=False)
-    with basic, pytest.warns(IncompleteDataWarning, match="basic plan covers 1 chain"):
+    with pytest.warns(IncompleteDataWarning, match="basic plan covers 1 chain"):
         L.load_trades(1, client=basic)  # not the enterprise key's frame (nor pages)
-        assert calls.build == 2
-        L.load_trades(1, client=basic)
+    assert calls.build == 2
+    with basic, pytest.warns(IncompleteDataWarning, match="basic plan covers 1 chain"):
+        L.load_trades(1, client=basic)  # its own frame, from the frame cache
     assert calls.build == 2
 
 
@@ -340,7 +348,8 @@ def test_least_recently_used_frames_go_first(tmp_path: Path) -> None:
     assert cache.stats()[0] == 2
     assert cache.get("a", SAME) is None
     got = cache.get("c", SAME)
-    assert got is not None and got.entries == tuple(entry("c"))
+    assert got is not None
+    assert got.entries == tuple(entry("c"))
     pd.testing.assert_frame_equal(got.frame, frame(10_000))
     assert not cache.put("huge", frame(100_000), entry("h"))  # larger than the bound
     assert cache.stats()[0] == 2
@@ -355,7 +364,8 @@ def test_get_asks_about_the_entries_it_was_built_from(tmp_path: Path) -> None:
     assert cache.get("k", changed) is None
     assert changed.asked == [entries]
     assert cache.get("k", SAME) is not None  # a miss does not drop the frame
-    assert cache.clear() == 1 and cache.get("k", SAME) is None
+    assert cache.clear() == 1
+    assert cache.get("k", SAME) is None
 
 
 def test_keys_change_with_every_input() -> None:
@@ -393,7 +403,8 @@ def test_keys_change_with_every_input() -> None:
 
 def test_evaluations_warm_reload_is_the_stored_frame(client: Client, calls: Calls) -> None:
     cold = L.load_evaluations(page_size=500, max_pages=4, client=client)
-    assert len(cold) == 2000 and prov(cold)["requests"] == 4
+    assert len(cold) == 2000
+    assert prov(cold)["requests"] == 4
     assert (calls.decode, calls.build) == (4, 1)
     calls.decode = calls.build = 0
     warm = L.load_evaluations(page_size=500, max_pages=4, client=client)
@@ -426,7 +437,8 @@ def test_eval_details_warm_spends_nothing_and_reads_no_stored_answer(
         for i in L.load_evaluations(page_size=300, max_pages=1, client=client)["evaluation_id"]
     ]
     cold = L.load_eval_details(ids, client=client)
-    assert prov(cold)["requests"] == 300 and prov(cold)["params"] == {"evaluationId": "300 ids"}
+    assert prov(cold)["requests"] == 300
+    assert prov(cold)["params"] == {"evaluationId": "300 ids"}
     calls.decode = calls.build = 0
     quota = client.quota.remaining
     # Details never expire: the check reads each entry's stamp from the row, never the answer.
@@ -437,8 +449,10 @@ def test_eval_details_warm_spends_nothing_and_reads_no_stored_answer(
         for c in (client, other):
             warm = L.load_eval_details(ids, client=c)
             pd.testing.assert_frame_equal(warm, cold)
-            assert prov(warm)["requests"] == 0 and prov(warm)["from_cache"] is True
-            assert prov(warm)["pages"] == 300 and prov(warm)["params"] == prov(cold)["params"]
+            assert prov(warm)["requests"] == 0
+            assert prov(warm)["from_cache"] is True
+            assert prov(warm)["pages"] == 300
+            assert prov(warm)["params"] == prov(cold)["params"]
     assert (calls.decode, calls.build) == (0, 0)
     assert client.quota.remaining == quota
 
@@ -462,7 +476,8 @@ def test_row_stamps_are_read_from_the_head_of_each_row(
         calls.build = 0
         pd.testing.assert_frame_equal(trades(client), first)
     assert calls.build == 0
-    assert len(read) == prov(first)["pages"] and set(read) == {STAMP_BYTES}
+    assert len(read) == prov(first)["pages"]
+    assert set(read) == {STAMP_BYTES}
     client._session.cache.reset_expiration(timedelta(seconds=-1))  # expired: read so too
     assert prov(trades(client))["requests"] == prov(first)["pages"]
     assert calls.build == 1
@@ -499,12 +514,14 @@ def test_every_list_loader_reloads_from_the_frame_cache(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     cold = load(client)
-    assert calls.build == 1 and prov(cold)["requests"] == 1
+    assert calls.build == 1
+    assert prov(cold)["requests"] == 1
     converted: list[int] = []  # frames read by pyarrow's full conversion, not as views
     own = _arrowframe._own_columns
     monkeypatch.setattr(_arrowframe, "_own_columns", lambda f: converted.append(1) or own(f))
     warm = load(client)
-    assert calls.build == 1 and calls.decode == 1
+    assert calls.build == 1
+    assert calls.decode == 1
     assert converted == []  # every loader's dtypes are read back as views of the row
     pd.testing.assert_frame_equal(warm, cold)
     assert_reloaded(prov(warm), prov(cold))
@@ -522,7 +539,8 @@ def test_frames_are_stored_as_arrow_and_read_back_equal(client: Client, calls: C
     cold = L.load_eval_details([1, 2, 3], client=client)
     (_, blob), *_ = stored_rows(client.frames.path)
     table = pa.ipc.open_stream(blob).read_all()  # an Arrow IPC stream, nothing else
-    assert table.num_rows == len(cold) and table.column_names == list(cold.columns)
+    assert table.num_rows == len(cold)
+    assert table.column_names == list(cold.columns)
     assert table.schema.field("extra_info").type == pa.large_string()
     assert table.schema.field("chain").type.value_type == pa.large_string()  # a category
     assert b"\x80\x05" not in blob[:2]  # not a pickle (protocol 5 starts so)
@@ -555,16 +573,19 @@ def test_a_pickle_in_the_frame_cache_is_never_unpickled(
         )
     calls.build = 0
     again = trades(client)
-    assert calls.build == 1 and not canary.exists()
+    assert calls.build == 1
+    assert not canary.exists()
     pd.testing.assert_frame_equal(again, cold)
     ((same, blob),) = stored_rows(path)  # replaced by the rebuilt frame, as Arrow
-    assert same == key and pa.ipc.open_stream(blob).read_all().num_rows == len(cold)
+    assert same == key
+    assert pa.ipc.open_stream(blob).read_all().num_rows == len(cold)
     with closing(sqlite3.connect(path)) as db:
         tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
     assert "frames" not in tables  # the pickles are dropped unread
     calls.build = 0
     pd.testing.assert_frame_equal(trades(client), cold)
-    assert calls.build == 0 and not canary.exists()
+    assert calls.build == 0
+    assert not canary.exists()
 
 
 def test_a_frame_arrow_cannot_hold_is_not_stored(tmp_path: Path) -> None:
@@ -599,7 +620,8 @@ def test_a_reloaded_frame_is_writable(client: Client, calls: Calls) -> None:
     assert calls.build == 1
     warm.loc[warm.index[0], ["pnl_usd", "trade_id"]] = [1.5, 7]  # in place, as users do
     warm.iloc[1, warm.columns.get_loc("opened_at")] = pd.Timestamp("2026-01-01", tz="UTC")
-    assert warm["pnl_usd"].iloc[0] == 1.5 and warm["trade_id"].iloc[0] == 7
+    assert warm["pnl_usd"].iloc[0] == 1.5
+    assert warm["trade_id"].iloc[0] == 7
     # Every kind of column, by the in-place ways pandas offers (pandas 3 writes into the
     # column's own array: a read-only one would raise).
     warm.loc[warm["roi"] > 0, "roi"] = 0.0
@@ -607,8 +629,10 @@ def test_a_reloaded_frame_is_writable(client: Client, calls: Calls) -> None:
     warm.fillna({"closed_at": pd.Timestamp("2026-02-01", tz="UTC")}, inplace=True)
     warm.mask(warm[["duration_s"]] > 60, -1.0, inplace=True)
     warm.loc[warm.index[3], "token_symbol"] = "EDITED"
-    assert (warm["roi"] <= 0).all() and warm["closed_at"].notna().all()
-    assert warm["evaluation_passed"].isna().iloc[2] and warm["token_symbol"].iloc[3] == "EDITED"
+    assert (warm["roi"] <= 0).all()
+    assert warm["closed_at"].notna().all()
+    assert warm["evaluation_passed"].isna().iloc[2]
+    assert warm["token_symbol"].iloc[3] == "EDITED"
     again = trades(client)  # the stored frame is not the one edited
     pd.testing.assert_frame_equal(again, cold)
 
@@ -625,7 +649,8 @@ def test_a_frame_is_written_into_its_blob_as_the_stream_frame_to_arrow_makes(
     )
     assert cache.put("k", stored, entry("k"))
     ((key, blob),) = stored_rows(cache.path)
-    assert key == "k" and blob == bytes(_arrowframe.frame_to_arrow(stored))
+    assert key == "k"
+    assert blob == bytes(_arrowframe.frame_to_arrow(stored))
     assert cache.stats() == (1, len(blob))
     got = cache.get("k", SAME)
     assert got is not None

@@ -52,9 +52,13 @@ def test_values_and_dtypes() -> None:
     frame = build_frame([record(), record(id=8, chain="BASE")], SPEC)
     assert {c: str(t) for c, t in frame.dtypes.items()} == SPEC.dtypes()
     first = frame.iloc[0]
-    assert first["id"] == 7 and first["pnl_usd"] == 1234.5 and first["roi"] == -0.125
-    assert first["op"] == "V_GTE_T" and first["extra"]["range"] == {"min": 0, "max": 1}
-    assert first["deep"] == 2.5 and bool(first["flag"]) is True
+    assert first["id"] == 7
+    assert first["pnl_usd"] == 1234.5
+    assert first["roi"] == -0.125
+    assert first["op"] == "V_GTE_T"
+    assert first["extra"]["range"] == {"min": 0, "max": 1}
+    assert first["deep"] == 2.5
+    assert bool(first["flag"]) is True
     assert first["at"] == pd.Timestamp("2026-09-30T12:00:00Z")
     assert first["day"] == pd.Timestamp("2026-09-30T12:00:01Z")
     assert first["ts"] == pd.Timestamp(1790000000000, unit="ms", tz="UTC")
@@ -67,8 +71,12 @@ def test_missing_and_odd_shapes_become_missing_not_errors() -> None:
         warnings.simplefilter("error")
         frame = build_frame([odd], SPEC)  # absent values are missing, not unparseable
     row = frame.iloc[0]
-    assert np.isnan(row["deep"]) and pd.isna(row["op"]) and pd.isna(row["day"])
-    assert pd.isna(row["at"]) and pd.isna(row["flag"]) and pd.isna(row["note"])
+    assert np.isnan(row["deep"])
+    assert pd.isna(row["op"])
+    assert pd.isna(row["day"])
+    assert pd.isna(row["at"])
+    assert pd.isna(row["flag"])
+    assert pd.isna(row["note"])
 
 
 def test_unparseable_values_are_counted_in_one_warning() -> None:
@@ -80,7 +88,8 @@ def test_unparseable_values_are_counted_in_one_warning() -> None:
     assert "4 value(s)" in message
     for name in ("pnl_usd (1)", "roi (1)", "day (1)", "id (1)"):
         assert name in message
-    assert frame["pnl_usd"].isna().sum() == 1 and frame["id"].isna().sum() == 1
+    assert frame["pnl_usd"].isna().sum() == 1
+    assert frame["id"].isna().sum() == 1
 
 
 def test_flags_all_booleans_or_not_convert_alike() -> None:
@@ -88,12 +97,14 @@ def test_flags_all_booleans_or_not_convert_alike() -> None:
     (value by value) give the same flags; the odd value is counted, a missing one is not."""
     spec = FrameSpec("flags", (Col("flag", "flag", "bool"),))
     plain = build_frame([{"flag": True}, {"flag": False}, {"flag": True}], spec)
-    assert plain["flag"].tolist() == [True, False, True] and str(plain["flag"].dtype) == "boolean"
+    assert plain["flag"].tolist() == [True, False, True]
+    assert str(plain["flag"].dtype) == "boolean"
     with pytest.warns(DataQualityWarning, match=r"flag \(1\)"):
         mixed = build_frame([{"flag": True}, {"flag": None}, {"flag": "yes"}, {}], spec)
     assert mixed["flag"].tolist() == [True, pd.NA, pd.NA, pd.NA]
     converted, bad = _frames.convert([1, True], spec.columns[0])  # 1 is not a JSON boolean
-    assert converted.tolist() == [pd.NA, True] and bad == 1
+    assert converted.tolist() == [pd.NA, True]
+    assert bad == 1
 
 
 def test_unknown_enum_values_are_kept() -> None:
@@ -103,9 +114,11 @@ def test_unknown_enum_values_are_kept() -> None:
 
 def test_all_missing_categories_and_empty_input() -> None:
     frame = build_frame([record(chain=None)], SPEC)
-    assert frame["chain"].isna().all() and len(frame["chain"].cat.categories) == 0
+    assert frame["chain"].isna().all()
+    assert len(frame["chain"].cat.categories) == 0
     empty = build_frame([], SPEC)
-    assert len(empty) == 0 and {c: str(t) for c, t in empty.dtypes.items()} == SPEC.dtypes()
+    assert len(empty) == 0
+    assert {c: str(t) for c, t in empty.dtypes.items()} == SPEC.dtypes()
 
 
 def test_absent_keys_behave_like_nulls() -> None:
@@ -136,7 +149,8 @@ def test_series_of_one_record_converts_each_value_by_its_kind() -> None:
     )
     with pytest.warns(DataQualityWarning, match="pass_rate"):
         bad = series_of({"percentPassed": "n/a"}, spec, "counts")
-    assert bad.isna().all() and str(bad.dtype) == "float64"
+    assert bad.isna().all()
+    assert str(bad.dtype) == "float64"
     mixed = FrameSpec("m", (Col("n", "n", "int"), Col("s", "s", "string")))
     assert str(series_of({"n": 3, "s": "x"}, mixed, "m").dtype) == "object"
 
@@ -152,6 +166,7 @@ def test_text_columns_are_what_pandas_makes_of_the_values() -> None:
     ):
         got = _frames._strings(values)
         want = pd.array(values, dtype="string")
-        assert type(got) is type(want) and got.dtype == want.dtype
+        assert type(got) is type(want)
+        assert got.dtype == want.dtype
         assert list(got) == list(want)
         assert got.equals(want)

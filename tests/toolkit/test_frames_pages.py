@@ -98,7 +98,8 @@ def test_the_parts_are_left_whole_and_one_arrow_chunk_per_text_column() -> None:
     assert list(frame["note"]) == ["n0", "n1"]
     assert list(frame["chain"].cat.categories) == ["BASE", "BSC"]
     assert frame["note"].array.__arrow_array__().num_chunks == 1
-    assert [p.length for p in parts] == [1, 1] and list(parts[0].arrays["note"]) == ["n0"]
+    assert [p.length for p in parts] == [1, 1]
+    assert list(parts[0].arrays["note"]) == ["n0"]
     again = Columns.join(parts, SPEC).frame()  # the parts can be joined again (a fault's check)
     same(again, frame)
 

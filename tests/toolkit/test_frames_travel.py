@@ -70,8 +70,10 @@ def derived(frames: Frames, c: Client) -> Frames:
     """Every derived frame: analytics, the accessor, the backtest."""
     trades, details = frames["trades"], frames["eval_details"]
     evaluations, signals = frames["evaluations"], frames["signals"]
-    assert isinstance(trades, pd.DataFrame) and isinstance(details, pd.DataFrame)
-    assert isinstance(evaluations, pd.DataFrame) and isinstance(signals, pd.DataFrame)
+    assert isinstance(trades, pd.DataFrame)
+    assert isinstance(details, pd.DataFrame)
+    assert isinstance(evaluations, pd.DataFrame)
+    assert isinstance(signals, pd.DataFrame)
     closed = trades[trades["status"] == "Closed"].head(TRADES)
     features = bt.trade_features(closed, client=c)
     playbook = frames["playbook"]
@@ -261,12 +263,14 @@ def test_attrs_are_in_the_file_metadata_as_json(frames: Frames, tmp_path: Path) 
     pandas_meta = json.loads(meta[b"pandas"])["attributes"]  # pyarrow's copy
     assert json.loads(meta[b"PANDAS_ATTRS"]) == pandas_meta  # pandas' own copy
     prov = pandas_meta["quantscope"]
-    assert prov["endpoint"] == "/api/trades" and prov["params"] == {
+    assert prov["endpoint"] == "/api/trades"
+    assert prov["params"] == {
         "quantId": str(QUANT),
         "tradingStatus": "executed",
     }
     when = pd.Timestamp(prov["fetched_at"])
-    assert when.tz is not None and when.utcoffset() == pd.Timedelta(0)
+    assert when.tz is not None
+    assert when.utcoffset() == pd.Timedelta(0)
 
 
 def test_decided_thresholds_travel_and_still_decide(frames: Frames, tmp_path: Path) -> None:
@@ -275,7 +279,8 @@ def test_decided_thresholds_travel_and_still_decide(frames: Frames, tmp_path: Pa
     decided = features.attrs["backtest"]["decided_thresholds"]
     assert list(decided) == [str(QUANT)]
     thresholds = [v for c in decided.values() for t in c.values() for v in t.values()]
-    assert thresholds and all(isinstance(v, float) for v in thresholds)
+    assert thresholds
+    assert all(isinstance(v, float) for v in thresholds)
     path = tmp_path / "features.parquet"
     features.to_parquet(path)
     back = pd.read_parquet(path)
@@ -294,7 +299,8 @@ def test_decided_thresholds_travel_and_still_decide(frames: Frames, tmp_path: Pa
 
 def test_extra_info_is_json_text_that_reads_back_as_served(frames: Frames) -> None:
     playbook, details = frames["playbook"], frames["eval_details"]
-    assert isinstance(playbook, pd.DataFrame) and isinstance(details, pd.DataFrame)
+    assert isinstance(playbook, pd.DataFrame)
+    assert isinstance(details, pd.DataFrame)
     for frame in (playbook, details):
         assert frame["extra_info"].dtype == "string"
     infos = [extra_info(row) for _, row in playbook.iterrows()]

@@ -10,7 +10,6 @@ attrs).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +44,7 @@ def counting(
 
 
 @pytest.fixture(scope="module")
-def cold(sandbox: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def cold(sandbox: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """One cold 4-page ``load_trades(trading_status="all")`` with its conversions counted."""
     with pytest.MonkeyPatch.context() as mp:
         converted = counting(mp, _frames, "convert", kinds=[])
@@ -56,12 +55,13 @@ def cold(sandbox: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dic
             progress=False,
         ) as c:
             frame = load_trades(trading_status="all", client=c)
-    yield {"frame": frame, "converted": converted}
+    return {"frame": frame, "converted": converted}
 
 
 def test_a_four_page_load_converts_each_column_once(cold: dict[str, Any]) -> None:
     frame = cold["frame"]
-    assert frame.attrs["quantscope"]["pages"] == 4 and len(frame) == 3939
+    assert frame.attrs["quantscope"]["pages"] == 4
+    assert len(frame) == 3939
     assert len(cold["converted"]) == COLUMNS  # was 4 x 35 = 140
     dates = [k for k in cold["converted"] if k in ("iso", "trade_date", "epoch_ms")]
     assert len(dates) == 5  # was 20

@@ -80,7 +80,8 @@ def test_evaluations_filters_and_counts(client: Client) -> None:
     start, end = "2026-09-20T00:00:00Z", "2026-09-22T00:00:00Z"
     evals = L.load_evaluations(1, start=start, end=end, page_size=200, client=client)
     assert_typed(evals, _schemas.EVALUATIONS)
-    assert len(evals) > 200 and evals["evaluation_id"].is_unique
+    assert len(evals) > 200
+    assert evals["evaluation_id"].is_unique
     assert (evals["quant_id"] == 1).all()
     assert evals["created_at"].between(pd.Timestamp(start), pd.Timestamp(end)).all()
     count = L.load_eval_count(1, start=start, end=end, client=client)
@@ -89,10 +90,12 @@ def test_evaluations_filters_and_counts(client: Client) -> None:
     assert count["pass_rate"] == pytest.approx(count["passed"] / count["total"], abs=1e-4)
     series = L.load_eval_timeseries(1, start=start, end=end, client=client)
     assert_typed(series, _schemas.EVAL_TIMESERIES)
-    assert series.index.name == "timestamp" and str(series.index.tz) == "UTC"
+    assert series.index.name == "timestamp"
+    assert str(series.index.tz) == "UTC"
     assert int(series["evaluations"].sum()) == len(evals)
     passed = L.load_evaluations(1, start=start, end=end, passed=True, client=client)
-    assert len(passed) == count["passed"] and passed["passed"].all()
+    assert len(passed) == count["passed"]
+    assert passed["passed"].all()
 
 
 def test_window_loaders_take_quant_id_first_and_the_old_order_for_one_release(
@@ -113,7 +116,7 @@ def test_window_loaders_take_quant_id_first_and_the_old_order_for_one_release(
         else:
             pd.testing.assert_frame_equal(got, old)
     everyone = L.load_eval_count(start=start, end=end, client=client)
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(DeprecationWarning, match=r"load_eval_count\(start, end, quant_id\)"):
         pd.testing.assert_series_equal(L.load_eval_count(start, end, client=client), everyone)
     assert everyone["total"] > count["total"]
     with pytest.raises(TypeError, match=r"start=\.\.\. and end="):
@@ -124,12 +127,15 @@ def test_window_loaders_take_quant_id_first_and_the_old_order_for_one_release(
 
 def test_one_record_answers_are_typed_series(client: Client) -> None:
     stats = L.load_trade_stats(1, client=client)
-    assert stats.name == "trade_stats" and str(stats.dtype) == "float64"
+    assert stats.name == "trade_stats"
+    assert str(stats.dtype) == "float64"
     assert list(stats.index) == _schemas.TRADE_STATS.names
-    assert stats["total_trades"] > 0 and abs(stats["trades_weekly_change"]) < 50
+    assert stats["total_trades"] > 0
+    assert abs(stats["trades_weekly_change"]) < 50
     assert stats.attrs["quantscope"]["endpoint"] == "/api/trades/stats"
     count = L.load_eval_count(1, start="2026-09-20", end="2026-09-22", client=client)
-    assert list(count.index) == _schemas.EVAL_COUNT.names and str(count.dtype) == "float64"
+    assert list(count.index) == _schemas.EVAL_COUNT.names
+    assert str(count.dtype) == "float64"
     assert count["total"] == count["passed"] + count["failed"]
     assert 0 <= count["pass_rate"] <= 1
 
@@ -162,17 +168,20 @@ def test_eval_history_same_token(client: Client) -> None:
     eid = int(evals["evaluation_id"].iloc[0])
     history = L.load_eval_history(eid, exclude_types=["TOKEN_STATUS"], client=client)
     assert_typed(history, _schemas.EVAL_HISTORY)
-    assert len(history) > 0 and "TOKEN_STATUS" not in set(history["evaluation_type"])
+    assert len(history) > 0
+    assert "TOKEN_STATUS" not in set(history["evaluation_type"])
     assert history["created_at"].is_monotonic_decreasing
 
 
 def test_ohlcv_is_ready_for_any_ohlcv_library(client: Client) -> None:
     hourly = L.load_ohlcv(5, client=client)
     assert isinstance(hourly.index, pd.DatetimeIndex)
-    assert hourly.index.name == "timestamp" and str(hourly.index.tz) == "UTC"
+    assert hourly.index.name == "timestamp"
+    assert str(hourly.index.tz) == "UTC"
     assert list(hourly.columns) == ["open", "high", "low", "close", "volume"]
     assert (hourly.dtypes == "float64").all()
-    assert len(hourly) == 70 * 24 and hourly.index.is_monotonic_increasing
+    assert len(hourly) == 70 * 24
+    assert hourly.index.is_monotonic_increasing
     assert (hourly.index.to_series().diff().dropna() == pd.Timedelta(hours=1)).all()
     assert (hourly["low"] <= hourly[["open", "close"]].min(axis=1)).all()
     daily = L.load_ohlcv(5, "1d", client=client)
@@ -192,7 +201,8 @@ def test_signals_and_stats_come_from_one_request(client: Client) -> None:
     for stage in ("screening", "buy", "sell", "watch"):
         assert stats.loc["all", stage] == counts.get(stage.upper(), 0)
     one, criteria = L.load_signal(int(signals["token_id"].iloc[0]), 1, client=client)
-    assert len(one) == 1 and len(criteria) == 18
+    assert len(one) == 1
+    assert len(criteria) == 18
 
 
 def test_playbook_long_frame(client: Client) -> None:
@@ -201,7 +211,8 @@ def test_playbook_long_frame(client: Client) -> None:
     assert len(playbook) == 3 * 18 * 2
     assert playbook["config_id"].is_unique
     assert set(playbook["config_type"]) == {"SCANNING", "BUYING"}
-    assert playbook["threshold"].notna().all() and playbook["pass_mark"].notna().all()
+    assert playbook["threshold"].notna().all()
+    assert playbook["pass_mark"].notna().all()
     ranged = playbook["range_min"].notna()
     assert (playbook.loc[ranged, "range_min"] <= playbook.loc[ranged, "threshold"]).all()
 

@@ -60,9 +60,11 @@ def test_a_list_at_the_cap_says_there_may_be_more_and_a_short_one_says_nothing(
         recs = L.load_recommendations(2, applied=False, client=client)
         applied = L.load_recommendations(2, applied=True, client=client)
     (capped,) = recs.attrs["quantscope"]["capped"]
-    assert len(recs) == 20 and capped["generated"] is None
+    assert len(recs) == 20
+    assert capped["generated"] is None
     assert "there may be more" in capped["message"]
-    assert len(applied) < 20 and "capped" not in applied.attrs["quantscope"]
+    assert len(applied) < 20
+    assert "capped" not in applied.attrs["quantscope"]
 
 
 # --- a plan's chains ------------------------------------------------------------------------
@@ -102,7 +104,8 @@ def test_an_id_may_be_an_int_a_numpy_integer_or_a_string_of_digits(
     sandbox: SandboxServer, client: Client
 ) -> None:
     by_int = L.load_eval_details(EVALUATION, client=client)
-    assert len(by_int) == 18 and set(by_int["evaluation_id"]) == {EVALUATION}
+    assert len(by_int) == 18
+    assert set(by_int["evaluation_id"]) == {EVALUATION}
     for same in (str(EVALUATION), np.int64(EVALUATION), [str(EVALUATION)], (EVALUATION,)):
         pd.testing.assert_frame_equal(L.load_eval_details(same, client=client), by_int)
     many = L.load_eval_details(pd.Series([EVALUATION, EVALUATION - 1]), client=client)
@@ -174,4 +177,5 @@ def test_progress_totals_count_the_first_page(
     frame = L.load_trades(1, page_size=100, max_pages=5, client=client)
     assert frame.attrs["quantscope"]["pages"] == 5
     err = capsys.readouterr().err
-    assert "/5 " in err and "/4 " not in err
+    assert "/5 " in err
+    assert "/4 " not in err

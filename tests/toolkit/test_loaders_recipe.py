@@ -210,7 +210,8 @@ def test_a_catalog_says_in_one_line_that_it_lacks_them(
     with pytest.raises(qs.ConfigurationError, match="is not kept in a catalog") as caught:
         LOADS[name](ids, None)
     message = str(caught.value)
-    assert "\n" not in message and "qsc.connect() (without catalog=)" in message
+    assert "\n" not in message
+    assert "qsc.connect() (without catalog=)" in message
     assert message.startswith(f"{ENDPOINTS[name]} (")
     with pytest.raises(qs.ConfigurationError, match="is not kept in a catalog"):
         qs.estimate(LOADS[name], ids, None)

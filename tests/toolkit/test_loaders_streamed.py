@@ -37,7 +37,8 @@ def test_load_evaluations_over_pages_equals_build_frame_on_the_plain_pages(
         )
     want = build_frame(items, _schemas.EVALUATIONS)
     want.attrs = df.attrs
-    assert len(df) == 1000 and df.attrs["quantscope"]["pages"] == 4
+    assert len(df) == 1000
+    assert df.attrs["quantscope"]["pages"] == 4
     pd.testing.assert_frame_equal(df, want)
 
 
@@ -62,10 +63,13 @@ def test_get_pages_folds_each_page_in_order_and_counts_its_items(
     client = fake_client(service, tmp_path)
     got = client.get_pages("/api/trades", paging=PageNumberPaging(2), fold=fold)
     assert seen == [1, 2, 3]
-    assert got.items == [] and [p["trades"] for p in got.pages] == [2, 2, 1]
-    assert got.total == 5 and got.provenance.pages == 3
+    assert got.items == []
+    assert [p["trades"] for p in got.pages] == [2, 2, 1]
+    assert got.total == 5
+    assert got.provenance.pages == 3
     again = client.get_pages("/api/trades", paging=PageNumberPaging(2), fold=fold)  # cached
-    assert seen == [1, 2, 3, 1, 2, 3] and again.provenance.requests == 0
+    assert seen == [1, 2, 3, 1, 2, 3]
+    assert again.provenance.requests == 0
 
 
 def test_a_page_of_another_shape_is_not_folded_and_is_the_usual_error(
@@ -135,7 +139,8 @@ def test_pages_are_folded_a_batch_at_a_time_and_joined_in_page_order() -> None:
     held = [kept[n]["results"] for n in range(7)]
     assert [type(h).__name__ for h in held] == [*["PageRows"] * 6, "list"]
     assert held[0].columns is held[2].columns  # batches in order of arrival: {0, 2} {4, 1}
-    assert held[4].columns is held[1].columns and held[3].columns is held[5].columns
+    assert held[4].columns is held[1].columns
+    assert held[3].columns is held[5].columns
     got = joined(
         [kept[n] for n in range(7)],
         "results",

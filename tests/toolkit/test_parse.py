@@ -185,7 +185,8 @@ def test_price_round_trips_to_four_significant_digits(x):
     if "." in text:
         assert len(digits) == 4 or x == 0  # exactly 4 significant digits shown
     else:
-        assert len(digits) >= 4 and set(digits[4:]) <= {"0"}
+        assert len(digits) >= 4
+        assert set(digits[4:]) <= {"0"}
     parsed = parse_number(text)
     assert parsed == float(f"{x:.3e}")
     assert abs(parsed - x) <= 5e-4 * abs(x)
@@ -367,7 +368,8 @@ def test_parse_native_reports_the_unit(cell, expected):
 @pytest.mark.parametrize("cell", ["", None, "n/a", "5 solana", "SOL"])
 def test_parse_native_without_a_number(cell):
     number, unit = parse_native(cell)
-    assert math.isnan(number) and unit is None
+    assert math.isnan(number)
+    assert unit is None
 
 
 @pytest.mark.parametrize("space", [chr(c) for c in range(0x110000) if chr(c).isspace()])
@@ -375,7 +377,9 @@ def test_every_unicode_space_is_whitespace(space):
     cell = f"{space}-5{space}%{space}"
     assert parse_number(cell) == -5.0
     numbers, n_bad = parse_numbers([cell, space])  # a lone space character is missing
-    assert numbers[0] == -5.0 and math.isnan(numbers[1]) and n_bad == 0
+    assert numbers[0] == -5.0
+    assert math.isnan(numbers[1])
+    assert n_bad == 0
 
 
 # --- the vectorised parser against the scalar one ---------------------------------------------
@@ -434,7 +438,8 @@ cells = st.one_of(_hostile, _displayed, _others)
 
 def _assert_agrees(column, numbers, n_bad):
     expected = np.array([parse_number(cell) for cell in column], dtype=np.float64)
-    assert numbers.dtype == np.float64 and numbers.shape == (len(column),)
+    assert numbers.dtype == np.float64
+    assert numbers.shape == (len(column),)
     np.testing.assert_array_equal(numbers, expected)
     assert n_bad == sum(
         math.isnan(value) and not _is_missing(cell)
@@ -558,7 +563,9 @@ def test_a_single_string_is_not_a_column():
 
 def test_empty_and_fresh_output():
     numbers, n_bad = parse_numbers([])
-    assert numbers.dtype == np.float64 and numbers.shape == (0,) and n_bad == 0
+    assert numbers.dtype == np.float64
+    assert numbers.shape == (0,)
+    assert n_bad == 0
     series = pd.Series(["$1.00", "$2.00"] * 3000, dtype="category")
     numbers, n_bad = parse_numbers(series)
     numbers[0] = 99.0  # writable, and not shared with anything the caller owns

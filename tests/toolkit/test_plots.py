@@ -75,7 +75,8 @@ def png(fig: Any) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=60)
     data = buffer.getvalue()
-    assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 2_000
+    assert data.startswith(b"\x89PNG\r\n\x1a\n")
+    assert len(data) > 2_000
     return data
 
 
@@ -179,7 +180,8 @@ def test_equity_draws_the_analytics_equity_curve_and_drawdown() -> None:
     np.testing.assert_array_equal(depth.get_xdata(), utc(fall.index))
     assert any(isinstance(c, PolyCollection) for c in bottom.collections)  # the filled area
     assert top.get_shared_x_axes().joined(top, bottom)
-    assert top.get_ylabel() == "equity (USD)" and bottom.get_xlabel() == "close time (UTC)"
+    assert top.get_ylabel() == "equity (USD)"
+    assert bottom.get_xlabel() == "close time (UTC)"
     png(top.figure)
 
 
@@ -225,7 +227,8 @@ def test_roi_distribution_counts_each_results_trades_in_shared_bins() -> None:
         np.testing.assert_array_equal(drawn[label], expected)
     lefts = [p.get_x() for p in ax.containers[0].patches]
     np.testing.assert_allclose(lefts, edges[:-1])
-    assert ax.get_xlabel() == "ROI (% of buy cost)" and ax.get_ylabel() == "trades"
+    assert ax.get_xlabel() == "ROI (% of buy cost)"
+    assert ax.get_ylabel() == "trades"
     png(ax.figure)
 
 
@@ -312,7 +315,8 @@ def test_candle_bodies_and_wicks_are_the_ohlc_values() -> None:
     np.testing.assert_allclose(segments[:, 0, 1], ohlcv["low"])
     np.testing.assert_allclose(segments[:, 1, 1], ohlcv["high"])
     assert ax.get_title() == "token 5: 1h candles"
-    assert ax.get_ylabel() == "price (USD)" and ax.get_xlabel() == "time (UTC)"
+    assert ax.get_ylabel() == "price (USD)"
+    assert ax.get_xlabel() == "time (UTC)"
     png(ax.figure)
 
 
@@ -338,7 +342,8 @@ def test_candles_mark_entries_at_detection_price_and_exits_on_the_candle_close()
     np.testing.assert_allclose(entry.get_ydata(), [1.02, 1.3])
     # Trade 1 closes at 02:30: the candle of 02:00 holds it, its close is 1.1. Trade 2 is open.
     np.testing.assert_allclose(exit_.get_xdata()[:1], num(trades["closed_at"].iloc[:1]))
-    assert exit_.get_ydata()[0] == pytest.approx(1.1) and np.isnan(exit_.get_ydata()[1])
+    assert exit_.get_ydata()[0] == pytest.approx(1.1)
+    assert np.isnan(exit_.get_ydata()[1])
     [won] = [c for c in ax.collections if c.get_label() == "winning trade"]
     np.testing.assert_allclose(
         won.get_segments()[0],
@@ -496,7 +501,8 @@ DRAWERS: dict[str, Callable[[Axes], Axes]] = {
 def test_each_plot_draws_into_the_given_axes_and_renders(name: str) -> None:
     fig, (left, right) = plt.subplots(1, 2)
     assert DRAWERS[name](right) is right
-    assert left.has_data() is False and right.has_data()
+    assert left.has_data() is False
+    assert right.has_data()
     png(fig)
 
 

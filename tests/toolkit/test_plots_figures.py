@@ -51,7 +51,8 @@ def png(fig: Any) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=60)
     data = buffer.getvalue()
-    assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 2_000
+    assert data.startswith(b"\x89PNG\r\n\x1a\n")
+    assert len(data) > 2_000
     return data
 
 
@@ -269,7 +270,8 @@ def test_candle_colours_never_match_the_trade_colours() -> None:
         mcolors.to_hex(c.get_color()[0]) for c in ax.collections if "trade" in str(c.get_label())
     }
     trade_colors |= {mcolors.to_hex(line(ax, name).get_color()) for name in ("entry", "exit")}
-    assert trade_colors and not bodies & trade_colors
+    assert trade_colors
+    assert not bodies & trade_colors
     for rgb in bodies:  # greys: no hue to confuse with a winning or losing trade
         r, g, b = mcolors.to_rgb(rgb)
         assert r == g == b
@@ -290,7 +292,8 @@ DRAWERS: dict[str, Callable[[Axes], Any]] = {
 def test_each_figure_draws_into_the_given_axes(name: str) -> None:
     fig, (left, right) = plt.subplots(1, 2)
     assert DRAWERS[name](right) is right
-    assert left.has_data() is False and right.has_data()
+    assert left.has_data() is False
+    assert right.has_data()
     png(fig)
 
 
@@ -318,7 +321,8 @@ def test_empty_inputs_draw_an_empty_labelled_figure(draw: Callable[[], Axes], ti
     ax = draw()
     assert ax.get_title().startswith(title)
     assert ax.get_xlabel() or ax.figure.axes[-1].get_xlabel()
-    assert not ax.images and not [p for p in ax.patches if p.get_gid()]
+    assert not ax.images
+    assert not [p for p in ax.patches if p.get_gid()]
     assert all(len(ln.get_ydata()) in (0, 2) for ln in ax.lines)  # no data; reference lines
     png(ax.figure)
 
@@ -392,10 +396,12 @@ def test_win_rate_by_chain_shows_the_trades_of_each_bar() -> None:
 def test_the_heatmap_names_its_class_question_and_interval() -> None:
     grid = _two_criteria_grid()
     ax = P.threshold_heatmap(grid, "win_rate", subject="MID_CAP")
-    assert "in MID_CAP" in ax.get_title() and "(signal)" in ax.get_title()
+    assert "in MID_CAP" in ax.get_title()
+    assert "(signal)" in ax.get_title()
     drawn = cells(ax)
     lo = grid["win_rate_lo"].to_numpy()
-    assert len(drawn) == len(grid) and all("[" in text and "n=" in text for text in drawn)
+    assert len(drawn) == len(grid)
+    assert all("[" in text and "n=" in text for text in drawn)
     assert any(f"{100 * v:.1f}%" in "".join(drawn) or f"{v:.1%}" in "".join(drawn) for v in lo)
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     # the cells' intervals come from backtest.uncertainty (whole tokens), not Wilson

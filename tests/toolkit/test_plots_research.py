@@ -96,7 +96,8 @@ def test_the_what_if_curve_draws_the_sweep_its_bands_and_the_current_threshold(
     # The intervals are bands between the frame's bounds, named for what they are (issue 21:
     # the legend said "Wilson" over a bootstrap band).
     band = f"effect: {whatif.BAND}"
-    assert "token-cluster bootstrap" in band and "Wilson" not in band
+    assert "token-cluster bootstrap" in band
+    assert "Wilson" not in band
     [rate] = [c for c in win.collections if c.get_label() == band]
     ys = np.concatenate([p.vertices[:, 1] for p in rate.get_paths()])
     for bound in ("win_rate_lo", "win_rate_hi"):
@@ -133,8 +134,10 @@ def test_small_samples_are_flagged_and_the_signal_is_a_dashed_second_question(
     np.testing.assert_array_equal(marks.get_xdata(), small["threshold"])
     np.testing.assert_array_equal(marks.get_ydata(), small["win_rate"])
     legend = [t.get_text() for t in win.get_legend().get_texts()]
-    assert EFFECT in legend and SIGNAL in legend
-    assert f"signal: {whatif.BAND}" in legend and f"effect: {whatif.BAND}" in legend
+    assert EFFECT in legend
+    assert SIGNAL in legend
+    assert f"signal: {whatif.BAND}" in legend
+    assert f"effect: {whatif.BAND}" in legend
     assert not [t for t in legend if "upper bound" in t.lower() or "wilson" in t.lower()]
     # A filter frame alone is drawn as what it is: dashed, labelled the signal.
     alone, _, _ = P.what_if_curve(signal)
@@ -184,7 +187,8 @@ def test_heatmap_cells_are_pivot_grid_and_the_current_cell_is_outlined(
         assert len(hatched) == int(grid["small_sample"].sum()) > 0
         texts = [t.get_text() for t in ax.texts if t.get_gid() == "cell"]
         kept = bt.pivot_grid(grid, "trades").to_numpy()
-        assert len(texts) == table.size and texts[0].endswith(f"\nn={kept[0, 0]:,.0f}")
+        assert len(texts) == table.size
+        assert texts[0].endswith(f"\nn={kept[0, 0]:,.0f}")
     assert ax.get_title() == "d_total_pnl_usd over two thresholds (signal)"
     png(ax.figure)
 
@@ -193,7 +197,8 @@ def test_heatmap_annotation_can_be_turned_off_and_ax_is_honoured(features: pd.Da
     grid = bt.what_if_grid(features, (CRITERION, SECOND), ([1, 2, 3], [0.9, 1.2]))
     _, (left, right) = plt.subplots(1, 2)
     assert P.threshold_heatmap(grid, "trades", annotate=False, ax=right) is right
-    assert not left.has_data() and not [t for t in right.texts if t.get_gid() == "cell"]
+    assert not left.has_data()
+    assert not [t for t in right.texts if t.get_gid() == "cell"]
     assert right.get_title() == "trades over two thresholds (effect)"
 
 
@@ -239,7 +244,8 @@ def test_empty_research_frames_draw_empty_labelled_figures(features: pd.DataFram
 
     grid = bt.what_if_grid(features, (CRITERION, SECOND), ([1, 2], [0.9])).iloc[:0]
     ax = P.threshold_heatmap(grid)
-    assert not ax.images and ax.get_ylabel() == f"{CRITERION} threshold (≥)"
+    assert not ax.images
+    assert ax.get_ylabel() == f"{CRITERION} threshold (≥)"
     assert [t.get_text() for t in ax.texts] == ["no threshold pair to draw"]
     png(ax.figure)
 
@@ -248,9 +254,8 @@ def test_empty_research_frames_draw_empty_labelled_figures(features: pd.DataFram
     ax = P.walk_forward_folds(none)
     assert ax.get_title().startswith(f"{CRITERION}: threshold chosen on the past")
     texts = [t.get_text() for t in ax.texts]
-    assert "no fold to draw" in texts and any(
-        t.startswith("left out (too few trades)") for t in texts
-    )
+    assert "no fold to draw" in texts
+    assert any(t.startswith("left out (too few trades)") for t in texts)
     png(ax.figure)
 
     for bare in (P.what_if_curve(pd.DataFrame())[0], P.threshold_heatmap(pd.DataFrame())):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +46,7 @@ def _client(server: SandboxServer, cache: Path, **kwargs: object) -> Client:
 @pytest.fixture(scope="module")
 def written(
     own_sandbox: SandboxServer, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[Path, Path, Path]]:
+) -> tuple[Path, Path, Path]:
     """Two reports of the same world, each from a cold cache of its own; and run 1's cache."""
     out = tmp_path_factory.mktemp("reports")
     paths = []
@@ -57,7 +56,7 @@ def written(
             paths.append(qs.report(QUANT, out / f"run{run}.html", criteria=CRITERIA, client=client))
         if run == 1:
             first_cache = cache
-    yield paths[0], paths[1], first_cache
+    return paths[0], paths[1], first_cache
 
 
 def _rows(page: str, table: str) -> dict[str, list[str]]:
@@ -104,7 +103,8 @@ def test_no_upper_bound_and_both_questions_named(written: tuple[Path, Path, Path
     page = _unescape(written[0].read_text())
     assert "upper bound" not in page.lower()
     for question in ("effect", "signal"):
-        assert QUESTION_LABELS[question] in page and QUESTION_NOTES[question] in page
+        assert QUESTION_LABELS[question] in page
+        assert QUESTION_NOTES[question] in page
 
 
 def test_headline_values_are_the_analytics_values(
@@ -126,7 +126,9 @@ def test_headline_values_are_the_analytics_values(
     wilson_lo, wilson_hi = wilson(np.array([int(metrics["wins"])]), np.array([int(counted.sum())]))
     assert hi - lo > 1.2 * (wilson_hi[0] - wilson_lo[0])  # clustered: wider than Wilson
     said = re.search(r"The win rate's interval is ([^.]*)", _unescape(written[0].read_text()))
-    assert said and "whole tokens" in said.group(1) and "Wilson" not in said.group(1)
+    assert said
+    assert "whole tokens" in said.group(1)
+    assert "Wilson" not in said.group(1)
     assert rows["total_pnl_usd"][0] == C.usd(metrics["total_pnl_usd"])
     assert rows["max_drawdown"][0] == C.share(metrics["max_drawdown"])
     chains = _rows(written[0].read_text(), "breakdowns.chain")
@@ -237,9 +239,12 @@ def test_folds_and_what_if_rows_carry_intervals(written: tuple[Path, Path, Path]
         )
         assert found, fold
         value, lo, hi = (float(g) for g in found.groups())
-        assert lo <= value <= hi and lo < hi, fold  # an interval around its estimate, not a point
+        assert lo <= value <= hi, fold  # an interval around its estimate, not a point
+        assert lo < hi, fold
         tokens, trades = fold["test tokens"], fold["test_trades"].replace(",", "")
-        assert tokens.isdigit() and trades.isdigit() and 0 < int(tokens) <= int(trades), fold
+        assert tokens.isdigit(), fold
+        assert trades.isdigit(), fold
+        assert 0 < int(tokens) <= int(trades), fold
     what_if = _rows(page, "thresholds.what_if_smart_money_buys_MID_CAP")
     columns = _header(page, "thresholds.what_if_smart_money_buys_MID_CAP")[1:]
     for cells in what_if.values():
@@ -269,7 +274,9 @@ def test_nothing_outside_the_file_is_referred_to(written: tuple[Path, Path, Path
     references = re.findall(r'(?:src|href)="([^"]*)"', page)
     assert references
     assert all(r.startswith(("data:image/png;base64,", "#")) for r in references), references
-    assert "<script" not in page and "<link" not in page and "@import" not in page
+    assert "<script" not in page
+    assert "<link" not in page
+    assert "@import" not in page
 
 
 def test_it_loads_in_chromium_without_a_request(written: tuple[Path, Path, Path]) -> None:
@@ -290,14 +297,16 @@ def test_it_loads_in_chromium_without_a_request(written: tuple[Path, Path, Path]
         )
     # Issue 24: the recommendations table (1,423 px in a 1,200 px column) was clipped. Every
     # table is in a box of its own that fits the column and scrolls sideways when it is wider.
-    assert boxes and all(b[1] == "scroll" and b[2] == "auto" and b[6] for b in boxes), boxes
+    assert boxes, boxes
+    assert all(b[1] == "scroll" and b[2] == "auto" and b[6] for b in boxes), boxes
     wide = {b[0] for b in boxes if b[3] > b[4]}
     assert "recommendations.table" in wide
     assert all(b[4] <= b[5] for b in boxes)
     assert visit.requests == [url]  # the file itself, nothing else (data: images send none)
     assert visit.failed == []
     assert visit.console_errors == []
-    assert images and all(images)
+    assert images
+    assert all(images)
     assert sections == [s.key for s in SECTIONS]
 
 
@@ -326,7 +335,8 @@ def test_over_the_quota_share_it_is_refused_with_the_cost(
     # The trades' pages, and the first page of the evaluations (priced with probe=True: it
     # tells how many pages follow): nothing else was sent.
     assert before - quota_left(own_sandbox, "enterprise") == pages + 1
-    assert refused.value.needed > 800 and refused.value.endpoint == "report"
+    assert refused.value.needed > 800
+    assert refused.value.endpoint == "report"
     assert not (tmp_path / "r.html").exists()
 
 
@@ -392,7 +402,8 @@ def test_every_table_scrolls_inside_its_own_box(written: tuple[Path, Path, Path]
     assert all(before.endswith('<div class="scroll">') for before, _ in tables), tables
     assert page.count('<div class="scroll">') == len(tables)
     style = re.search(r"<style>(.*?)</style>", page, re.S)
-    assert style and re.search(r"div\.scroll \{[^}]*overflow-x: auto", style.group(1))
+    assert style
+    assert re.search(r"div\.scroll \{[^}]*overflow-x: auto", style.group(1))
     assert not re.search(r"table \{[^}]*display: block", style.group(1))
 
 
@@ -424,9 +435,11 @@ def test_the_returns_section_shows_the_tear_sheet_figures_of_the_daily_returns(
     monthly = _rows(page, "returns.monthly")
     table = analytics.monthly_returns(returns)
     assert monthly["2026"] == [C.share(v) for v in table.loc[2026]]
-    assert monthly["2026"][0] == "n/a" and monthly["2026"][-1] == C.share(m["total_return"])
+    assert monthly["2026"][0] == "n/a"
+    assert monthly["2026"][-1] == C.share(m["total_return"])
     text = _unescape(page)
-    assert "Short sample: CAGR " in text and "(probabilistic Sharpe ratio > 99.9%)" in text
+    assert "Short sample: CAGR " in text
+    assert "(probabilistic Sharpe ratio > 99.9%)" in text
     assert "the headline's (22.02, PSR > 99.9%) is over the daily PnL" in text
     assert "No benchmark: pass benchmark=" in text
 
@@ -491,7 +504,8 @@ def test_a_benchmark_series_from_a_frame_no_progress_and_bad_ones_refused_before
     page = written_path.read_text()
     greeks = _rows(page, "returns.greeks")
     assert greeks["paired_days"][0] == C.count(len(half))
-    assert greeks["beta"][0] == "2.00" and greeks["correlation"][0] == "1.00"  # r = 2 b there
+    assert greeks["beta"][0] == "2.00"  # r = 2 b there
+    assert greeks["correlation"][0] == "1.00"
     assert "benchmark (half the account)" in _header(page, "returns.benchmark")
     assert f"covers {len(half)} of the {len(returns)} days" in _unescape(page)
     with pytest.raises(ValueError, match="a token id as benchmark= is loaded"):

@@ -98,9 +98,11 @@ def test_an_echoed_key_reaches_no_frame_file_header_or_message(
     assert len(got.data["items"]) == len(spelled(SECRET, 1))
     with pytest.raises(qsc.NotFoundError) as info:
         client.get("/api/trades/{id}", {"id": 404})
-    assert SECRET not in str(info.value) and SECRET not in json.dumps(info.value.body)
+    assert SECRET not in str(info.value)
+    assert SECRET not in json.dumps(info.value.body)
     again = client.get("/api/trades")  # from the cache
-    assert again.provenance.from_cache and again.data == got.data
+    assert again.provenance.from_cache
+    assert again.data == got.data
     client.close()
     assert leaks(tmp_path, [SECRET]) == {}
 
@@ -125,8 +127,10 @@ def test_a_redirect_to_another_origin_is_refused_and_never_sees_the_key(
     with pytest.raises(qsc.RedirectRefusedError) as info:
         call()
     assert other.seen == []  # nothing was sent there: not the key, not anything
-    assert info.value.origin == service.url and info.value.target == other.url
-    assert service.url in str(info.value) and other.url in str(info.value)
+    assert info.value.origin == service.url
+    assert info.value.target == other.url
+    assert service.url in str(info.value)
+    assert other.url in str(info.value)
     assert "QUANTSCOPE_URL" in str(info.value)
     assert service.count() == 1  # refused, not retried
 
@@ -190,7 +194,8 @@ def test_url_credentials_are_sent_as_basic_auth_and_never_stored_or_shown(
 def test_url_credentials_never_appear_in_a_configuration_error() -> None:
     with pytest.raises(qsc.ConfigurationError) as info:
         resolve_settings("ftp://someone:hunter22@host", "k", env={})
-    assert "hunter22" not in str(info.value) and "someone" not in str(info.value)
+    assert "hunter22" not in str(info.value)
+    assert "someone" not in str(info.value)
     settings = resolve_settings("https://someone:hunter22@host:8443/v1/", "k", env={})
     assert (settings.url, settings.auth) == ("https://host:8443/v1", ("someone", "hunter22"))
     assert "hunter22" not in repr(settings)
@@ -207,7 +212,8 @@ def test_the_quota_command_follows_no_redirect_with_the_key(
     monkeypatch.setenv("QUANTSCOPE_API_KEY", SECRET)
     monkeypatch.setenv("QUANTSCOPE_CACHE_DIR", str(tmp_path))
     assert cli.main(["quota"]) == 1  # one line on stderr, not the other origin's answer
-    assert other.seen == [] and service.count() == 1
+    assert other.seen == []
+    assert service.count() == 1
 
 
 def test_an_answer_stored_unscrubbed_by_an_earlier_quantscope_decodes_to_no_key(
@@ -225,7 +231,8 @@ def test_an_answer_stored_unscrubbed_by_an_earlier_quantscope_decodes_to_no_key(
     monkeypatch.undo()
     client = client_on(service, tmp_path)
     again = client.get("/api/trades")
-    assert again.provenance.from_cache and service.count("/api/trades") == 1
+    assert again.provenance.from_cache
+    assert service.count("/api/trades") == 1
     assert SECRET not in json.dumps(again.data)
     assert again.data["items"][1]["name"] == "token *** end"
     client.close()

@@ -73,7 +73,8 @@ def test_a_closed_client_holds_no_cache_file(sandbox: SandboxServer, tmp_path: P
         with Client(sandbox.url, sandbox.keys["enterprise"], cache_dir=str(tmp_path)) as c:
             first = L.load_trades(1, client=c, page_size=100, max_pages=1)
             again = L.load_trades(1, client=c, page_size=100, max_pages=1)  # the frame cache
-            assert again.attrs["quantscope"]["from_cache"] and len(first) == len(again) == 100
+            assert again.attrs["quantscope"]["from_cache"]
+            assert len(first) == len(again) == 100
             assert open_files(tmp_path) != []
         assert open_files(tmp_path) == []
 

@@ -70,7 +70,8 @@ def test_a_used_day_refuses_a_big_load_and_the_tour_connect_gives_a_fresh_day(
     capsys.readouterr()
     with tour.connect(progress=False) as client:
         trades = qsc.load_trades(1, page_size=100)
-        assert len(trades) > 300 and trades.attrs["quantscope"]["requests"] >= 4
+        assert len(trades) > 300
+        assert trades.attrs["quantscope"]["requests"] >= 4
         assert client.quota.remaining == ENTERPRISE_LIMIT - trades.attrs["quantscope"]["requests"]
     assert capsys.readouterr().out.splitlines() == [
         "quantscope: no service URL configured; using the embedded sandbox "
@@ -102,4 +103,5 @@ def test_the_tour_runs_on_a_sandbox_whose_day_is_spent(
         "(seed 7, enterprise plan)",
         tour.FRESH_DAY_LINE,
     ]
-    assert "== Cache and quota" in out and "Traceback" not in out
+    assert "== Cache and quota" in out
+    assert "Traceback" not in out

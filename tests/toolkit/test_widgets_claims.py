@@ -55,7 +55,8 @@ def test_the_showcase_claim_sits_beside_its_replayed_effect_and_interval(
         CINDER, client=client_for(sandbox), trades=showcase.trades, details=showcase.details
     )
     recs = panel.recommendations
-    assert recs is not None and panel.effects is not None
+    assert recs is not None
+    assert panel.effects is not None
     claim = recs[
         (recs["market_cap_class"] == "MID_CAP")
         & (recs["criterion"] == "smart_money_buys")
@@ -77,11 +78,15 @@ def test_the_showcase_claim_sits_beside_its_replayed_effect_and_interval(
         assert row[f"effect_{name}_lo"] < row[f"effect_{name}"] < row[f"effect_{name}_hi"]
     assert row["effect_d_total_pnl_usd_hi"] > 0 > row["effect_d_total_pnl_usd_lo"]
     table = panel.table.value
-    assert "52.8% → 76.5%" in table and "47.0%" in table  # the claim...
-    assert "-$801.85 [" in table and "+0.3 pts [" in table and "(-10)" in table  # ...its effect
+    assert "52.8% → 76.5%" in table  # the claim...
+    assert "47.0%" in table
+    assert "-$801.85 [" in table  # ...its effect
+    assert "+0.3 pts [" in table
+    assert "(-10)" in table
 
     panel.select(int(claim["recommendation_id"]))
     detail = panel.detail.value
     assert "The service claims: win rate 52.8% → 76.5% (confidence 47.0%)" in detail
-    assert "Replayed, applying it does" in detail and "-$801.85 [" in detail
+    assert "Replayed, applying it does" in detail
+    assert "-$801.85 [" in detail
     assert "Out of sample, smart_money_buys" in detail or "Not a finding" in detail

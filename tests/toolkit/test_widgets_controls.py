@@ -46,7 +46,8 @@ def test_exact_text_reads_back_as_the_same_float() -> None:
 
 
 def test_parse_value_is_exact_and_refuses_in_one_line() -> None:
-    assert parse_value(" 2.045 ") == 2.045 and parse_value("1e3") == 1000.0
+    assert parse_value(" 2.045 ") == 2.045
+    assert parse_value("1e3") == 1000.0
     for text, why in (("abc", "not a number"), ("", "not a number"), ("inf", "not a finite")):
         with pytest.raises(ValueError, match=why):
             parse_value(text)
@@ -71,18 +72,24 @@ def test_stops_hold_the_threshold_exactly() -> None:
     assert stops([1.0, 2.0, 7.0], row(2.0), whole=True) == tuple(float(v) for v in range(51))
     # a fraction already in the playbook is kept exactly among the whole numbers
     held = stops([1.0, 2.0, 7.0], row(3.09), whole=True)
-    assert 3.09 in held and held[:5] == (0.0, 1.0, 2.0, 3.0, 3.09) and len(held) == 52
+    assert 3.09 in held
+    assert held[:5] == (0.0, 1.0, 2.0, 3.0, 3.09)
+    assert len(held) == 52
     # continuous: rounded quantiles (3 significant digits) within the range, plus the value
     values = np.random.default_rng(7).lognormal(10, 1.5, 500)
     found = stops(values, row(15157.4, 0.0, 5e6), whole=False)
-    assert 15157.4 in found and list(found) == sorted(found)
+    assert 15157.4 in found
+    assert list(found) == sorted(found)
     assert all(v == float(f"{v:.3g}") for v in found if v != 15157.4)
-    assert all(0.0 <= v <= 5e6 for v in found) and 50 < len(found) <= 202
+    assert all(0.0 <= v <= 5e6 for v in found)
+    assert 50 < len(found) <= 202
     # no values: the range, evenly
     assert stops([], row(0.9, 0.0, 10.0), whole=False)[:3] == (0.0, 0.05, 0.1)
     # a wide whole-number span falls back to rounded quantiles, whole
     wide = stops(np.arange(0.0, 10 * MAX_WHOLE), row(800.0, 0.0, 1e6), whole=True)
-    assert 800.0 in wide and all(v.is_integer() for v in wide) and len(wide) <= 202
+    assert 800.0 in wide
+    assert all(v.is_integer() for v in wide)
+    assert len(wide) <= 202
 
 
 def test_the_control_moves_by_index_and_refuses_typed_values_it_is_told_to() -> None:
@@ -91,18 +98,28 @@ def test_the_control_moves_by_index_and_refuses_typed_values_it_is_told_to() -> 
     control = ThresholdControl(moved.append, lambda v: "too big" if v > 10 else None, errors.append)
     control.reset((0.0, 0.5, 1.0), 0.5)
     assert (control.slider.min, control.slider.max, control.slider.step) == (0, 2, 1)
-    assert control.slider.value == 1 and control.text.value == "0.5" and moved == []
+    assert control.slider.value == 1
+    assert control.text.value == "0.5"
+    assert moved == []
     control.slider.value = 2  # the user moves the handle one stop right
-    assert moved == [1.0] and control.text.value == "1"
+    assert moved == [1.0]
+    assert control.text.value == "1"
     control.text.value = "0.75"  # typed: joins the list, exactly
-    assert moved == [1.0, 0.75] and control.values == (0.0, 0.5, 0.75, 1.0)
-    assert control.value == 0.75 and control.slider.value == 2
+    assert moved == [1.0, 0.75]
+    assert control.values == (0.0, 0.5, 0.75, 1.0)
+    assert control.value == 0.75
+    assert control.slider.value == 2
     control.text.value = "12"
-    assert errors == ["too big"] and control.text.value == "0.75" and moved[-1] == 0.75
+    assert errors == ["too big"]
+    assert control.text.value == "0.75"
+    assert moved[-1] == 0.75
     control.text.value = "x"
-    assert errors[-1] == "'x' is not a number" and control.value == 0.75
+    assert errors[-1] == "'x' is not a number"
+    assert control.value == 0.75
     control.set(0.5)  # from code: no on_change, and the typed value leaves the list
-    assert control.values == (0.0, 0.5, 1.0) and control.value == 0.5 and len(moved) == 2
+    assert control.values == (0.0, 0.5, 1.0)
+    assert control.value == 0.5
+    assert len(moved) == 2
     with pytest.raises(ValueError, match="not among"):
         control.reset((0.0, 1.0), 0.5)
     assert "qs-threshold-slider" in control.slider._dom_classes

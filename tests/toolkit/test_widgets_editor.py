@@ -49,7 +49,8 @@ def test_invalid_edits_are_shown_and_nothing_is_sent(
     spent = client.quota.remaining
 
     editor.edit("smart_money_buys", "threshold", 999)
-    assert "range [0, 50]" in editor.message.value and "999" in editor.message.value
+    assert "range [0, 50]" in editor.message.value
+    assert "999" in editor.message.value
     key = (str(entry(original, "smart_money_buys", "DEGEN_CAP")["config_id"]), "threshold")
     assert editor.cells[key].layout.border  # the cell is marked
     editor.edit("lp_locked", "threshold", 7)  # an options criterion: 7 is no option id
@@ -62,11 +63,13 @@ def test_invalid_edits_are_shown_and_nothing_is_sent(
     assert "must be a number" in editor.message.value
     editor.class_picker.value = "LOW_CAP"  # staged edits survive switching views
     editor.class_picker.value = "DEGEN_CAP"
-    assert len(editor.errors) == 5 and len(editor.changes) == 5
+    assert len(editor.errors) == 5
+    assert len(editor.changes) == 5
 
     assert editor.apply() is None
     editor.apply_button.click()
-    assert not editor.confirmation.visible and "nothing was sent" in editor.message.value
+    assert not editor.confirmation.visible
+    assert "nothing was sent" in editor.message.value
     assert client.quota.remaining == spent
     pd.testing.assert_frame_equal(service_playbook(server), original, check_like=True)
 
@@ -74,7 +77,9 @@ def test_invalid_edits_are_shown_and_nothing_is_sent(
     editor.edit("smart_money_buys", "threshold", 3)
     assert "range [0, 50]" not in editor.message.value
     editor.discard()
-    assert editor.edits == {} and editor.errors == {} and editor.message.value == ""
+    assert editor.edits == {}
+    assert editor.errors == {}
+    assert editor.message.value == ""
 
 
 def test_two_valid_edits_one_put_verified_logged_and_undone(
@@ -102,10 +107,12 @@ def test_two_valid_edits_one_put_verified_logged_and_undone(
     for text in (smart["config_id"], rsi["config_id"], f"<td>{new_weight:g}</td>", "<td>3</td>"):
         assert str(text) in diff
 
-    assert editor.apply() is not None and editor.confirmation.visible
+    assert editor.apply() is not None
+    assert editor.confirmation.visible
     assert str(smart["config_id"]) in editor.confirmation.text.value
     editor.cancel()
-    assert editor.edits and not editor.confirmation.visible  # the edits stay staged
+    assert editor.edits  # the edits stay staged
+    assert not editor.confirmation.visible
 
     editor.apply_button.click()
     before = client.quota.remaining
@@ -113,7 +120,8 @@ def test_two_valid_edits_one_put_verified_logged_and_undone(
     editor.confirmation.confirm_button.click()
     # the compare read (never from the cache), the PUT and the read-back, nothing else
     assert client.quota.remaining == before - 3
-    assert "verified" in editor.message.value and editor.edits == {}
+    assert "verified" in editor.message.value
+    assert editor.edits == {}
 
     now = service_playbook(server)
     assert entry(now, "smart_money_buys", "DEGEN_CAP")["threshold"] == 3
@@ -124,7 +132,8 @@ def test_two_valid_edits_one_put_verified_logged_and_undone(
     assert set(changed.index) == {smart["config_id"], rsi["config_id"]}
     logged = AuditLog(tmp_path / "audit.jsonl").entries()
     assert [e.field for e in logged] == ["threshold", "weight"]
-    assert all(e.verified for e in logged) and len({e.batch for e in logged}) == 1
+    assert all(e.verified for e in logged)
+    assert len({e.batch for e in logged}) == 1
     # the table shows the playbook as read back
     assert editor.cells[(str(rsi["config_id"]), "weight")].value == new_weight
 
@@ -141,7 +150,8 @@ def test_growth_key_reads_but_cannot_edit(
     editor = PlaybookEditor(QUANT, client=client_for(sandbox, "growth"))
     assert "Enterprise can change it" in editor.message.value
     assert all(cell.disabled for cell in editor.cells.values())
-    assert editor.apply_button.disabled and editor.apply() is None
+    assert editor.apply_button.disabled
+    assert editor.apply() is None
 
 
 def test_basic_key_gets_a_message(
@@ -149,4 +159,5 @@ def test_basic_key_gets_a_message(
 ) -> None:
     editor = PlaybookEditor(QUANT, client=client_for(sandbox, "basic"))
     assert "Growth or higher can read the playbook" in editor.message.value
-    assert editor.playbook is None and editor.cells == {}
+    assert editor.playbook is None
+    assert editor.cells == {}

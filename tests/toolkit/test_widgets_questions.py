@@ -119,8 +119,10 @@ def test_the_selected_threshold_shows_both_questions_with_intervals_and_samples(
     )
     assert kept["signal_lo"] < kept["signal"] < kept["signal_hi"]
     assert f"{kept['kept']:,} kept / {kept['dropped']:,} dropped trades" in html
-    assert panel.effect is not None and panel.effect.question == "effect"
-    assert panel.signal is not None and panel.signal.question == "signal"
+    assert panel.effect is not None
+    assert panel.effect.question == "effect"
+    assert panel.signal is not None
+    assert panel.signal.question == "signal"
 
 
 def test_a_threshold_that_moves_nothing_shows_the_rule_of_three_not_zero(
@@ -133,12 +135,14 @@ def test_a_threshold_that_moves_nothing_shows_the_rule_of_three_not_zero(
     panel.set_threshold(float(entry["threshold"]))  # proposed = now: nothing moves
     html = panel.questions_html.value
     assert "rule of three" in html
-    assert panel.effect is not None and panel.effect.nothing_moved
+    assert panel.effect is not None
+    assert panel.effect.nothing_moved
     row = panel.effect.row
     assert row["d_win_rate_lo"] < 0 < row["d_win_rate_hi"]  # an interval, not [0, 0]
     assert row["d_total_pnl_usd_hi"] > 0
     assert "±0" not in html.replace("not ±0", "")
-    assert "[+0.0, +0.0]" not in html and "[$0.00, $0.00]" not in html
+    assert "[+0.0, +0.0]" not in html
+    assert "[$0.00, $0.00]" not in html
 
 
 @pytest.mark.slow  # a RecommendationsPanel computes every claim's effect and a screen: ~2 s
@@ -188,7 +192,8 @@ def test_a_slider_step_reads_the_cache_per_criterion_class_and_rule(
     panel.select("buy_sell_ratio")  # back: still cached
     assert len(calls) == 4
     panel.set_threshold(0.9012345)  # a typed value off the list: one more call per rule
-    assert len(calls) == 6 and panel.effect is not None
+    assert len(calls) == 6
+    assert panel.effect is not None
     panel.reload()  # the playbook may have changed: the replayed effect is recomputed
     assert len(calls) == 8
 
@@ -208,10 +213,13 @@ def test_every_recommendation_sits_beside_its_replayed_effect_and_interval(
 ) -> None:
     panel = recommendations
     recs, effects = panel.recommendations, panel.effects
-    assert recs is not None and effects is not None and panel.research is not None
+    assert recs is not None
+    assert effects is not None
+    assert panel.research is not None
     assert effects["recommendation_id"].tolist() == recs["recommendation_id"].tolist()
     html = panel.table.value
-    assert "effect: win rate change [95 %]" in html and "effect: PnL change [95 %]" in html
+    assert "effect: win rate change [95 %]" in html
+    assert "effect: PnL change [95 %]" in html
     features = panel.research.features
     for _, rec in recs.iterrows():
         rows = features[(features["market_cap_class"] == rec["market_cap_class"]).to_numpy(bool)]
@@ -244,7 +252,8 @@ def test_every_recommendation_sits_beside_its_replayed_effect_and_interval(
     # before the Apply button: the selected one's effect in words, with its interval
     assert panel.selected is not None
     detail = panel.detail.value
-    assert "Replayed, applying it does" in detail and "95 % intervals" in detail
+    assert "Replayed, applying it does" in detail
+    assert "95 % intervals" in detail
     children = list(panel.widget.children)
     assert children.index(panel.detail) < next(
         i for i, c in enumerate(children) if panel.apply_button in getattr(c, "children", ())
@@ -257,7 +266,8 @@ def test_a_noise_criterion_recommendation_is_not_shown_as_a_finding(
 ) -> None:
     panel = recommendations
     recs = panel.recommendations
-    assert recs is not None and panel.research is not None
+    assert recs is not None
+    assert panel.research is not None
     # seed 7, quant 2: the optimizer recommends holder_growth_pct (noise: drawn independently
     # of every outcome) -3 -> -2.38 in MID_CAP with confidence 0.199
     noise = recs[(recs["criterion"] == "holder_growth_pct") & (recs["confidence"] > 0.18)]

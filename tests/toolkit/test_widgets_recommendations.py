@@ -27,8 +27,10 @@ def test_recommendations_with_the_client_cross_check(
         QUANT, client=client_for(sandbox), trades=widget_data.trades, details=widget_data.details
     )
     recs = panel.recommendations
-    assert recs is not None and len(recs) > 0
-    assert panel.checks is not None and len(panel.checks) == len(recs)
+    assert recs is not None
+    assert len(recs) > 0
+    assert panel.checks is not None
+    assert len(panel.checks) == len(recs)
     assert panel.checks["agrees"].all()  # the client recomputes the service's figures
     html = panel.table.value
     for header in ("sample_size (service / client)", "after_win_rate (service / client)", "agrees"):
@@ -51,7 +53,8 @@ def test_recommendations_with_the_client_cross_check(
     first = unapplied.iloc[0]
     assert panel.selected is not None
     assert panel.selected["recommendation_id"] == first["recommendation_id"]
-    assert "win rate" in panel.detail.value and "now (" in panel.detail.value
+    assert "win rate" in panel.detail.value
+    assert "now (" in panel.detail.value
     assert "replayed effect" in panel.detail.value
 
 
@@ -82,16 +85,19 @@ def test_analyze_then_apply_one_verify_and_undo(
     assert service_threshold(server, config_id) == old  # analyze changed no threshold
     panel.apply_button.click()
     shown = panel.confirmation.text.value
-    assert config_id in shown and f"#{int(top['recommendation_id'])}" in shown
+    assert config_id in shown
+    assert f"#{int(top['recommendation_id'])}" in shown
     panel.cancel()
     assert service_threshold(server, config_id) == old
 
     panel.apply()
     written = panel.confirm()
-    assert written is not None and written.verified
+    assert written is not None
+    assert written.verified
     assert service_threshold(server, config_id) == new
     (logged,) = AuditLog(tmp_path / "audit.jsonl").entries()
-    assert logged.action == "recommendation" and logged.verified
+    assert logged.action == "recommendation"
+    assert logged.verified
     assert logged.recommendation_id == int(top["recommendation_id"])
     assert (logged.old_value, logged.new_value) == (old, new)
     applied = panel.recommendations
@@ -115,14 +121,18 @@ def test_analyze_then_apply_one_verify_and_undo(
     undone = panel.recommendations
     assert undone is not None
     assert bool(undone.loc[undone["recommendation_id"] == rec_id, "applied"].iloc[0])
-    assert panel._state(rec_id) == "undone" and "<td>undone</td>" in panel.table.value
+    assert panel._state(rec_id) == "undone"
+    assert "<td>undone</td>" in panel.table.value
     assert rec_id in {v for _, v in panel.picker.options}
     panel.apply(rec_id)
     assert f"#{rec_id} again (it was undone)" in panel.confirmation.text.value
     again = panel.confirm()
-    assert again is not None and again.verified, panel.message.value
-    assert "again; verified" in panel.message.value and "try again" not in panel.message.value
-    assert service_threshold(server, config_id) == new and panel._state(rec_id) == "applied"
+    assert again is not None, panel.message.value
+    assert again.verified, panel.message.value
+    assert "again; verified" in panel.message.value
+    assert "try again" not in panel.message.value
+    assert service_threshold(server, config_id) == new
+    assert panel._state(rec_id) == "applied"
     last = AuditLog(tmp_path / "audit.jsonl").entries()[-1]
     assert (last.action, last.old_value, last.new_value) == ("change", old, new)
 
@@ -133,11 +143,14 @@ def test_growth_key_gets_a_message_not_a_failing_call(
     client = client_for(sandbox, "growth")
     panel = RecommendationsPanel(QUANT, client=client)
     assert "Enterprise can read, run and apply" in panel.message.value
-    assert panel.analyze_button.disabled and panel.apply_button.disabled
-    assert panel.recommendations is None and panel.research is None
+    assert panel.analyze_button.disabled
+    assert panel.apply_button.disabled
+    assert panel.recommendations is None
+    assert panel.research is None
 
     # once the plan is known (the 403 reported it), a new panel sends nothing at all
     assert client.quota.plan == "growth"
     spent = client.quota.remaining
     again = RecommendationsPanel(QUANT, client=client)
-    assert "growth" in again.message.value and client.quota.remaining == spent
+    assert "growth" in again.message.value
+    assert client.quota.remaining == spent

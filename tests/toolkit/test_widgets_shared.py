@@ -38,7 +38,8 @@ def test_a_write_through_one_panel_redraws_the_other_and_undo_stays_its_own(
     client = client_for(server)
     first = PlaybookEditor(QUANT, client=client, market_cap_class="DEGEN_CAP")
     second = PlaybookEditor(QUANT, client=client, market_cap_class="DEGEN_CAP")
-    assert first.view is second.view and first.view is PlaybookView.of(client, QUANT)
+    assert first.view is second.view
+    assert first.view is PlaybookView.of(client, QUANT)
     row = smart_money(service_playbook(server))
     config_id, old = str(row["config_id"]), float(row["threshold"])
     key = (config_id, "threshold")
@@ -58,12 +59,14 @@ def test_a_write_through_one_panel_redraws_the_other_and_undo_stays_its_own(
 
     # the first editor's undo would restore over the second's change: refused
     assert first.undo() is None
-    assert "undo refused" in first.message.value and f"now {old + 2:g}" in first.message.value
+    assert "undo refused" in first.message.value
+    assert f"now {old + 2:g}" in first.message.value
     assert float(value_of(service_playbook(server), config_id)) == old + 2
     # the second's undo restores what it replaced: the first's value, not the original
     assert second.undo() is not None
     assert float(value_of(service_playbook(server), config_id)) == old + 1
-    assert first.cells[key].value == old + 1 and second.cells[key].value == old + 1
+    assert first.cells[key].value == old + 1
+    assert second.cells[key].value == old + 1
 
     # a write through quantscope.audit with the same client redraws the panels too
     fresh = L.load_playbook(QUANT, fresh=True, client=client)
@@ -73,7 +76,8 @@ def test_a_write_through_one_panel_redraws_the_other_and_undo_stays_its_own(
         client=client,
         log=AuditLog(tmp_path / "elsewhere.jsonl"),
     )
-    assert first.cells[key].value == old + 5 and second.cells[key].value == old + 5
+    assert first.cells[key].value == old + 5
+    assert second.cells[key].value == old + 5
 
 
 def test_a_stale_panel_is_refused_until_reloaded(
@@ -94,7 +98,8 @@ def test_a_stale_panel_is_refused_until_reloaded(
     assert f"{old:g} → {old + 2:g}" in editor.confirmation.text.value
     assert editor.confirm() is None
     text = editor.message.value
-    assert "stale write refused" in text and f"is now {old + 1:g}, you saw {old:g}" in text
+    assert "stale write refused" in text
+    assert f"is now {old + 1:g}, you saw {old:g}" in text
     assert "Press Reload" in text
     assert float(value_of(service_playbook(server), config_id)) == old + 1
     assert not (tmp_path / "audit.jsonl").exists()  # nothing written, nothing logged
@@ -102,11 +107,13 @@ def test_a_stale_panel_is_refused_until_reloaded(
 
     editor.reload_button.click()
     assert "Reloaded" in editor.message.value
-    assert editor.playbook is not None and value_of(editor.playbook, config_id) == old + 1
+    assert editor.playbook is not None
+    assert value_of(editor.playbook, config_id) == old + 1
     editor.apply()
     assert f"{old + 1:g} → {old + 2:g}" in editor.confirmation.text.value
     written = editor.confirm()
-    assert written is not None and written.verified
+    assert written is not None
+    assert written.verified
     assert float(value_of(service_playbook(server), config_id)) == old + 2
     (entry,) = AuditLog(tmp_path / "audit.jsonl").entries()
     assert (entry.old_value, entry.new_value) == (old + 1, old + 2)
@@ -123,7 +130,8 @@ def test_a_closed_panel_leaves_its_view(
     editor.close()
     del editor
     gc.collect()
-    assert alive() is None and view.panels == []
+    assert alive() is None
+    assert view.panels == []
     assert PlaybookView.of(client, QUANT) is view  # the view stays with its client
 
 
@@ -144,18 +152,22 @@ def test_the_recommendations_open_lazily_over_the_quota_share(
         left = quota_left(server, "enterprise")
         panel = RecommendationsPanel(QUANT, client=client, trades=widget_data.trades)
         assert left - quota_left(server, "enterprise") <= 50  # never more than the share
-        assert panel.research is None and panel.recommendations is not None
+        assert panel.research is None
+        assert panel.recommendations is not None
         assert panel.open_button.layout.display != "none"
         assert "qs-open" in panel.open_button._dom_classes
         text = panel.message.value
-        assert f"needs {closed} more requests" in text and "Press Open" in text
+        assert f"needs {closed} more requests" in text
+        assert "Press Open" in text
         shown = panel.table.value  # the list meanwhile, without the what-if columns
-        assert "confidence" in shown and "what-if" not in shown
+        assert "confidence" in shown
+        assert "what-if" not in shown
 
         panel.open_button.click()
         assert panel.research is not None
         assert len(panel.research.details) == len(widget_data.details)
-        assert panel.checks is not None and panel.checks["agrees"].all()
+        assert panel.checks is not None
+        assert panel.checks["agrees"].all()
         assert panel.open_button.layout.display == "none"
         assert "effect: PnL change [95 %]" in panel.table.value
 
@@ -206,7 +218,8 @@ def test_the_recommendations_panel_sees_an_editor_move_its_entry(
         QUANT, client=client, trades=widget_data.trades, details=widget_data.details
     )
     rec = panel.selected
-    assert rec is not None and "would be refused" not in panel.detail.value
+    assert rec is not None
+    assert "would be refused" not in panel.detail.value
     old = float(rec["old_threshold"])
     editor = PlaybookEditor(QUANT, client=client, market_cap_class=str(rec["market_cap_class"]))
     editor.edit(str(rec["criterion"]), "threshold", old + 0.5)
@@ -216,7 +229,8 @@ def test_the_recommendations_panel_sees_an_editor_move_its_entry(
     # redrawn from the shared view: the entry no longer holds what the recommendation was for
     assert f"now holds {old + 0.5:g} for this entry" in panel.detail.value
     spent = quota_left(server, "enterprise")
-    assert panel.apply() is None and not panel.confirmation.visible
+    assert panel.apply() is None
+    assert not panel.confirmation.visible
     assert "nothing was sent" in panel.message.value
     assert quota_left(server, "enterprise") == spent
     assert float(value_of(service_playbook(server), str(rec["config_id"]))) == old + 0.5

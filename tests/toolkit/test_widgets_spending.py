@@ -67,7 +67,8 @@ def test_growth_is_offered_only_what_fits_and_gets_it(
 
 def _offered_what_fits(panel: ThresholdPanel, client: Client) -> None:
     left = client.quota.remaining
-    assert left is not None and panel.research is None
+    assert left is not None
+    assert panel.research is None
     text = panel.message.value
     found = re.search(r"needs ([\d,]+) more requests", text)
     assert found is not None, text
@@ -75,17 +76,22 @@ def _offered_what_fits(panel: ThresholdPanel, client: Client) -> None:
     assert needed > left - RESERVE  # the whole load cannot fit today: it is not offered
     label = panel.open_button.description
     assert label == f"Open what fits: spend {left - RESERVE:,} requests"
-    assert "resets at" in text and "(in " in text and not PYTHON_ADVICE.search(text)
+    assert "resets at" in text
+    assert "(in " in text
+    assert not PYTHON_ADVICE.search(text)
     assert panel.open_button.layout.width == "auto"  # the label is never cut
     panel.open_button.click()
-    assert panel.research is not None and not panel.slider.disabled
-    assert client.quota.remaining is not None and client.quota.remaining >= RESERVE
+    assert panel.research is not None
+    assert not panel.slider.disabled
+    assert client.quota.remaining is not None
+    assert client.quota.remaining >= RESERVE
     assert panel.open_button.layout.display == "none"
     studied = html.unescape(panel.message.value)
     match = re.search(r"Studying ([\d,]+) of quant \d+'s ([\d,]+) closed trades", studied)
     assert match is not None, studied
     assert 0 < int(match[1].replace(",", "")) < int(match[2].replace(",", ""))
-    assert "Loading…" not in studied and not PYTHON_ADVICE.search(studied)
+    assert "Loading…" not in studied
+    assert not PYTHON_ADVICE.search(studied)
 
 
 def _refusal(needed: int, remaining: int, reserve: int = 0) -> QuotaShareExceededError:
@@ -94,13 +100,16 @@ def _refusal(needed: int, remaining: int, reserve: int = 0) -> QuotaShareExceede
 
 def test_an_offer_is_all_of_it_what_fits_or_nothing_before_the_reset() -> None:
     fits = opening_offer(_refusal(300, 498), "the trades")
-    assert fits.label == "Open: spend 300 requests" and fits.spend == {"confirm": True}
+    assert fits.label == "Open: spend 300 requests"
+    assert fits.spend == {"confirm": True}
     part = opening_offer(_refusal(600, 498, reserve=10), "the trades")
     assert part.label == "Open what fits: spend 488 requests"
     assert part.spend == {"confirm": True, "max_requests": 488, "partial": True}
-    assert "the rest then costs 112" in part.text and "10 of them kept in reserve" in part.text
+    assert "the rest then costs 112" in part.text
+    assert "10 of them kept in reserve" in part.text
     none = opening_offer(_refusal(600, 5, reserve=10), "the trades")
-    assert none.label is None and none.spend == {}
+    assert none.label is None
+    assert none.spend == {}
     assert "nothing can be loaded before the quota resets at" in none.text
     for offer in (fits, part, none):
         assert not PYTHON_ADVICE.search(offer.text)
@@ -111,8 +120,10 @@ def test_nothing_left_shows_no_button(
 ) -> None:
     panel = ThresholdPanel(QUANT, client=client_for(sandbox, "growth"))
     panel._open_lazily(opening_offer(_refusal(600, 0), "the trades"), lambda **_: None)
-    assert panel.open_button.layout.display == "none" and panel._opening is None
-    assert panel.open() is False and "Nothing waits to be opened" in panel.message.value
+    assert panel.open_button.layout.display == "none"
+    assert panel._opening is None
+    assert panel.open() is False
+    assert "Nothing waits to be opened" in panel.message.value
 
 
 def test_the_confirmation_names_the_host(

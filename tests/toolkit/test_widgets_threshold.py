@@ -47,7 +47,8 @@ def test_table_shows_what_if_numbers_and_slider_moves_the_line(
 
     panel.select("smart_money_buys")
     entry = panel.entry
-    assert entry is not None and entry["config_type"] == "BUYING"
+    assert entry is not None
+    assert entry["config_type"] == "BUYING"
     assert panel.threshold == entry["threshold"]  # the slider starts at the current threshold
     panel.set_threshold(entry["threshold"] + 1)
 
@@ -94,10 +95,12 @@ def test_table_shows_what_if_numbers_and_slider_moves_the_line(
 
     # the hard filter as the other question, labelled as the signal (it bounds nothing)
     panel.rule_picker.value = "filter"
-    assert panel.what_if is not None and panel.what_if.attrs["what_if"]["rule"] == "filter"
+    assert panel.what_if is not None
+    assert panel.what_if.attrs["what_if"]["rule"] == "filter"
     assert "does not bound it" in panel.table_html.value
     assert "upper bound" not in panel.table_html.value.lower()
-    assert panel.table is not None and panel.table.attrs["rule"].startswith("signal:")
+    assert panel.table is not None
+    assert panel.table.attrs["rule"].startswith("signal:")
     upper = bt.what_if(
         mine,
         "smart_money_buys",
@@ -132,7 +135,8 @@ def test_loads_trades_and_details_itself(
         panel = ThresholdPanel(QUANT, client=c, market_cap_class="MID_CAP", criterion="rsi_14")
     assert panel.research is not None
     assert len(panel.research.details) == len(widget_data.details)
-    assert panel.class_picker.value == "MID_CAP" and panel.criterion_picker.value == "rsi_14"
+    assert panel.class_picker.value == "MID_CAP"
+    assert panel.criterion_picker.value == "rsi_14"
     assert "≤" in panel.table_html.value  # rsi_14 passes when value <= threshold
 
 
@@ -158,23 +162,28 @@ def test_apply_cancel_confirm_undo_against_the_service(
     panel.apply_button.click()
     assert panel.confirmation.visible
     shown = panel.confirmation.text.value
-    assert config_id in shown and f"<td>{old:g}</td>" in shown and f"<td>{new:g}</td>" in shown
+    assert config_id in shown
+    assert f"<td>{old:g}</td>" in shown
+    assert f"<td>{new:g}</td>" in shown
 
     spent = client.quota.remaining
     panel.confirmation.cancel_button.click()
-    assert not panel.confirmation.visible and "nothing was sent" in panel.message.value
+    assert not panel.confirmation.visible
+    assert "nothing was sent" in panel.message.value
     assert client.quota.remaining == spent  # no request at all
     pd.testing.assert_frame_equal(service_playbook(server), original, check_like=True)
     assert not (tmp_path / "audit.jsonl").exists()
 
     panel.apply()
     written = panel.confirm()
-    assert written is not None and written.verified
+    assert written is not None
+    assert written.verified
     assert "verified" in panel.message.value
     assert value_of(service_playbook(server), config_id) == new
     assert panel.audit_log.path == tmp_path / "audit.jsonl"  # next to the client's cache
     (entry_logged,) = AuditLog(tmp_path / "audit.jsonl").entries()
-    assert entry_logged.verified and entry_logged.action == "change"
+    assert entry_logged.verified
+    assert entry_logged.action == "change"
     assert (entry_logged.config_id, entry_logged.old_value, entry_logged.new_value) == (
         config_id,
         old,
@@ -187,17 +196,21 @@ def test_apply_cancel_confirm_undo_against_the_service(
     )
     assert entry_logged.service == client.settings.service
     assert server.keys["enterprise"] not in (tmp_path / "audit.jsonl").read_text()
-    assert panel.entry is not None and panel.entry["threshold"] == new  # the panel moved on
+    assert panel.entry is not None  # the panel moved on
+    assert panel.entry["threshold"] == new
 
     assert not panel.undo_button.disabled
     panel.undo_button.click()
     assert value_of(service_playbook(server), config_id) == old
     first, second = AuditLog(tmp_path / "audit.jsonl").entries()
-    assert second.action == "undo" and second.undoes == first.id and second.verified
+    assert second.action == "undo"
+    assert second.undoes == first.id
+    assert second.verified
     assert (second.old_value, second.new_value) == (new, old)
     with pytest.raises(UndoRefusedError, match="already undone"):
         undo(first, client=client, log=panel.audit_log)
-    assert panel.undo() is None and "Nothing to undo" in panel.message.value
+    assert panel.undo() is None
+    assert "Nothing to undo" in panel.message.value
 
 
 def test_growth_key_can_analyse_but_not_apply(
@@ -208,12 +221,14 @@ def test_growth_key_can_analyse_but_not_apply(
         QUANT, client=client, trades=widget_data.trades, details=widget_data.details
     )
     assert panel.apply_button.disabled
-    assert "Enterprise can change it" in panel.message.value and "growth" in panel.message.value
+    assert "Enterprise can change it" in panel.message.value
+    assert "growth" in panel.message.value
     panel.select("smart_money_buys")
     panel.set_threshold(3)
     assert "win rate" in panel.table_html.value
     spent = client.quota.remaining
-    assert panel.apply() is None and not panel.confirmation.visible
+    assert panel.apply() is None
+    assert not panel.confirmation.visible
     assert client.quota.remaining == spent
 
 
@@ -223,8 +238,10 @@ def test_basic_key_gets_a_message_not_an_error(
     panel = ThresholdPanel(QUANT, client=client_for(sandbox, "basic"))
     text = panel.message.value
     assert "Growth or higher can read the playbook; Enterprise can change it" in text
-    assert panel.apply_button.disabled and panel.slider.disabled
-    assert panel.entry is None and panel.apply() is None
+    assert panel.apply_button.disabled
+    assert panel.slider.disabled
+    assert panel.entry is None
+    assert panel.apply() is None
 
 
 def test_audit_log_skips_a_torn_line_and_refuses_a_moved_value(
@@ -249,7 +266,8 @@ def test_audit_log_skips_a_torn_line_and_refuses_a_moved_value(
         f.write('{"id": "torn')  # a crash mid-write
     (logged,) = log.entries()
     frame = log.frame()
-    assert len(frame) == 1 and str(frame["timestamp"].dtype) == "datetime64[ms, UTC]"
+    assert len(frame) == 1
+    assert str(frame["timestamp"].dtype) == "datetime64[ms, UTC]"
     assert json.loads(log.path.read_text().splitlines()[0])["verified"] is True
     # someone else changes the value: undo would not restore what the entry changed
     L.update_playbook(QUANT, [{"config_id": logged.config_id, "value": 2.5}], client=client)
@@ -294,7 +312,9 @@ def test_a_put_without_an_answer_is_settled_by_the_read_back(
     written = write_changes(QUANT, [change], client=client, log=log)
     assert written.verified
     (logged,) = log.entries()
-    assert logged.verified and logged.note is not None and "no answer" in logged.note
+    assert logged.verified
+    assert logged.note is not None
+    assert "no answer" in logged.note
     assert value_of(service_playbook(server), change.config_id) == change.new_value
 
 
@@ -357,17 +377,23 @@ def test_opening_never_spends_more_than_the_quota_share_without_a_click(
         quota_share=0.05,  # 5% of 5,000: less than one request per closed trade
     ) as client:
         panel = ThresholdPanel(QUANT, client=client)
-        assert panel.research is None and panel.slider.disabled
+        assert panel.research is None
+        assert panel.slider.disabled
         spent = 5000 - (client.quota.remaining or 0)
         assert spent <= 0.05 * 5000  # the playbook and the trades' page only
         text = panel.message.value
-        assert "not in the cache" in text and "5% share" in text and "Press Open" in text
+        assert "not in the cache" in text
+        assert "5% share" in text
+        assert "Press Open" in text
         assert panel.open_button.layout.display != "none"
         needed = int(panel.open_button.description.split()[2].replace(",", ""))
-        assert needed > 0.05 * 5000 and f"needs {needed} more requests" in text
+        assert needed > 0.05 * 5000
+        assert f"needs {needed} more requests" in text
         panel.open_button.click()
-        assert panel.research is not None and not panel.slider.disabled
-        assert panel.open_button.layout.display == "none" and panel.entry is not None
+        assert panel.research is not None
+        assert not panel.slider.disabled
+        assert panel.open_button.layout.display == "none"
+        assert panel.entry is not None
         assert panel.threshold == panel.entry["threshold"]
         assert 5000 - (client.quota.remaining or 0) >= spent + needed  # spent on the click
 
@@ -378,8 +404,10 @@ def test_growth_is_told_the_cost_instead_of_spending_its_quota(
     client = client_for(sandbox, "growth")
     panel = ThresholdPanel(QUANT, client=client)
     assert (client.quota.remaining or 0) >= 500 - 2  # the playbook and one page of trades
-    assert panel.research is None and panel.open_button.layout.display != "none"
-    assert "Open: spend" in panel.open_button.description and "25%" in panel.message.value
+    assert panel.research is None
+    assert panel.open_button.layout.display != "none"
+    assert "Open: spend" in panel.open_button.description
+    assert "25%" in panel.message.value
 
 
 def test_reload_reads_the_service_and_resets_the_control(
@@ -399,7 +427,8 @@ def test_reload_reads_the_service_and_resets_the_control(
         details=widget_data.details,
     )
     entry = panel.entry
-    assert entry is not None and panel.threshold == 2
+    assert entry is not None
+    assert panel.threshold == 2
     # someone else changes the entry (another client: this one's cache still holds 2)
     with Client(
         server.url, server.keys["enterprise"], cache_dir=tmp_path / "other", progress=False
@@ -408,4 +437,6 @@ def test_reload_reads_the_service_and_resets_the_control(
     panel.set_threshold(5)
     panel.reload_button.click()
     assert "Reloaded" in panel.message.value
-    assert panel.threshold == 4 and panel.text.value == "4" and panel.apply() is None
+    assert panel.threshold == 4
+    assert panel.text.value == "4"
+    assert panel.apply() is None

@@ -111,7 +111,8 @@ def test_no_phantom_change_on_any_class_and_criterion(
     )
     browser = Browser(lambda: panel.slider, monkeypatch)
     browser.settle()
-    assert panel.entry is not None and panel.threshold == panel.entry["threshold"]
+    assert panel.entry is not None
+    assert panel.threshold == panel.entry["threshold"]
     pairs = _selections(panel)
     assert len(pairs) == 54  # 3 classes x 18 criteria
     browser.settle()
@@ -125,7 +126,8 @@ def test_no_phantom_change_on_any_class_and_criterion(
             phantoms.append((market_cap_class, criterion, entry["threshold"], panel.threshold))
             continue
         assert "no change" in panel.table_html.value, (market_cap_class, criterion)
-        assert panel.apply() is None and not panel.confirmation.visible
+        assert panel.apply() is None
+        assert not panel.confirmation.visible
         assert "nothing to change" in panel.message.value
     assert phantoms == []
     assert browser.synced_back == []  # the browser never had to move the handle itself
@@ -148,7 +150,8 @@ def test_integer_criteria_move_in_whole_steps_and_write_them(
     )
     browser = Browser(lambda: panel.slider, monkeypatch)
     entry = panel.entry
-    assert entry is not None and entry["threshold"] == 2
+    assert entry is not None
+    assert entry["threshold"] == 2
     config_id = str(entry["config_id"])
     browser.press("ArrowRight")
     assert panel.threshold == 3
@@ -156,20 +159,25 @@ def test_integer_criteria_move_in_whole_steps_and_write_them(
     browser.press("ArrowRight")
     browser.press("ArrowLeft")
     assert panel.threshold == 3
-    assert "with ≥ 3" in panel.table_html.value and "no change" not in panel.table_html.value
+    assert "with ≥ 3" in panel.table_html.value
+    assert "no change" not in panel.table_html.value
     change = panel.apply()
-    assert change is not None and (change.old_value, change.new_value) == (2, 3)
+    assert change is not None
+    assert (change.old_value, change.new_value) == (2, 3)
     assert "2 → 3" in panel.confirmation.text.value
     written = panel.confirm()
-    assert written is not None and written.verified
+    assert written is not None
+    assert written.verified
     assert value_of(service_playbook(server), config_id) == 3
     browser.settle()
-    assert panel.threshold == 3 and panel.apply() is None  # the panel moved on, no phantom
+    assert panel.threshold == 3  # the panel moved on, no phantom
+    assert panel.apply() is None
 
     panel.undo()
     assert value_of(service_playbook(server), config_id) == 2
     browser.settle()
-    assert panel.threshold == 2 and panel.apply() is None  # after Undo: no phantom either
+    assert panel.threshold == 2  # after Undo: no phantom either
+    assert panel.apply() is None
     assert browser.synced_back == []
 
     # every integer criterion of every class steps by one whole unit
@@ -206,11 +214,13 @@ def test_a_typed_value_is_used_exactly_never_snapped(
     assert entry is not None
     panel.text.value = "1.23457"  # typed, then Enter (the text box syncs on Enter or blur)
     browser.settle()
-    assert panel.threshold == 1.23457 and panel.text.value == "1.23457"
+    assert panel.threshold == 1.23457
+    assert panel.text.value == "1.23457"
     assert "with ≥ 1.23457" in panel.table_html.value
     assert browser.synced_back == []
     change = panel.apply()
-    assert change is not None and change.new_value == 1.23457
+    assert change is not None
+    assert change.new_value == 1.23457
     assert panel.confirm() is not None
     assert value_of(service_playbook(server), str(entry["config_id"])) == 1.23457
 
@@ -222,13 +232,16 @@ def test_a_typed_value_is_used_exactly_never_snapped(
 
     # bad input: one clear line, the exact value stays
     panel.text.value = "abc"
-    assert "not a number" in panel.message.value and panel.threshold == 1.23457
+    assert "not a number" in panel.message.value
+    assert panel.threshold == 1.23457
     assert panel.text.value == "1.23457"
     panel.text.value = "11"
-    assert "range [0, 10]" in panel.message.value and panel.threshold == 1.23457
+    assert "range [0, 10]" in panel.message.value
+    assert panel.threshold == 1.23457
     panel.select("smart_money_buys")
     panel.text.value = "2.5"
-    assert "whole number" in panel.message.value and panel.threshold == 2
+    assert "whole number" in panel.message.value
+    assert panel.threshold == 2
 
 
 def test_a_changed_playbook_resets_the_control_without_a_phantom(
@@ -247,7 +260,8 @@ def test_a_changed_playbook_resets_the_control_without_a_phantom(
     )
     browser = Browser(lambda: panel.slider, monkeypatch)
     panel.set_threshold(5)
-    assert panel.apply() is not None and panel.confirmation.visible
+    assert panel.apply() is not None
+    assert panel.confirmation.visible
     assert panel.playbook is not None
     changed = panel.playbook.copy()
     where = (
@@ -258,10 +272,12 @@ def test_a_changed_playbook_resets_the_control_without_a_phantom(
     changed.loc[where, "threshold"] = 4.0  # another panel wrote 2 -> 4
     panel._playbook_changed(changed)
     browser.settle()
-    assert panel.threshold == 4 and panel.text.value == "4"
+    assert panel.threshold == 4
+    assert panel.text.value == "4"
     assert not panel.confirmation.visible  # the change asked for was from 2: dropped
     assert "now <b>4</b>" in panel.entry_html.value
-    assert "no change" in panel.table_html.value and "now (≥ 4)" in panel.table_html.value
+    assert "no change" in panel.table_html.value
+    assert "now (≥ 4)" in panel.table_html.value
     assert panel.apply() is None
     assert browser.synced_back == []
     pd.testing.assert_frame_equal(panel.playbook, changed)
@@ -290,10 +306,12 @@ def test_switching_value_lists_either_way_never_clamps_in_the_browser(
         browser.settle()
         assert control.value == value
         assert values[browser.state["value"]] == value  # what the page shows is the value
-    assert browser.synced_back == [] and moved == []  # nothing moved, nothing proposed
+    assert browser.synced_back == []  # nothing moved, nothing proposed
+    assert moved == []
     control.set(0.123)  # a value off the list joins it, exactly
     browser.settle()
-    assert control.value == 0.123 and control.text.value == "0.123"
+    assert control.value == 0.123
+    assert control.text.value == "0.123"
     assert browser.synced_back == []
 
 
@@ -324,8 +342,10 @@ def test_a_fraction_already_in_a_whole_number_entry_is_held_and_left_alone(
     written.loc[where, "threshold"] = 3.09
     panel._playbook_changed(written)
     browser.settle()
-    assert panel.threshold == 3.09 and panel.text.value == "3.09"
-    assert panel.apply() is None and "nothing to change" in panel.message.value
+    assert panel.threshold == 3.09
+    assert panel.text.value == "3.09"
+    assert panel.apply() is None
+    assert "nothing to change" in panel.message.value
     browser.press("ArrowRight")
     assert panel.threshold == 4
     browser.press("ArrowLeft")

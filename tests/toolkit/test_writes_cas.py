@@ -44,7 +44,8 @@ def test_a_stale_write_is_refused_naming_both_values_and_force_overrides(
     )
     assert isinstance(refused.value, qs.WriteRefusedError)
     ((stale_change, current),) = refused.value.stale
-    assert stale_change == change and current == old + 1.09
+    assert stale_change == change
+    assert current == old + 1.09
     assert refused.value.playbook is not None  # the playbook as the check read it
     assert float(value_of(refused.value.playbook, config_id)) == old + 1.09
     pd.testing.assert_frame_equal(service_playbook(server), original, check_like=True)
@@ -53,7 +54,8 @@ def test_a_stale_write_is_refused_naming_both_values_and_force_overrides(
     # force: written, and the log holds the value it replaced, not the one the user saw
     written = audit.write_changes(QUANT, [change], client=client, log=log, force=True)
     (entry,) = written.entries
-    assert written.verified and (entry.old_value, entry.new_value) == (old + 1.09, old + 2)
+    assert written.verified
+    assert (entry.old_value, entry.new_value) == (old + 1.09, old + 2)
     assert float(value_of(service_playbook(server), config_id)) == old + 2
 
 

@@ -177,7 +177,8 @@ def test_a_read_back_showing_another_writers_value_is_logged_as_such(
         True,
     )
     assert (theirs.old_value, theirs.new_value, theirs.read_back) == (b, b + 1, b + 5)
-    assert not theirs.verified and not written.verified
+    assert not theirs.verified
+    assert not written.verified
     assert theirs.note == (
         f"read back threshold={b + 5!r}, sent {b + 1!r}: the service holds another value "
         "(another writer's, written after this one from another machine or around quantscope; "
@@ -206,7 +207,8 @@ def test_a_playbook_locked_by_another_process_waits_then_refuses_naming_it(
         text=True,
     )
     try:
-        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        assert holder.stdout is not None
+        assert holder.stdout.readline() == "held\n"
         left = quota_left(server, "enterprise")
         with pytest.raises(qs.PlaybookBusyError) as busy, playbook_lock(client, QUANT, wait_s=0.2):
             pass
@@ -308,7 +310,8 @@ def test_a_put_without_an_answer_is_logged_all_or_nothing_by_its_read_back(
         b + 5,
         False,
     )
-    assert theirs.note is not None and theirs.note.startswith(
+    assert theirs.note is not None
+    assert theirs.note.startswith(
         f"the PUT got no answer; the read-back shows it applied, but read back "
         f"threshold={b + 5!r}, sent {b + 1!r}: the service holds another value"
     )

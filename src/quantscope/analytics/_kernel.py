@@ -309,7 +309,8 @@ def _psr(
     sr: np.ndarray, n: np.ndarray, m2: np.ndarray, m3: np.ndarray, m4: np.ndarray
 ) -> np.ndarray:
     """``_stats.psr_from`` per segment, from the per-day Sharpe and the central moment sums
-    (pandas' bias-adjusted skewness and excess kurtosis, as ``_stats.moments``)."""
+    (pandas' bias-adjusted skewness and excess kurtosis, as ``_stats.moments``).
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
         g1 = m3 / n / (m2 / n) ** 1.5
         skew = np.sqrt(n * (n - 1)) / (n - 2) * g1

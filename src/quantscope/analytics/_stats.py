@@ -64,7 +64,8 @@ def sortino_ratio(daily_pnl: ArrayLike, periods_per_year: int = PERIODS_PER_YEAR
 
 def moments(x: np.ndarray) -> tuple[float, float]:
     """Sample skewness and excess kurtosis, bias-adjusted as pandas' ``skew``/``kurt`` (the
-    estimators quantstats feeds the probabilistic Sharpe ratio); NaN below 3 and 4 values."""
+    estimators quantstats feeds the probabilistic Sharpe ratio); NaN below 3 and 4 values.
+    """
     n = x.size
     dev = x - x.mean() if n else x
     m2 = float(np.sum(dev**2))
@@ -84,7 +85,8 @@ def psr_from(
     """``P(true SR > benchmark)`` of a per-period Sharpe ``sr`` over ``n`` periods (Bailey and
     López de Prado 2012): ``Φ((sr - benchmark) sqrt(n - 1) / sqrt(1 - γ3 sr + (γ4 - 1)/4 sr²))``
     with ``γ4 = excess_kurtosis + 3``. NaN where undefined (fewer than 4 periods, or moments
-    that make the variance negative)."""
+    that make the variance negative).
+    """
     if n < 4 or not all(map(math.isfinite, (sr, skew, excess_kurtosis))):
         return float("nan")
     var = 1.0 - skew * sr + (excess_kurtosis + 2.0) / 4.0 * sr * sr
@@ -114,7 +116,8 @@ def deflated_sharpe_ratio(daily_pnl: ArrayLike, trials: int, trial_sr_std: float
     strategies of true Sharpe 0 would show by luck,
     ``SR0 = σ_SR ((1 - γ) Φ⁻¹(1 - 1/N) + γ Φ⁻¹(1 - 1/(N e)))``, with ``σ_SR`` the standard
     deviation of the per-day Sharpe ratios across the trials and γ Euler's constant.
-    With one trial it is the probabilistic Sharpe ratio."""
+    With one trial it is the probabilistic Sharpe ratio.
+    """
     if trials < 1:
         raise ValueError(f"trials must be >= 1, got {trials}")
     benchmark = 0.0

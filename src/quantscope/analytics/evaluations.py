@@ -79,7 +79,8 @@ def criterion_values(
     details: pd.DataFrame, trades: pd.DataFrame, criterion: str | None = None
 ) -> pd.DataFrame:
     """``evaluation_id``, ``criterion``, ``value`` and ``outcome`` of the evaluations that bought
-    a closed trade (one criterion, or all): the rows ``values_by_outcome`` aggregates."""
+    a closed trade (one criterion, or all): the rows ``values_by_outcome`` aggregates.
+    """
     rows = details
     if criterion is not None:
         rows = details[(details["criterion"] == criterion).to_numpy(dtype=bool, na_value=False)]

@@ -95,7 +95,8 @@ def volatility(returns: pd.Series | np.ndarray, periods_per_year: int = PERIODS_
 
 def return_drawdown(returns: pd.Series | np.ndarray) -> float:
     """The deepest fall (<= 0, a fraction) of the compounded equity ``prod(1 + r)`` below its
-    running peak, the start (1) counting as a peak: ``max_drawdown`` of the equity's steps."""
+    running peak, the start (1) counting as a peak: ``max_drawdown`` of the equity's steps.
+    """
     x = _values(returns)
     equity = np.cumprod(1.0 + x)
     steps = np.diff(np.concatenate(([1.0], equity)))
@@ -104,7 +105,8 @@ def return_drawdown(returns: pd.Series | np.ndarray) -> float:
 
 def calmar(returns: pd.Series | np.ndarray, periods_per_year: int = PERIODS_PER_YEAR) -> float:
     """``cagr / |return_drawdown|``: +inf with no drawdown and a positive CAGR, NaN with none
-    and a CAGR of 0 or less (quantstats divides by zero there)."""
+    and a CAGR of 0 or less (quantstats divides by zero there).
+    """
     growth, fall = cagr(returns, periods_per_year), return_drawdown(returns)
     if fall == 0.0:
         return float("inf") if growth > 0 else float("nan")
@@ -114,7 +116,8 @@ def calmar(returns: pd.Series | np.ndarray, periods_per_year: int = PERIODS_PER_
 def value_at_risk(returns: pd.Series | np.ndarray, confidence: float = VAR_CONFIDENCE) -> float:
     """Historical VaR: the ``1 - confidence`` quantile of the daily returns (linear
     interpolation between days, numpy's and pandas' default); a loss is negative.
-    quantstats' ``var`` is parametric (a normal fitted to the mean and std): not this."""
+    quantstats' ``var`` is parametric (a normal fitted to the mean and std): not this.
+    """
     x = _values(returns)
     return float(np.quantile(x, 1.0 - confidence)) if x.size else float("nan")
 
@@ -123,7 +126,8 @@ def conditional_value_at_risk(
     returns: pd.Series | np.ndarray, confidence: float = VAR_CONFIDENCE
 ) -> float:
     """Historical CVaR (expected shortfall): the mean of the daily returns at or below the
-    historical VaR; equal to quantstats' ``cvar(..., method="historical")``."""
+    historical VaR; equal to quantstats' ``cvar(..., method="historical")``.
+    """
     x = _values(returns)
     if x.size == 0:
         return float("nan")

@@ -39,7 +39,8 @@ _SHARPE_DAYS = "daily: mean / std(ddof=1) of daily PnL, annualised by sqrt({ppy}
 
 def parse_window(window: Window) -> tuple[str, int]:
     """``("trades", n)`` for an int, ``("days", n)`` for a whole number of days (``"30D"``);
-    ValueError in one line otherwise."""
+    ValueError in one line otherwise.
+    """
     if isinstance(window, bool) or not isinstance(window, int | str):
         raise ValueError(
             f"window must be a number of trades (50) or of days ('30D'), got {window!r}"

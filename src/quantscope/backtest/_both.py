@@ -45,7 +45,8 @@ def side_by_side(effect: pd.DataFrame, signal: pd.DataFrame) -> pd.DataFrame:
     same thresholds: ``SHARED`` columns (from the effect: ``admits_unseen`` is about the
     playbook), then ``effect_<column>`` and ``signal_<column>`` for ``DECISION_COLUMNS``.
     ``attrs["what_if"]``: ``rule`` "both", ``question`` ("effect", "signal"), ``labels`` and
-    ``notes`` per question, each question's own attrs under ``questions``."""
+    ``notes`` per question, each question's own attrs under ``questions``.
+    """
     frames = {"effect": effect, "signal": signal}
     columns = {name: effect[name].to_numpy() for name in SHARED if name in effect.columns}
     if "admits_unseen" in columns:

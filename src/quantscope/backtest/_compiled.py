@@ -68,7 +68,8 @@ def key_codes(series: pd.Series) -> tuple[np.ndarray, list[object]]:
 
 def _config_codes(frame: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
     """Each row's playbook config type as a code (the ``config_type`` column, else the
-    evaluation type mapped), mapping the distinct values, not the rows."""
+    evaluation type mapped), mapping the distinct values, not the rows.
+    """
     if "config_type" in frame.columns:
         codes, names = key_codes(frame["config_type"])
         return codes, [str(n) for n in names]
@@ -100,7 +101,7 @@ def row_slices(playbook: PlaybookArg, frame: pd.DataFrame) -> RowSlices:
     for code in present.tolist():
         q, rest = divmod(code, n_c * n_k)
         c, k = divmod(rest, n_k)
-        triples.append((int(quants[q]), str(classes[c]), kinds[k]))  # type: ignore[call-overload]
+        triples.append((int(quants[q]), str(classes[c]), kinds[k]))  # type: ignore[call-overload]  # key_codes' uniques are typed object
     books = playbooks_by_quant(playbook, {q for q, _, _ in triples})
     position, slices = _slice_table(books, dict(zip(present.tolist(), triples, strict=True)), size)
     return RowSlices(position.take(combined), slices, kind, list(kinds))
@@ -130,7 +131,8 @@ def grouped_slices(
     ``row``, ``size`` where a key is missing; ``keys`` the (quant, class, config type) of
     each code present), so a sweep codes its rows' keys once for the rule and the current
     thresholds. The same slices and errors as ``row_slices``, without the rows' config
-    types (``decide_rows`` reads them, the verdicts do not)."""
+    types (``decide_rows`` reads them, the verdicts do not).
+    """
     books = playbooks_by_quant(playbook, {q for q, _, _ in keys.values()})
     position, slices = _slice_table(books, keys, size)
     return RowSlices(position.take(row), slices, None, [])
@@ -143,7 +145,8 @@ def _pattern_words(
     enabled criterion of the union but ``fixed`` ones: it passes or fails by its row's
     slice's operator and threshold. Returns the words and the bits used in the last one.
     Written ``SCAN`` rows at a time (the per-row thresholds, verdicts and shifted bits of a
-    chunk stay in the cache)."""
+    chunk stay in the cache).
+    """
     union: dict[str, None] = {}
     for rules in rows.slices:
         for c, off in zip(rules.criteria, rules.disabled, strict=True):
@@ -171,7 +174,8 @@ def _pattern_words(
 
 class _Passes:
     """Whether each row's value passes its own slice's threshold of one criterion (False
-    where the slice lacks or disables it, or the value is missing), for a chunk of rows."""
+    where the slice lacks or disables it, or the value is missing), for a chunk of rows.
+    """
 
     def __init__(self, rows: RowSlices, criterion: str) -> None:
         rules_of = []
@@ -214,7 +218,8 @@ def _distinct(
     words: Sequence[np.ndarray], bits: int
 ) -> tuple[np.ndarray, int, np.ndarray, np.ndarray]:
     """Each row's (slice, pattern) as a key ``0 .. m-1``, ``m``, the keys some row has, and
-    one row of each of those."""
+    one row of each of those.
+    """
     n = len(words[0])
     if len(words) == 1 and bits <= DENSE_BITS:  # a count per possible word, no hashing
         (word,) = words
@@ -238,7 +243,8 @@ def _distinct(
 def _representatives(key: np.ndarray, m: int, used: np.ndarray) -> np.ndarray:
     """One row of each of the keys ``used`` (any row will do: they decide alike), from the
     first ``SCAN`` rows on until every key has one: usually the first chunk, instead of a
-    scatter of every row."""
+    scatter of every row.
+    """
     found = np.full(m, -1, dtype=np.intp)
     for start in range(0, len(key), SCAN):
         chunk = key[start : start + SCAN]
@@ -299,7 +305,8 @@ def decide_patterns(
 
 def take_rows(table: np.ndarray, key: np.ndarray) -> np.ndarray:
     """``table[key]`` for a small (m, v) table and many keys, one column at a time (a
-    column-major answer: each column contiguous, as callers read them)."""
+    column-major answer: each column contiguous, as callers read them).
+    """
     out = np.empty((table.shape[1], len(key)), dtype=bool)
     for j in range(table.shape[1]):
         np.take(table[:, j], key, out=out[j])

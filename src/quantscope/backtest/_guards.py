@@ -82,7 +82,8 @@ def _tokens_kept_1d(
     values: np.ndarray, grid: np.ndarray, op: str, codes: np.ndarray, k: int
 ) -> np.ndarray:
     """Distinct tokens kept at each threshold of one criterion: a token is kept when its
-    best value (the largest under ``V_GTE_T``) passes."""
+    best value (the largest under ``V_GTE_T``) passes.
+    """
     up = DIRECTION[op] > 0
     best = np.full(k, -np.inf if up else np.inf)
     (np.maximum if up else np.minimum).at(best, codes, values)
@@ -109,7 +110,8 @@ def _cluster_table(
     k: int,
 ) -> uncertainty.ClusterSums:
     """Per-token sums at every cell and under the current thresholds, the rows a replayed
-    grid keeps when either criterion passes included (all of them but those failing both)."""
+    grid keeps when either criterion passes included (all of them but those failing both).
+    """
     n = len(rows.outcomes.pnl)
     main = codes[:n]
 
@@ -143,7 +145,8 @@ def append(
     bootstrap: bool = True,
 ) -> pd.DataFrame:
     """``out`` (a sweep's rows, cells in ``meshgrid(*grids, indexing="ij")`` order) with the
-    guard columns appended, and ``attrs["what_if"]["guards"]`` saying how."""
+    guard columns appended, and ``attrs["what_if"]["guards"]`` saying how.
+    """
     parts = rows.token_frames() + (rows.either.token_frames() if rows.either is not None else [])
     found = token_codes(parts)
     total = sum(len(p) for p in parts)

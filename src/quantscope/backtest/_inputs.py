@@ -35,7 +35,8 @@ def threshold_grid(values: np.ndarray, points: int = 101) -> np.ndarray:
 
 def _grid(criterion: str, observed: pd.Series | None, given: ThresholdsArg) -> np.ndarray:
     """The thresholds to sweep: ``given``, or quantiles of the values the trades had
-    (``observed``, needed only then)."""
+    (``observed``, needed only then).
+    """
     if given is None or isinstance(given, int):
         if observed is None:
             raise ValueError(f"the quantile grid of {criterion!r} needs the observed values")
@@ -93,7 +94,8 @@ def resolve_playbook(
     features: pd.DataFrame, playbook: PlaybookArg | None, rule: str
 ) -> PlaybookArg | None:
     """The playbook a sweep uses: ``playbook``, else the one the features keep; a ValueError
-    naming both fixes when ``rule="replay"`` finds neither."""
+    naming both fixes when ``rule="replay"`` finds neither.
+    """
     if rule not in QUESTION_OF:
         raise ValueError(f"rule must be one of {sorted(QUESTION_OF)}, got {rule!r}")
     found = playbook if playbook is not None else kept_playbooks(features)

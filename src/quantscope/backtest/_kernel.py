@@ -63,7 +63,8 @@ SMALL = 4096
 
 class _Positions:
     """``positions`` for one sorted thresholds array: the lookup table built once, applied to
-    any number of value arrays (the chunks of a sweep's pass over the rows)."""
+    any number of value arrays (the chunks of a sweep's pass over the rows).
+    """
 
     def __init__(self, sorted_thresholds: np.ndarray, side: Literal["left", "right"]) -> None:
         t = self.thresholds = sorted_thresholds
@@ -130,7 +131,8 @@ def positions(
 
 def bucket_side(operator: str) -> Literal["left", "right"]:
     """The ``positions`` side that counts, for a value, the sorted thresholds before its
-    bucket: ``#{t <= v}`` under ``V_GTE_T`` and ``V_LT_T``, ``#{t < v}`` otherwise."""
+    bucket: ``#{t <= v}`` under ``V_GTE_T`` and ``V_LT_T``, ``#{t < v}`` otherwise.
+    """
     return "right" if check_operator(operator) in ("V_GTE_T", "V_LT_T") else "left"
 
 
@@ -206,7 +208,8 @@ def _bucket_tables(
     of ``n_groups`` when ``groups`` gives each row's, or each row's index into ``of``, whose
     entries are the groups), and the cells' shape: buckets, keys and sums a chunk of rows at
     a time, the bucket lookups built once. Chunks are at least 8 rows per table entry, so a
-    big table (a grid) is summed in few chunks."""
+    big table (a grid) is summed in few chunks.
+    """
     finders = [
         _Positions(np.sort(np.asarray(t)), bucket_side(op))
         for t, op in zip(thresholds, operators, strict=True)
@@ -241,7 +244,8 @@ def _counted(keys: np.ndarray, size: int, outcomes: Outcomes, simulated: bool) -
     """Three ``bincount`` passes over the rows: the rows and their cost per (key, win[,
     simulated]) flag, and their PnL per (key, PnL > 0), over one key array when the wins
     are the trades with a positive PnL (a split of the keys by the PnL's sign otherwise).
-    ``keys`` (intp) is overwritten."""
+    ``keys`` (intp) is overwritten.
+    """
     win = outcomes.win.view(np.int8) if outcomes.win.dtype == bool else outcomes.win
     positive = outcomes.pnl > 0
     signs = None
@@ -268,7 +272,8 @@ def _counted(keys: np.ndarray, size: int, outcomes: Outcomes, simulated: bool) -
 
 def _tables(raw: Sequence[np.ndarray], size: int, simulated: bool) -> dict[str, np.ndarray]:
     """``_counted``'s flat counts as the outcomes summed per key ``0 .. size - 1`` (one
-    table per ``Sums`` field but the PnL)."""
+    table per ``Sums`` field but the PnL).
+    """
     width = 4 if simulated else 2
     counts = raw[0].reshape(size, 2, width // 2)
     signed = raw[2].reshape(size, 2)
@@ -289,7 +294,8 @@ def _kept_sums(
     first: Sequence[int] | None = None,
 ) -> Sums:
     """Bucket tables (one axis per criterion) -> ``Sums`` at the thresholds in their given
-    order (only the ``first[i]`` thresholds of each axis when given)."""
+    order (only the ``first[i]`` thresholds of each axis when given).
+    """
     ranks = [_ranks(np.asarray(t)) for t in thresholds]
     if first is not None:
         ranks = [r[:m] for r, m in zip(ranks, first, strict=True)]
@@ -405,7 +411,8 @@ def sweep_one(
 ) -> Sums:
     """``sweep`` for one criterion: the rows' buckets among the thresholds (``positions``: no
     sort of the rows), one ``bincount`` per outcome, and sums accumulated over the buckets
-    from the strict end (a small suffix is never the difference of two large sums)."""
+    from the strict end (a small suffix is never the difference of two large sums).
+    """
     return sweep([values], [thresholds], [operator], outcomes)
 
 

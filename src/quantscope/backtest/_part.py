@@ -35,7 +35,8 @@ OFFSET_RANGE = 1 << 12
 @dataclass(frozen=True)
 class Groups:
     """Each row's (quant, class, config type) as a code of the combinations of the values
-    the key columns hold (no per-row Python objects, no compaction of the codes)."""
+    the key columns hold (no per-row Python objects, no compaction of the codes).
+    """
 
     row: np.ndarray  # intp (n,): the row's combination, ``size`` where a key is missing
     size: int  # combinations; code ``size`` stands for rows without one
@@ -70,7 +71,8 @@ class _Shared:
 class Part:
     """Some rows of a frame: the frame, the positions of the rows taken (None: all of them),
     and columns whose values were moved (arrays over the part's rows, read instead of the
-    frame's)."""
+    frame's).
+    """
 
     def __init__(self, frame: pd.DataFrame, keep: np.ndarray | None = None) -> None:
         self.frame = frame
@@ -83,7 +85,8 @@ class Part:
 
     def subset(self, at: np.ndarray, moved: Mapping[str, np.ndarray]) -> Part:
         """The rows ``at`` (positions among this part's rows, ascending) with the columns of
-        ``moved`` (values over those rows) in place of the frame's; key codes shared."""
+        ``moved`` (values over those rows) in place of the frame's; key codes shared.
+        """
         out = Part.__new__(Part)
         out.frame, out._shared = self.frame, self._shared
         if len(at) == len(self):  # every row: the positions as they are
@@ -96,7 +99,8 @@ class Part:
 
     def rows(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
         """The rows as a frame of their own (a copy when some are left out or moved), with
-        every column or only ``columns`` (those the frame has)."""
+        every column or only ``columns`` (those the frame has).
+        """
         frame = self.frame
         if columns is not None:
             frame = frame[[c for c in columns if c in frame.columns]]
@@ -115,7 +119,8 @@ class Part:
     def codes(self, name: str) -> Codes:
         """Codes of one column of the rows (-1: missing) and the values they stand for:
         offsets from the smallest for integers of a small range (values may be absent),
-        else ``_compiled.key_codes``; computed once for all the parts of the frame."""
+        else ``_compiled.key_codes``; computed once for all the parts of the frame.
+        """
         found, uniques = self._shared.coded(name)
         return (found if self.index is None else found.take(self.index)), uniques
 
@@ -132,7 +137,8 @@ class Part:
 
 def _offsets(series: pd.Series) -> Codes | None:
     """An integer column of a small range as offsets from its smallest value, and every
-    value of the range (one subtraction: no hash, no pass to find the values present)."""
+    value of the range (one subtraction: no hash, no pass to find the values present).
+    """
     if not (pd.api.types.is_integer_dtype(series.dtype) and len(series)) or series.hasnans:
         return None
     raw = series.to_numpy(dtype=np.int64)

@@ -169,7 +169,8 @@ _COMPILED_MAX = 32
 
 def _digest(frame: pd.DataFrame) -> bytes:
     """A digest of the rule's columns: their names and values as Python objects (``repr`` of a
-    float is exact; True and 1 differ), ~3x cheaper than ``hash_pandas_object`` here."""
+    float is exact; True and 1 differ), ~3x cheaper than ``hash_pandas_object`` here.
+    """
     columns = [c for c in (*_PLAYBOOK_COLUMNS, "interval") if c in frame.columns]
     text = repr([(c, frame[c].tolist()) for c in columns]).encode()
     return hashlib.blake2b(text, digest_size=16).digest()

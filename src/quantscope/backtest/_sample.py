@@ -37,7 +37,8 @@ from quantscope.backtest.replay import decide_rows, passed_variants
 @dataclass(frozen=True)
 class PerGroup:
     """Current thresholds that differ between rows, kept coded: each row's (quant, class,
-    config type) combination and each combination's threshold, never a float per row."""
+    config type) combination and each combination's threshold, never a float per row.
+    """
 
     group: np.ndarray  # intp (n,): index into ``of`` (``Groups.row``)
     of: np.ndarray  # float64: each combination's threshold, NaN where unknown or absent
@@ -70,7 +71,8 @@ class Sample:
     def token_frames(self) -> list[pd.DataFrame]:
         """The ``token_id`` column of each source's rows (no column where it has none):
         what ``_inputs.token_codes`` reads, without copying the rest of the rows (nor
-        gathering rows of no column)."""
+        gathering rows of no column).
+        """
         return [
             p.rows(["token_id"])
             if "token_id" in p.frame.columns
@@ -101,7 +103,8 @@ def usable(frame: pd.DataFrame, criteria: Sequence[str]) -> np.ndarray:
 
 def variants(criteria: Sequence[str]) -> list[Variant]:
     """Every pass/fail combination of ``criteria`` as ``(forced, failing)``: variant ``j``
-    forces criterion ``i`` to pass for the bits ``i`` set in ``j``, to fail otherwise."""
+    forces criterion ``i`` to pass for the bits ``i`` set in ``j``, to fail otherwise.
+    """
     return [
         (
             [c for i, c in enumerate(criteria) if j >> i & 1],
@@ -346,7 +349,8 @@ def baseline_groups(rows: Sample, currents: Sequence[Current]) -> Baseline | Non
 
 def baseline(rows: Sample, ops: Sequence[str], currents: Sequence[Current]) -> np.ndarray:
     """The rows the current thresholds keep. A real trade whose current threshold is unknown
-    stays (it was traded); a simulated entry needs a known threshold it passes."""
+    stays (it was traded); a simulated entry needs a known threshold it passes.
+    """
     simulated = rows.outcomes.simulated
     kept = np.ones(len(simulated), dtype=bool)
     for v, op, cur in zip(rows.values, ops, currents, strict=True):

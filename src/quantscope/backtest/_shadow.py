@@ -46,7 +46,8 @@ NOTE = (
 
 def shadow_rows(frame: pd.DataFrame) -> dict[str, Any] | None:
     """The never-executed rows of a trades or features frame, counted by decision; None when
-    there is none (or the frame has no ``decision`` column: executed trades only)."""
+    there is none (or the frame has no ``decision`` column: executed trades only).
+    """
     if not isinstance(frame, pd.DataFrame) or "decision" not in frame.columns or frame.empty:
         return None
     shadow = ~executed_mask(frame)
@@ -66,7 +67,8 @@ def shadow_rows(frame: pd.DataFrame) -> dict[str, Any] | None:
 
 def check(frame: pd.DataFrame, where: str, stacklevel: int = 3) -> dict[str, Any] | None:
     """Warn once about ``frame``'s shadow rows and return their record for ``attrs["shadow"]``
-    (None when there is none). Entry points inside another are not checked (``checked``)."""
+    (None when there is none). Entry points inside another are not checked (``checked``).
+    """
     found = shadow_rows(frame)
     if found is not None:
         by = ", ".join(f"{c} {n}" for n, c in found["by_decision"].items())
@@ -81,7 +83,8 @@ def check(frame: pd.DataFrame, where: str, stacklevel: int = 3) -> dict[str, Any
 
 def checked(argument: str = "features") -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Decorate a research entry point whose ``argument`` is a trades or features frame: its
-    shadow rows warn once (``check``) and are recorded in the result's ``attrs["shadow"]``."""
+    shadow rows warn once (``check``) and are recorded in the result's ``attrs["shadow"]``.
+    """
 
     def decorate(func: Callable[P, R]) -> Callable[P, R]:
         signature = inspect.signature(func)

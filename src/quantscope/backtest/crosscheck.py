@@ -104,7 +104,7 @@ def _client_figures(
 
 
 def _int_or_nan(value: object) -> float:
-    return np.nan if pd.isna(value) else float(value)  # type: ignore[arg-type]
+    return np.nan if pd.isna(value) else float(value)  # type: ignore[arg-type]  # a number once pd.isna is False
 
 
 def _replayed(sample: pd.DataFrame, rec: pd.Series, playbook: PlaybookArg) -> dict[str, float]:

@@ -201,7 +201,8 @@ def _decided_thresholds(details: pd.DataFrame) -> dict[str, dict[str, dict[str, 
 def decided_by_slice(decided: Any) -> dict[tuple[int, str], Mapping[str, float]]:
     """``attrs["backtest"]["decided_thresholds"]`` as {(quant id, class): {criterion:
     threshold}}: from the JSON-safe {quant id text: {class: {...}}} that ``wide_details``
-    writes (and Parquet/Feather read back), or a hand-made frame's tuple-keyed mapping."""
+    writes (and Parquet/Feather read back), or a hand-made frame's tuple-keyed mapping.
+    """
     out: dict[tuple[int, str], Mapping[str, float]] = {}
     if not isinstance(decided, Mapping):
         return out
@@ -291,7 +292,8 @@ def _load_playbooks(
     details: pd.DataFrame, client: Client | None
 ) -> tuple[dict[int, pd.DataFrame] | None, str | None]:
     """The playbook of each quant of the details, or None and why (a plan that cannot read
-    playbooks)."""
+    playbooks).
+    """
     quants = sorted({int(q) for q in details["quant_id"].dropna().unique()})
     try:
         return {q: load_playbook(q, client=client) for q in quants}, None

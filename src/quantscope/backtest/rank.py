@@ -125,7 +125,8 @@ def _search(
 def _gains(found: _Searched, options: dict[str, Any], min_kept_share: float) -> dict[str, Any]:
     """``mean_gain`` and ``best_gain`` of the sweep under ``options["rule"]`` (win rate of
     the kept trades less that of every trade of the class, as ``what_if`` counts them), and
-    the current threshold."""
+    the current threshold.
+    """
     table = what_if(found.rows, found.criterion, None, bootstrap=False, **options)
     cur = table.attrs["what_if"]["current"][found.criterion]
     out: dict[str, Any] = {
@@ -376,7 +377,8 @@ def _with_evidence(scores: np.ndarray) -> np.ndarray:
 
 def _kept(s: _Searched, threshold: float, resamples: int, seed: int) -> dict[str, Any]:
     """The trades ``threshold`` keeps as a hard filter: counts, PnL, and the win rate with
-    its token-bootstrap interval (``uncertainty.cluster_intervals``)."""
+    its token-bootstrap interval (``uncertainty.cluster_intervals``).
+    """
     kept = OPERATORS[s.op](s.values, threshold)
     # The class's own tokens only: the resamples draw one weight per token.
     _, codes = np.unique(s.codes, return_inverse=True)

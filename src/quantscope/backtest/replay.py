@@ -56,14 +56,16 @@ def _decided(
     playbook: PlaybookArg, wide: pd.DataFrame, variants: Sequence[Variant]
 ) -> tuple[RowSlices, Decided]:
     """Each row's slice and the rule's verdicts for ``variants`` (``_compiled``: integer keys,
-    one ``decide`` per distinct pass pattern)."""
+    one ``decide`` per distinct pass pattern).
+    """
     rows = row_slices(playbook, wide)
     return rows, decide_patterns(rows, criterion_columns(wide, rows.slices), variants)
 
 
 def _config_column(rows: RowSlices) -> pd.Categorical:
     """The config types as categories of the default text dtype (as the loaders'), only the
-    ones present, sorted."""
+    ones present, sorted.
+    """
     assert rows.config_codes is not None  # row_slices codes them
     used = np.flatnonzero(np.bincount(rows.config_codes + 1, minlength=len(rows.config_names) + 1))
     names = sorted(rows.config_names[u - 1] for u in used.tolist() if u > 0)
@@ -110,7 +112,8 @@ def passed_variants(
 ) -> np.ndarray:
     """``decide_rows(playbook, wide, forced, failing)["passed"]`` for each ``(forced,
     failing)`` of ``variants``, as the columns of one (rows, variants) bool array (a row
-    without a slice: False), each distinct pass pattern decided once for all of them."""
+    without a slice: False), each distinct pass pattern decided once for all of them.
+    """
     found = _decided(playbook, bare(wide), variants)[1]
     return take_rows(found.passed, found.key)
 

@@ -320,7 +320,8 @@ def _screen_group(
 @dataclass
 class _Replayed:
     """A group's rows as the replayed rule sees one criterion: a value that decides, and
-    whether the current threshold keeps the row (rows never kept are marked)."""
+    whether the current threshold keeps the row (rows never kept are marked).
+    """
 
     values: np.ndarray  # +-inf: passes anyway; NaN: never kept
     base: np.ndarray  # bool
@@ -383,7 +384,8 @@ def _criterion_scores(
     """Each (quant, criterion)'s out-of-sample signal over its classes, in token-clustered
     standard errors: the tokens' score contributions summed over the classes (a token can
     change class as its market cap moves, so the sums are per token, not per class), then
-    ``sum_c s_c / sqrt(sum_c s_c^2)`` as for one row. What the screen ranks criteria by."""
+    ``sum_c s_c / sqrt(sum_c s_c^2)`` as for one row. What the screen ranks criteria by.
+    """
     summed: dict[tuple[int, str], np.ndarray] = {}
     for q, _cls, name in keys:
         score = accs[q, _cls, name].score

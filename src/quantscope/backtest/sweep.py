@@ -364,7 +364,8 @@ def what_if_grid(
 
 def pivot_grid(grid: pd.DataFrame, metric: str = "win_rate") -> pd.DataFrame:
     """One metric of ``what_if_grid`` as a table: rows the first criterion's thresholds,
-    columns the second's (``ax.imshow(table)`` or ``plots`` draw it as a heatmap)."""
+    columns the second's (``ax.imshow(table)`` or ``plots`` draw it as a heatmap).
+    """
     first, second = grid.attrs["what_if"]["criteria"]
     if metric not in grid.columns:
         raise KeyError(

@@ -76,7 +76,8 @@ _Z95 = NormalDist().inv_cdf(0.975)
 @dataclass(frozen=True)
 class ClusterSums:
     """Per-cluster sums of the rows a threshold keeps (shape ``(k, cells)``) and of the rows
-    the current threshold keeps (shape ``(k,)``)."""
+    the current threshold keeps (shape ``(k,)``).
+    """
 
     trades: np.ndarray
     wins: np.ndarray
@@ -98,7 +99,8 @@ def poisson_weights(k: int, resamples: int, seed: int) -> Iterator[np.ndarray]:
     The draws depend on ``(k, resamples, seed)`` alone, and a study asks for the same ones
     again and again (a ranking: every criterion and class over one frame's tokens), so the
     last few draws are kept as small integers (``_WEIGHTS``) and only widened per chunk:
-    drawing them was 30 % of a ranking's time. The values are the generator's, unchanged."""
+    drawing them was 30 % of a ranking's time. The values are the generator's, unchanged.
+    """
     drawn = _drawn(k, resamples, seed)
     per_chunk = _per_chunk(k)
     for start in range(0, resamples, per_chunk):
@@ -117,7 +119,8 @@ _WEIGHTS_BYTES = 64_000_000
 def _drawn(k: int, resamples: int, seed: int) -> np.ndarray:
     """The ``(resamples, k)`` Poisson(1) draws of ``seed``, in the chunks ``poisson_weights``
     has always drawn (the same stream), as uint8 (a Poisson(1) draw above 255 has probability
-    below 1e-500); kept when small enough."""
+    below 1e-500); kept when small enough.
+    """
     key = (k, resamples, seed)
     drawn = _WEIGHTS.get(key)
     if drawn is not None:
@@ -185,7 +188,8 @@ def effective_clusters(counts: np.ndarray) -> np.ndarray:
     ``(k, cells)``: ``(sum_c n_c)^2 / sum_c n_c^2``. Equal to the clusters with trades when
     they hold as many trades each, smaller when a few clusters hold most of them (a rate
     resting on 3 tokens of 40 trades and 30 of 1 is known to about 8 tokens, not 33); 0 for
-    a cell without trades."""
+    a cell without trades.
+    """
     n = np.asarray(counts, dtype=np.float64)
     total, squares = n.sum(axis=0), (n * n).sum(axis=0)
     return np.where(squares > 0, total * total / np.where(squares > 0, squares, 1.0), 0.0)
@@ -194,7 +198,8 @@ def effective_clusters(counts: np.ndarray) -> np.ndarray:
 def wilson(wins: np.ndarray, trades: np.ndarray, z: float = _Z95) -> tuple[np.ndarray, np.ndarray]:
     """The Wilson score interval of ``wins / trades`` (NaN where there is no trade; counts may
     be fractional, as effective clusters are). For research rows only where the bootstrap
-    cannot bound a rate (``_few_clusters_rate``), over tokens, never trades: trades cluster."""
+    cannot bound a rate (``_few_clusters_rate``), over tokens, never trades: trades cluster.
+    """
     n = np.asarray(trades, dtype=np.float64)
     w = np.asarray(wins, dtype=np.float64)
     lo, hi = np.full(n.shape, np.nan), np.full(n.shape, np.nan)
@@ -215,7 +220,8 @@ def _few_clusters_rate(
     that too many resamples hold no trade: 3 tokens leave none in e^-3 = 5 % of them) or a
     single point (every kept trade won, or lost: every resample repeats it). There the Wilson
     score interval over the *effective clusters* (Kish), not the trades, says how uncertain a
-    rate known to so few tokens is: 3 tokens, all wins, [0.44, 1]."""
+    rate known to so few tokens is: 3 tokens, all wins, [0.44, 1].
+    """
     need = (np.isnan(lo) | np.isnan(hi) | (hi - lo <= 1e-12)) & (clusters > 0) & ~np.isnan(est)
     if not need.any():
         return lo, hi
@@ -225,7 +231,8 @@ def _few_clusters_rate(
 
 def _moved(t: ClusterSums) -> np.ndarray:
     """Clusters whose kept trades differ from the current threshold's, per cell (nested sets
-    of one criterion: a count differs exactly when the kept set does)."""
+    of one criterion: a count differs exactly when the kept set does).
+    """
     moved: npt.NDArray[np.intp] = (t.trades != t.base_trades[:, None]).sum(axis=0)
     return moved
 
@@ -233,7 +240,8 @@ def _moved(t: ClusterSums) -> np.ndarray:
 def _no_move_bounds(t: ClusterSums) -> dict[str, float]:
     """Half-widths for a cell where no cluster moved: at most ``3 / k`` of the clusters would
     move in a future sample (rule of three, one-sided 95 %), each changing the statistic by
-    what an average cluster can change it."""
+    what an average cluster can change it.
+    """
     k = max(int(np.count_nonzero(t.base_trades)), 1)
     share = min(3.0 / k, 1.0)
     n, w = float(t.base_trades.sum()), float(t.base_wins.sum())
@@ -334,7 +342,8 @@ def rate_interval(
     """A win rate over a whole sample of trades, ``(estimate, lo, hi)``: the same token-
     cluster interval as a what-if row's (``cluster_intervals``), for a sample no threshold
     picks (a report's headline). ``won`` is one bool per trade, ``clusters`` its token (any
-    hashable codes; a missing token counts as a cluster of its own). NaN for no trade."""
+    hashable codes; a missing token counts as a cluster of its own). NaN for no trade.
+    """
     won = np.asarray(won, dtype=bool)
     if not len(won):
         return np.nan, np.nan, np.nan
@@ -361,7 +370,8 @@ def rate_interval(
 
 def nan_quantiles(draws: np.ndarray, qs: tuple[float, ...]) -> list[np.ndarray]:
     """``np.nanquantile(draws, qs, axis=0)`` (linear), one sort for every column at once
-    (numpy's own loops over the columns, sorting each separately)."""
+    (numpy's own loops over the columns, sorting each separately).
+    """
     ordered = np.sort(draws, axis=0)  # NaN last
     valid = np.count_nonzero(~np.isnan(draws), axis=0)
     cols = np.arange(draws.shape[1])
@@ -522,7 +532,8 @@ def what_if_intervals(
 
 def score_contributions(kept: np.ndarray, won: np.ndarray, codes: np.ndarray, k: int) -> np.ndarray:
     """Each cluster's contribution ``sum_i (kept_i - mean kept)(won_i - mean won)`` to the
-    covariance of kept and won over the rows (``kept``: ``(n,)`` or ``(n, h)`` bool)."""
+    covariance of kept and won over the rows (``kept``: ``(n,)`` or ``(n, h)`` bool).
+    """
     kept2 = kept.reshape(len(won), -1).astype(np.float64)
     won_c = won.astype(np.float64) - won.mean() if len(won) else won.astype(np.float64)
     centred = (kept2 - kept2.mean(axis=0)) * won_c[:, None]

@@ -74,7 +74,8 @@ def purge(
     rows: pd.DataFrame, train: np.ndarray, test: np.ndarray, embargo: pd.Timedelta
 ) -> tuple[np.ndarray, int]:
     """``train`` without the trades that close at or after the test block's first open, less
-    ``embargo``; and how many were dropped. A trade with no close time is kept."""
+    ``embargo``; and how many were dropped. A trade with no close time is kept.
+    """
     if not len(train) or not len(test) or CLOSED not in rows.columns:
         return train, 0
     start = rows[TIME].iloc[test].min() - embargo
@@ -86,7 +87,8 @@ def purge(
 def _candidates(table: pd.DataFrame, op: str, min_kept_share: float) -> pd.DataFrame:
     """The thresholds a fold may choose, least strict first: the current one (no change), and
     those keeping enough trades that are not looser (their effect on evaluations that failed
-    is unseen)."""
+    is unseen).
+    """
     ok = (table["kept_share"] >= min_kept_share) & ~table["admits_unseen"].fillna(False)
     ok |= table["is_current"]
     eligible = table[ok.to_numpy(dtype=bool)]
@@ -246,7 +248,7 @@ def walk_forward(
                     (quant, mc_class),
                     {"quant_id": quant, "market_cap_class": mc_class, "trades": 0},
                 )
-                entry["trades"] = max(int(entry["trades"]), len(group))  # type: ignore[call-overload]
+                entry["trades"] = max(int(entry["trades"]), len(group))  # type: ignore[call-overload]  # entry's values are typed object; trades is an int
                 continue
             rows = group.sort_values([TIME, "trade_id"], kind="stable")
             rows.attrs["backtest"] = meta

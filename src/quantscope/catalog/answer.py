@@ -29,7 +29,8 @@ Answer = Callable[[Catalog, Mapping[str, str], Sequence[str]], pd.DataFrame]
 
 def _filtered(endpoint: E.Endpoint) -> Answer:
     """The ``Catalog`` method named by the route, called with every keyword of the loader
-    (None where the recipe sent nothing), parsed back from the wire by the registry."""
+    (None where the recipe sent nothing), parsed back from the wire by the registry.
+    """
     method = endpoint.catalog
     assert method is not None
 
@@ -101,7 +102,8 @@ def answer(
     keep: Sequence[str] = (),
 ) -> pd.DataFrame:
     """The frame the recipe (``endpoint``, frame ``spec``) would load, from the catalog at
-    ``path``; ``many``: the parameter sets of a one-request-per-set recipe (eval details)."""
+    ``path``; ``many``: the parameter sets of a one-request-per-set recipe (eval details).
+    """
     cat = _open(path)
     if endpoint == E.DETAILS.path and spec == "eval_details" and many is not None:
         name = E.DETAILS.param("evaluation_ids").wire

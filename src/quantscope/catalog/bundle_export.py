@@ -83,7 +83,8 @@ def select_partitions(
 
 def _stored(store: Store, record: Mapping[str, Any]) -> bytes:
     """The bytes of a partition's file, confined to the catalog; ``BundleError`` naming it
-    when it is outside the catalog or missing."""
+    when it is outside the catalog or missing.
+    """
     path = confined(store, record)
     problem = OUTSIDE if path is None else None
     if path is not None:
@@ -100,7 +101,8 @@ def _stored(store: Store, record: Mapping[str, Any]) -> bytes:
 
 def _notebook(path: Path) -> bytes:
     """The notebook's bytes, checked to be a notebook (JSON with cells), with a warning when
-    its ``connect`` names a service (``QUANTSCOPE_CATALOG`` could not redirect it)."""
+    its ``connect`` names a service (``QUANTSCOPE_CATALOG`` could not redirect it).
+    """
     data = path.read_bytes()
     try:
         body = json.loads(data)

@@ -69,10 +69,12 @@ _NOTEBOOK = re.compile(r"notebook/[A-Za-z0-9_-][A-Za-z0-9_ .-]*\.ipynb")
 
 class BundleError(QuantscopeError):
     """A study bundle that cannot be written, trusted or opened: the message names the file and,
-    for a check that failed, the first member that failed it."""
+    for a check that failed, the first member that failed it.
+    """
 
 
 def sha256(data: bytes) -> str:
+    """The SHA-256 of ``data`` as 64 hex digits."""
     return hashlib.sha256(data).hexdigest()
 
 
@@ -101,7 +103,8 @@ def check_member(where: str, info: zipfile.ZipInfo) -> None:
 
 def _check_size(where: str, info: zipfile.ZipInfo) -> None:
     """Refuse a member that could unpack to more than a bundle holds (a zip bomb): compressed
-    Parquet, an unknown compression method, a JSON or notebook member declaring too much."""
+    Parquet, an unknown compression method, a JSON or notebook member declaring too much.
+    """
     name = info.filename
     if info.compress_type not in _METHODS:
         raise BundleError(
@@ -197,7 +200,8 @@ class Bundle:
 
 def read_bundle_json(path: Path, archive: zipfile.ZipFile) -> Bundle:
     """Every member checked by name and kind (none read yet), then ``bundle.json`` parsed and
-    its member list matched against the archive's: nothing missing, nothing extra."""
+    its member list matched against the archive's: nothing missing, nothing extra.
+    """
     where = str(path)
     infos = archive.infolist()
     names = [i.filename for i in infos]

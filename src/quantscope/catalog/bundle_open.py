@@ -51,7 +51,8 @@ def _copy_hashed(archive: zipfile.ZipFile, info: zipfile.ZipInfo, out: object) -
     """Read one member in chunks (written to ``out`` if it has ``write``); its SHA-256. A
     member that cannot be read (a damaged deflate stream, a wrong CRC, cut short) is a
     ``BundleError`` naming it. Reading stops at the size its entry declares (zipfile's own
-    bound), which ``bundle_format.check_member`` has capped."""
+    bound), which ``bundle_format.check_member`` has capped.
+    """
     digest = hashlib.sha256()
     write = getattr(out, "write", None)
     try:
@@ -102,7 +103,8 @@ def _check_manifest(bundle: Bundle, data: bytes) -> None:
 
 def verify_bundle(path: str | os.PathLike[str]) -> Bundle:
     """Check every member of the bundle at ``path`` (module docstring); its description.
-    Raises ``BundleError`` naming the first member that fails."""
+    Raises ``BundleError`` naming the first member that fails.
+    """
     where = Path(path)
     with _zip(where) as archive:
         bundle = read_bundle_json(where, archive)
@@ -169,7 +171,8 @@ def open_bundle(
 ) -> OpenedBundle:
     """Verify the bundle at ``path`` and unpack it read-only into ``to`` (default: beside it,
     named as it without its suffix), a new directory; ``to`` already holding this very
-    bundle is reused. ``str()`` of the result says how to re-run the notebook offline."""
+    bundle is reused. ``str()`` of the result says how to re-run the notebook offline.
+    """
     source = Path(path)
     bundle = verify_bundle(source)
     dest = Path(to) if to is not None else _default_directory(source)
@@ -190,7 +193,8 @@ def open_bundle(
 
 def _unpack(bundle: Bundle, archive: zipfile.ZipFile, dest: Path) -> None:
     """Every member into a new sibling directory, hashed again as it is written (the file
-    may have changed since it was verified), made read-only, then renamed to ``dest``."""
+    may have changed since it was verified), made read-only, then renamed to ``dest``.
+    """
     dest.parent.mkdir(parents=True, exist_ok=True)
     needed = sum(info.file_size for info in archive.infolist())
     free = shutil.disk_usage(dest.parent).free

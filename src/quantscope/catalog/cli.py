@@ -58,7 +58,8 @@ def _resources(text: str) -> list[str]:
 
 def _catalog_at(text: str) -> str:
     """``text`` when a catalog is there (a local directory with its manifest; a URL is
-    checked when opened); ``InputNotFoundError`` (exit 66) otherwise."""
+    checked when opened); ``InputNotFoundError`` (exit 66) otherwise.
+    """
     from pathlib import Path
 
     from quantscope._cli_exit import InputNotFoundError
@@ -400,7 +401,8 @@ def _add_sync(commands: Any) -> None:
 
 def add_catalog_commands(commands: Any) -> None:
     """Add ``sync``, ``catalog info|verify|sql`` and ``bundle`` to the ``quantscope``
-    parser's subcommands."""
+    parser's subcommands.
+    """
     from quantscope._cli_common import add_output_options
 
     fmt = argparse.RawDescriptionHelpFormatter

@@ -83,7 +83,8 @@ def quant_summary(
     end: Any = None,
 ) -> pd.Series:
     """``summary()`` of one quant's trades (between ``start`` and ``end``, by open time,
-    default all), read from the catalog: one worker's task."""
+    default all), read from the catalog: one worker's task.
+    """
     cat = open_catalog(catalog, storage_options=storage_options)
     return summary(cat.trades(quant_id, start=start, end=end))
 
@@ -100,7 +101,8 @@ def quant_screen(
     """``bt.screen`` of one quant's closed trades opened between ``start`` and ``end``, with
     the criterion values of the evaluations that bought them (the catalog's ``eval_details``)
     and the quant's playbook when the catalog keeps one; ``screen_options``: ``bt.screen``'s
-    keywords. One worker's task."""
+    keywords. One worker's task.
+    """
     cat = open_catalog(catalog, storage_options=storage_options)
     trades = cat.trades(quant_id, start=start, end=end, position_closed=True)
     ids = trades["evaluation_id"].dropna().astype("int64").unique().tolist()
@@ -118,7 +120,8 @@ class Study:
     """What ``run_study`` computed: ``summary`` (one row per quant, ``SUMMARY_METRICS``
     columns, index ``quant_id``), ``screen`` (every quant's screen rows, in quant order) and
     ``screen_design`` (each quant's ``attrs["screen"]``: the design, the groups it could not
-    use, the criteria no training set could split; a worker's warnings stay in its log)."""
+    use, the criteria no training set could split; a worker's warnings stay in its log).
+    """
 
     summary: pd.DataFrame
     screen: pd.DataFrame

@@ -67,7 +67,8 @@ MISSING = "missing"
 @dataclass(frozen=True)
 class Problem:
     """What is wrong with one partition's file: ``problem`` is ``missing``, ``outside the
-    catalog`` or a sentence (another size, footer, page checksum, SHA-256, row count)."""
+    catalog`` or a sentence (another size, footer, page checksum, SHA-256, row count).
+    """
 
     partition: str
     file: str
@@ -79,7 +80,8 @@ class Problem:
 
 def footer_digest(data: bytes | memoryview) -> str | None:
     """SHA-256 of a Parquet file's footer and tail (``data`` is the file, or its end);
-    None when ``data`` does not end as a Parquet file."""
+    None when ``data`` does not end as a Parquet file.
+    """
     if len(data) < _TAIL or bytes(data[-4:]) != _MAGIC:
         return None
     length = int.from_bytes(bytes(data[-_TAIL:-4]), "little")
@@ -106,7 +108,8 @@ def _shape_ok(record: Mapping[str, Any]) -> bool:
 
 def confined(store: Store, record: Mapping[str, Any]) -> str | None:
     """The file's full path when it is named as its partition's (its resource and keys) and
-    lies in the catalog (``Store.inside``: no link out); None when not (``OUTSIDE``)."""
+    lies in the catalog (``Store.inside``: no link out); None when not (``OUTSIDE``).
+    """
     if not _shape_ok(record) or not store.inside(str(record["file"])):
         return None
     return store.path(str(record["file"]))
@@ -114,7 +117,8 @@ def confined(store: Store, record: Mapping[str, Any]) -> str | None:
 
 def _ends(store: Store, path: str, size: int) -> tuple[bytes, bytes]:
     """The file's first 4 bytes and its end from the footer on (one open, two or three reads:
-    a footer of up to 64 kB comes with the first read of the end)."""
+    a footer of up to 64 kB comes with the first read of the end).
+    """
     with store.fs.open(path, "rb") as f:
         head: bytes = f.read(4)
         f.seek(max(0, size - 65536))
@@ -185,7 +189,8 @@ def damaged_error(store: Store, problems: Iterable[Problem]) -> CatalogIntegrity
 
 def read_checked(store: Store, resource: Resource, record: Mapping[str, Any]) -> pa.Table:
     """The Arrow table of one partition's file, its keys restored (``layout.with_keys``),
-    checked as the module docstring says; ``CatalogIntegrityError`` naming it when not whole."""
+    checked as the module docstring says; ``CatalogIntegrityError`` naming it when not whole.
+    """
     file = str(record.get("file"))
 
     def fail(problem: str) -> CatalogIntegrityError:

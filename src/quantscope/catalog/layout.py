@@ -140,7 +140,8 @@ def _json_text(value: Any) -> str | None:
 
 def to_table(resource: Resource, frame: pd.DataFrame, metadata: Mapping[str, str]) -> pa.Table:
     """``frame`` (a loader's frame, rows in order) as the Arrow table of one file; attrs are
-    left out (the manifest and ``metadata``, the file's key-value metadata, keep provenance)."""
+    left out (the manifest and ``metadata``, the file's key-value metadata, keep provenance).
+    """
     flat = frame.reset_index() if resource.spec.index is not None else frame
     dtypes = resource.spec.dtypes()
     arrays = []
@@ -159,7 +160,8 @@ def to_table(resource: Resource, frame: pd.DataFrame, metadata: Mapping[str, str
 
 def _dictionary(column: pd.Series) -> pa.DictionaryArray:
     """A categorical column as Arrow's dictionary: the codes, and every category (the spec's
-    whole set, used or not), so a reader of the file gets the categories a load has."""
+    whole set, used or not), so a reader of the file gets the categories a load has.
+    """
     if not isinstance(column.dtype, pd.CategoricalDtype):
         column = column.astype("category")
     values = column.array
@@ -183,7 +185,8 @@ def _types(arrow_type: pa.DataType) -> Any:
 def _categorical(column: pd.Series, fixed: tuple[str, ...]) -> pd.Categorical:
     """Categories as ``_frames.build_frame`` makes them: ``fixed`` (the spec's whole set)
     then the other values present, sorted (an open set: the values present, sorted); the
-    file's dictionary, narrowed and reordered, never a pass over the values as text."""
+    file's dictionary, narrowed and reordered, never a pass over the values as text.
+    """
     if not isinstance(column.dtype, pd.CategoricalDtype):
         column = column.astype("category")
     values = column.array
@@ -211,7 +214,8 @@ def with_keys(resource: Resource, table: pa.Table, keys: Mapping[str, Any]) -> p
 def from_table(resource: Resource, table: pa.Table) -> pd.DataFrame:
     """The loader's typed frame of ``table`` (``with_keys``' tables, concatenated): exactly
     the spec's columns and dtypes, categories as the loader makes them, a RangeIndex (or the
-    spec's index)."""
+    spec's index).
+    """
     spec = resource.spec
     dtypes = spec.dtypes()
     order = spec.names if spec.index is None else [spec.index, *spec.names]

@@ -36,7 +36,7 @@ from quantscope.catalog.manifest import Store, now_iso
 try:
     import fcntl
 except ImportError:  # Windows: no flock
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # no fcntl on Windows: callers check for None
 
 __all__ = ["LOCK_FILE", "sync_lock"]
 
@@ -46,7 +46,8 @@ LOCK_FILE = ".sync.lock"
 @contextlib.contextmanager
 def sync_lock(store: Store) -> Iterator[None]:
     """Hold the catalog's sync lock meanwhile (module docstring); raises
-    ``CatalogBusyError`` when another sync holds it."""
+    ``CatalogBusyError`` when another sync holds it.
+    """
     if not store.local or fcntl is None:
         yield
         return

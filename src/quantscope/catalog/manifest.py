@@ -52,7 +52,8 @@ def now_iso(moment: datetime | None = None) -> str:
 @dataclass
 class Manifest:
     """What the catalog holds (module docstring); ``partitions`` maps a partition's
-    directory (``trades/quant_id=1/month=2026-09``) to its record."""
+    directory (``trades/quant_id=1/month=2026-09``) to its record.
+    """
 
     schema_version: int = SCHEMA_VERSION
     created_at: str = field(default_factory=now_iso)
@@ -159,7 +160,8 @@ class Store:
 
     def write_bytes(self, relative: str, data: bytes) -> None:
         """Write one whole file (its directory made first): on a local disk to a temporary
-        name, flushed, then renamed (module docstring); ``CatalogWriteError`` when it cannot."""
+        name, flushed, then renamed (module docstring); ``CatalogWriteError`` when it cannot.
+        """
         target = self.path(relative)
         try:
             if self.local:
@@ -179,7 +181,8 @@ class Store:
     def _unlink_links(self, relative: str) -> None:
         """Remove the links (to anywhere) among the directories on the way to ``relative``,
         so a write never goes through one out of the catalog (the link goes, not its target;
-        the file itself is replaced by a rename, which replaces a link, not its target)."""
+        the file itself is replaced by a rename, which replaces a link, not its target).
+        """
         if not _plain(relative):
             raise OSError(errno.EINVAL, f"not a path inside the catalog: {relative!r}")
         here = self.root
@@ -203,7 +206,8 @@ class Store:
 
     def inside(self, relative: str) -> bool:
         """Whether ``relative`` names a place inside the catalog (no ``..``, not absolute,
-        and, on a local disk, no link out of it)."""
+        and, on a local disk, no link out of it).
+        """
         if not _plain(relative):
             return False
         if not self.local:
@@ -214,7 +218,8 @@ class Store:
 
     def remove(self, relative: str) -> None:
         """Delete a file no manifest lists any more (best effort: a reader may hold it);
-        never one outside the catalog (a link in it is removed, not what it points to)."""
+        never one outside the catalog (a link in it is removed, not what it points to).
+        """
         with contextlib.suppress(OSError):
             if self.local and _plain(relative) and os.path.islink(self.path(relative)):
                 os.unlink(self.path(relative))
@@ -230,7 +235,8 @@ def _plain(relative: str) -> bool:
 
 def _write_atomic(target: str, data: bytes) -> None:
     """``data`` to a temporary name beside ``target``, flushed to the disk, renamed over it;
-    the temporary file removed when any of it fails."""
+    the temporary file removed when any of it fails.
+    """
     head, _, name = target.rpartition("/")
     tmp = f"{head}/.{name}.{uuid.uuid4().hex}.tmp"
     try:

@@ -47,7 +47,8 @@ TimeArg = datetime | date | str
 
 def read_table(store: Store, resource: Resource, records: Iterable[Mapping[str, Any]]) -> pa.Table:
     """The Arrow table of manifest partition ``records``, in order, each file checked
-    (``integrity.read_checked``), partition keys the spec has as columns restored."""
+    (``integrity.read_checked``), partition keys the spec has as columns restored.
+    """
     tables = [read_checked(store, resource, record) for record in records]
     if not tables:
         return arrow_schema(resource).empty_table()
@@ -75,7 +76,8 @@ def month_of(stamp: pd.Timestamp) -> str:
 
 def _whole_months(stamp: pd.Timestamp) -> bool:
     """Whether ``stamp`` is a month's first instant: a bound there cuts no month partition
-    (the partitions read are those of the window's months), so it filters nothing."""
+    (the partitions read are those of the window's months), so it filters nothing.
+    """
     return bool(stamp == stamp.normalize() and stamp.day == 1)
 
 
@@ -90,7 +92,8 @@ def _unsupported(name: str, **given: Any) -> None:
 
 class Catalog:
     """A catalog opened for reading (``open_catalog``); the manifest is re-read on each
-    call, so a sync in another process shows up."""
+    call, so a sync in another process shows up.
+    """
 
     def __init__(
         self, path: str | os.PathLike[str], storage_options: Mapping[str, Any] | None = None
@@ -120,7 +123,8 @@ class Catalog:
     def info(self, *, verify: bool = False) -> dict[str, Any]:
         """A summary: per resource its partitions, rows and bytes; the runs; the schema;
         ``damaged``: the files found not whole (``catalog.integrity``: size and footer, or
-        with ``verify`` every file hashed whole, as ``quantscope catalog info`` does)."""
+        with ``verify`` every file hashed whole, as ``quantscope catalog info`` does).
+        """
         m = self._current()
         resources: dict[str, dict[str, int]] = {}
         for p in m.partitions.values():
@@ -152,7 +156,8 @@ class Catalog:
 
     def verify(self) -> list[dict[str, str]]:
         """Every partition whose file is not whole, each file hashed whole (SHA-256 against
-        the manifest): ``[{"partition", "file", "problem"}]``, empty when all are."""
+        the manifest): ``[{"partition", "file", "problem"}]``, empty when all are.
+        """
         return [p.as_dict() for p in scan(self.store, self._current().partitions, full=True)]
 
     def __repr__(self) -> str:
@@ -185,7 +190,8 @@ class Catalog:
     @staticmethod
     def _ordered(frame: pd.DataFrame, resource: Resource) -> pd.DataFrame:
         """``frame`` in the loader's order: checked in one pass (files keep it), sorted only
-        when several quants' partitions were read."""
+        when several quants' partitions were read.
+        """
         if not resource.order or len(frame) < 2:
             return frame
         cols = [c for c, _ in resource.order]
@@ -452,7 +458,8 @@ class Catalog:
 
     def duckdb(self) -> duckdb.DuckDBPyConnection:
         """A DuckDB connection with one view per resource (``catalog.sql``), for queries
-        that should stay in DuckDB (``.arrow()``, ``.pl()``)."""
+        that should stay in DuckDB (``.arrow()``, ``.pl()``).
+        """
         return connection(self.store, self._current())
 
 
@@ -464,7 +471,8 @@ def provenance(
     service's endpoint and when the oldest of its rows was fetched, from the files' records),
     where it was read (``catalog``, ``files``, ``synced_at``: the newest file's sync) and its
     sample sizes (``rows``: stored in the files read, returned after the filters). A file
-    written before records kept their load's provenance counts by its ``synced_at``."""
+    written before records kept their load's provenance counts by its ``synced_at``.
+    """
     fetched = [f.get("provenance") or {} for f in files]
     times = [p.get("fetched_at") or f.get("synced_at") for p, f in zip(fetched, files, strict=True)]
     services = sorted({p["service"] for p in fetched if p.get("service")})
@@ -523,7 +531,8 @@ def _in_order(frame: pd.DataFrame, cols: Sequence[str], ascending: Sequence[bool
 
 def _subset(frame: pd.DataFrame, mask: np.ndarray, resource: Resource) -> pd.DataFrame:
     """The rows ``mask`` keeps; categories as the loader makes them of the rows it returns
-    (the spec's whole set, else the values left, sorted)."""
+    (the spec's whole set, else the values left, sorted).
+    """
     if mask.all():
         return frame
     out = frame[mask].reset_index(drop=True)
@@ -539,5 +548,6 @@ def open_catalog(
     path: str | os.PathLike[str], *, storage_options: Mapping[str, Any] | None = None
 ) -> Catalog:
     """Open the catalog at ``path`` (a directory or an fsspec URL) for reading;
-    ``storage_options``: the filesystem's (``{"endpoint_url": ...}`` for an S3 server)."""
+    ``storage_options``: the filesystem's (``{"endpoint_url": ...}`` for an S3 server).
+    """
     return Catalog(path, storage_options)

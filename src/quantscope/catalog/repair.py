@@ -61,7 +61,8 @@ def drop_past_snapshots(
     today: str,
 ) -> list[str]:
     """Remove from ``manifest`` (and ``damaged``) the damaged snapshots of the sync's
-    resources and quants taken before ``today``; the files dropped."""
+    resources and quants taken before ``today``; the files dropped.
+    """
     wanted = {str(q) for q in quants}
     dropped = []
     for name, p in sorted(manifest.partitions.items()):

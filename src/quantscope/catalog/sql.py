@@ -38,7 +38,8 @@ def _quote(text: str) -> str:
 
 def connection(store: Store, manifest: Manifest) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection with a view per resource the catalog holds (a view
-    over a damaged first file raises its ``CatalogIntegrityError`` message when queried)."""
+    over a damaged first file raises its ``CatalogIntegrityError`` message when queried).
+    """
     return _connect(store, manifest)[0]
 
 
@@ -82,7 +83,8 @@ def _connect(
 
 def run_sql(store: Store, manifest: Manifest, query: str) -> pd.DataFrame:
     """The result of ``query`` as a pandas frame; a query that fails on a damaged file raises
-    the ``CatalogIntegrityError`` naming it (module docstring)."""
+    the ``CatalogIntegrityError`` naming it (module docstring).
+    """
     con, broken = _connect(store, manifest)
     try:
         return con.execute(query).df()

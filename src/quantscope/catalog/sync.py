@@ -98,7 +98,8 @@ _SNAPSHOT_LOADERS: dict[str, Callable[..., pd.DataFrame]] = {
 @dataclass
 class SyncReport:
     """What a sync did (or, with ``dry_run``, would do): per task its requests (estimated
-    for a dry run), rows added and updated, and how the run ended."""
+    for a dry run), rows added and updated, and how the run ended.
+    """
 
     catalog: str
     run: int | None
@@ -232,7 +233,8 @@ class _Context:
 
     def stored(self, resource: Resource, record: Mapping[str, Any] | None) -> pd.DataFrame | None:
         """The frame of a held partition, or None when there is none or it is damaged (a
-        damage the checks at the start could not see, found on reading, counts as one)."""
+        damage the checks at the start could not see, found on reading, counts as one).
+        """
         if record is None or not self.whole(record):
             return None
         try:
@@ -292,7 +294,8 @@ def _put(
     **extra: Any,
 ) -> tuple[int, int]:
     """Write one partition's new file (when its rows changed) and record it in the manifest
-    in memory (saved by the caller, after the task's every file is written)."""
+    in memory (saved by the caller, after the task's every file is written).
+    """
     name = partition_dir(resource, keys)
     held = ctx.manifest.partitions.get(name)
     old = ctx.stored(resource, held)
@@ -328,7 +331,8 @@ Span = tuple[pd.Timestamp | None, pd.Timestamp | None]
 
 def _month_spans(ctx: _Context, resource: str, quant: int) -> list[Span]:
     """The windows a month task loads, (since, until) each: every damaged sealed month
-    before the ordinary window alone, then the ordinary window (``_month_span``)."""
+    before the ordinary window alone, then the ordinary window (``_month_span``).
+    """
     held = {m: p for m, p in _held(ctx, resource, quant).items() if _in_window(ctx, m)}
     span = _month_span(ctx, resource, quant)
     since = span[0] if span is not None else None
@@ -344,7 +348,8 @@ def _month_spans(ctx: _Context, resource: str, quant: int) -> list[Span]:
 
 def _month_span(ctx: _Context, resource: str, quant: int) -> Span | None:
     """The months a month task loads: (since, until) or None when every one is sealed and
-    the window ends before anything new."""
+    the window ends before anything new.
+    """
     held = {m: p for m, p in _held(ctx, resource, quant).items() if _in_window(ctx, m)}
     unsealed = sorted(m for m, p in held.items() if not p.get("sealed"))
     sealed = sorted(m for m, p in held.items() if p.get("sealed"))
@@ -386,7 +391,8 @@ def _month_load(
     ctx: _Context, name: str, quant: int, since: pd.Timestamp | None, until: pd.Timestamp | None
 ) -> tuple[int, int, int, int]:
     """One load of a month task: its months' partitions written; (requests, added, updated,
-    partitions)."""
+    partitions).
+    """
     resource = RESOURCES[name]
     loader = L.load_trades if name == "trades" else L.load_evaluations
     frame = loader(quant, start=_as_arg(since), end=_as_arg(until), **ctx.kw())
@@ -422,7 +428,8 @@ def _month_load(
 
 def _trades_of(ctx: _Context, quant: int) -> pd.DataFrame:
     """The quant's stored trades in the window (what details and candles are planned from);
-    damaged ones are fetched again only by a sync that asks for trades: it says so."""
+    damaged ones are fetched again only by a sync that asks for trades: it says so.
+    """
     parts = [p for p in _held(ctx, "trades", quant).values() if _in_window(ctx, p["keys"]["month"])]
     try:
         return read_resource(ctx.store, RESOURCES["trades"], parts)
@@ -555,7 +562,8 @@ def _tasks(
     ctx: _Context, resources: Sequence[str], quants: Sequence[int]
 ) -> list[tuple[str, Callable[[], dict[str, Any]]]]:
     """The run's tasks, in order: (id, what runs it). Detail and candle tasks are planned
-    when reached (they depend on the trades the same run stored)."""
+    when reached (they depend on the trades the same run stored).
+    """
     tasks: list[tuple[str, Callable[[], dict[str, Any]]]] = []
     for quant in quants:
         for name in resources:
@@ -679,7 +687,8 @@ def _sync(
     dry_run: bool,
 ) -> SyncReport:
     """``sync``'s work, under the catalog's lock unless ``dry_run``: ``where`` is what it
-    asks for (resources, quants, start, end, timeframe)."""
+    asks for (resources, quants, start, end, timeframe).
+    """
     names, quants, start, end, timeframe = where
     manifest = store.load()
     request = _request(names, quants, start, end, timeframe)
@@ -791,7 +800,8 @@ def _sync(
 
 def _record(ctx: _Context, tid: str, result: dict[str, Any]) -> None:
     """The task is done: its numbers in the run, then the manifest swapped, then the files
-    it replaced removed."""
+    it replaced removed.
+    """
     run = ctx.run
     run["tasks"][tid] = {k: result[k] for k in ("requests", "added", "updated") if k in result}
     run["requests"] += int(result.get("requests") or 0)
@@ -818,7 +828,8 @@ def _dry_run(ctx: _Context, names: Sequence[str], quants: Sequence[int], where: 
 
 def _collect_garbage(store: Store, manifest: Manifest) -> None:
     """Remove Parquet files no partition lists and temporary files (left by an interrupted
-    or killed run)."""
+    or killed run).
+    """
     listed = {p["file"] for p in manifest.partitions.values()}
     tops = [store.path(name) for name in RESOURCES]
     found = [

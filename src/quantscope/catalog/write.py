@@ -72,7 +72,8 @@ def encode(resource: Resource, frame: pd.DataFrame, keys: Mapping[str, Any], sou
 
 def pandas_metadata(resource: Resource, frame: pd.DataFrame) -> bytes:
     """The ``pandas`` schema metadata of ``frame``'s file (its file columns, no index, no
-    attrs: the bytes hold no time), as ``pa.Table.from_pandas`` makes it from the dtypes."""
+    attrs: the bytes hold no time), as ``pa.Table.from_pandas`` makes it from the dtypes.
+    """
     flat = frame.reset_index() if resource.spec.index is not None else frame
     dtypes = resource.spec.dtypes()
     columns = resource.file_columns()
@@ -97,7 +98,8 @@ def write_partition(
     source: Any,
 ) -> dict[str, Any]:
     """Write ``frame`` as the new file of partition ``keys``; its manifest record (not yet
-    in the manifest). ``source``: the endpoint and parameters the rows came from."""
+    in the manifest). ``source``: the endpoint and parameters the rows came from.
+    """
     data = encode(resource, frame, keys, source)
     digest = hashlib.sha256(data).hexdigest()
     relative = f"{partition_dir(resource, keys)}/part-{digest[:16]}.parquet"
@@ -125,7 +127,8 @@ PROVENANCE_KEYS = ("endpoint", "params", "fetched_at", "service", "from_cache", 
 def fetched_provenance(frame: pd.DataFrame) -> dict[str, Any]:
     """What ``frame``'s attrs say of its load (``PROVENANCE_KEYS``; JSON-safe, no key:
     ``Provenance.as_dict``'s values); empty when the frame carries none (rows merged from
-    several loads)."""
+    several loads).
+    """
     held = frame.attrs.get("quantscope")
     if not isinstance(held, Mapping):
         return {}

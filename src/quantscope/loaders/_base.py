@@ -136,14 +136,16 @@ class Recipe:
         ``Columns`` a batch of pages at a time, beside their other keys (the total, a
         summary), so a load never holds every page's decoded items at once. None for other
         recipes. A page whose list holds anything but objects is kept as it came: the frame's
-        checks then name it (``records``)."""
+        checks then name it (``records``).
+        """
         if self.paging is None or not self.items:
             return None
         return PageFolder(self.items, self.spec, self.fold_rows)
 
     def frames(self, loaded: Loaded) -> Frames:
         """The frames ``build`` (or the default) makes of ``loaded``: ``spec``'s, then one per
-        spec of ``parts``."""
+        spec of ``parts``.
+        """
         if self.build is None:
             return (typed_frame(columns_of(self, loaded), self.spec, loaded.provenance),)
         built = self.build(self, loaded)
@@ -158,7 +160,8 @@ def columns_of(recipe: Recipe, loaded: Loaded) -> Columns:
     they were folded on arrival (``Recipe.folder``) and the checked records of any page that
     still lists them, in page order (``_fold.joined``); of other loads, their checked records
     (``records_of``). A ``build`` of a paged recipe reads its records through this (its pages
-    no longer list them)."""
+    no longer list them).
+    """
     if not isinstance(loaded, FetchedPages) or not any(_folded(recipe, b) for b in loaded.pages):
         return Columns.of(records_of(recipe, loaded), recipe.spec)
     paging = recipe.paging
@@ -179,7 +182,8 @@ def _folded(recipe: Recipe, body: Any) -> bool:
 def records_of(recipe: Recipe, loaded: Loaded) -> list[Any]:
     """The records of what the client returned, checked (the items of every page, or of the
     one answer, or of every answer of many; a paged load's folded pages hold columns instead:
-    ``columns_of``)."""
+    ``columns_of``).
+    """
     if isinstance(loaded, FetchedPages):
         return records(loaded.items, recipe.endpoint)
     bodies = [loaded.data] if isinstance(loaded, Fetched) else [f.data for f in loaded.results if f]
@@ -216,7 +220,8 @@ def load(
 
 def load_parts(recipe: Recipe, params: Params | None = None, *, client: Client | None) -> Frames:
     """Run a recipe with ``parts`` (one answer, several frames): ``spec``'s frame, then one
-    per spec of ``parts``; each served from the frame cache on a repeat."""
+    per spec of ``parts``; each served from the frame cache on a repeat.
+    """
     return _run(recipe, params, client)
 
 
@@ -224,7 +229,8 @@ def load_series(
     recipe: Recipe, params: Params | None = None, *, client: Client | None
 ) -> pd.Series:
     """Run a recipe whose frame is one record (``record_frame``) and return that record as a
-    Series named after the spec (``_frames.row_series``), with the frame's attrs."""
+    Series named after the spec (``_frames.row_series``), with the frame's attrs.
+    """
     (frame,) = _run(recipe, params, client)
     return row_series(frame, recipe.spec, recipe.spec.name)
 
@@ -232,7 +238,8 @@ def load_series(
 def record_frame(record: Any, spec: FrameSpec, provenance: Provenance) -> pd.DataFrame:
     """One record of the service (counts, statistics) as a one-row typed frame with its
     provenance: what ``load_series`` returns as a Series. As ``series_of``, a record holding
-    none of the spec's fields is a row of missing values that the checks count."""
+    none of the spec's fields is a row of missing values that the checks count.
+    """
     return with_provenance(build_frame([record], spec, stacklevel=8), provenance)
 
 
@@ -246,7 +253,8 @@ def _run(
     spend: Spend | None = None,
 ) -> Frames:
     """``load`` for one frame or several (``load_parts``); warnings point at the loader's
-    caller (``_run`` is called by ``load``/``load_parts``/``load_series``, them by a loader)."""
+    caller (``_run`` is called by ``load``/``load_parts``/``load_series``, them by a loader).
+    """
     c = client_or_default(client)
     if c.settings.catalog is not None:  # qsc.connect(catalog=...): the catalog answers
         wired = [wire_params(p) for p in many] if many is not None else None
@@ -323,7 +331,8 @@ def _run(
 
 def _stored_frames(c: Client, keys: Sequence[str]) -> list[CachedFrame] | None:
     """The frames kept under every key of ``keys`` (one load's parts), or None when any is
-    not kept (then the load makes them all again)."""
+    not kept (then the load makes them all again).
+    """
     hits: list[CachedFrame] = []
     for key in keys:
         hit = c.frames.get(key, c.cache)
@@ -336,7 +345,8 @@ def _stored_frames(c: Client, keys: Sequence[str]) -> list[CachedFrame] | None:
 def _finished(frames: Frames, recipe: Recipe, wire: Wire, c: Client) -> Frames:
     """``frames`` after their warnings: what each lacks (``warn_incomplete``), and for a paged
     list load, filters that matched nothing (``loaders._empty``); ``stacklevel`` points at
-    the loader's caller (``_finished`` < ``_run`` < ``load`` < loader < caller)."""
+    the loader's caller (``_finished`` < ``_run`` < ``load`` < loader < caller).
+    """
     for frame in frames:
         warn_incomplete(frame, stacklevel=6)
     if recipe.paging is not None:
@@ -346,7 +356,8 @@ def _finished(frames: Frames, recipe: Recipe, wire: Wire, c: Client) -> Frames:
 
 def note_checks(obj: pd.DataFrame | pd.Series, found: Mapping[str, Any]) -> None:
     """Add what the answers' checks found (``_pagecheck``: items seen twice, totals) to
-    ``attrs["quantscope"]["checks"]``, beside what the frame's conversion found."""
+    ``attrs["quantscope"]["checks"]``, beside what the frame's conversion found.
+    """
     if found:
         held = (obj.attrs.get("quantscope") or {}).get("checks") or {}
         with_provenance(obj, None, checks={**held, **found})
@@ -355,7 +366,8 @@ def note_checks(obj: pd.DataFrame | pd.Series, found: Mapping[str, Any]) -> None
 def checked(obj: pd.DataFrame | pd.Series) -> bool:
     """Whether the checks of the answers ``obj`` came from found anything (docs/
     service-contract.md, "How answers are checked"): such a frame is not kept in the frame
-    cache, so that loading it again warns again."""
+    cache, so that loading it again warns again.
+    """
     return bool((obj.attrs.get("quantscope") or {}).get("checks"))
 
 
@@ -368,7 +380,8 @@ def _fetch(
     spend: Spend | None,
 ) -> tuple[Loaded, tuple[CacheEntry | None, ...]]:
     """The client's answers for ``recipe`` (``wires``: one request each) and their entries;
-    a paged recipe's pages folded as they arrive (``Recipe.folder``)."""
+    a paged recipe's pages folded as they arrive (``Recipe.folder``).
+    """
     decode = recipe.decoder()
     if wires is not None:
         many = c.get_many(recipe.endpoint, wires, desc=recipe.desc, decode=decode, spend=spend)
@@ -394,7 +407,8 @@ def at_fault(
 ) -> list[CacheEntry | None]:
     """The cache entries of the answers ``recipe`` could not make a frame of, so that none of
     them is served again: the one answer; of pages or many answers, each one that fails alone
-    (the error path only: one small build per answer)."""
+    (the error path only: one small build per answer).
+    """
     if isinstance(loaded, Fetched):
         return list(entries)
     alone: list[tuple[Loaded, CacheEntry | None]]
@@ -421,13 +435,15 @@ def at_fault(
 
 def spend_of(confirm: bool, max_requests: int | None, partial: bool) -> Spend:
     """The ``Spend`` of a multi-request loader's keywords (``confirm``, ``max_requests``,
-    ``partial``: see ``_quota.Spend``)."""
+    ``partial``: see ``_quota.Spend``).
+    """
     return Spend(confirm=confirm, max_requests=max_requests, partial=partial)
 
 
 def note_plan_chains(obj: pd.DataFrame | pd.Series, wire: Mapping[str, str], c: Client) -> None:
     """Record in attrs that the plan's chain allowance narrowed ``obj``: the request named no
-    chain and the plan (known from the quota headers) does not cover every chain."""
+    chain and the plan (known from the quota headers) does not cover every chain.
+    """
     plan = c.quota.plan
     if wire.get("chain") or plan is None or plan_named(plan).chains is None:
         return
@@ -493,7 +509,8 @@ def typed_frame(
     or ``Columns`` already converted (``columns_of``).
     Records holding none of the spec's fields are never silent rows of missing values: when
     every record is such (another resource, error objects inside a 200) it is an
-    ``InvalidResponseError``; when some are, they are counted in a ``DataQualityWarning``."""
+    ``InvalidResponseError``; when some are, they are counted in a ``DataQualityWarning``.
+    """
     frame = build_frame(records, spec, warn=False)
     found = (frame.attrs.get("quantscope") or {}).get("checks") or {}
     lines = [quality_message(spec.name, found)] if found else []
@@ -540,7 +557,8 @@ def field(body: Any, endpoint: str, key: str, kind: type = dict) -> Any:
 
 def records(value: Any, endpoint: str) -> list[Mapping[str, Any]]:
     """A list of JSON objects (or of items a typed decoder built from them), or a clear error
-    naming the endpoint."""
+    naming the endpoint.
+    """
     # Judged per distinct type (one or two in a list of thousands), not per item.
     if not isinstance(value, list) or not all(
         issubclass(kind, (Item, Mapping)) for kind in set(map(type, value))

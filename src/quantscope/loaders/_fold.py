@@ -88,7 +88,8 @@ def joined(
     items_of: Callable[[Any], list[Any]],
 ) -> Columns:
     """The columns of ``bodies`` (a paged load's, in page order): folded pages' rows, and the
-    items of pages that hold a list (``convert`` checks and converts a run of them)."""
+    items of pages that hold a list (``convert`` checks and converts a run of them).
+    """
     parts: list[Columns] = []
     run: list[Any] = []  # items of consecutive pages holding a list
     span: list[Any] | None = None  # [columns, start, stop] of consecutive folded rows

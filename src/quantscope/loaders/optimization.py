@@ -58,7 +58,8 @@ def _note_capped(
     frame: pd.DataFrame, name: str, shown: int, quant_id: int | None, c: Client
 ) -> None:
     """Record in ``frame``'s attrs that it holds the dashboard's list ``name`` (``shown``
-    rows of it) at the cap."""
+    rows of it) at the cap.
+    """
     if shown < LIST_CAP:
         return
     kind = _LISTS[name]
@@ -94,7 +95,8 @@ class Dashboard(NamedTuple):
 
 def load_dashboard(quant_id: IdArg | None = None, *, client: Client | None = None) -> Dashboard:
     """Overall performance (win rate a fraction), recent and applied recommendations, and the
-    weekly trend of closed trades."""
+    weekly trend of closed trades.
+    """
     recipe = Recipe(
         DASHBOARD,
         _schemas.PERFORMANCE,
@@ -116,7 +118,8 @@ def load_dashboard(quant_id: IdArg | None = None, *, client: Client | None = Non
 
 def _dashboard_frames(recipe: Recipe, fetched: Fetched) -> tuple[pd.DataFrame, ...]:
     """The dashboard's parts: performance (one record), the recent and applied lists, the
-    weekly trends."""
+    weekly trends.
+    """
     data = field(fetched.data, DASHBOARD, "data")
     prov = fetched.provenance
     trends = data.get("historicalTrends") or {}
@@ -168,7 +171,8 @@ def run_analysis(
     client: Client | None = None,
 ) -> pd.Series:
     """Run the optimizer (new recommendations replace the unapplied ones); with ``apply`` the
-    service applies them all at once. Returns trades analysed and recommendations made."""
+    service applies them all at once. Returns trades analysed and recommendations made.
+    """
     wire = {"apply": "true" if apply else "false"}  # the service reads the text
     body = E.body(E.ANALYZE, {**locals(), **wire})
     c = client_or_default(client)
@@ -187,7 +191,8 @@ def run_analysis(
 def check_recommendation(recommendation: pd.Series, *, client: Client | None = None) -> None:
     """Refuse (``StaleWriteError``, nothing sent) a recommendation whose entry no longer holds
     the threshold it was made for (``old_threshold``, what the user saw), read from the service
-    now (one request)."""
+    now (one request).
+    """
     change = Change.of_recommendation(recommendation)
     quant = one_id(recommendation["quant_id"], "quant_id")
     now = load_playbook(quant, fresh=True, client=client)

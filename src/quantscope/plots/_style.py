@@ -120,7 +120,8 @@ def histograms(
     stacked: bool,
 ) -> None:
     """One bar container per ``(label, values, colour)`` group on shared ``edges``: stacked (a
-    distribution and its make-up) or side by side (groups compared)."""
+    distribution and its make-up) or side by side (groups compared).
+    """
     if not groups:
         return
     labels, values, colors = zip(*groups, strict=True)
@@ -190,7 +191,8 @@ def heatmap_cells(
     norm: Any = None,
 ) -> Any:
     """``values`` (rows x columns) as an image with one centred text per cell (``texts``,
-    "" for none), rows upwards; returns the image (for a colour bar)."""
+    "" for none), rows upwards; returns the image (for a colour bar).
+    """
     image = ax.imshow(values, cmap=cmap, norm=norm, origin="lower", aspect="auto")
     rgba = np.asarray(image.cmap(image.norm(np.where(np.isfinite(values), values, 0.0))))
     dark = rgba[..., :3] @ np.array([0.299, 0.587, 0.114]) < 0.5  # text readable on the cell

@@ -41,8 +41,8 @@ def pnl_calendar(
         one text per period with a trade (gid ``cell``: the value and ``n=<trades>``).
     """
     kwargs = {"capital": capital, "include_open": include_open, "execution": execution}
-    table = analytics.pnl_calendar(trades, freq, metric, **kwargs)  # type: ignore[arg-type]
-    counts = analytics.pnl_calendar(trades, freq, "trades", **kwargs)  # type: ignore[arg-type]
+    table = analytics.pnl_calendar(trades, freq, metric, **kwargs)  # type: ignore[arg-type]  # one dict of three keywords' types
+    counts = analytics.pnl_calendar(trades, freq, "trades", **kwargs)  # type: ignore[arg-type]  # one dict of three keywords' types
     info, note = table.attrs["calendar"], table.attrs["execution"]
     label, unit = metric_unit(metric)
     name = metric.removesuffix("_usd").replace("_", " ")

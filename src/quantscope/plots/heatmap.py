@@ -124,7 +124,8 @@ def _interval_label(info: dict[str, Any], metric: str) -> str:
     """The legend entry naming the cells' interval: its confidence and its method. Grids take
     every interval from ``backtest.uncertainty`` (``guards["method"]``: a bootstrap over whole
     tokens, the rule of three where nothing moved); a grid made before that carried a Wilson
-    win rate, named as such."""
+    win rate, named as such.
+    """
     guards = info.get("guards") or {}
     level = float(guards.get("confidence", 0.95))
     unit = guards.get("bootstrap_unit")

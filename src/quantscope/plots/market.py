@@ -180,7 +180,8 @@ def _trade_marks(
     step_days: float,
 ) -> pd.DataFrame:
     """One row per trade (index ``trade_id``): entry and exit time and price (module doc), and
-    ``pnl_usd`` when closed; only trades that open or close inside ``span``."""
+    ``pnl_usd`` when closed; only trades that open or close inside ``span``.
+    """
     marks = pd.DataFrame(
         {
             "entry_at": pd.Series(dtype="datetime64[ms, UTC]"),
@@ -230,7 +231,8 @@ def _trade_marks(
 
 def _fill(rows: pd.DataFrame, usd: str, tokens: str) -> pd.Series:
     """The average fill price of one side of each trade (USD per token); missing where the
-    frame lacks the columns or no token changed hands."""
+    frame lacks the columns or no token changed hands.
+    """
     if usd not in rows.columns or tokens not in rows.columns:
         return pd.Series(pd.NA, index=rows.index, dtype="Float64")
     amount = rows[tokens].astype("Float64")

@@ -235,7 +235,8 @@ def _flat_bars(ax: Axes, table: pd.DataFrame, heights: np.ndarray, unit: S.Unit)
 
 def _grouped_bars(ax: Axes, table: pd.DataFrame, heights: np.ndarray) -> None:
     """One group per period, one bar per key (a BarContainer per key, labelled with it, its
-    heights the key's rows of ``table`` by period; NaN where the key has no trade then)."""
+    heights the key's rows of ``table`` by period; NaN where the key has no trade then).
+    """
     periods = pd.DatetimeIndex(table.index.get_level_values("period"))
     order = periods.unique().sort_values()
     key_codes, groups = pd.factorize(

@@ -106,7 +106,7 @@ def walk_forward_folds(table: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
     _ticks(ax, table)
     criteria = info.get("criteria") or ([info["criterion"]] if info.get("criterion") else [])
     named = ", ".join(criteria) if 0 < len(criteria) <= 3 else f"{len(criteria)} criteria"
-    asked = QUESTION_LABELS.get(info.get("question"), "question not recorded")  # type: ignore[arg-type]
+    asked = QUESTION_LABELS.get(info.get("question"), "question not recorded")  # type: ignore[arg-type]  # attrs are Any; unknown -> the default
     ax.set_title(
         f"{named or 'threshold'}: threshold chosen on the past, tried ahead\n{asked}",
         fontsize="medium",

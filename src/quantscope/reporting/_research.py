@@ -97,7 +97,8 @@ def decision_rows(
     rows: pd.DataFrame, criterion: str, thresholds: list[float], current: float | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The what-if rows (effect, replayed) at ``thresholds`` and both questions' intervals:
-    ``(what_if, effect intervals, signal intervals)``, one row per threshold each, in order."""
+    ``(what_if, effect intervals, signal intervals)``, one row per threshold each, in order.
+    """
     kw: dict[str, Any] = {} if current is None else {"current": current}
     replay = bt.what_if(rows, criterion, thresholds, bootstrap=False, **kw)
     effect = bt.what_if_intervals(rows, criterion, list(replay["threshold"]), **kw)

@@ -142,7 +142,8 @@ def overview(data: ReportData) -> list[Block]:
 
 def _win_rate_interval(executed: pd.DataFrame) -> tuple[float, float]:
     """The headline win rate's interval from ``backtest.uncertainty`` (whole tokens resampled),
-    over the trades ``summary()`` counts: closed, with a PnL; won when ``pnl_usd > 0``."""
+    over the trades ``summary()`` counts: closed, with a PnL; won when ``pnl_usd > 0``.
+    """
     closed = executed[(executed["status"] == "Closed").fillna(False).to_numpy(bool)]
     pnl = closed["pnl_usd"].to_numpy(dtype=np.float64, na_value=np.nan)
     counted = ~np.isnan(pnl)

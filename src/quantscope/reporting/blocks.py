@@ -26,7 +26,8 @@ class Text:
 class Note:
     """A highlighted paragraph: ``warn`` (a caveat), ``question`` (which of the two questions
     of threshold research a figure answers), ``hypothetical`` (trades never executed),
-    ``info``."""
+    ``info``.
+    """
 
     text: str
     kind: NoteKind = "info"

@@ -140,7 +140,8 @@ def _example_trades(executed: pd.DataFrame) -> list[tuple[str, pd.Series]]:
 
 def check_benchmark(benchmark: Benchmark) -> Benchmark:
     """The benchmark as given, checked before anything is sent: ValueError in one line
-    otherwise. A token id is an int (a numpy integer or an int-valued string too)."""
+    otherwise. A token id is an int (a numpy integer or an int-valued string too).
+    """
     if benchmark is None or isinstance(benchmark, pd.Series | pd.DataFrame):
         if isinstance(benchmark, pd.Series | pd.DataFrame) and not isinstance(
             benchmark.index, pd.DatetimeIndex
@@ -188,7 +189,8 @@ def _check_share(
 ) -> bool:
     """Refuse (``QuotaShareExceededError``) loads whose total exceeds the share, or, given a
     ``ceiling`` (``max_requests``, requests already sent), that ceiling; returns whether they
-    may then be sent with ``confirm=True`` (the total was checked)."""
+    may then be sent with ``confirm=True`` (the total was checked).
+    """
     needed = sum(e.requests for e in priced)
     quota = client.quota
     if ceiling is not None:
@@ -298,7 +300,8 @@ def gather(
     max_requests: int | None = None,
 ) -> ReportData:
     """Load what the report of quant ``quant_id`` shows (module docstring for the cost);
-    ``max_requests``: a ceiling on the whole report's requests instead of the share."""
+    ``max_requests``: a ceiling on the whole report's requests instead of the share.
+    """
     quant = one_id(quant_id, "quant_id")
     checked = check_benchmark(benchmark)
     c = client if client is not None else get_default_client()
@@ -334,7 +337,8 @@ def from_trades(
     """The report's data starting from a trades frame; with ``load`` (default) the rest is
     loaded for the frame's quant (the playbook, recommendations and evaluations need exactly
     one quant in the frame), priced first and refused over the quota share as in ``gather``.
-    A token id as ``benchmark`` needs ``load`` (its candles are loaded)."""
+    A token id as ``benchmark`` needs ``load`` (its candles are loaded).
+    """
     checked = check_benchmark(benchmark)
     if isinstance(checked, int) and not load:
         raise ValueError(

@@ -45,7 +45,8 @@ def _criteria(text: str) -> list[str]:
 
 def _quants(client: Any) -> list[int]:
     """Every quant with trades: the trades' quant names, each one's id read from the details
-    of one of its buy evaluations (one request per quant; the report reuses them)."""
+    of one of its buy evaluations (one request per quant; the report reuses them).
+    """
     from quantscope import loaders as L
 
     trades = L.load_trades(trading_status="all", client=client)
@@ -70,7 +71,8 @@ def _check_arguments(args: argparse.Namespace) -> None:
 def _check_criteria(client: Client, quant: int, criteria: list[str]) -> None:
     """``UsageError`` naming the keys the quant's playbook lacks, and the ones it has (the
     playbook: 1 request, 0 when cached). A plan that cannot read it leaves the check to the
-    report, which says what it could not load."""
+    report, which says what it could not load.
+    """
     from quantscope import loaders as L
     from quantscope._cli_exit import UsageError
     from quantscope._errors import PermissionDeniedError

@@ -25,7 +25,8 @@ def render(
     data: ReportData, *, generated_at: datetime | None = None, stages: Stages = SILENT
 ) -> str:
     """The report's HTML page; ``stages`` counts each section as it is built (``STAGES``
-    of them: the sections and the writing)."""
+    of them: the sections and the writing).
+    """
     built = []
     for s in SECTIONS:
         stages.step(s.key)

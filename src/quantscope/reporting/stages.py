@@ -26,7 +26,8 @@ __all__ = ["SILENT", "Stages", "show_progress", "stages"]
 
 class Stages:
     """Counts the report's stages on a bar: ``step(name)`` as each one starts, ``more(n)``
-    when a stage finds ``n`` more (the loads a plan holds, the sections to draw)."""
+    when a stage finds ``n`` more (the loads a plan holds, the sections to draw).
+    """
 
     def __init__(self, bar: Any = None) -> None:
         self._bar = bar
@@ -54,7 +55,8 @@ SILENT = Stages()
 
 def show_progress(progress: bool | None, client: Client | None) -> bool:
     """``progress`` when given, else the client's setting, else ``QUANTSCOPE_PROGRESS``
-    (default on), read without connecting."""
+    (default on), read without connecting.
+    """
     if progress is not None:
         return bool(progress)
     if client is None:

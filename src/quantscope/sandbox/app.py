@@ -89,7 +89,7 @@ def create_app(info: WorldInfo, *, clock: Clock | None = None, metered: bool = T
     _add_exception_handlers(app)
     _add_health(app)
     _include_routers(app)
-    app.openapi = lambda: _openapi_schema(app)  # type: ignore[method-assign]
+    app.openapi = lambda: _openapi_schema(app)  # type: ignore[method-assign]  # FastAPI's documented way to customise the schema
     return app
 
 
@@ -99,6 +99,7 @@ def error_response(error: ApiError) -> Response:
 
 
 def is_api_path(path: str) -> bool:
+    """Whether ``path`` is under ``/api``."""
     return path == "/api" or path.startswith("/api/")
 
 

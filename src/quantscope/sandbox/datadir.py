@@ -58,6 +58,7 @@ def resolve_data_dir(data_dir: Path | str | None = None) -> Path:
 
 
 def world_db_name(seed: int, scale: int) -> str:
+    """The file name of the world of this seed and scale."""
     return f"world-s{seed}-x{scale}.sqlite"
 
 

@@ -137,7 +137,8 @@ def require(capability: str) -> Callable[[Request], Any]:
 
 async def get_store(request: Request) -> Store:
     """The world's Store (app.state.store). ``async``: FastAPI runs a plain ``def``
-    dependency in its thread pool, two thread hops per request for an attribute read."""
+    dependency in its thread pool, two thread hops per request for an attribute read.
+    """
     store: Store = request.app.state.store
     return store
 
@@ -228,7 +229,7 @@ def inline_first(endpoint: F) -> F:
     that would not be cheap is abandoned and the endpoint run again in a worker thread:
     inline.py). Without a Store among its arguments it runs in a worker as usual.
     """
-    endpoint._inline_first = True  # type: ignore[attr-defined]
+    endpoint._inline_first = True  # type: ignore[attr-defined]  # a marker attribute on the function
     return endpoint
 
 

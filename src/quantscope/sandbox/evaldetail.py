@@ -498,7 +498,8 @@ def _snapshots(row: EvalRow, u: np.ndarray) -> list[dict[str, Any]]:
 
 def result_items(conn: sqlite3.Connection, seed: int, ids: Sequence[int]) -> list[Any]:
     """The eval-results items of evaluations ``ids``, in that order, as JSON fragments
-    (``rendered.ITEMS``: each evaluation's item is rendered once while the world is served)."""
+    (``rendered.ITEMS``: each evaluation's item is rendered once while the world is served).
+    """
 
     def render(missing: list[int]) -> list[dict[str, Any]]:
         rows = conn.execute(

@@ -65,7 +65,8 @@ class Plan:
 
     async def solve(self, request: Request) -> dict[str, Any] | None:
         """The endpoint's keyword arguments, or None when FastAPI must solve the request
-        (a value is invalid or missing, so its error body is FastAPI's)."""
+        (a value is invalid or missing, so its error body is FastAPI's).
+        """
         values: dict[str, Any] = {}
         for name, call in self.dependencies:  # FastAPI solves dependencies first
             values[name] = await call(request)
@@ -88,7 +89,8 @@ class Plan:
 
 def plan_for(dependant: Dependant) -> Plan | None:
     """The fast plan of a route's ``dependant``, or None when it is not simple enough (or
-    FastAPI is not a verified version: ``VERIFIED_FASTAPI``)."""
+    FastAPI is not a verified version: ``VERIFIED_FASTAPI``).
+    """
     if (
         not within(fastapi.__version__, VERIFIED_FASTAPI)
         or dependant.path_params

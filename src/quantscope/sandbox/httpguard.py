@@ -95,7 +95,7 @@ class GuardedH11Protocol(H11Protocol):
 
     # --- the read deadline -------------------------------------------------------------------
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]  # uvicorn's H11Protocol's own signature
         super().connection_made(transport)
         self._make_room()
         self._arm_deadline()

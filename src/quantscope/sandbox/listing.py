@@ -137,7 +137,8 @@ class Listing:
     def none_match(self, conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> bool:
         """Whether the query ``sql`` (rows breaking an invariant) finds no row; asked once
         per (sql, params) like any aggregate. The list endpoints use it to leave out a join or
-        a condition that every row of the world satisfies: the same rows, fewer lookups."""
+        a condition that every row of the world satisfies: the same rows, fewer lookups.
+        """
         return not self.aggregate(conn, f"SELECT EXISTS ({sql})", params)[0][0]
 
     def every_row_joined(self, conn: sqlite3.Connection, table: str, chains: Sequence[str]) -> bool:

@@ -76,7 +76,8 @@ def text_schema(
 
 def decimal_text(value: object) -> object:
     """Integers on the wire are decimal digits only: ``1.0``, ``1e3`` or ``0x1`` are refused
-    (pydantic alone would take "1.0" for 1)."""
+    (pydantic alone would take "1.0" for 1).
+    """
     text = value[1:] if isinstance(value, str) and value.startswith("-") else value
     if isinstance(text, str) and not (text.isascii() and text.isdigit()):
         raise ValueError("must be an integer written in decimal digits")
@@ -169,7 +170,8 @@ class Where:
 
     def token_search(self, search: str | None) -> None:
         """``TokenSearch`` on the tokens joined as ``k``: name or symbol contains it (any
-        case) or the address is it; blank means no filter."""
+        case) or the address is it; blank means no filter.
+        """
         needle = (search or "").strip()
         if needle:
             self.add(

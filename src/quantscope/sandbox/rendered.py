@@ -69,7 +69,8 @@ class RenderedItems:
         render: Callable[[list[int]], Iterable[dict[str, Any]]],
     ) -> list[orjson.Fragment]:
         """The items of ``ids`` in order; ``render(missing ids)`` yields the others' dicts in
-        the order asked."""
+        the order asked.
+        """
         found: dict[int, bytes] = {}
         if self.enabled:
             with self._lock:

@@ -52,6 +52,7 @@ def bind_socket(host: str, port: int) -> socket.socket:
 
 
 def socket_url(sock: socket.socket) -> str:
+    """The ``http://host:port`` URL of a bound socket (IPv6 hosts in brackets)."""
     host, port = sock.getsockname()[:2]
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
@@ -172,7 +173,8 @@ class SandboxServer:
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop serving, finish open requests (bounded), join the thread, and close the
-        world's database connections. Idempotent."""
+        world's database connections. Idempotent.
+        """
         server, thread, app = self._server, self._thread, self._served
         if server is None or thread is None:
             return
@@ -189,7 +191,8 @@ class SandboxServer:
 
     def new_quota_day(self) -> int:
         """A fresh day's quota for every key of the served world (``auth.new_quota_day``);
-        how many counted requests were forgotten."""
+        how many counted requests were forgotten.
+        """
         return new_quota_day(self.info.db_path)
 
     def __enter__(self) -> SandboxServer:
@@ -249,7 +252,8 @@ def serve_forever(
 
 def close_app(app: FastAPI) -> None:
     """Close the SQLite connections of a sandbox application that no longer serves (its
-    ``Store``, when it has one: a test may serve an app of its own)."""
+    ``Store``, when it has one: a test may serve an app of its own).
+    """
     store = getattr(app.state, "store", None)
     if store is not None:
         store.close()

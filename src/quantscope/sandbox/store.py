@@ -223,7 +223,8 @@ CREATE INDEX recommendations_quant ON recommendations(quant_id, applied);
 class _Holder:
     """Kept in one thread's slot of a store's thread-local beside the connection opened for
     that thread: when the thread ends (its slot is dropped) the holder goes, and the
-    ``weakref.finalize`` attached to it closes the connection."""
+    ``weakref.finalize`` attached to it closes the connection.
+    """
 
     __slots__ = ("__weakref__",)
 
@@ -255,7 +256,8 @@ class Store:
     def _enable_wal(self) -> None:
         """Switch the file to WAL once, before any request: the switch needs the database to
         itself, so racing it from the first concurrent requests failed with "database is
-        locked". WAL is a property of the file; later connections find it set."""
+        locked". WAL is a property of the file; later connections find it set.
+        """
         with contextlib.closing(self._open()) as conn:
             conn.execute("PRAGMA journal_mode=WAL")
 
@@ -294,7 +296,8 @@ class Store:
     def connect_nowait(self) -> sqlite3.Connection:
         """This thread's connection that never waits for a lock: a statement that would
         wait fails at once with ``SQLITE_BUSY`` (``is_busy``). For the event loop's thread,
-        which must not block; the caller retries elsewhere with ``connect()``."""
+        which must not block; the caller retries elsewhere with ``connect()``.
+        """
         conn: sqlite3.Connection | None = getattr(self._local, "nowait", None)
         if conn is None:
             conn = self._open()
@@ -315,7 +318,8 @@ class Store:
     def close(self) -> None:
         """Close every connection this store opened, in whatever thread. Call it once
         nothing uses the store any more (the server has stopped); a later ``connect()``
-        opens a new connection."""
+        opens a new connection.
+        """
         with self._held_lock:
             held, self._held = self._held, set()
             self._local = threading.local()
@@ -353,10 +357,12 @@ class Store:
 
 def is_busy(exc: sqlite3.Error) -> bool:
     """True when ``exc`` is SQLite's "database is locked" (SQLITE_BUSY and its extended
-    codes): the statement did nothing and may be run again."""
+    codes): the statement did nothing and may be run again.
+    """
     code = getattr(exc, "sqlite_errorcode", None)
     return code is not None and code & 0xFF == sqlite3.SQLITE_BUSY
 
 
 def create_schema(conn: sqlite3.Connection) -> None:
+    """Create the world's tables and indexes on ``conn``."""
     conn.executescript(SCHEMA)

@@ -18,7 +18,8 @@ _EPOCH = datetime(1970, 1, 1)
 @lru_cache(maxsize=8192)
 def _day_text(days: int) -> str:
     """``YYYY-MM-DD`` of a day counted from 1970-01-01 (UTC); the year has 4 digits always
-    (strftime writes year 1 as ``1``)."""
+    (strftime writes year 1 as ``1``).
+    """
     day = _EPOCH + timedelta(days=days)
     return f"{day.year:04d}-{day.month:02d}-{day.day:02d}"
 
@@ -43,4 +44,5 @@ def trade_date(ms: int | None) -> str:
 
 
 def world_now_iso() -> str:
+    """The world's fixed "now" as an ISO timestamp with milliseconds."""
     return iso_ms(WORLD_NOW_MS)

@@ -139,7 +139,8 @@ def trade_items(rows: Iterable[TradeRow]) -> list[dict[str, Any]]:
 
 def trade_items_by_id(conn: sqlite3.Connection, ids: Sequence[int]) -> list[Any]:
     """The list Trades of ``ids``, in that order, as JSON fragments (``rendered.ITEMS``: each
-    trade is rendered once while the world is served)."""
+    trade is rendered once while the world is served).
+    """
 
     def render(missing: list[int]) -> list[dict[str, Any]]:
         rows = fetch_trades(

@@ -106,7 +106,8 @@ def effect_text(row: pd.Series) -> dict[str, str]:
 def signal_screen(features: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """``backtest.screen`` of every criterion and class of ``features``, the signal only
     (``effect=False``: no threshold is replayed); and what its warnings said (groups too small
-    to screen)."""
+    to screen).
+    """
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always", IncompleteDataWarning)
         found = bt.screen(features, effect=False)
@@ -123,7 +124,8 @@ def signal_screen(features: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
 
 def verdict(screen: pd.DataFrame | None, klass: Any, criterion: Any) -> dict[str, Any]:
     """The screen's verdict on one (class, criterion): ``found`` (screened), ``significant``,
-    ``short`` (a table cell) and ``text`` (a sentence)."""
+    ``short`` (a table cell) and ``text`` (a sentence).
+    """
     if screen is None:
         return {"found": False, "significant": False, "short": "–", "text": ""}
     info = screen.attrs.get("screen", {})

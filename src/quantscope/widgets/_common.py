@@ -77,7 +77,8 @@ OPTIMIZER_PLANS = f"{_needs('optimizer')} can read, run and apply the optimizer'
 
 def plan_allows(client: Client, capability: str) -> bool | None:
     """Whether the client's plan (known once a request reported its quota) can do it;
-    None when the plan is not known (then try, and handle the 403)."""
+    None when the plan is not known (then try, and handle the 403).
+    """
     return _plans_allow(client.quota.plan, capability)
 
 
@@ -87,7 +88,8 @@ def plan_name(client: Client) -> str:
 
 def service_host(client: Client) -> str:
     """Where a write goes, as a confirmation names it: the host (and port) of the client's
-    service, ``127.0.0.1:8765 (embedded sandbox)`` for the sandbox."""
+    service, ``127.0.0.1:8765 (embedded sandbox)`` for the sandbox.
+    """
     host = urlsplit(client.base_url).netloc.rpartition("@")[2] or client.base_url
     sandbox = client.settings.service == "embedded sandbox"
     return f"{host} (embedded sandbox)" if sandbox else host
@@ -106,7 +108,8 @@ def note(text: str, kind: str = "info") -> str:
 
 def fmt(kind: str, value: Any, *, signed: bool = False) -> str:
     """A metric as text: ``count``, ``share`` (percent), ``usd``, ``ratio``; changes of a
-    share are in percentage points."""
+    share are in percentage points.
+    """
     v = float(value) if value is not None and value is not pd.NA else math.nan
     if math.isnan(v):
         return "–"
@@ -124,7 +127,8 @@ def fmt(kind: str, value: Any, *, signed: bool = False) -> str:
 
 def table_html(frame: pd.DataFrame, *, index: bool = True) -> str:
     """A compact HTML table of already formatted cells (escaped by pandas); cells never wrap
-    (a metric name on one line), and a table wider than its box scrolls sideways."""
+    (a metric name on one line), and a table wider than its box scrolls sideways.
+    """
     table = frame.to_html(index=index, border=0, classes="quantscope", na_rep="–")
     return f'<div style="overflow-x:auto;white-space:nowrap;max-width:100%">{table}</div>'
 
@@ -184,7 +188,8 @@ def flag(row: pd.Series, name: str) -> bool:
 
 def rule_text(row: pd.Series) -> str:
     """How a playbook row decides, as escaped HTML: ``value ≥ t; t in [0, 50]`` or the
-    option ids and labels."""
+    option ids and labels.
+    """
     operator = str(row["operator"])
     text = f"value {OPERATOR_SYMBOLS.get(operator, operator)} t"
     if option_ids(row) is not None:
@@ -220,7 +225,8 @@ def diff_html(changes: Sequence[Change]) -> str:
 
 class Research(NamedTuple):
     """A quant's executed trades, the details of the buys that opened the closed ones, and the
-    two joined (``backtest.trade_features``)."""
+    two joined (``backtest.trade_features``).
+    """
 
     trades: pd.DataFrame
     details: pd.DataFrame
@@ -274,7 +280,8 @@ def requests_of(frame: pd.DataFrame | pd.Series) -> int:
 
 def _within_share(cost: Estimate, spent: int) -> None:
     """Refuse the details when they and the ``spent`` requests before them exceed the share of
-    the quota left when the load began (unknown quota: the loader's own rule applies)."""
+    the quota left when the load began (unknown quota: the loader's own rule applies).
+    """
     if cost.remaining is None or not cost.requests:
         return
     start = cost.remaining + spent
@@ -311,7 +318,8 @@ def _within_share(cost: Estimate, spent: int) -> None:
 class Offer(NamedTuple):
     """What a panel offers instead of a load over its quota share: the text saying the cost,
     the quota left and its reset; the Open button's label (None: nothing can be loaded before
-    the reset, so there is no button); the keywords of ``load_research`` for the click."""
+    the reset, so there is no button); the keywords of ``load_research`` for the click.
+    """
 
     text: str
     label: str | None
@@ -323,7 +331,8 @@ def opening_offer(exc: QuotaShareExceededError, what: str, host: str | None = No
     in the quota left (minus the client's reserve), else what fits (the panel then studies the
     trades whose details it has), else nothing before the reset. Cached answers cost nothing
     again, so the rest of a partial load is cheaper after the reset. ``host``
-    (``service_host``): the service the requests go to, named in the text."""
+    (``service_host``): the service the requests go to, named in the text.
+    """
     of = f" of {exc.limit}" if exc.limit is not None else ""
     left = exc.remaining if exc.remaining is not None else 0
     room = left - (exc.reserve or 0)
@@ -499,7 +508,8 @@ class Panel:
 
     def _title(self, text: str) -> W.HBox:
         """The panel's first line: its title, the Reload button, the Open button (hidden until
-        ``_open_lazily``)."""
+        ``_open_lazily``).
+        """
         return W.HBox(
             [W.HTML(f"<h4>{html.escape(text)}</h4>"), self.reload_button, self.open_button],
             layout=W.Layout(align_items="center", grid_gap="8px"),
@@ -522,7 +532,8 @@ class Panel:
 
     def refused(self, plans: str) -> None:
         """The plan, known before any request (the client's last quota headers), cannot do
-        what the panel needs: say so; nothing is sent."""
+        what the panel needs: say so; nothing is sent.
+        """
         self.notify(
             f"Your plan ({plan_name(self.client)}) cannot do this: nothing was sent. {plans}",
             "error",
@@ -530,7 +541,8 @@ class Panel:
 
     def failed(self, exc: QuantscopeError) -> None:
         """A request failed: show the error's message (it says what to do); a write refused
-        because the playbook moved also says how to see it as it is now."""
+        because the playbook moved also says how to see it as it is now.
+        """
         self.notify(render(exc, "panel"), "error")  # its buttons, not Python's keywords
         if isinstance(exc, WriteRefusedError) and exc.stale:
             self.message.value += note(
@@ -541,7 +553,8 @@ class Panel:
 
     def close(self) -> None:
         """Close every widget of the panel and leave the playbook view (nothing keeps the
-        panel alive afterwards)."""
+        panel alive afterwards).
+        """
         self.view.unsubscribe(self)
         seen: set[int] = set()
         todo: list[W.Widget] = [self.widget, self.open_button, self.reload_button]
@@ -560,7 +573,8 @@ class Panel:
 
     def reload(self) -> pd.DataFrame | None:
         """Read the playbook from the service again; every panel of this quant and client
-        redraws (``_playbook_changed``). None (with the message) when the read failed."""
+        redraws (``_playbook_changed``). None (with the message) when the read failed.
+        """
         playbook = self._call(self.view.reload)
         if playbook is not None:
             self.notify("Reloaded: the playbook as the service holds it now.", "ok")
@@ -575,7 +589,8 @@ class Panel:
 
     def _playbook_changed(self, playbook: pd.DataFrame) -> None:
         """The playbook changed (a write through any panel or ``audit`` with this client, or a
-        Reload): show ``playbook``. Base: nothing."""
+        Reload): show ``playbook``. Base: nothing.
+        """
 
     # ----- lazy opening -----
 
@@ -583,8 +598,9 @@ class Panel:
         """Do not load now: say ``offer.text`` (what loading costs, the quota left) and, when
         something can be loaded, show the Open button (``qs-open``) labelled ``offer.label``,
         whose click runs ``load(**offer.spend)`` (which loads with those keywords of
-        ``load_research`` and shows the result). For a load over the client's quota share,
-        typically caught as::
+        ``load_research`` and shows the result).
+
+        For a load over the client's quota share, typically caught as::
 
             try:
                 self._show(load_research(..., confirm=False))
@@ -599,7 +615,8 @@ class Panel:
 
     def open(self) -> bool:
         """Run the load ``_open_lazily`` deferred (the Open button); whether it ran through.
-        A failure shows its message and keeps the button for another try."""
+        A failure shows its message and keeps the button for another try.
+        """
         load = self._opening
         if load is None:
             self.notify("Nothing waits to be opened.")
@@ -629,7 +646,8 @@ class Panel:
 
     def _show_written(self, written: Written) -> None:
         """After this panel's write, before ``_playbook_changed`` shows the read-back (when
-        there is one): what else the panel refreshes. Base: nothing."""
+        there is one): what else the panel refreshes. Base: nothing.
+        """
 
     def _cancel_pending(self) -> bool:
         """Hide the confirmation and drop what awaited it; whether anything did."""
@@ -654,7 +672,8 @@ class Panel:
         """``request()``, or None when it failed: a plan's 403 goes to ``on_denied`` (default:
         shown as any failure), any other failure's message is shown. What a loaded frame
         lacks (``IncompleteDataWarning``: a capped list, a plan's chains) is shown as the
-        panel's message, not printed."""
+        panel's message, not printed.
+        """
         try:
             with warnings.catch_warnings(record=True) as seen:
                 warnings.simplefilter("always", IncompleteDataWarning)
@@ -686,7 +705,8 @@ class Panel:
         logged: str = "the change",
     ) -> None:
         """Await confirmation of ``pending``: the question (asked of the service), the diff,
-        how it is sent and that it is read back and logged."""
+        how it is sent and that it is read back and logged.
+        """
         self.pending = pending
         self.confirmation.show(
             f"<b>{question} on {html.escape(service_host(self.client))}?</b>"

@@ -77,7 +77,8 @@ def is_whole(values: pd.Series | np.ndarray | Sequence[float], row: pd.Series) -
     """Whether a criterion takes whole numbers: an options criterion, or one whose observed
     values (``values``: all of the quant's, not one class's) are all whole, with whole range
     bounds. The service states no type (the spec's criterion results carry the value as text),
-    so the values decide: a count such as ``smart_money_buys`` is never fractional."""
+    so the values decide: a count such as ``smart_money_buys`` is never fractional.
+    """
     if option_ids(row):
         return True
     seen = _finite(values)
@@ -128,7 +129,8 @@ def stops(
 
 class Quiet:
     """Whether widget changes are being made by code, not by the user: observers return at
-    once while ``bool(quiet)``; ``with quiet():`` marks a block (blocks nest)."""
+    once while ``bool(quiet)``; ``with quiet():`` marks a block (blocks nest).
+    """
 
     def __init__(self) -> None:
         self.depth = 0

@@ -59,7 +59,8 @@ def _num(kind: str, value: Any, signed: bool = True) -> str:
 
 def with_interval(kind: str, estimate: Any, lo: Any, hi: Any) -> str:
     """``+0.3 pts [-1.2, +1.9]``, ``-$801.85 [-$2,576.55, +$596.47]``: an estimate and its
-    95 % interval (shares in percentage points)."""
+    95 % interval (shares in percentage points).
+    """
     unit = " pts" if kind == "share" else ""
     return f"{_num(kind, estimate)}{unit} [{_num(kind, lo)}, {_num(kind, hi)}]"
 
@@ -120,7 +121,8 @@ def kept_dropped(
 @dataclass
 class Answer:
     """One question's answer at one threshold: the ``what_if_intervals`` row there and at the
-    current threshold (its trades are the baseline's), and the tokens of the sample."""
+    current threshold (its trades are the baseline's), and the tokens of the sample.
+    """
 
     question: Question
     row: pd.Series
@@ -135,7 +137,8 @@ class Answer:
 class Answers:
     """A criterion's research at every threshold a slider offers, computed once per (class,
     criterion, rule, current threshold) and cached: ``what_if`` (the before/after table) and
-    ``what_if_intervals`` (both questions' intervals); ``kept_dropped`` per threshold."""
+    ``what_if_intervals`` (both questions' intervals); ``kept_dropped`` per threshold.
+    """
 
     def __init__(self) -> None:
         self._frames: dict[tuple[Any, ...], pd.DataFrame] = {}
@@ -160,7 +163,8 @@ class Answers:
         thresholds: Sequence[float],
     ) -> pd.DataFrame:
         """The cached frame of ``kind`` holding every threshold of ``wanted`` (computed with
-        ``thresholds`` on first use, the ones it lacks later), indexed by threshold."""
+        ``thresholds`` on first use, the ones it lacks later), indexed by threshold.
+        """
         cache = (kind, *key, rule, float(current))
         frame = self._frames.get(cache)
         need = {float(t) for t in wanted}
@@ -192,7 +196,8 @@ class Answers:
     ) -> pd.DataFrame:
         """``bt.what_if(features, criterion, [threshold], rule=rule, bootstrap=False, ...)``
         of ``key`` = (class, criterion), from the cache (``options``: ``current``,
-        ``operator``, ``playbook``, ``thresholds``)."""
+        ``operator``, ``playbook``, ``thresholds``).
+        """
         frame = self._rows("what_if", features, key, rule, [threshold], **options)
         out = frame.loc[[float(threshold)]].reset_index(drop=True)
         out.attrs = frame.attrs
@@ -207,7 +212,8 @@ class Answers:
         **options: Any,
     ) -> Answer:
         """The answer of ``rule`` at ``threshold`` for ``key`` = (class, criterion) on
-        ``features`` (that class's trades), from the cache (``options`` as ``what_if``)."""
+        ``features`` (that class's trades), from the cache (``options`` as ``what_if``).
+        """
         current = float(options["current"])
         frame = self._rows("intervals", features, key, rule, [threshold, current], **options)
         return Answer(
@@ -243,7 +249,8 @@ def side_by_side_html(effect: Answer, signal: Answer, kept: dict[str, float]) ->
     """Both questions at the selected threshold: the trades each keeps (now → proposed),
     the tokens the sample rests on, each change with its interval, and the signal's kept
     against dropped win rate; headed by ``QUESTION_LABELS``, effect first (what applying
-    does, what Apply writes)."""
+    does, what Apply writes).
+    """
     answers = (effect, signal)
     rows: list[tuple[str, list[str]]] = [
         ("trades kept: now → proposed", [_trades_text(a) for a in answers]),

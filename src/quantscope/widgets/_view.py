@@ -56,7 +56,8 @@ class PlaybookView:
     @classmethod
     def of(cls, client: Client, quant_id: int) -> PlaybookView:
         """The view of ``quant_id``'s playbook for ``client`` (made on first use; nothing is
-        loaded until ``get``)."""
+        loaded until ``get``).
+        """
         views = cls._views.setdefault(client, {})
         view = views.get(int(quant_id))
         if view is None:
@@ -84,14 +85,16 @@ class PlaybookView:
 
     def get(self) -> pd.DataFrame:
         """The playbook as this view holds it; loaded (``load_playbook``, cache first) on first
-        use. Raises what the load raises (a plan without the playbook: 403)."""
+        use. Raises what the load raises (a plan without the playbook: 403).
+        """
         if self.playbook is None:
             self.playbook = L.load_playbook(self.quant_id, client=self.client)
         return self.playbook
 
     def reload(self) -> pd.DataFrame:
         """Read the playbook from the service (one request, never the cache) and tell every
-        subscribed panel."""
+        subscribed panel.
+        """
         playbook = L.load_playbook(self.quant_id, fresh=True, client=self.client)
         self.update(playbook)
         return playbook

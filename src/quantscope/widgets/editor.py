@@ -155,7 +155,8 @@ class PlaybookEditor(Panel):
 
     def _refuse(self, exc: PermissionDeniedError | None) -> None:
         """The plan cannot read the playbook: say so (``exc`` None: known before any request,
-        nothing was sent) and disable the controls."""
+        nothing was sent) and disable the controls.
+        """
         if exc is None:
             self.refused(PLAYBOOK_PLANS)
         else:
@@ -265,7 +266,8 @@ class PlaybookEditor(Panel):
         config_type: str | None = None,
     ) -> None:
         """Stage ``field = value`` for ``criterion`` of the class and config type (default:
-        the ones shown; given ones are shown). An invalid value is marked, not sent."""
+        the ones shown; given ones are shown). An invalid value is marked, not sent.
+        """
         if field not in FIELDS:
             raise ValueError(f"field must be one of {FIELDS}, got {field!r}")
         if market_cap_class is not None:
@@ -290,7 +292,8 @@ class PlaybookEditor(Panel):
 
     def apply(self) -> list[audit.Change] | None:
         """Show the staged changes as a diff and ask for confirmation; refused (nothing sent)
-        while any edit is invalid."""
+        while any edit is invalid.
+        """
         if self.writable is False:
             self.notify(f"Your plan ({plan_name(self.client)}) cannot change it. {PLAYBOOK_PLANS}")
             return None
@@ -364,7 +367,8 @@ class PlaybookEditor(Panel):
     def _playbook_changed(self, playbook: pd.DataFrame) -> None:
         """Show ``playbook`` (the shared view's): staged edits stay, but an edit that now
         equals the entry's value is no change any more; a pending confirmation named old
-        values, so it is closed."""
+        values, so it is closed.
+        """
         had = self._cancel_pending()
         self.playbook = playbook
         by_id = playbook.drop_duplicates("config_id").set_index("config_id")

@@ -86,7 +86,8 @@ APPLYING = (
 
 def _what_if(features: pd.DataFrame, rec: pd.Series, playbook: pd.DataFrame) -> pd.DataFrame | None:
     """The replayed ``what_if`` of the recommendation's new threshold against its old one, on
-    the closed trades of its class (None when the features lack the criterion or the class)."""
+    the closed trades of its class (None when the features lack the criterion or the class).
+    """
     criterion = str(rec["criterion"])
     rows = features[(features["market_cap_class"] == rec["market_cap_class"]).to_numpy(bool)]
     if criterion not in rows.columns or rows.empty:
@@ -108,7 +109,8 @@ def recommendation_states(recs: pd.DataFrame, playbook: pd.DataFrame | None) -> 
 
     The service keeps ``applied`` true after an undo (an undo is a plain playbook write), so
     the playbook decides; re-applying an undone one is a new compare-and-swap write of its
-    threshold (``RecommendationsPanel.confirm``)."""
+    threshold (``RecommendationsPanel.confirm``).
+    """
     now: dict[str, float] = {}
     if playbook is not None:
         pairs = zip(playbook["config_id"], playbook["threshold"], strict=True)
@@ -236,7 +238,8 @@ class RecommendationsPanel(Panel):
     ) -> None:
         """Load the trades and details the what-if needs (``spend``: ``load_research``'s quota
         keywords, beyond the share from the Open button; ``spent``: what opening already
-        cost), and show them."""
+        cost), and show them.
+        """
         self.research = load_research(
             self.quant_id, self.client, trades=trades, details=details, spent=spent, **spend
         )
@@ -559,7 +562,8 @@ class RecommendationsPanel(Panel):
 
     def _show_written(self, written: audit.Written) -> None:
         """The list changed too (the recommendation is applied now): read it again; the
-        view's ``_playbook_changed`` then shows both (here, when there was no read-back)."""
+        view's ``_playbook_changed`` then shows both (here, when there was no read-back).
+        """
         if self._reload() and written.playbook is None:
             self._show()
 

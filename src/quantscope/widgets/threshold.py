@@ -236,7 +236,8 @@ class ThresholdPanel(Panel):
     ) -> bool:
         """Load the playbook and the research (``spend``: ``load_research``'s quota keywords,
         from the Open button); whether the panel can show them. A plan known not to read the
-        playbook is told so without a request."""
+        playbook is told so without a request.
+        """
         if plan_allows(self.client, "read_playbook") is False:
             self.refused(PLAYBOOK_PLANS)
             return False
@@ -294,7 +295,8 @@ class ThresholdPanel(Panel):
 
     def _open_now(self, **spend: Any) -> None:
         """What the Open button runs: load beyond the quota share (``spend``: all of it, or
-        what fits), then show the panel."""
+        what fits), then show the panel.
+        """
         if self.research is None and self._load(*self._given, **spend):
             self._start(*self._wanted)
 
@@ -345,7 +347,8 @@ class ThresholdPanel(Panel):
     @property
     def features(self) -> pd.DataFrame:
         """The closed trades of the selected class, with their criterion values (selected
-        once per class: a copy carries the frame's attrs, the playbooks among them)."""
+        once per class: a copy carries the frame's attrs, the playbooks among them).
+        """
         assert self.research is not None
         klass = self.class_picker.value
         if klass not in self._class_rows:
@@ -356,11 +359,13 @@ class ThresholdPanel(Panel):
     @property
     def threshold(self) -> float:
         """The threshold the panel would write: the control's value, exactly (the playbook's
-        own until the slider moves or a value is typed)."""
+        own until the slider moves or a value is typed).
+        """
         return self.control.value
 
     def _show_class(self, criterion: str | None = None) -> None:
-        assert self.playbook is not None and self.research is not None
+        assert self.playbook is not None
+        assert self.research is not None
         pb = self.playbook
         rows = pb[
             (pb["market_cap_class"] == self.class_picker.value) & (pb["config_type"] == CONFIG_TYPE)
@@ -487,7 +492,8 @@ class ThresholdPanel(Panel):
 
     def _refusal(self, value: float) -> str | None:
         """Why the selected entry cannot take ``value`` (the service's rules, whole numbers
-        for a whole-number criterion), or None."""
+        for a whole-number criterion), or None.
+        """
         row = self.entry
         if row is None:
             return "no criterion is selected"
@@ -501,7 +507,8 @@ class ThresholdPanel(Panel):
     def _playbook_changed(self, playbook: pd.DataFrame) -> None:
         """Another panel (or a Reload) changed the playbook: show the selected entry's
         threshold from ``playbook``, exactly. A change awaiting confirmation was asked from
-        the old value, so it is dropped."""
+        the old value, so it is dropped.
+        """
         self.playbook = playbook
         self.answers.clear()  # the replayed effect depends on the playbook
         if self.research is None:
@@ -531,7 +538,8 @@ class ThresholdPanel(Panel):
     def set_threshold(self, value: float) -> None:
         """Hold ``value`` exactly (the slider gains it if it lacks it); ValueError if the
         service would refuse it (outside the range, not an option) or a whole-number
-        criterion would get a fraction."""
+        criterion would get a fraction.
+        """
         error = self._refusal(value)
         if error:
             self.notify(error, "error")

@@ -202,7 +202,8 @@ def _count_filter(
     ] = "false",
 ) -> tuple[Where, tuple[int, int]]:
     """The parameters eval-timeseries and eval-count share, as a dependency: the filter on
-    the plan's chains (and the quant) and the window (lower, upper) in epoch ms."""
+    the plan's chains (and the quant) and the window (lower, upper) in epoch ms.
+    """
     where = Where()
     where.one_of("e.chain", caller.chains)
     if quantId is not None and returnAllQuants != "true":

@@ -75,10 +75,11 @@ BodyCount = Annotated[int, Field(ge=0, le=MAX_ID), Strict(), BeforeValidator(_js
 
 class AnalyzeBody(AnalyzeRequest):
     """The analyze body as the sandbox reads it: ``apply`` also takes JSON booleans, integers
-    may be written ``20.0``, and ids are bounded like every id (1 to 2^63-1)."""
+    may be written ``20.0``, and ids are bounded like every id (1 to 2^63-1).
+    """
 
     quantId: BodyQuantId | None = Field(default=None, description="Absent or null: every quant.")
-    apply: ApplyFlag = Field(  # type: ignore[assignment]
+    apply: ApplyFlag = Field(  # type: ignore[assignment]  # widens the spec's 'true'/'false'
         default=False,
         description='"true" applies every generated recommendation in the same transaction; '
         "text as in the spec, any case, or a JSON boolean (never null). Absent: false.",

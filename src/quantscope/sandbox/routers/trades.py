@@ -252,7 +252,8 @@ def _summary(
     store: Store, conn: sqlite3.Connection, where: Where, quant_id: int | None
 ) -> dict[str, Any]:
     """The Trade summary over every trade the filter matches (aggregates in SQL, computed
-    once per filter: trades never change while a world is served)."""
+    once per filter: trades never change while a world is served).
+    """
     rows = store.listing.aggregate(
         conn,
         f"""SELECT t.status, COUNT(*), TOTAL(t.buy_cost + t.sell_revenue),

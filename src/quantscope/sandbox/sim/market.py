@@ -53,6 +53,7 @@ class TokenPath:
 
 
 def chain_of(token_id: int) -> str:
+    """The chain a token trades on (tokens take the chains in turn)."""
     return CHAINS[(token_id - 1) % len(CHAINS)]
 
 

@@ -17,6 +17,8 @@ from quantscope.sandbox.sim.rules import RuleSet
 
 @dataclass(frozen=True)
 class QuantSpec:
+    """One quant of the world: its identity, trading settings, weights and thresholds."""
+
     id: int
     name: str
     trading_mode: str
@@ -134,6 +136,7 @@ CLASS_SIZE_MULTIPLIER = {"DEGEN_CAP": 1.0, "LOW_CAP": 5.0, "MID_CAP": 25.0}
 
 
 def threshold_for(quant: QuantSpec, mc_class: str, config_type: str, c: Criterion) -> float:
+    """The quant's threshold of criterion ``c`` for one market-cap class and config type."""
     scan, buy = BASE_THRESHOLDS[c.key]
     value = float(scan if config_type == "SCANNING" else buy)
     if config_type == "BUYING" and c.key in quant.threshold_shift:

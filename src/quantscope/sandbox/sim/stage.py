@@ -89,7 +89,8 @@ def stage_tokens(
     conn: sqlite3.Connection, seed: int, token_ids: Iterable[int], tokens_table: str
 ) -> None:
     """Simulate ``token_ids`` into ``stage_evals``/``stage_trades``, token rows into
-    ``tokens_table``, one token at a time (the caller manages the transaction)."""
+    ``tokens_table``, one token at a time (the caller manages the transaction).
+    """
     eval_sql = (
         f"INSERT INTO stage_evals (sid, type_order, {_EVAL_SELECT}) "
         f"VALUES ({','.join('?' * (len(EVAL_COLUMNS) + 2))})"
@@ -128,7 +129,8 @@ def stage_tokens(
 
 def worker_count(scale: int, workers: int | None = None) -> int:
     """Processes that stage a world of ``scale``: ``workers`` if given, else 1 below
-    ``PARALLEL_MIN_SCALE`` and up to ``MAX_WORKERS`` (the machine's cores) from there."""
+    ``PARALLEL_MIN_SCALE`` and up to ``MAX_WORKERS`` (the machine's cores) from there.
+    """
     if workers is not None:
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")

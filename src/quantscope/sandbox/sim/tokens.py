@@ -68,6 +68,8 @@ _B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 
 @dataclass(frozen=True)
 class TokenMeta:
+    """One token of the world: its identity, its chain and its static traits."""
+
     id: int
     name: str
     symbol: str
