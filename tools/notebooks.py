@@ -665,6 +665,11 @@ VOILA_DATA = ROOT / "tools" / "voila"
 #: the venv (jupytext, from the dev tools) are built for a newer JupyterLab than Voila's and
 #: log a module-federation error on every page.
 VOILA_EXTENSIONS = ("@jupyter-widgets/jupyterlab-manager", "@voila-dashboards/widgets-manager8")
+#: Seconds before Voila starts the kernel that refills the pre-heated pool, once a page took
+#: one (``VoilaKernelManager.fill_delay``, default 1): on 2 cores a refill started at once
+#: competes with the first page's kernel (measured 21.4 s -> 19.6 s with 30, under load).
+#: 10: the first page's budget, then the next page is prepared.
+VOILA_FILL_DELAY_S = 10
 
 
 def voila_argv(
@@ -682,7 +687,8 @@ def voila_argv(
 
     ``preheat``: keep one kernel that has already run the notebook (Voila's pre-heated kernel
     pool), so a page is served in about 4 s instead of 15-18 s here (a kernel's start, imports,
-    the embedded sandbox and the panels' first loads); the pool refills after each page. Off
+    the embedded sandbox and the panels' first loads); the pool refills
+    ``VOILA_FILL_DELAY_S`` after each page (not at once: the page's kernel keeps the CPU). Off
     for the browser tests: they change the playbook between pages, and each page must show
     it as the service holds it when the page is asked for."""
     data_path = os.pathsep.join(
@@ -700,7 +706,7 @@ def voila_argv(
         f"--VoilaConfiguration.extension_allowlist={list(VOILA_EXTENSIONS)!r}",
     ]
     if preheat:
-        argv.append("--preheat_kernel=True")
+        argv += ["--preheat_kernel=True", f"--VoilaKernelManager.fill_delay={VOILA_FILL_DELAY_S}"]
     if port is not None:
         argv.append(f"--port={port}")
     return [*argv, *extra]

@@ -9,7 +9,8 @@
   When it is missing, the tests install it as root (apt-get) or are skipped with one line
   naming the command.
 * ``panels``: a new browser context on the page, its three panels rendered (a lazy panel's
-  ``qs-open`` button clicked), the quota reset; at teardown the quant's playbook is put back as
+  ``qs-open`` button clicked, the recommendations' research computed: ``COMPUTED``), the
+  quota reset; at teardown the quant's playbook is put back as
   it was and no console error of the project may have been logged (``console_problems``).
   Screenshots go to ``build/browser/<test>-<NN>-<step>.png``.
 
@@ -214,6 +215,8 @@ def panels(
             "&& s.options.length > 0 }",
             timeout=PAGE_TIMEOUT_MS,
         )
+        # the recommendations panel paints first and researches after: wait for its numbers
+        page.wait_for_function(COMPUTED, timeout=PAGE_TIMEOUT_MS)
         shown.settle(start=0.5)
         timings.setdefault("first_page_ready_s", time.perf_counter() - started)
         timings["last_page_ready_s"] = time.perf_counter() - started
@@ -224,6 +227,12 @@ def panels(
         assert not problems, "console errors in the page:\n" + "\n".join(problems)
     finally:
         context.close()
+
+
+# Every panel's research is computed: no "computing" line is shown (RecommendationsPanel).
+COMPUTED = (
+    "() => Array.from(document.querySelectorAll('.qs-computing')).every(e => !e.offsetParent)"
+)
 
 
 # Voila's page template links Font Awesome from a CDN: the tests never leave the machine, so

@@ -61,6 +61,8 @@ def test_extra_arguments_reach_lab_and_panels(
     allowed = f"--VoilaConfiguration.extension_allowlist={list(tool.VOILA_EXTENSIONS)!r}"
     assert allowed in ran[-1]
     assert "--preheat_kernel=True" in ran[-1]  # make panels: a page prepared ahead
+    # ... and the next one prepared once the first page is served, not competing with it
+    assert f"--VoilaKernelManager.fill_delay={tool.VOILA_FILL_DELAY_S}" in ran[-1]
     assert "--preheat_kernel=True" not in tool.voila_argv(tmp_path / "panels.ipynb")
     assert "QUANT = 2" in (tmp_path / "panels.ipynb").read_text()
     with pytest.raises(SystemExit):

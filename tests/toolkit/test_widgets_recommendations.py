@@ -4,15 +4,18 @@ growth key's message."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from _helpers import QUANT, WidgetData, service_playbook, value_of
 
 from quantscope._client import Client
 from quantscope.sandbox.serve import SandboxServer
 from quantscope.widgets import AuditLog, RecommendationsPanel
+from quantscope.widgets import recommendations as recommendations_module
 
 
 def service_threshold(server: SandboxServer, config_id: str) -> float:
@@ -21,14 +24,49 @@ def service_threshold(server: SandboxServer, config_id: str) -> float:
 
 
 def test_recommendations_with_the_client_cross_check(
-    sandbox: SandboxServer, widget_data: WidgetData, client_for: Callable[..., Client]
+    sandbox: SandboxServer,
+    widget_data: WidgetData,
+    client_for: Callable[..., Client],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """The panel paints before its research (issue 24 item 7): the recommendations and
+    buttons show at once, with a visible "computing" line and Apply disabled (saying why);
+    the research fills them when done, with the values a panel computing them in its
+    constructor shows (outside a kernel, the default)."""
+    gate = threading.Event()
+    real = recommendations_module.replayed_effects
+
+    def held(*args: object, **kwargs: object) -> pd.DataFrame:
+        gate.wait(20)  # a panel computing in its constructor waits the gate out, then fails
+        return real(*args, **kwargs)  # type: ignore[arg-type]  # replayed_effects' own args
+
+    monkeypatch.setattr(recommendations_module, "replayed_effects", held)
     panel = RecommendationsPanel(
-        QUANT, client=client_for(sandbox), trades=widget_data.trades, details=widget_data.details
+        QUANT,
+        client=client_for(sandbox),
+        trades=widget_data.trades,
+        details=widget_data.details,
+        background=True,
     )
     recs = panel.recommendations
-    assert recs is not None
-    assert len(recs) > 0
+    try:
+        assert not panel.ready
+        assert panel.computing.layout.display == ""
+        assert "Computing the effects" in panel.computing.value
+        assert panel.apply_button.disabled
+        assert "Apply waits" in panel.apply_button.tooltip
+        assert recs is not None
+        assert len(recs) > 0
+        for rec_id in recs["recommendation_id"]:  # the table is drawn, without the effects
+            assert f"<td>{rec_id}</td>" in panel.table.value
+        assert "effect: PnL change [95 %]" not in panel.table.value
+    finally:
+        gate.set()
+    assert panel.wait(timeout=60)
+    assert panel.ready
+    assert panel.computing.layout.display == "none"
+    assert not panel.apply_button.disabled
+    assert panel.apply_button.tooltip == ""
     assert panel.checks is not None
     assert len(panel.checks) == len(recs)
     assert panel.checks["agrees"].all()  # the client recomputes the service's figures
@@ -70,6 +108,8 @@ def test_analyze_then_apply_one_verify_and_undo(
         QUANT, client=client, trades=widget_data.trades, details=widget_data.details
     )
     assert panel.recommendations is not None
+    assert panel.ready
+    assert not panel.background
     before_ids = set(panel.recommendations["recommendation_id"])
 
     panel.analyze_button.click()

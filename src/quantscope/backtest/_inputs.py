@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from quantscope.backtest._rules import OPERATORS, PlaybookArg, check_operator
-from quantscope.backtest.features import backtest_attrs, kept_playbooks
+from quantscope.backtest.features import backtest_attrs, bare, kept_playbooks
 from quantscope.backtest.questions import QUESTION_OF
 
 ThresholdsArg = Sequence[float] | np.ndarray | int | None
@@ -71,7 +71,7 @@ def _operators(
 
 def _playbook_operator(playbook: PlaybookArg, criterion: str) -> str | None:
     frames = [playbook] if isinstance(playbook, pd.DataFrame) else list(playbook.values())
-    for frame in frames:  # a few dozen rows: plain lists, no pandas mask per call
+    for frame in map(bare, frames):  # a few dozen rows: plain lists, no pandas mask per call
         for name, op in zip(frame["criterion"].tolist(), frame["operator"].tolist(), strict=True):
             if name == criterion and not pd.isna(op):
                 return str(op)

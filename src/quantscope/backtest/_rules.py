@@ -187,6 +187,9 @@ def playbook_slices(playbook: pd.DataFrame) -> dict[SliceKey, RuleSlice]:
     missing = [c for c in _PLAYBOOK_COLUMNS if c not in playbook.columns]
     if missing:
         raise ValueError(f"the playbook frame lacks the columns {missing} (see load_playbook)")
+    # Without attrs (features.bare, which imports this module): pandas deep-copies a frame's
+    # attrs (the loader's provenance) into every column read, and the digest reads them all.
+    playbook = pd.DataFrame(playbook, copy=False)
     key = _digest(playbook)
     found = _COMPILED.get(key)
     if found is None:

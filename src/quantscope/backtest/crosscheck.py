@@ -28,7 +28,7 @@ import pandas as pd
 from quantscope.backtest import _shadow
 from quantscope.backtest._inputs import _operators
 from quantscope.backtest._rules import DIRECTION, PlaybookArg
-from quantscope.backtest.features import backtest_attrs
+from quantscope.backtest.features import backtest_attrs, bare
 from quantscope.backtest.questions import QUESTION_LABELS, QUESTION_NOTES
 from quantscope.backtest.sweep import resolve_playbook, what_if
 
@@ -58,13 +58,16 @@ _KEYS = (
 
 
 def _sample(features: pd.DataFrame, rec: pd.Series) -> pd.DataFrame:
-    """The recommendation's trades: its quant's closed trades of its class."""
+    """The recommendation's trades: its quant's closed trades of its class (with the
+    features' attrs: ``what_if`` reads their operators and decided thresholds).
+    """
+    columns = bare(features)  # the mask's column reads copy no attrs
     return features[
-        (features["quant_id"] == rec["quant_id"]).fillna(False).to_numpy(dtype=bool)
-        & (features["market_cap_class"].astype("string") == str(rec["market_cap_class"]))
+        (columns["quant_id"] == rec["quant_id"]).fillna(False).to_numpy(dtype=bool)
+        & (columns["market_cap_class"].astype("string") == str(rec["market_cap_class"]))
         .fillna(False)
         .to_numpy(dtype=bool)
-        & (features["status"].astype("string") == "Closed").fillna(False).to_numpy(dtype=bool)
+        & (columns["status"].astype("string") == "Closed").fillna(False).to_numpy(dtype=bool)
     ]
 
 
@@ -91,7 +94,8 @@ def _client_figures(
     )
     row = table.iloc[0]
     n = int(table.attrs["what_if"]["real_trades"])
-    wins = int(sample.loc[sample[criterion].notna(), "profitable"].fillna(False).sum())
+    rows = bare(sample)
+    wins = int(rows.loc[rows[criterion].notna(), "profitable"].fillna(False).sum())
     return {
         "sample_size": n,
         "before_win_rate": wins / n if n else np.nan,

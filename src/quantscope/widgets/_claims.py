@@ -26,6 +26,7 @@ import pandas as pd
 
 from quantscope import backtest as bt
 from quantscope._errors import IncompleteDataWarning
+from quantscope.backtest.features import bare
 from quantscope.widgets._questions import with_interval
 
 #: The replayed changes of a recommendation, as ``effect_<name>`` columns with ``_lo``/``_hi``.
@@ -33,11 +34,12 @@ EFFECTS = ("d_win_rate", "d_total_pnl_usd", "d_roi")
 
 
 def _class_rows(features: pd.DataFrame, quant_id: Any, klass: Any) -> pd.DataFrame:
-    keep = (features["quant_id"] == quant_id).fillna(False).to_numpy(bool) & (
-        features["market_cap_class"].astype("string") == str(klass)
+    columns = bare(features)  # the mask's column reads copy no attrs; the rows keep them
+    keep = (columns["quant_id"] == quant_id).fillna(False).to_numpy(bool) & (
+        columns["market_cap_class"].astype("string") == str(klass)
     ).fillna(False).to_numpy(bool)
-    if "status" in features.columns:
-        keep &= (features["status"].astype("string") == "Closed").fillna(False).to_numpy(bool)
+    if "status" in columns.columns:
+        keep &= (columns["status"].astype("string") == "Closed").fillna(False).to_numpy(bool)
     return features[keep]
 
 
@@ -57,18 +59,19 @@ def replayed_effects(
     keys = ["quant_id", "market_cap_class", "criterion", "old_threshold"]
     for (quant, klass, criterion, old), recs in recommendations.groupby(keys, dropna=False):
         sample = _class_rows(features, quant, klass)
-        if criterion not in sample.columns or sample[criterion].notna().sum() == 0:
+        if criterion not in sample.columns or bare(sample)[criterion].notna().sum() == 0:
             continue
         news = [float(t) for t in recs["new_threshold"]]
-        got = bt.what_if_intervals(
+        table = bt.what_if_intervals(
             sample,
             str(criterion),
             sorted({float(old), *news}),
             current=float(old),
             playbook=playbook,
             rule="replay",
-        ).set_index("threshold")
-        tokens = int(got.attrs.get("intervals", {}).get("clusters", 0))
+        )
+        tokens = int(table.attrs.get("intervals", {}).get("clusters", 0))
+        got = bare(table).set_index("threshold")  # its cells read below copy no attrs
         now = int(got.loc[float(old), "trades"])
         for rec_id, new in zip(recs["recommendation_id"], news, strict=True):
             cell = got.loc[new]

@@ -30,6 +30,17 @@ would, the recommendations are shown with the cost and an Open button offering o
 succeed (``Panel._open_lazily``, ``_common.opening_offer``). Pass ``trades=``/``details=`` to
 reuse frames already loaded.
 
+The panel paints first and researches after: in a Jupyter kernel (Lab, Voila) the table of
+recommendations and its buttons appear as soon as the recommendations and the playbook are
+read, with a "computing the effects…" line, and the screen, the cross-check and the replayed
+effects are computed in a thread that fills the table when done (Apply stays disabled until
+then, and says why). ``panel.ready`` tells whether they are done, ``panel.wait()`` waits for
+them, and reading ``panel.checks``, ``panel.effects``, ``panel.screen`` or
+``panel.screen_notes`` waits too: what a cell reads is what a synchronous panel would hold.
+Elsewhere (plain Python, tests) they are computed in the constructor, as
+``background=False`` asks: Python 3.11's ``warnings.catch_warnings`` (which the research and
+pytest use) is not thread-safe, and nothing paints there anyway.
+
 The playbook is the quant's shared ``PlaybookView`` (a write through any panel redraws this
 one). Applying is compare-and-swap: refused (``StaleWriteError``, nothing sent) when the
 entry no longer holds the recommendation's old threshold, the one shown.
@@ -38,6 +49,7 @@ entry no longer holds the recommendation's old threshold, the one shown.
 from __future__ import annotations
 
 import html
+import threading
 from typing import Any
 
 import ipywidgets as W
@@ -82,6 +94,20 @@ APPLYING = (
     "chosen on: it is neither what applying does nor a test of the criterion; the screen "
     "column is that test, out of sample and adjusted for the search."
 )
+COMPUTING = (
+    "Computing the effects, the cross-check and the screen… Apply waits for them (the "
+    "buttons act on computed numbers only)."
+)
+
+
+def _in_kernel() -> bool:
+    """Whether this runs in a Jupyter kernel (Lab, Voila, nbclient): where a page paints."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - ipywidgets depends on IPython
+        return False
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
 
 
 def _what_if(features: pd.DataFrame, rec: pd.Series, playbook: pd.DataFrame) -> pd.DataFrame | None:
@@ -146,6 +172,8 @@ class RecommendationsPanel(Panel):
         client: the client (default: ``connect()``'s); the optimizer needs Enterprise.
         trades, details: frames already loaded (``load_trades``, ``load_eval_details``).
         audit_log: an ``AuditLog`` or path (default: ``<cache dir>/audit.jsonl``).
+        background: compute the screen, cross-check and effects in a thread after the panel
+            is drawn (default: in a Jupyter kernel only; see the module's docstring).
     """
 
     def __init__(
@@ -156,15 +184,22 @@ class RecommendationsPanel(Panel):
         trades: pd.DataFrame | None = None,
         details: pd.DataFrame | None = None,
         audit_log: audit.AuditLog | str | None = None,
+        background: bool | None = None,
     ) -> None:
         super().__init__(quant_id, client, audit_log)
+        self.background = _in_kernel() if background is None else bool(background)
         self.recommendations: pd.DataFrame | None = None
         self.states = pd.Series(dtype="string")  # recommendation_states, as shown
         self.playbook: pd.DataFrame | None = None
-        self.checks: pd.DataFrame | None = None
-        self.effects: pd.DataFrame | None = None  # _claims.replayed_effects
-        self.screen: pd.DataFrame | None = None  # _claims.signal_screen, once per research
-        self.screen_notes: list[str] = []
+        self._checks: pd.DataFrame | None = None
+        self._effects: pd.DataFrame | None = None  # _claims.replayed_effects
+        self._screen: pd.DataFrame | None = None  # _claims.signal_screen, once per research
+        self._screen_notes: list[str] = []
+        self._lock = threading.RLock()  # one drawing at a time: the thread's and the kernel's
+        self._done = threading.Event()  # set when nothing is being computed (wait())
+        self._done.set()
+        self._busy = False  # computing: drawn without the numbers, Apply disabled
+        self._failure: BaseException | None = None  # the thread's unexpected error, for wait()
         self._computed_for: tuple[pd.DataFrame, ...] = ()  # what checks/effects are of
         self.research: Research | None = None
         self.pending: pd.Series | None = None
@@ -176,6 +211,7 @@ class RecommendationsPanel(Panel):
             layout=W.Layout(width="auto", min_width="60%"),
         )
         self.detail = W.HTML()
+        self.computing = W.HTML(note(COMPUTING), layout=W.Layout(display="none"))
         self.analyze_button = W.Button(
             description="Analyze",
             icon="refresh",
@@ -192,6 +228,7 @@ class RecommendationsPanel(Panel):
         for widget, name in (
             (self.widget, "qs-recommendations-panel"),
             (self.table, "qs-recommendations-table"),
+            (self.computing, "qs-computing"),
             (self.picker, "qs-recommendation-picker"),
             (self.analyze_button, "qs-analyze"),
             (self.apply_button, "qs-apply"),
@@ -201,6 +238,7 @@ class RecommendationsPanel(Panel):
         self.widget.children = [
             self._title(f"Optimizer recommendations: quant {self.quant_id}"),
             self.message,
+            self.computing,
             self.table,
             W.HBox([self.picker, self.analyze_button]),
             self.detail,
@@ -238,15 +276,118 @@ class RecommendationsPanel(Panel):
     ) -> None:
         """Load the trades and details the what-if needs (``spend``: ``load_research``'s quota
         keywords, beyond the share from the Open button; ``spent``: what opening already
-        cost), and show them.
+        cost), and show them: the screen, cross-check and effects follow (``_compute``).
         """
-        self.research = load_research(
+        research = load_research(
             self.quant_id, self.client, trades=trades, details=details, spent=spent, **spend
         )
-        self.screen, self.screen_notes = None, []
-        if not self.research.features.empty:
-            self.screen, self.screen_notes = signal_screen(self.research.features)
-        self._show()
+        self.wait()  # a research still computing belongs to the frames being replaced
+        self.research = research
+        self._compute()
+
+    # ----- the research: computed after the panel is drawn -----
+
+    @property
+    def ready(self) -> bool:
+        """Whether the screen, cross-check and effects shown are computed (no thread runs)."""
+        return self._done.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until the screen, cross-check and effects are computed (``ready``); False if
+        ``timeout`` seconds passed first. An unexpected error of the computation is raised
+        here (once; the panel showed its message).
+        """
+        done = self._done.wait(timeout)
+        failure, self._failure = self._failure, None
+        if failure is not None:
+            raise failure
+        return done
+
+    @property
+    def checks(self) -> pd.DataFrame | None:
+        """``backtest.crosscheck``: the service's figures beside the client's (waits)."""
+        self.wait()
+        return self._checks
+
+    @property
+    def effects(self) -> pd.DataFrame | None:
+        """``_claims.replayed_effects``: each recommendation's replayed effect (waits)."""
+        self.wait()
+        return self._effects
+
+    @property
+    def screen(self) -> pd.DataFrame | None:
+        """``_claims.signal_screen``, once per research (waits)."""
+        self.wait()
+        return self._screen
+
+    @property
+    def screen_notes(self) -> list[str]:
+        """What the screen's warnings said (groups too small to screen; waits)."""
+        self.wait()
+        return self._screen_notes
+
+    def _compute(self) -> None:
+        """The screen of the research's features, then (``_show``) the cross-check and the
+        replayed effects; in a thread when ``background`` (the panel is drawn meanwhile, with
+        the ``computing`` line and Apply disabled).
+        """
+        research = self.research
+        if research is None:
+            return
+        if not self.background:
+            self._screen, self._screen_notes = self._screened(research.features)
+            self._show()
+            return
+        with self._lock:
+            self._done.clear()
+            self._busy = True
+            self.computing.layout.display = ""
+        threading.Thread(
+            target=self._compute_in_thread,
+            args=(research,),
+            name=f"quantscope-recommendations-{self.quant_id}",
+            daemon=True,
+        ).start()
+
+    @staticmethod
+    def _screened(features: pd.DataFrame) -> tuple[pd.DataFrame | None, list[str]]:
+        return signal_screen(features) if not features.empty else (None, [])
+
+    def _compute_in_thread(self, research: Research) -> None:
+        try:
+            screened = self._screened(research.features)
+            recs, playbook = self.recommendations, self.playbook
+            computed = None
+            if recs is not None and playbook is not None:
+                computed = self._crosschecked(recs, research.features, playbook)
+            with self._lock:
+                self._screen, self._screen_notes = screened
+                if computed is not None:
+                    self._checks, self._effects = computed
+                    self._computed_for = (recs, research.features, playbook)
+                self._busy = False  # _show below recomputes what changed meanwhile
+                self.computing.layout.display = "none"
+                self._show()
+        except QuantscopeError as exc:
+            self.failed(exc)
+        except BaseException as exc:  # a thread's error would be lost: wait() raises it
+            self._failure = exc
+            self.notify(f"Computing the effects failed: {exc}", "error")
+        finally:
+            self._busy = False
+            self.computing.layout.display = "none"
+            self._done.set()
+
+    @staticmethod
+    def _crosschecked(
+        recs: pd.DataFrame, features: pd.DataFrame, playbook: pd.DataFrame
+    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """``backtest.crosscheck`` and ``_claims.replayed_effects`` of the recommendations."""
+        return (
+            bt.crosscheck(recs, features, playbook=playbook),
+            replayed_effects(recs, features, playbook),
+        )
 
     def _refuse(self, exc: PermissionDeniedError | None) -> None:
         for button in (self.analyze_button, self.apply_button, self.undo_button):
@@ -271,20 +412,25 @@ class RecommendationsPanel(Panel):
         return True
 
     def _show(self) -> None:
+        with self._lock:
+            self._draw()
+
+    def _draw(self) -> None:
         recs = self.recommendations
         if recs is None:
             return
         features = self.research.features if self.research is not None else None
         if features is None or self.playbook is None:
             features = None
-            self.checks = self.effects = None
+            self._checks = self._effects = None
+        elif self._busy:  # the thread computes them, then draws again
+            pass
         elif not self._computed_for or any(
             a is not b
             for a, b in zip(self._computed_for, (recs, features, self.playbook), strict=True)
         ):
             # once per (recommendations, trades, playbook): a redraw recomputes nothing
-            self.checks = bt.crosscheck(recs, features, playbook=self.playbook)
-            self.effects = replayed_effects(recs, features, self.playbook)
+            self._checks, self._effects = self._crosschecked(recs, features, self.playbook)
             self._computed_for = (recs, features, self.playbook)
         self.states = recommendation_states(recs, self.playbook)
         self.table.value = self._table_html(recs, features)
@@ -297,7 +443,8 @@ class RecommendationsPanel(Panel):
         known = [v for _, v in self.picker.options]
         if known:  # keep the choice when it is still there, else the first (newest)
             self.picker.value = chosen if chosen in known else known[0]
-        self.apply_button.disabled = not known
+        self.apply_button.disabled = not known or self._busy
+        self.apply_button.tooltip = COMPUTING if self._busy else ""
         self._show_selected()
 
     def _table_html(self, recs: pd.DataFrame, features: pd.DataFrame | None) -> str:
@@ -321,8 +468,8 @@ class RecommendationsPanel(Panel):
             }
         )
         text = ""
-        if self.effects is not None and len(self.effects) == len(recs):
-            cells = [effect_text(row) for _, row in self.effects.iterrows()]
+        if self._effects is not None and len(self._effects) == len(recs):
+            cells = [effect_text(row) for _, row in self._effects.iterrows()]
             for name, header in (
                 ("trades", "effect: trades now → after"),
                 ("d_win_rate", "effect: win rate change [95 %]"),
@@ -331,9 +478,9 @@ class RecommendationsPanel(Panel):
             ):
                 shown[header] = [c[name] for c in cells]
             text += note(f"{APPLYING} Effect columns: {QUESTION_LABELS['effect']}.")
-        if self.screen is not None:
+        if self._screen is not None:
             shown["signal out of sample (screen) [95 %]"] = [
-                verdict(self.screen, k, c)["short"]
+                verdict(self._screen, k, c)["short"]
                 for k, c in zip(recs["market_cap_class"], recs["criterion"], strict=True)
             ]
             text += note(
@@ -341,8 +488,8 @@ class RecommendationsPanel(Panel):
                 "was chosen on other trades; 'no evidence' means the criterion's signal does "
                 "not survive the adjustment for every criterion and class searched."
             )
-        if self.checks is not None and not self.checks.empty:
-            self._crosscheck_columns(shown, self.checks)
+        if self._checks is not None and not self._checks.empty:
+            self._crosscheck_columns(shown, self._checks)
         return text + table_html(shown, index=False)
 
     @staticmethod
@@ -394,7 +541,7 @@ class RecommendationsPanel(Panel):
             )
         text += self._claim_html(rec)
         table = None
-        if self.research is not None and self.playbook is not None:
+        if self.research is not None and self.playbook is not None and not self._busy:
             table = _what_if(self.research.features, rec, self.playbook)
         if table is not None:
             text += note(f"{APPLYING} The table below is the replayed effect.")
@@ -414,9 +561,9 @@ class RecommendationsPanel(Panel):
             f"), the criterion counted as a hard filter."
         )
         found = None
-        if self.effects is not None:
-            rows = self.effects[
-                (self.effects["recommendation_id"] == rec["recommendation_id"]).to_numpy(bool)
+        if self._effects is not None:
+            rows = self._effects[
+                (self._effects["recommendation_id"] == rec["recommendation_id"]).to_numpy(bool)
             ]
             found = rows.iloc[0] if len(rows) and pd.notna(rows.iloc[0]["trades"]) else None
         out = note(text)
@@ -432,7 +579,7 @@ class RecommendationsPanel(Panel):
                 f"{cells['d_win_rate']}, PnL {cells['d_total_pnl_usd']}, ROI {cells['d_roi']} "
                 f"(95 % intervals; {rested})."
             )
-        said = verdict(self.screen, rec["market_cap_class"], rec["criterion"])
+        said = verdict(self._screen, rec["market_cap_class"], rec["criterion"])
         if said["text"]:
             out += note(said["text"], "ok" if said["significant"] else "warn")
         return out
@@ -475,7 +622,10 @@ class RecommendationsPanel(Panel):
         return result
 
     def apply(self, recommendation_id: int | None = None) -> pd.Series | None:
-        """Show the change the recommendation makes and ask for confirmation."""
+        """Show the change the recommendation makes and ask for confirmation (once the
+        numbers shown are computed: ``wait``).
+        """
+        self.wait()
         if recommendation_id is not None:
             self.select(recommendation_id)
         rec = self.selected
