@@ -1,12 +1,13 @@
 """The loaders' recipes answered from a catalog: what ``qsc.connect(catalog=path)`` does.
 
-``loaders._base.load`` hands a recipe's endpoint and wire parameters here when the client
+``loaders._base.run_recipe`` hands a recipe's endpoint and wire parameters here when the client
 was connected to a catalog (``Settings.catalog``): the one recipe every loader follows asks
 the catalog instead of the service, so a notebook written against the service re-runs
 unchanged, with no service and no key. ``ANSWERS`` maps an endpoint to the ``Catalog``
 method with the loader's signature, derived from the endpoint registry (``_endpoints``: the
 wire names are parsed back by its parameter declarations); anything else (a write, a detail
-endpoint, counts) is refused with a one-line error naming what the catalog holds.
+endpoint, counts) is refused with a one-line error naming what the catalog holds (``kept``:
+the same refusal without reading, for ``qsc.estimate``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from quantscope import _schemas
 from quantscope._errors import ConfigurationError
 from quantscope.catalog.read import Catalog
 
-__all__ = ["ANSWERS", "answer"]
+__all__ = ["ANSWERS", "answer", "kept"]
 
 Answer = Callable[[Catalog, Mapping[str, str], Sequence[str]], pd.DataFrame]
 
@@ -102,15 +103,27 @@ def answer(
 ) -> pd.DataFrame:
     """The frame the recipe (``endpoint``, frame ``spec``) would load, from the catalog at
     ``path``; ``many``: the parameter sets of a one-request-per-set recipe (eval details)."""
+    kept(path, endpoint, spec, many is not None)
     cat = _open(path)
-    if endpoint == E.DETAILS.path and spec == "eval_details" and many is not None:
+    if _is_details(endpoint, spec, many is not None):
+        assert many is not None
         name = E.DETAILS.param("evaluation_ids").wire
         return cat.eval_details([int(p[name]) for p in many])
-    how = ANSWERS.get((endpoint, spec))
-    if how is None or many is not None:
-        raise ConfigurationError(
-            f"{endpoint} ({spec}) is not kept in a catalog; connected to the catalog {path}, "
-            "the loaders answer trades, evaluations, eval details, candles, signals, "
-            "playbooks and recommendations: qsc.connect() (without catalog=) for the rest"
-        )
-    return how(cat, wire, keep)
+    return ANSWERS[(endpoint, spec)](cat, wire, keep)
+
+
+def kept(path: str, endpoint: str, spec: str, many: bool) -> None:
+    """Nothing when a catalog answers the recipe (``endpoint``, frame ``spec``; ``many``: one
+    request per parameter set), else the one-line ``ConfigurationError`` naming what it keeps.
+    Reads nothing: what ``qsc.estimate`` asks before pricing a catalog's answer at 0."""
+    if _is_details(endpoint, spec, many) or (not many and (endpoint, spec) in ANSWERS):
+        return
+    raise ConfigurationError(
+        f"{endpoint} ({spec}) is not kept in a catalog; connected to the catalog {path}, "
+        "the loaders answer trades, evaluations, eval details, candles, signals, "
+        "playbooks and recommendations: qsc.connect() (without catalog=) for the rest"
+    )
+
+
+def _is_details(endpoint: str, spec: str, many: bool) -> bool:
+    return endpoint == E.DETAILS.path and spec == "eval_details" and many

@@ -47,7 +47,7 @@ import json
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import pandas as pd
 
@@ -64,7 +64,6 @@ from quantscope._client import (
 )
 from quantscope._decode import page_decoder
 from quantscope._errors import DataQualityWarning, IncompleteDataWarning, InvalidResponseError
-from quantscope._estimate import Priced, pricing
 from quantscope._framecache import CachedFrame, frame_key, part_key
 from quantscope._frames import (
     Columns,
@@ -72,7 +71,6 @@ from quantscope._frames import (
     Item,
     build_frame,
     quality_message,
-    row_series,
     series_of,
 )
 from quantscope._plans import PLANS, plan_named
@@ -190,90 +188,41 @@ def records_of(recipe: Recipe, loaded: Loaded) -> list[Any]:
     return out
 
 
-def load(
-    recipe: Recipe,
-    params: Params | None = None,
-    *,
-    client: Client | None,
-    many: Sequence[Params] | None = None,
-    shown: dict[str, str] | None = None,
-    max_pages: int | None = None,
-    spend: Spend | None = None,
-) -> pd.DataFrame:
-    """Run ``recipe``: through the frame cache, else the client and ``build`` (module docstring).
+class Wired(NamedTuple):
+    """A load's parameters as sent: ``wire`` the one request's (a paged one's without its
+    paging; for ``many``, the sets as one JSON text: the frame key's), ``wires`` the sets of
+    ``many`` (empty otherwise), ``shown`` what provenance shows."""
 
-    Args:
-        params: the request's parameters (Python values).
-        many: instead of ``params``, one request per parameter set (``client.get_many``).
-        shown: the parameters provenance shows for ``many`` (one dict per request would make
-            attrs as large as the requests, and pandas deep-copies attrs on every operation).
-        max_pages: stop a paged recipe after this many pages.
-        spend: what a multi-request load may spend (``spend_of``; default ``Spend()``).
-    """
-    (frame,) = _run(recipe, params, client, many, shown, max_pages, spend)
-    return frame
+    wire: Wire
+    wires: list[Wire]
+    shown: dict[str, str]
 
 
-def load_parts(recipe: Recipe, params: Params | None = None, *, client: Client | None) -> Frames:
-    """Run a recipe with ``parts`` (one answer, several frames): ``spec``'s frame, then one
-    per spec of ``parts``; each served from the frame cache on a repeat."""
-    return _run(recipe, params, client)
-
-
-def load_series(
-    recipe: Recipe, params: Params | None = None, *, client: Client | None
-) -> pd.Series:
-    """Run a recipe whose frame is one record (``record_frame``) and return that record as a
-    Series named after the spec (``_frames.row_series``), with the frame's attrs."""
-    (frame,) = _run(recipe, params, client)
-    return row_series(frame, recipe.spec, recipe.spec.name)
-
-
-def record_frame(record: Any, spec: FrameSpec, provenance: Provenance) -> pd.DataFrame:
-    """One record of the service (counts, statistics) as a one-row typed frame with its
-    provenance: what ``load_series`` returns as a Series. As ``series_of``, a record holding
-    none of the spec's fields is a row of missing values that the checks count."""
-    return with_provenance(build_frame([record], spec, stacklevel=8), provenance)
-
-
-def _run(
+def wired(
     recipe: Recipe,
     params: Params | None,
-    client: Client | None,
     many: Sequence[Params] | None = None,
     shown: dict[str, str] | None = None,
-    max_pages: int | None = None,
-    spend: Spend | None = None,
-) -> Frames:
-    """``load`` for one frame or several (``load_parts``); warnings point at the loader's
-    caller (``_run`` is called by ``load``/``load_parts``/``load_series``, them by a loader)."""
-    c = client_or_default(client)
-    if c.settings.catalog is not None:  # qsc.connect(catalog=...): the catalog answers
-        wired = [wire_params(p) for p in many] if many is not None else None
-        frame = answer(
-            c.settings.catalog,
-            recipe.endpoint,
-            recipe.spec.name,
-            wire_params(params),
-            wired,
-            recipe.keep,
-        )
-        if pricing() is not None:  # read, never sent: nothing to pay
-            raise Priced(c.estimate_for(recipe.endpoint, requests=0, cached=0))
-        return (frame,)
-    wires: list[Wire] = [wire_params(p) for p in many] if many is not None else []
+) -> Wired:
+    """The wire parameters of a load, once (``_wire.wire_params``; module docstring, 1)."""
     if many is not None:
+        wires = [wire_params(p) for p in many]
         wire = Wire(many=json.dumps(wires, separators=(",", ":")))
-        provenance_params: dict[str, str] = shown if shown is not None else {}
-    else:
-        wire = wire_params(params)
-        if recipe.paging is not None:
-            wire = recipe.paging.without_paging(wire)
-        provenance_params = wire
+        return Wired(wire, wires, shown if shown is not None else {})
+    wire = wire_params(params)
+    if recipe.paging is not None:
+        wire = recipe.paging.without_paging(wire)
+    return Wired(wire, [], wire)
+
+
+def frame_keys(
+    c: Client, recipe: Recipe, wire: Wire, max_pages: int | None, many: bool
+) -> list[str]:
+    """The frame cache's keys of a load's frames (``spec``'s, then one per part)."""
     shape = {
         "paging": recipe.paging,
         "max_pages": max_pages,
-        "many": many is not None,
+        "many": many,
         "by_chain": recipe.by_chain,
     }
     key = frame_key(
@@ -284,11 +233,60 @@ def _run(
         params=wire,
         shape={**shape, "items": recipe.items, "keep": recipe.keep, "parts": recipe.parts},
     )
-    keys = [part_key(key, i) for i in range(1 + len(recipe.parts))]
-    hits = _stored_frames(c, keys)
+    return [part_key(key, i) for i in range(1 + len(recipe.parts))]
+
+
+def from_catalog(
+    c: Client, recipe: Recipe, params: Params | None, many: Sequence[Params] | None
+) -> pd.DataFrame:
+    """The frame a client connected to a catalog answers for the recipe (``catalog.answer``)."""
+    assert c.settings.catalog is not None
+    wires = [wire_params(p) for p in many] if many is not None else None
+    return answer(
+        c.settings.catalog,
+        recipe.endpoint,
+        recipe.spec.name,
+        wire_params(params),
+        wires,
+        recipe.keep,
+    )
+
+
+def record_frame(record: Any, spec: FrameSpec, provenance: Provenance) -> pd.DataFrame:
+    """One record of the service (counts, statistics) as a one-row typed frame with its
+    provenance: what ``load_series`` returns as a Series. As ``series_of``, a record holding
+    none of the spec's fields is a row of missing values that the checks count."""
+    return with_provenance(build_frame([record], spec, stacklevel=8), provenance)
+
+
+def run_recipe(
+    recipe: Recipe,
+    params: Params | None,
+    client: Client | None,
+    many: Sequence[Params] | None = None,
+    shown: dict[str, str] | None = None,
+    max_pages: int | None = None,
+    spend: Spend | None = None,
+) -> Frames:
+    """Run ``recipe`` (module docstring): ``spec``'s frame, then one per part.
+
+    Args:
+        params: the request's parameters (Python values).
+        many: instead of ``params``, one request per parameter set (``client.get_many``).
+        shown: the parameters provenance shows for ``many`` (one dict per request would make
+            attrs as large as the requests, and pandas deep-copies attrs on every operation).
+        max_pages: stop a paged recipe after this many pages.
+        spend: what a multi-request load may spend (``spend_of``; default ``Spend()``).
+
+    Warnings point at the loader's caller: ``run_recipe`` is called by ``LoadPlan.run``
+    (``loaders._planned``), that by the loader."""
+    c = client_or_default(client)
+    if c.settings.catalog is not None:  # qsc.connect(catalog=...): the catalog answers
+        return (from_catalog(c, recipe, params, many),)
+    wire, wires, provenance_params = wired(recipe, params, many, shown)
+    keys = frame_keys(c, recipe, wire, max_pages, many is not None)
+    hits = stored_frames(c, keys)
     if hits is not None:
-        if pricing() is not None:
-            raise Priced(c.estimate_for(recipe.endpoint, requests=0, cached=len(hits[0].entries)))
         prov = cached_provenance(
             recipe.endpoint, provenance_params, hits[0].entries, c.settings.service
         )
@@ -321,7 +319,7 @@ def _run(
     return _finished(frames, recipe, wire, c)
 
 
-def _stored_frames(c: Client, keys: Sequence[str]) -> list[CachedFrame] | None:
+def stored_frames(c: Client, keys: Sequence[str]) -> list[CachedFrame] | None:
     """The frames kept under every key of ``keys`` (one load's parts), or None when any is
     not kept (then the load makes them all again)."""
     hits: list[CachedFrame] = []
@@ -336,7 +334,7 @@ def _stored_frames(c: Client, keys: Sequence[str]) -> list[CachedFrame] | None:
 def _finished(frames: Frames, recipe: Recipe, wire: Wire, c: Client) -> Frames:
     """``frames`` after their warnings: what each lacks (``warn_incomplete``), and for a paged
     list load, filters that matched nothing (``loaders._empty``); ``stacklevel`` points at
-    the loader's caller (``_finished`` < ``_run`` < ``load`` < loader < caller)."""
+    the loader's caller (``_finished`` < ``run_recipe`` < ``LoadPlan.run`` < loader < caller)."""
     for frame in frames:
         warn_incomplete(frame, stacklevel=6)
     if recipe.paging is not None:
