@@ -3,8 +3,9 @@
 A loader declares a ``Recipe``: the endpoint, the frame spec, where the records are in an
 answer (``items``) and which other top-level keys its frame reads (``keep``), the paging (or
 none), and optionally its own ``build`` when the frame is more than the typed records. It then
-calls ``load(recipe, params, client=...)`` (``many=`` for one request per parameter set), and
-that one function runs the load, straight down and back:
+returns its plan (``loaders._planned``: ``frame_plan(recipe, params, client=...)``, ``many=``
+for one request per parameter set), and running the plan calls ``run_recipe``, the one
+function that runs the load, straight down and back:
 
 1. wire parameters, once (``_wire.wire_params``; the same text for key, request, provenance);
 2. the frame cache (``_framecache``): the frame built before from the same answers, when the
@@ -25,18 +26,18 @@ that one function runs the load, straight down and back:
 What a load may spend is the caller's ``Spend`` (``_quota``): multi-request loaders take
 ``confirm``, ``max_requests`` and ``partial`` and pass them on (``spend_of``). A
 ``partial=True`` load that stopped at the quota returns its frame with
-``attrs["quantscope"]["incomplete"]`` and the warning. In pricing mode (``qsc.estimate``) a
-frame-cache hit is priced as free, and the client prices the rest.
+``attrs["quantscope"]["incomplete"]`` and the warning. ``qsc.estimate`` runs none of this: it
+prices the plan (``LoadPlan.cost``) with ``frame_keys``/``stored_frames`` and the client.
 
 A client connected to a catalog (``qsc.connect(catalog=path)``) skips all of this: the recipe's
 endpoint and wire parameters go to ``catalog.answer``, which reads the catalog or says in one
 line that it does not keep that resource (``qsc.estimate`` prices what it answers at 0).
 
 Every GET loader runs this recipe, whatever its result's shape: one object of the service
-(counts, statistics) is a one-row typed frame (``record_frame``) that ``load_series`` turns
+(counts, statistics) is a one-row typed frame (``record_frame``) that ``series_plan`` turns
 into the Series the loader returns (``_frames.row_series``); one answer that holds several
 (a trade and its transactions, the dashboard) is a recipe with ``parts``, whose ``build``
-makes every frame and ``load_parts`` returns them, each kept in the frame cache. A new
+makes every frame and ``parts_plan``'s ``finish`` receives them, each kept in the frame cache. A new
 loader copies any neighbour. Only writes (``post`` / ``put``) shape their answer with
 ``typed_series`` directly: never cached, nothing worth keeping.
 """
@@ -105,7 +106,7 @@ class Recipe:
     the rows of a batch of pages converted together (``_fold.FOLD_ROWS`` when None); records
     that are large once decoded want smaller batches. ``parts``: the specs of the frames
     ``build`` makes besides ``spec``'s from one answer that holds several (a trade and its
-    transactions): ``build`` then returns a tuple, ``spec``'s frame first (``load_parts``).
+    transactions): ``build`` then returns a tuple, ``spec``'s frame first (``parts_plan``).
     """
 
     endpoint: str
@@ -254,7 +255,7 @@ def from_catalog(
 
 def record_frame(record: Any, spec: FrameSpec, provenance: Provenance) -> pd.DataFrame:
     """One record of the service (counts, statistics) as a one-row typed frame with its
-    provenance: what ``load_series`` returns as a Series. As ``series_of``, a record holding
+    provenance: what ``series_plan``'s loader returns as a Series. As ``series_of``, a record holding
     none of the spec's fields is a row of missing values that the checks count."""
     return with_provenance(build_frame([record], spec, stacklevel=8), provenance)
 
