@@ -255,8 +255,8 @@ def from_catalog(
 
 def record_frame(record: Any, spec: FrameSpec, provenance: Provenance) -> pd.DataFrame:
     """One record of the service (counts, statistics) as a one-row typed frame with its
-    provenance: what ``series_plan``'s loader returns as a Series. As ``series_of``, a record holding
-    none of the spec's fields is a row of missing values that the checks count."""
+    provenance: what a ``series_plan`` loader returns as a Series. As ``series_of``, a record
+    holding none of the spec's fields is a row of missing values that the checks count."""
     return with_provenance(build_frame([record], spec, stacklevel=8), provenance)
 
 
