@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +22,11 @@ from _helpers.quota import quota_left
 
 import quantscope as qs
 import quantscope.loaders as L
+from quantscope import _endpoints as E
 from quantscope._cachestore import BodyFileCache
 from quantscope._client import Client
 from quantscope._framecache import FrameCache
+from quantscope.loaders import _base
 from quantscope.sandbox.serve import SandboxServer
 
 QUANT = 1
@@ -241,6 +244,18 @@ def test_a_catalog_prices_what_it_answers_at_nothing(on_catalog: Client) -> None
     priced = qs.estimate(qs.load_trades, QUANT, **WINDOW)
     assert (priced.requests, priced.cached, priced.exact) == (0, 0, True)
     assert len(qs.load_trades(QUANT, **WINDOW)) == 107  # July's trades, from the catalog
+
+
+def test_a_catalog_answers_the_plan_s_python_values_with_no_wire_round_trip(
+    on_catalog: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the catalog's query went through wire text")
+
+    monkeypatch.setattr(E, "from_wire", refuse)
+    monkeypatch.setattr(_base, "wire_params", refuse)
+    assert len(qs.load_trades(QUANT, **WINDOW)) == 107
+    assert len(qs.load_trades(QUANT, start=date(2026, 7, 1), end="2026-07-31T23:59:59")) == 107
 
 
 @pytest.mark.parametrize("name", ["trade_stats", "eval_count"])

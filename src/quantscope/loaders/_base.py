@@ -30,8 +30,9 @@ What a load may spend is the caller's ``Spend`` (``_quota``): multi-request load
 prices the plan (``LoadPlan.cost``) with ``frame_keys``/``stored_frames`` and the client.
 
 A client connected to a catalog (``qsc.connect(catalog=path)``) skips all of this: the recipe's
-endpoint and wire parameters go to ``catalog.answer``, which reads the catalog or says in one
-line that it does not keep that resource (``qsc.estimate`` prices what it answers at 0).
+endpoint and Python parameters (never encoded to the wire) go to ``catalog.answer``, which
+reads the catalog or says in one line that it does not keep that resource (``qsc.estimate``
+prices what it answers at 0).
 
 Every GET loader runs this recipe, whatever its result's shape: one object of the service
 (counts, statistics) is a one-row typed frame (``record_frame``) that ``series_plan`` turns
@@ -242,15 +243,7 @@ def from_catalog(
 ) -> pd.DataFrame:
     """The frame a client connected to a catalog answers for the recipe (``catalog.answer``)."""
     assert c.settings.catalog is not None
-    wires = [wire_params(p) for p in many] if many is not None else None
-    return answer(
-        c.settings.catalog,
-        recipe.endpoint,
-        recipe.spec.name,
-        wire_params(params),
-        wires,
-        recipe.keep,
-    )
+    return answer(c.settings.catalog, recipe.endpoint, recipe.spec.name, params, many, recipe.keep)
 
 
 def record_frame(record: Any, spec: FrameSpec, provenance: Provenance) -> pd.DataFrame:
