@@ -171,7 +171,8 @@ _Refusal = QuotaWouldBeExceededError | QuotaShareExceededError
 
 class _PageRequests(Sequence[tuple[str, dict[str, str]]]):
     """The GETs of a paged load's pages ``indices``, each built when it is read: a total of
-    1,000,000 items makes no list of 100,000 requests of which the load sends four."""
+    1,000,000 items makes no list of 100,000 requests of which the load sends four.
+    """
 
     def __init__(
         self,
@@ -230,7 +231,8 @@ def _settle(
     """A page as soon as it is loaded: checked against the load's other pages (``_pagecheck``:
     items already loaded are dropped from it), then folded (``get_pages(fold=...)``); its item
     count as served is kept for the paging checks. A page whose items are not a list is left
-    as it came, for those checks to judge."""
+    as it came, for those checks to judge.
+    """
     served = ledger.admit(one, one.body)
     if served is None:
         return
@@ -327,7 +329,8 @@ class Client:
         """GET ``endpoint`` once per parameter set, quota-aware (see the module docstring).
 
         With ``Spend(partial=True)`` the result may be incomplete: ``missing`` lists the
-        parameter sets not loaded."""
+        parameter sets not loaded.
+        """
         wires = [wire_params(p) for p in param_sets]
         requests_ = [_split_path(endpoint, w) for w in wires]
         results, refusal = self._fetch_batch(
@@ -506,7 +509,8 @@ class Client:
         self, method: str, path: str, query: Mapping[str, str], json_body: Any, endpoint: str
     ) -> tuple[Any, int, int]:
         """Send with retries, all within the call's deadline (``timeout_s``); returns
-        (response, attempts, answers from the service)."""
+        (response, attempts, answers from the service).
+        """
         with deadline(self.settings.timeout_s):
             return self._send_until_deadline(method, path, query, json_body, endpoint)
 
@@ -632,7 +636,8 @@ class Client:
     ) -> requests.PreparedRequest:
         """The request as far as its cache key reads it (method, URL, body; headers are not
         matched): the session's cookies, headers and netrc auth are not merged in, which cost
-        more than the key itself and were paid on every look-up before a send."""
+        more than the key itself and were paid on every look-up before a send.
+        """
         prepared = requests.PreparedRequest()
         prepared.prepare_method(method)
         prepared.prepare_url(self.base_url + path, dict(query))
@@ -746,7 +751,8 @@ class Client:
 
     def _request_plan(self, method: str, /, *args: Any, **kwargs: Any) -> Requests:
         """The requests ``getattr(self, method)(*args, **kwargs)`` would send (``get``,
-        ``get_many``, ``get_pages``, ``post``, ``put``), as a plan that ``price`` costs."""
+        ``get_many``, ``get_pages``, ``post``, ``put``), as a plan that ``price`` costs.
+        """
         if method not in _REQUEST_METHODS:
             raise TypeError(f"estimate() takes a quantscope loader; Client.{method} sends nothing")
         bound = inspect.signature(getattr(self, method)).bind(*args, **kwargs)
@@ -773,7 +779,8 @@ class Client:
     def _price(self, plan: Requests, *, probe: bool = False) -> Estimate:
         """What ``plan`` would cost now: the requests the cache cannot answer (fresh; offline:
         any) and the ones it can (``_plan``). Sends nothing, except with ``probe=True`` the
-        first page of a paged plan that the cache does not hold (it then stays in the cache)."""
+        first page of a paged plan that the cache does not hold (it then stays in the cache).
+        """
         endpoint = plan.endpoint
         if plan.write:
             return self.estimate_for(endpoint, requests=1, cached=0, write=True)
@@ -864,7 +871,8 @@ class Client:
         """The cache entries ``loaded`` were read from or stored as, in order; None for one
         without an entry (a stale stand-in) or whose stored answer is no longer the one
         loaded (fetched again since). A cached answer keeps its ``created_at``; the entries of
-        fetched ones are read back from the cache in one query."""
+        fetched ones are read back from the cache in one query.
+        """
         fresh = self.cache.entries_of(
             [(o.key, o.fetched_at) for o in loaded if o.key and not o.stale and not o.from_cache]
         )
@@ -888,7 +896,8 @@ class Client:
         extend_to: datetime | None,
     ) -> None:
         """Store again when the body (or a partial load) calls for another lifetime than the
-        rule's, which requests-cache applied when it stored the answer."""
+        rule's, which requests-cache applied when it stored the answer.
+        """
         applied = rule_for(path).expire_after
         wanted = lifetime_for(path, query, body)
         if extend_to is not None and wanted != NEVER_EXPIRE:
@@ -984,7 +993,8 @@ class Client:
         answer as soon as it is loaded (``get_pages``' fold). ``besides``: the requests are
         distinct and stored under none of these keys, so the cache is looked up only until
         every other entry was found (``_stored``). Returns the answers (None where not
-        loaded) and the refusal to raise when the plan sent nothing more."""
+        loaded) and the refusal to raise when the plan sent nothing more.
+        """
         results: list[_One | None] = []
         offline = self.settings.offline
         for stored in self._stored(requests_, besides):
@@ -1035,7 +1045,8 @@ class Client:
         self, endpoint: str, needed: int, spent: int, spend: Spend, unit: str
     ) -> tuple[int, _Refusal | None]:
         """How many of ``needed`` requests this load may send (the quota is known), or the
-        refusal (module docstring). ``spent``: requests the load already sent."""
+        refusal (module docstring). ``spent``: requests the load already sent.
+        """
         quota = self._quota
         remaining = quota.remaining or 0
         budget = max(0, remaining - self.settings.quota_reserve)
@@ -1128,7 +1139,8 @@ class Client:
         extend_to: datetime,
     ) -> None:
         """Keep what this load already fetched until after the reset, for the resume (the
-        stored copies are read back: a load does not hold its answers' responses)."""
+        stored copies are read back: a load does not hold its answers' responses).
+        """
         for i in indices:
             one = results[i]
             if one is not None and one.key is not None and not one.from_cache:
@@ -1154,7 +1166,8 @@ class Client:
     ) -> FetchedPages:
         """Paging when the body gives no total: next page until one comes back short (the
         quota is planned page by page: the cost is not known in advance), or repeats an
-        earlier one (``_pagecheck``)."""
+        earlier one (``_pagecheck``).
+        """
         ledger = ledger or PageLedger(endpoint, paging)
         pages: list[_One | None] = [first]
         index = 0
@@ -1193,7 +1206,8 @@ class Client:
     ) -> Callable[[_One | None], bool]:
         """Whether a loaded page holds ``at_most`` items or fewer (0: empty; page size - 1:
         short, the last one); a page of another shape is an ``InvalidResponseError``, and its
-        cached copy is dropped."""
+        cached copy is dropped.
+        """
 
         def short(one: _One | None) -> bool:
             if one is None:
@@ -1212,7 +1226,8 @@ class Client:
     def _stop_on_repeat(self, ledger: PageLedger, pages: Sequence[_One | None]) -> None:
         """``InvalidResponseError`` when a page of ``pages`` repeats an earlier one (the
         service is not paging, ``_pagecheck``); the repeating page's cached copy is dropped,
-        so the same load asks for it again."""
+        so the same load asks for it again.
+        """
         try:
             ledger.stop_on_repeat(pages)
         except InvalidResponseError:
@@ -1223,7 +1238,8 @@ class Client:
 
     def _warn_total(self, ledger: PageLedger, checks: Mapping[str, Any]) -> None:
         """The load's one ``InconsistentAnswerWarning`` for what its page checks found
-        (items seen twice, a total the pages disagree with: ``_pagecheck``), if anything."""
+        (items seen twice, a total the pages disagree with: ``_pagecheck``), if anything.
+        """
         if checks:
             warnings.warn(ledger.message(checks), InconsistentAnswerWarning, stacklevel=4)
 

@@ -97,7 +97,8 @@ class Estimate:
 
 class Costed(Protocol):
     """A plan of requests that can say what it would cost (``loaders._planned.LoadPlan``,
-    ``_plan.Requests``)."""
+    ``_plan.Requests``).
+    """
 
     def cost(self, *, probe: bool = False) -> Estimate: ...
 
@@ -124,7 +125,8 @@ def plan_of(loader: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str,
     """The plan of ``loader(*args, **kwargs)``, made without running it: a loader's own
     (``loader.plan``, ``loaders._planned``; also of a ``functools.partial`` of one), or a
     client call's (``client.get_pages`` and the like: ``Client._request_plan``). Anything else
-    (a function that calls a loader, too: it would have to run) is a TypeError."""
+    (a function that calls a loader, too: it would have to run) is a TypeError.
+    """
     if isinstance(loader, functools.partial):  # a loader with some arguments given
         return plan_of(loader.func, (*loader.args, *args), {**loader.keywords, **kwargs})
     owner = getattr(loader, "__self__", None)

@@ -55,5 +55,6 @@ class Requests:
 
     def cost(self, *, probe: bool = False) -> Estimate:
         """What these requests would cost now (module docstring); ``probe`` may send the
-        first page of a paged load, and only that."""
+        first page of a paged load, and only that.
+        """
         return self.client._price(self, probe=probe)

@@ -69,7 +69,8 @@ def test_every_get_loader_is_planned() -> None:
     assert len(loaders) == len(CALLS) == 15
     for name in loaders:
         loader = getattr(L, name)
-        assert callable(loader.plan) and loader.__wrapped__ is loader.plan
+        assert callable(loader.plan)
+        assert loader.__wrapped__ is loader.plan
         assert inspect.signature(loader).parameters == inspect.signature(loader.plan).parameters
         assert "LoadPlan" not in str(inspect.signature(loader).return_annotation)
 

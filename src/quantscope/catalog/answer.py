@@ -33,7 +33,8 @@ Answer = Callable[[Catalog, Params, Sequence[str]], pd.DataFrame]
 
 def _filtered(endpoint: E.Endpoint) -> Answer:
     """The ``Catalog`` method named by the route, called with every keyword of the loader
-    (None where the plan has none), read from the plan's parameters by the registry."""
+    (None where the plan has none), read from the plan's parameters by the registry.
+    """
     method = endpoint.catalog
     assert method is not None
 
@@ -46,7 +47,8 @@ def _filtered(endpoint: E.Endpoint) -> Answer:
 
 def _keywords(endpoint: E.Endpoint, params: Params) -> dict[str, Any]:
     """The loader's keywords of ``endpoint``'s query parameters in a plan's ``params`` (None
-    where absent), as the loader was given them."""
+    where absent), as the loader was given them.
+    """
     return {p.name: params.get(p.wire) for p in endpoint.params if p.where == "query"}
 
 
@@ -112,7 +114,8 @@ def answer(
 ) -> pd.DataFrame:
     """The frame the recipe (``endpoint``, frame ``spec``) would load, from the catalog at
     ``path``; ``params``: the plan's Python parameters; ``many``: the parameter sets of a
-    one-request-per-set recipe (eval details)."""
+    one-request-per-set recipe (eval details).
+    """
     kept(path, endpoint, spec, many is not None)
     cat = _open(path)
     if _is_details(endpoint, spec, many is not None):
@@ -125,7 +128,8 @@ def answer(
 def kept(path: str, endpoint: str, spec: str, many: bool) -> None:
     """Nothing when a catalog answers the recipe (``endpoint``, frame ``spec``; ``many``: one
     request per parameter set), else the one-line ``ConfigurationError`` naming what it keeps.
-    Reads nothing: what ``qsc.estimate`` asks before pricing a catalog's answer at 0."""
+    Reads nothing: what ``qsc.estimate`` asks before pricing a catalog's answer at 0.
+    """
     if _is_details(endpoint, spec, many) or (not many and (endpoint, spec) in ANSWERS):
         return
     raise ConfigurationError(

@@ -136,14 +136,16 @@ class Recipe:
         ``Columns`` a batch of pages at a time, beside their other keys (the total, a
         summary), so a load never holds every page's decoded items at once. None for other
         recipes. A page whose list holds anything but objects is kept as it came: the frame's
-        checks then name it (``records``)."""
+        checks then name it (``records``).
+        """
         if self.paging is None or not self.items:
             return None
         return PageFolder(self.items, self.spec, self.fold_rows)
 
     def frames(self, loaded: Loaded) -> Frames:
         """The frames ``build`` (or the default) makes of ``loaded``: ``spec``'s, then one per
-        spec of ``parts``."""
+        spec of ``parts``.
+        """
         if self.build is None:
             return (typed_frame(columns_of(self, loaded), self.spec, loaded.provenance),)
         built = self.build(self, loaded)
@@ -158,7 +160,8 @@ def columns_of(recipe: Recipe, loaded: Loaded) -> Columns:
     they were folded on arrival (``Recipe.folder``) and the checked records of any page that
     still lists them, in page order (``_fold.joined``); of other loads, their checked records
     (``records_of``). A ``build`` of a paged recipe reads its records through this (its pages
-    no longer list them)."""
+    no longer list them).
+    """
     if not isinstance(loaded, FetchedPages) or not any(_folded(recipe, b) for b in loaded.pages):
         return Columns.of(records_of(recipe, loaded), recipe.spec)
     paging = recipe.paging
@@ -179,7 +182,8 @@ def _folded(recipe: Recipe, body: Any) -> bool:
 def records_of(recipe: Recipe, loaded: Loaded) -> list[Any]:
     """The records of what the client returned, checked (the items of every page, or of the
     one answer, or of every answer of many; a paged load's folded pages hold columns instead:
-    ``columns_of``)."""
+    ``columns_of``).
+    """
     if isinstance(loaded, FetchedPages):
         return records(loaded.items, recipe.endpoint)
     bodies = [loaded.data] if isinstance(loaded, Fetched) else [f.data for f in loaded.results if f]
@@ -193,7 +197,8 @@ def records_of(recipe: Recipe, loaded: Loaded) -> list[Any]:
 class Wired(NamedTuple):
     """A load's parameters as sent: ``wire`` the one request's (a paged one's without its
     paging; for ``many``, the sets as one JSON text: the frame key's), ``wires`` the sets of
-    ``many`` (empty otherwise), ``shown`` what provenance shows."""
+    ``many`` (empty otherwise), ``shown`` what provenance shows.
+    """
 
     wire: Wire
     wires: list[Wire]
@@ -249,7 +254,8 @@ def from_catalog(
 def record_frame(record: Any, spec: FrameSpec, provenance: Provenance) -> pd.DataFrame:
     """One record of the service (counts, statistics) as a one-row typed frame with its
     provenance: what a ``series_plan`` loader returns as a Series. As ``series_of``, a record
-    holding none of the spec's fields is a row of missing values that the checks count."""
+    holding none of the spec's fields is a row of missing values that the checks count.
+    """
     return with_provenance(build_frame([record], spec, stacklevel=8), provenance)
 
 
@@ -273,7 +279,8 @@ def run_recipe(
         spend: what a multi-request load may spend (``spend_of``; default ``Spend()``).
 
     Warnings point at the loader's caller: ``run_recipe`` is called by ``LoadPlan.run``
-    (``loaders._planned``), that by the loader."""
+    (``loaders._planned``), that by the loader.
+    """
     c = client_or_default(client)
     if c.settings.catalog is not None:  # qsc.connect(catalog=...): the catalog answers
         return (from_catalog(c, recipe, params, many),)
@@ -315,7 +322,8 @@ def run_recipe(
 
 def stored_frames(c: Client, keys: Sequence[str]) -> list[CachedFrame] | None:
     """The frames kept under every key of ``keys`` (one load's parts), or None when any is
-    not kept (then the load makes them all again)."""
+    not kept (then the load makes them all again).
+    """
     hits: list[CachedFrame] = []
     for key in keys:
         hit = c.frames.get(key, c.cache)
@@ -328,7 +336,8 @@ def stored_frames(c: Client, keys: Sequence[str]) -> list[CachedFrame] | None:
 def _finished(frames: Frames, recipe: Recipe, wire: Wire, c: Client) -> Frames:
     """``frames`` after their warnings: what each lacks (``warn_incomplete``), and for a paged
     list load, filters that matched nothing (``loaders._empty``); ``stacklevel`` points at
-    the loader's caller (``_finished`` < ``run_recipe`` < ``LoadPlan.run`` < loader < caller)."""
+    the loader's caller (``_finished`` < ``run_recipe`` < ``LoadPlan.run`` < loader < caller).
+    """
     for frame in frames:
         warn_incomplete(frame, stacklevel=6)
     if recipe.paging is not None:
@@ -338,7 +347,8 @@ def _finished(frames: Frames, recipe: Recipe, wire: Wire, c: Client) -> Frames:
 
 def note_checks(obj: pd.DataFrame | pd.Series, found: Mapping[str, Any]) -> None:
     """Add what the answers' checks found (``_pagecheck``: items seen twice, totals) to
-    ``attrs["quantscope"]["checks"]``, beside what the frame's conversion found."""
+    ``attrs["quantscope"]["checks"]``, beside what the frame's conversion found.
+    """
     if found:
         held = (obj.attrs.get("quantscope") or {}).get("checks") or {}
         with_provenance(obj, None, checks={**held, **found})
@@ -347,7 +357,8 @@ def note_checks(obj: pd.DataFrame | pd.Series, found: Mapping[str, Any]) -> None
 def checked(obj: pd.DataFrame | pd.Series) -> bool:
     """Whether the checks of the answers ``obj`` came from found anything (docs/
     service-contract.md, "How answers are checked"): such a frame is not kept in the frame
-    cache, so that loading it again warns again."""
+    cache, so that loading it again warns again.
+    """
     return bool((obj.attrs.get("quantscope") or {}).get("checks"))
 
 
@@ -360,7 +371,8 @@ def _fetch(
     spend: Spend | None,
 ) -> tuple[Loaded, tuple[CacheEntry | None, ...]]:
     """The client's answers for ``recipe`` (``wires``: one request each) and their entries;
-    a paged recipe's pages folded as they arrive (``Recipe.folder``)."""
+    a paged recipe's pages folded as they arrive (``Recipe.folder``).
+    """
     decode = recipe.decoder()
     if wires is not None:
         many = c.get_many(recipe.endpoint, wires, desc=recipe.desc, decode=decode, spend=spend)
@@ -386,7 +398,8 @@ def at_fault(
 ) -> list[CacheEntry | None]:
     """The cache entries of the answers ``recipe`` could not make a frame of, so that none of
     them is served again: the one answer; of pages or many answers, each one that fails alone
-    (the error path only: one small build per answer)."""
+    (the error path only: one small build per answer).
+    """
     if isinstance(loaded, Fetched):
         return list(entries)
     alone: list[tuple[Loaded, CacheEntry | None]]
@@ -413,13 +426,15 @@ def at_fault(
 
 def spend_of(confirm: bool, max_requests: int | None, partial: bool) -> Spend:
     """The ``Spend`` of a multi-request loader's keywords (``confirm``, ``max_requests``,
-    ``partial``: see ``_quota.Spend``)."""
+    ``partial``: see ``_quota.Spend``).
+    """
     return Spend(confirm=confirm, max_requests=max_requests, partial=partial)
 
 
 def note_plan_chains(obj: pd.DataFrame | pd.Series, wire: Mapping[str, str], c: Client) -> None:
     """Record in attrs that the plan's chain allowance narrowed ``obj``: the request named no
-    chain and the plan (known from the quota headers) does not cover every chain."""
+    chain and the plan (known from the quota headers) does not cover every chain.
+    """
     plan = c.quota.plan
     if wire.get("chain") or plan is None or plan_named(plan).chains is None:
         return
@@ -485,7 +500,8 @@ def typed_frame(
     or ``Columns`` already converted (``columns_of``).
     Records holding none of the spec's fields are never silent rows of missing values: when
     every record is such (another resource, error objects inside a 200) it is an
-    ``InvalidResponseError``; when some are, they are counted in a ``DataQualityWarning``."""
+    ``InvalidResponseError``; when some are, they are counted in a ``DataQualityWarning``.
+    """
     frame = build_frame(records, spec, warn=False)
     found = (frame.attrs.get("quantscope") or {}).get("checks") or {}
     lines = [quality_message(spec.name, found)] if found else []
@@ -532,7 +548,8 @@ def field(body: Any, endpoint: str, key: str, kind: type = dict) -> Any:
 
 def records(value: Any, endpoint: str) -> list[Mapping[str, Any]]:
     """A list of JSON objects (or of items a typed decoder built from them), or a clear error
-    naming the endpoint."""
+    naming the endpoint.
+    """
     # Judged per distinct type (one or two in a list of thousands), not per item.
     if not isinstance(value, list) or not all(
         issubclass(kind, (Item, Mapping)) for kind in set(map(type, value))

@@ -62,7 +62,8 @@ class LoadPlan(Generic[R]):
     request per set, ``shown`` in provenance), ``max_pages``, ``spend``, the client (None:
     the default one, found when the plan runs or is priced), ``fresh`` (read the service
     even when the cache holds a copy) and ``finish``, which makes the loader's result of the
-    recipe's frames (``frame_plan``/``series_plan``/``parts_plan`` below)."""
+    recipe's frames (``frame_plan``/``series_plan``/``parts_plan`` below).
+    """
 
     recipe: Recipe
     finish: Callable[[Frames, Client], R]
@@ -86,7 +87,8 @@ class LoadPlan(Generic[R]):
 
     def cost(self, *, probe: bool = False) -> Estimate:
         """What running the plan would spend now, sending nothing (module docstring;
-        ``probe``: ``_plan``)."""
+        ``probe``: ``_plan``).
+        """
         c = client_or_default(self.client)
         recipe = self.recipe
         if c.settings.catalog is not None:  # read, never sent: nothing to pay
@@ -136,7 +138,8 @@ def series_plan(
     recipe: Recipe, params: Params | None = None, *, client: Client | None
 ) -> LoadPlan[pd.Series]:
     """The plan of a load of one record (``_base.record_frame``) returned as a Series named
-    after the spec (``_frames.row_series``), with the frame's attrs."""
+    after the spec (``_frames.row_series``), with the frame's attrs.
+    """
     return LoadPlan(recipe, functools.partial(_row, recipe.spec), params, client=client)
 
 
@@ -148,7 +151,8 @@ def parts_plan(
     client: Client | None,
 ) -> LoadPlan[R]:
     """The plan of a recipe with ``parts`` (one answer, several frames, each kept in the frame
-    cache): ``finish`` makes the loader's result of them (``spec``'s frame first)."""
+    cache): ``finish`` makes the loader's result of them (``spec``'s frame first).
+    """
     return LoadPlan(recipe, finish, params, client=client)
 
 
@@ -172,7 +176,8 @@ class PlannedLoader(Protocol[P, R_co]):
 
 def planned(plan: Callable[P, LoadPlan[R]]) -> PlannedLoader[P, R]:
     """The public loader of a function returning its ``LoadPlan`` (module docstring): same
-    name, docstring and parameters; its result is what the plan's ``finish`` returns."""
+    name, docstring and parameters; its result is what the plan's ``finish`` returns.
+    """
 
     @functools.wraps(plan)
     def loader(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -190,7 +195,8 @@ def planned(plan: Callable[P, LoadPlan[R]]) -> PlannedLoader[P, R]:
 
 def planned_write(endpoint: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """A write function priced by ``qsc.estimate`` as one request to ``endpoint``, never
-    cached (``.plan``: the write's ``_plan.Requests``, on its ``client`` argument)."""
+    cached (``.plan``: the write's ``_plan.Requests``, on its ``client`` argument).
+    """
 
     def wrap(write: Callable[P, R]) -> Callable[P, R]:
         signature = inspect.signature(write)

@@ -81,7 +81,8 @@ def _window(
     all_quants: bool,
 ) -> dict[str, Any]:
     """The window's parameters, from ``name(quant_id, start=..., end=...)`` or, deprecated
-    for one release, the old order ``name(start, end[, quant_id])``."""
+    for one release, the old order ``name(start, end[, quant_id])``.
+    """
     if isinstance(quant_id, date | datetime) or (
         isinstance(quant_id, str) and not quant_id.strip().isdigit()
     ):  # the old order: the window first

@@ -59,7 +59,8 @@ def _note_capped(
     frame: pd.DataFrame, name: str, shown: int, quant_id: int | None, c: Client
 ) -> None:
     """Record in ``frame``'s attrs that it holds the dashboard's list ``name`` (``shown``
-    rows of it) at the cap."""
+    rows of it) at the cap.
+    """
     if shown < LIST_CAP:
         return
     kind = _LISTS[name]
@@ -98,7 +99,8 @@ def load_dashboard(
     quant_id: IdArg | None = None, *, client: Client | None = None
 ) -> LoadPlan[Dashboard]:
     """Overall performance (win rate a fraction), recent and applied recommendations, and the
-    weekly trend of closed trades."""
+    weekly trend of closed trades.
+    """
     recipe = Recipe(
         DASHBOARD,
         _schemas.PERFORMANCE,
@@ -113,7 +115,8 @@ def load_dashboard(
 
 def _dashboard(recipe: Recipe, quant: int | None, frames: Frames, c: Client) -> Dashboard:
     """The loaded dashboard, its lists noted and warned about when at the cap (warnings at
-    the loader's caller: ``_dashboard`` < ``LoadPlan.run`` < loader < caller)."""
+    the loader's caller: ``_dashboard`` < ``LoadPlan.run`` < loader < caller).
+    """
     performance, recent, applied, weekly = frames
     lists = dict(zip(_LISTS, (recent, applied), strict=True))
     for name, frame in lists.items():
@@ -126,7 +129,8 @@ def _dashboard(recipe: Recipe, quant: int | None, frames: Frames, c: Client) -> 
 
 def _dashboard_frames(recipe: Recipe, fetched: Fetched) -> tuple[pd.DataFrame, ...]:
     """The dashboard's parts: performance (one record), the recent and applied lists, the
-    weekly trends."""
+    weekly trends.
+    """
     data = field(fetched.data, DASHBOARD, "data")
     prov = fetched.provenance
     trends = data.get("historicalTrends") or {}
@@ -187,7 +191,8 @@ def run_analysis(
     client: Client | None = None,
 ) -> pd.Series:
     """Run the optimizer (new recommendations replace the unapplied ones); with ``apply`` the
-    service applies them all at once. Returns trades analysed and recommendations made."""
+    service applies them all at once. Returns trades analysed and recommendations made.
+    """
     wire = {"apply": "true" if apply else "false"}  # the service reads the text
     body = E.body(E.ANALYZE, {**locals(), **wire})
     c = client_or_default(client)
@@ -206,7 +211,8 @@ def run_analysis(
 def check_recommendation(recommendation: pd.Series, *, client: Client | None = None) -> None:
     """Refuse (``StaleWriteError``, nothing sent) a recommendation whose entry no longer holds
     the threshold it was made for (``old_threshold``, what the user saw), read from the service
-    now (one request)."""
+    now (one request).
+    """
     change = Change.of_recommendation(recommendation)
     quant = one_id(recommendation["quant_id"], "quant_id")
     now = load_playbook(quant, fresh=True, client=client)
