@@ -34,8 +34,11 @@ the total, is sent first: it counts as one request of the load). Then, by the ca
   ``max_requests`` ceiling that covers it. A single request is never refused by this rule.
 
 A load that starts before any answer reported the quota sends its first request to learn it.
-Both refusals and the service's 429 (``RateLimitError``) are ``QuotaError``. In pricing mode
-(``_estimate``: ``qsc.estimate``) every method stops where it would send and reports the cost.
+Both refusals and the service's 429 (``RateLimitError``) are ``QuotaError``. What a call would
+cost is priced without making it (``qsc.estimate``): ``_request_plan`` says which requests a
+``get``/``get_many``/``get_pages``/``post``/``put`` call needs (``_plan.Requests``), and
+``price`` counts what the cache holds of them, sending nothing (a paged load's first page
+only with ``probe=True``).
 
 ``get_default_client()`` raises when ``connect()`` was not called, rather than connecting
 lazily: ``connect()`` is where settings are resolved, configuration errors surface and the
@@ -51,6 +54,7 @@ from __future__ import annotations
 
 import functools
 import importlib.metadata
+import inspect
 import itertools
 import os
 import sqlite3
@@ -98,9 +102,10 @@ from quantscope._errors import (
     format_reset,
     redact,
 )
-from quantscope._estimate import Estimate, Priced, pricing
+from quantscope._estimate import Estimate
 from quantscope._framecache import FrameCache
 from quantscope._pagecheck import PageLedger
+from quantscope._plan import Requests
 from quantscope._progress import progress
 from quantscope._quota import (
     Quota,
@@ -311,9 +316,6 @@ class Client:
         """
         wire = wire_params(params)
         path, query = _split_path(endpoint, wire)
-        if pricing() is not None:
-            held = int(self._holds(path, query))
-            raise Priced(self.estimate_for(endpoint, requests=1 - held, cached=held))
         one = self._fetch_one(endpoint, path, query, decode)
         if one.stale:
             self._warn_stale(endpoint, 1, 1)
@@ -338,9 +340,6 @@ class Client:
         """
         wires = [wire_params(p) for p in param_sets]
         requests_ = [_split_path(endpoint, w) for w in wires]
-        if pricing() is not None:
-            held = sum(self._holds(p, q) for p, q in requests_)
-            raise Priced(self.estimate_for(endpoint, requests=len(requests_) - held, cached=held))
         results, refusal = self._fetch_batch(
             endpoint, requests_, desc=desc or endpoint, decode=decode, spend=spend or Spend()
         )
@@ -414,9 +413,6 @@ class Client:
         path, query = _split_path(endpoint, wire)
         label = desc or endpoint
         head = (path, {**query, **paging.params_for(0)})
-        mode = pricing()
-        if mode is not None and not mode.probe and not self._holds(*head):
-            raise Priced(self.estimate_for(endpoint, requests=1, cached=0, exact=False))
         first, refusal = self._fetch_batch(
             endpoint, [head], desc=label, decode=decode, spend=spend, settle=settle
         )
@@ -435,10 +431,6 @@ class Client:
             self._warn_total(ledger, checks)
             return self._pages_result(endpoint, wire, first, paging, total, checks)
         if total is None:
-            if mode is not None:
-                raise Priced(
-                    self.estimate_for(endpoint, requests=0, cached=1, exact=False, probed=spent)
-                )
             return self._pages_until_short(
                 endpoint,
                 path,
@@ -458,13 +450,6 @@ class Client:
         if max_pages is not None:
             count = min(count, max(1, max_pages))
         rest = _PageRequests(path, query, paging, range(1, count))
-        if mode is not None:  # with probe=True, the first page is now in the cache
-            held = sum(self._fresh(s) for s in self._stored(rest, first_keys))
-            raise Priced(
-                self.estimate_for(
-                    endpoint, requests=len(rest) - held, cached=held + 1, probed=spent
-                )
-            )
         results, refusal = self._fetch_batch(
             endpoint,
             rest,
@@ -754,7 +739,7 @@ class Client:
         write: bool = False,
         probed: int = 0,
     ) -> Estimate:
-        """What a load would cost (pricing mode), with the quota as last reported."""
+        """What a load would cost, with the quota as last reported."""
         quota = self._quota
         known = quota.remaining is not None and self._budget() is not None
         return Estimate(
@@ -770,6 +755,78 @@ class Client:
             write=write,
             probed=probed,
         )
+
+    # ----- pricing: what a plan of requests would cost, from the cache alone -----
+
+    def _request_plan(self, method: str, /, *args: Any, **kwargs: Any) -> Requests:
+        """The requests ``getattr(self, method)(*args, **kwargs)`` would send (``get``,
+        ``get_many``, ``get_pages``, ``post``, ``put``), as a plan that ``price`` costs.
+        """
+        if method not in _REQUEST_METHODS:
+            raise TypeError(f"estimate() takes a quantscope loader; Client.{method} sends nothing")
+        bound = inspect.signature(getattr(self, method)).bind(*args, **kwargs)
+        bound.apply_defaults()
+        given = bound.arguments
+        endpoint: str = given["endpoint"]
+        if method in ("post", "put"):
+            return Requests(endpoint, self, wire_params(given["params"]), write=True)
+        spend = given.get("spend") or Spend()
+        if method == "get_many":
+            wires = tuple(wire_params(p) for p in given["param_sets"])
+            return Requests(endpoint, self, many=wires, spend=spend, decode=given["decode"])
+        return Requests(
+            endpoint,
+            self,
+            wire_params(given["params"]),
+            paging=given.get("paging"),
+            max_pages=given.get("max_pages"),
+            spend=spend,
+            decode=given["decode"],
+            desc=given.get("desc"),
+        )
+
+    def _price(self, plan: Requests, *, probe: bool = False) -> Estimate:
+        """What ``plan`` would cost now: the requests the cache cannot answer (fresh; offline:
+        any) and the ones it can (``_plan``). Sends nothing, except with ``probe=True`` the
+        first page of a paged plan that the cache does not hold (it then stays in the cache).
+        """
+        endpoint = plan.endpoint
+        if plan.write:
+            return self.estimate_for(endpoint, requests=1, cached=0, write=True)
+        wires = plan.many if plan.many is not None else (plan.wire,)
+        if plan.paging is None or plan.many is not None:
+            held = 0 if plan.fresh else sum(self._holds(*_split_path(endpoint, w)) for w in wires)
+            return self.estimate_for(endpoint, requests=len(wires) - held, cached=held)
+        return self._price_pages(plan, plan.paging, probe)
+
+    def _price_pages(
+        self, plan: Requests, paging: PageNumberPaging | OffsetPaging, probe: bool
+    ) -> Estimate:
+        """``_price`` of a paged plan: its first page tells the total (``get_pages``)."""
+        endpoint = plan.endpoint
+        path, query = _split_path(endpoint, paging.without_paging(plan.wire))
+        head = (path, {**query, **paging.params_for(0)})
+        if not probe and (plan.fresh or not self._holds(*head)):
+            return self.estimate_for(endpoint, requests=1, cached=0, exact=False)
+        label = plan.desc or endpoint
+        first, refusal = self._fetch_batch(
+            endpoint, [head], desc=label, decode=plan.decode, spend=plan.spend
+        )
+        if first[0] is None:  # the quota refused even the first page
+            if refusal is not None:
+                raise refusal
+            return self.estimate_for(endpoint, requests=1, cached=0, exact=False)
+        spent = int(not first[0].from_cache)
+        total = paging.total_of(first[0].body)
+        if total is None:  # the pages end with a short one: no count ahead
+            return self.estimate_for(endpoint, requests=0, cached=1, exact=False, probed=spent)
+        count = paging.page_count(total)
+        if plan.max_pages is not None:
+            count = min(count, max(1, plan.max_pages))
+        rest = _PageRequests(path, query, paging, range(1, count))
+        first_keys = [first[0].key] if first[0].key else []
+        held = sum(self._fresh(s) for s in self._stored(rest, first_keys))
+        return self.estimate_for(endpoint, requests=len(rest) - held, cached=held + 1, probed=spent)
 
     def _stale(
         self, path: str, query: Mapping[str, str], endpoint: str, decode: Decode | None
@@ -1264,8 +1321,6 @@ class Client:
     # ----- writes -----
 
     def _write(self, method: str, endpoint: str, json_body: Any, params: Params | None) -> Fetched:
-        if pricing() is not None:
-            raise Priced(self.estimate_for(endpoint, requests=1, cached=0, write=True))
         if self.settings.offline:
             raise ConfigurationError(
                 Said(
@@ -1289,6 +1344,10 @@ class Client:
         now = datetime.now(UTC)
         prov = Provenance(endpoint, wire, now, False, 1, spent, self.settings.service)
         return Fetched(body, prov)
+
+
+#: The client's methods whose requests ``_request_plan`` plans.
+_REQUEST_METHODS = ("get", "get_many", "get_pages", "post", "put")
 
 
 def _waits_in_time(seconds: float) -> bool:

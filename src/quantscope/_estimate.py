@@ -1,9 +1,9 @@
 """What a load will cost, before it runs: ``qsc.estimate(loader, **kwargs)``.
 
-``estimate`` runs the loader in pricing mode (a context variable the client reads): the load
-goes down its usual recipe, and at the point where it would send its first request the client
-counts what the cache already holds and what it would send, and stops with an ``Estimate``
-instead. Nothing is sent, except with ``probe=True``: a paged load whose first page is not in
+``estimate`` asks the loader for its plan (``loader.plan(...)``: the requests the load needs,
+``loaders._planned``) without running it, and prices the plan from the frame cache and the
+HTTP cache alone (``_plan.Requests.cost``): what the caches hold is free, the rest would be
+sent. Nothing is sent, except with ``probe=True``: a paged load whose first page is not in
 the cache cannot know how many pages follow, so its estimate counts that page as 1 request and
 says the rest is unknown; ``probe=True`` spends that one request (the page stays in the cache,
 so the load itself then reuses it) and counts the rest exactly.
@@ -11,18 +11,18 @@ so the load itself then reuses it) and counts the rest exactly.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+import functools
+import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from quantscope._errors import format_reset
 from quantscope._quota import share_limit
 from quantscope._reprs import estimate_html
 
-__all__ = ["Estimate", "Priced", "Pricing", "estimate", "pricing"]
+__all__ = ["Costed", "Estimate", "estimate", "plan_of"]
 
 
 @dataclass(frozen=True)
@@ -95,36 +95,19 @@ class Estimate:
         )
 
 
-@dataclass(frozen=True)
-class Pricing:
-    """Pricing mode: ``probe`` lets a paged load spend its first page to learn its size."""
+class Costed(Protocol):
+    """A plan of requests that can say what it would cost (``loaders._planned.LoadPlan``,
+    ``_plan.Requests``).
+    """
 
-    probe: bool = False
-
-
-class Priced(Exception):
-    """Raised by the client in pricing mode where it would send: carries the estimate."""
-
-    def __init__(self, estimate: Estimate) -> None:
-        super().__init__(str(estimate))
-        self.estimate = estimate
+    def cost(self, *, probe: bool = False) -> Estimate: ...
 
 
-_PRICING: ContextVar[Pricing | None] = ContextVar("quantscope_pricing", default=None)
+@runtime_checkable
+class RequestPlanner(Protocol):
+    """What plans its own calls' requests (``Client._request_plan``: ``client.get_pages``...)."""
 
-
-def pricing() -> Pricing | None:
-    """The pricing mode in force (None: loads run for real)."""
-    return _PRICING.get()
-
-
-@contextmanager
-def _priced(mode: Pricing) -> Iterator[None]:
-    token = _PRICING.set(mode)
-    try:
-        yield
-    finally:
-        _PRICING.reset(token)
+    def _request_plan(self, method: str, /, *args: Any, **kwargs: Any) -> Costed: ...
 
 
 def estimate(
@@ -135,10 +118,25 @@ def estimate(
     ``qsc.estimate(qsc.load_evaluations, page_size=100)`` -> ``/api/eval-results: 173 requests;
     76 of 100 left, resets at ...; does not fit: partial=True fetches what fits``.
     """
-    with _priced(Pricing(probe=probe)):
-        try:
-            loader(*args, **kwargs)
-        except Priced as priced:
-            return priced.estimate
-    name = getattr(loader, "__name__", repr(loader))
-    raise TypeError(f"estimate() takes a quantscope loader; {name} sent nothing through a client")
+    return plan_of(loader, args, kwargs).cost(probe=probe)
+
+
+def plan_of(loader: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Costed:
+    """The plan of ``loader(*args, **kwargs)``, made without running it: a loader's own
+    (``loader.plan``, ``loaders._planned``; also of a ``functools.partial`` of one), or a
+    client call's (``client.get_pages`` and the like: ``Client._request_plan``). Anything else
+    (a function that calls a loader, too: it would have to run) is a TypeError.
+    """
+    if isinstance(loader, functools.partial):  # a loader with some arguments given
+        return plan_of(loader.func, (*loader.args, *args), {**loader.keywords, **kwargs})
+    owner = getattr(loader, "__self__", None)
+    if inspect.ismethod(loader) and isinstance(owner, RequestPlanner):
+        return owner._request_plan(loader.__name__, *args, **kwargs)
+    planner = getattr(loader, "plan", None)
+    if not callable(planner):
+        name = getattr(loader, "__name__", repr(loader))
+        raise TypeError(
+            f"estimate() takes a quantscope loader; {name} has no plan of the requests it sends"
+        )
+    planned: Costed = planner(*args, **kwargs)
+    return planned

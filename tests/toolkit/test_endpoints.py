@@ -25,6 +25,7 @@ from quantscope._wire import wire_params
 from quantscope.catalog.answer import ANSWERS
 from quantscope.catalog.read import Catalog
 from quantscope.loaders import evaluations, market, optimization, playbook, signals, trades
+from quantscope.loaders._planned import LoadPlan
 from quantscope.sandbox import routers
 
 E = _endpoints
@@ -168,13 +169,12 @@ EXPECTED: dict[str, tuple[str, list[tuple[str, str]], str]] = {
 def _captured(monkeypatch: pytest.MonkeyPatch, call: Callable[[], Any]) -> tuple[str, Any]:
     seen: list[tuple[str, Any]] = []
 
-    def stand_in(recipe: Any, params: Any = None, **kwargs: Any) -> Any:
-        many = kwargs.get("many")
-        seen.append((recipe.endpoint, params if many is None else many[0]))
+    def stand_in(plan: LoadPlan[Any]) -> Any:
+        many = plan.many
+        seen.append((plan.recipe.endpoint, plan.params if many is None else many[0]))
         raise _Stop
 
-    for module in (trades, evaluations, market, signals, playbook, optimization):
-        monkeypatch.setattr(module, "load", stand_in)
+    monkeypatch.setattr(LoadPlan, "run", stand_in)
     with pytest.raises(_Stop):
         call()
     return seen[0]
@@ -412,14 +412,12 @@ def test_one_answer_loaders_and_writes_send_what_they_sent(
     same order (the body's JSON text and the cache key follow from them)."""
     seen: list[tuple[str, Any, Any]] = []
 
-    def stand_in(recipe: Any, params: Any = None, **kwargs: Any) -> Any:
-        seen.append((recipe.endpoint, list(params.items()), None))
+    def stand_in(plan: LoadPlan[Any]) -> Any:
+        assert plan.params is not None
+        seen.append((plan.recipe.endpoint, list(plan.params.items()), None))
         raise _Stop
 
-    for module in (trades, evaluations, signals, optimization):
-        for loader in ("load_parts", "load_series"):
-            if hasattr(module, loader):
-                monkeypatch.setattr(module, loader, stand_in)
+    monkeypatch.setattr(LoadPlan, "run", stand_in)
     monkeypatch.setattr(playbook, "playbook_lock", lambda client, quant: contextlib.nullcontext())
     call, expected = ONE_ANSWER[name]
     client = _Writes()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +22,11 @@ from _helpers.quota import quota_left
 
 import quantscope as qs
 import quantscope.loaders as L
+from quantscope import _endpoints as E
 from quantscope._cachestore import BodyFileCache
 from quantscope._client import Client
 from quantscope._framecache import FrameCache
+from quantscope.loaders import _base
 from quantscope.sandbox.serve import SandboxServer
 
 QUANT = 1
@@ -45,14 +48,34 @@ def ids(sandbox: SandboxServer) -> Ids:
 
 
 Load = Callable[[Ids, Client | None], Any]
+#: A loader and its arguments: what a test calls, and what ``qs.estimate`` prices (it takes a
+#: loader, whose plan it reads without running the load).
+Call = tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]
 
-LOADS: dict[str, Load] = {
-    "trade": lambda i, c: L.load_trade(i.trade, client=c),
-    "trade_stats": lambda i, c: L.load_trade_stats(QUANT, client=c),
-    "eval_count": lambda i, c: L.load_eval_count(QUANT, **WINDOW, client=c),
-    "signal": lambda i, c: L.load_signal(i.token, QUANT, client=c),
-    "dashboard": lambda i, c: L.load_dashboard(QUANT, client=c),
+CALLS: dict[str, Callable[[Ids], Call]] = {
+    "trade": lambda i: (L.load_trade, (i.trade,), {}),
+    "trade_stats": lambda i: (L.load_trade_stats, (QUANT,), {}),
+    "eval_count": lambda i: (L.load_eval_count, (QUANT,), WINDOW),
+    "signal": lambda i: (L.load_signal, (i.token, QUANT), {}),
+    "dashboard": lambda i: (L.load_dashboard, (QUANT,), {}),
 }
+
+
+def _load(name: str) -> Load:
+    def load(i: Ids, c: Client | None) -> Any:
+        loader, args, kwargs = CALLS[name](i)
+        return loader(*args, **kwargs, client=c)
+
+    return load
+
+
+LOADS: dict[str, Load] = {name: _load(name) for name in CALLS}
+
+
+def estimate_of(name: str, i: Ids, c: Client | None) -> qs.Estimate:
+    loader, args, kwargs = CALLS[name](i)
+    return qs.estimate(loader, *args, **kwargs, client=c)
+
 
 ENDPOINTS = {
     "trade": "/api/trades/{id}",
@@ -177,12 +200,12 @@ def test_estimate_prices_without_sending(
     name: str, ids: Ids, client: Client, sandbox: SandboxServer
 ) -> None:
     left = quota_left(sandbox, "enterprise")
-    cold = qs.estimate(LOADS[name], ids, client)
+    cold = estimate_of(name, ids, client)
     assert quota_left(sandbox, "enterprise") == left
     assert (cold.requests, cold.cached, cold.exact) == (1, 0, True)
     LOADS[name](ids, client)
     left = quota_left(sandbox, "enterprise")
-    warm = qs.estimate(LOADS[name], ids, client)
+    warm = estimate_of(name, ids, client)
     assert quota_left(sandbox, "enterprise") == left
     assert (warm.requests, warm.cached) == (0, 1)
 
@@ -214,7 +237,7 @@ def test_a_catalog_says_in_one_line_that_it_lacks_them(
     assert "qsc.connect() (without catalog=)" in message
     assert message.startswith(f"{ENDPOINTS[name]} (")
     with pytest.raises(qs.ConfigurationError, match="is not kept in a catalog"):
-        qs.estimate(LOADS[name], ids, None)
+        estimate_of(name, ids, None)
     assert quota_left(sandbox, "enterprise") == left
 
 
@@ -222,6 +245,18 @@ def test_a_catalog_prices_what_it_answers_at_nothing(on_catalog: Client) -> None
     priced = qs.estimate(qs.load_trades, QUANT, **WINDOW)
     assert (priced.requests, priced.cached, priced.exact) == (0, 0, True)
     assert len(qs.load_trades(QUANT, **WINDOW)) == 107  # July's trades, from the catalog
+
+
+def test_a_catalog_answers_the_plan_s_python_values_with_no_wire_round_trip(
+    on_catalog: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the catalog's query went through wire text")
+
+    monkeypatch.setattr(E, "from_wire", refuse)
+    monkeypatch.setattr(_base, "wire_params", refuse)
+    assert len(qs.load_trades(QUANT, **WINDOW)) == 107
+    assert len(qs.load_trades(QUANT, start=date(2026, 7, 1), end="2026-07-31T23:59:59")) == 107
 
 
 @pytest.mark.parametrize("name", ["trade_stats", "eval_count"])

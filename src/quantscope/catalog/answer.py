@@ -1,12 +1,14 @@
 """The loaders' recipes answered from a catalog: what ``qsc.connect(catalog=path)`` does.
 
-``loaders._base.load`` hands a recipe's endpoint and wire parameters here when the client
+``loaders._base.run_recipe`` hands a plan's recipe and Python parameters here when the client
 was connected to a catalog (``Settings.catalog``): the one recipe every loader follows asks
 the catalog instead of the service, so a notebook written against the service re-runs
 unchanged, with no service and no key. ``ANSWERS`` maps an endpoint to the ``Catalog``
-method with the loader's signature, derived from the endpoint registry (``_endpoints``: the
-wire names are parsed back by its parameter declarations); anything else (a write, a detail
-endpoint, counts) is refused with a one-line error naming what the catalog holds.
+method with the loader's signature, derived from the endpoint registry (``_endpoints``: each
+parameter's value is read under its wire name and passed as the loader's keyword, as the
+loader was given it: nothing is encoded to text and parsed back); anything else (a write, a detail
+endpoint, counts) is refused with a one-line error naming what the catalog holds (``kept``:
+the same refusal without reading, for ``qsc.estimate``).
 """
 
 from __future__ import annotations
@@ -22,46 +24,55 @@ from quantscope import _schemas
 from quantscope._errors import ConfigurationError
 from quantscope.catalog.read import Catalog
 
-__all__ = ["ANSWERS", "answer"]
+__all__ = ["ANSWERS", "answer", "kept"]
 
-Answer = Callable[[Catalog, Mapping[str, str], Sequence[str]], pd.DataFrame]
+#: A plan's parameters: the loader's values under their wire names (``_endpoints.query``).
+Params = Mapping[str, Any]
+Answer = Callable[[Catalog, Params, Sequence[str]], pd.DataFrame]
 
 
 def _filtered(endpoint: E.Endpoint) -> Answer:
     """The ``Catalog`` method named by the route, called with every keyword of the loader
-    (None where the recipe sent nothing), parsed back from the wire by the registry.
+    (None where the plan has none), read from the plan's parameters by the registry.
     """
     method = endpoint.catalog
     assert method is not None
 
-    def how(cat: Catalog, w: Mapping[str, str], keep: Sequence[str]) -> pd.DataFrame:
-        frame: pd.DataFrame = getattr(cat, method)(**E.from_wire(endpoint, w))
+    def how(cat: Catalog, params: Params, keep: Sequence[str]) -> pd.DataFrame:
+        frame: pd.DataFrame = getattr(cat, method)(**_keywords(endpoint, params))
         return frame
 
     return how
 
 
-def _given(endpoint: E.Endpoint, w: Mapping[str, str]) -> dict[str, Any]:
-    """The keywords the recipe sent (the catalog method's defaults stand for the rest)."""
-    return {k: v for k, v in E.from_wire(endpoint, w).items() if v is not None}
+def _keywords(endpoint: E.Endpoint, params: Params) -> dict[str, Any]:
+    """The loader's keywords of ``endpoint``'s query parameters in a plan's ``params`` (None
+    where absent), as the loader was given them.
+    """
+    return {p.name: params.get(p.wire) for p in endpoint.params if p.where == "query"}
 
 
-def _ohlcv(cat: Catalog, w: Mapping[str, str], keep: Sequence[str]) -> pd.DataFrame:
-    return cat.ohlcv(**_given(E.OHLCV, w))
+def _given(endpoint: E.Endpoint, params: Params) -> dict[str, Any]:
+    """The keywords the plan gives (the catalog method's defaults stand for the rest)."""
+    return {k: v for k, v in _keywords(endpoint, params).items() if v is not None}
 
 
-def _signals(cat: Catalog, w: Mapping[str, str], keep: Sequence[str]) -> pd.DataFrame:
-    given = _given(E.SIGNALS, w)
+def _ohlcv(cat: Catalog, params: Params, keep: Sequence[str]) -> pd.DataFrame:
+    return cat.ohlcv(**_given(E.OHLCV, params))
+
+
+def _signals(cat: Catalog, params: Params, keep: Sequence[str]) -> pd.DataFrame:
+    given = _given(E.SIGNALS, params)
     return cat.signals(_quant(given.pop("quant_id", None), "signals"), **given)
 
 
-def _playbook(cat: Catalog, w: Mapping[str, str], keep: Sequence[str]) -> pd.DataFrame:
-    return cat.playbook(**_given(E.CONFIG, w))
+def _playbook(cat: Catalog, params: Params, keep: Sequence[str]) -> pd.DataFrame:
+    return cat.playbook(**_given(E.CONFIG, params))
 
 
-def _recommendations(cat: Catalog, w: Mapping[str, str], keep: Sequence[str]) -> pd.DataFrame:
+def _recommendations(cat: Catalog, params: Params, keep: Sequence[str]) -> pd.DataFrame:
     applied = None if len(keep) != 1 else keep[0] == "appliedRecommendations"
-    quant = _quant(_given(E.DASHBOARD, w).get("quant_id"), "recommendations")
+    quant = _quant(_given(E.DASHBOARD, params).get("quant_id"), "recommendations")
     return cat.recommendations(quant, applied=applied)
 
 
@@ -97,22 +108,36 @@ def answer(
     path: str,
     endpoint: str,
     spec: str,
-    wire: Mapping[str, str],
-    many: Sequence[Mapping[str, str]] | None = None,
+    params: Params | None,
+    many: Sequence[Params] | None = None,
     keep: Sequence[str] = (),
 ) -> pd.DataFrame:
     """The frame the recipe (``endpoint``, frame ``spec``) would load, from the catalog at
-    ``path``; ``many``: the parameter sets of a one-request-per-set recipe (eval details).
+    ``path``; ``params``: the plan's Python parameters; ``many``: the parameter sets of a
+    one-request-per-set recipe (eval details).
     """
+    kept(path, endpoint, spec, many is not None)
     cat = _open(path)
-    if endpoint == E.DETAILS.path and spec == "eval_details" and many is not None:
+    if _is_details(endpoint, spec, many is not None):
+        assert many is not None
         name = E.DETAILS.param("evaluation_ids").wire
         return cat.eval_details([int(p[name]) for p in many])
-    how = ANSWERS.get((endpoint, spec))
-    if how is None or many is not None:
-        raise ConfigurationError(
-            f"{endpoint} ({spec}) is not kept in a catalog; connected to the catalog {path}, "
-            "the loaders answer trades, evaluations, eval details, candles, signals, "
-            "playbooks and recommendations: qsc.connect() (without catalog=) for the rest"
-        )
-    return how(cat, wire, keep)
+    return ANSWERS[(endpoint, spec)](cat, params or {}, keep)
+
+
+def kept(path: str, endpoint: str, spec: str, many: bool) -> None:
+    """Nothing when a catalog answers the recipe (``endpoint``, frame ``spec``; ``many``: one
+    request per parameter set), else the one-line ``ConfigurationError`` naming what it keeps.
+    Reads nothing: what ``qsc.estimate`` asks before pricing a catalog's answer at 0.
+    """
+    if _is_details(endpoint, spec, many) or (not many and (endpoint, spec) in ANSWERS):
+        return
+    raise ConfigurationError(
+        f"{endpoint} ({spec}) is not kept in a catalog; connected to the catalog {path}, "
+        "the loaders answer trades, evaluations, eval details, candles, signals, "
+        "playbooks and recommendations: qsc.connect() (without catalog=) for the rest"
+    )
+
+
+def _is_details(endpoint: str, spec: str, many: bool) -> bool:
+    return endpoint == E.DETAILS.path and spec == "eval_details" and many

@@ -3,8 +3,9 @@
 A loader declares a ``Recipe``: the endpoint, the frame spec, where the records are in an
 answer (``items``) and which other top-level keys its frame reads (``keep``), the paging (or
 none), and optionally its own ``build`` when the frame is more than the typed records. It then
-calls ``load(recipe, params, client=...)`` (``many=`` for one request per parameter set), and
-that one function runs the load, straight down and back:
+returns its plan (``loaders._planned``: ``frame_plan(recipe, params, client=...)``, ``many=``
+for one request per parameter set), and running the plan calls ``run_recipe``, the one
+function that runs the load, straight down and back:
 
 1. wire parameters, once (``_wire.wire_params``; the same text for key, request, provenance);
 2. the frame cache (``_framecache``): the frame built before from the same answers, when the
@@ -25,18 +26,19 @@ that one function runs the load, straight down and back:
 What a load may spend is the caller's ``Spend`` (``_quota``): multi-request loaders take
 ``confirm``, ``max_requests`` and ``partial`` and pass them on (``spend_of``). A
 ``partial=True`` load that stopped at the quota returns its frame with
-``attrs["quantscope"]["incomplete"]`` and the warning. In pricing mode (``qsc.estimate``) a
-frame-cache hit is priced as free, and the client prices the rest.
+``attrs["quantscope"]["incomplete"]`` and the warning. ``qsc.estimate`` runs none of this: it
+prices the plan (``LoadPlan.cost``) with ``frame_keys``/``stored_frames`` and the client.
 
 A client connected to a catalog (``qsc.connect(catalog=path)``) skips all of this: the recipe's
-endpoint and wire parameters go to ``catalog.answer``, which reads the catalog or says in one
-line that it does not keep that resource (``qsc.estimate`` prices what it answers at 0).
+endpoint and Python parameters (never encoded to the wire) go to ``catalog.answer``, which
+reads the catalog or says in one line that it does not keep that resource (``qsc.estimate``
+prices what it answers at 0).
 
 Every GET loader runs this recipe, whatever its result's shape: one object of the service
-(counts, statistics) is a one-row typed frame (``record_frame``) that ``load_series`` turns
+(counts, statistics) is a one-row typed frame (``record_frame``) that ``series_plan`` turns
 into the Series the loader returns (``_frames.row_series``); one answer that holds several
 (a trade and its transactions, the dashboard) is a recipe with ``parts``, whose ``build``
-makes every frame and ``load_parts`` returns them, each kept in the frame cache. A new
+makes every frame and ``parts_plan``'s ``finish`` receives them, each kept in the frame cache. A new
 loader copies any neighbour. Only writes (``post`` / ``put``) shape their answer with
 ``typed_series`` directly: never cached, nothing worth keeping.
 """
@@ -47,7 +49,7 @@ import json
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import pandas as pd
 
@@ -64,7 +66,6 @@ from quantscope._client import (
 )
 from quantscope._decode import page_decoder
 from quantscope._errors import DataQualityWarning, IncompleteDataWarning, InvalidResponseError
-from quantscope._estimate import Priced, pricing
 from quantscope._framecache import CachedFrame, frame_key, part_key
 from quantscope._frames import (
     Columns,
@@ -72,7 +73,6 @@ from quantscope._frames import (
     Item,
     build_frame,
     quality_message,
-    row_series,
     series_of,
 )
 from quantscope._plans import PLANS, plan_named
@@ -107,7 +107,7 @@ class Recipe:
     the rows of a batch of pages converted together (``_fold.FOLD_ROWS`` when None); records
     that are large once decoded want smaller batches. ``parts``: the specs of the frames
     ``build`` makes besides ``spec``'s from one answer that holds several (a trade and its
-    transactions): ``build`` then returns a tuple, ``spec``'s frame first (``load_parts``).
+    transactions): ``build`` then returns a tuple, ``spec``'s frame first (``parts_plan``).
     """
 
     endpoint: str
@@ -194,94 +194,42 @@ def records_of(recipe: Recipe, loaded: Loaded) -> list[Any]:
     return out
 
 
-def load(
-    recipe: Recipe,
-    params: Params | None = None,
-    *,
-    client: Client | None,
-    many: Sequence[Params] | None = None,
-    shown: dict[str, str] | None = None,
-    max_pages: int | None = None,
-    spend: Spend | None = None,
-) -> pd.DataFrame:
-    """Run ``recipe``: through the frame cache, else the client and ``build`` (module docstring).
-
-    Args:
-        params: the request's parameters (Python values).
-        many: instead of ``params``, one request per parameter set (``client.get_many``).
-        shown: the parameters provenance shows for ``many`` (one dict per request would make
-            attrs as large as the requests, and pandas deep-copies attrs on every operation).
-        max_pages: stop a paged recipe after this many pages.
-        spend: what a multi-request load may spend (``spend_of``; default ``Spend()``).
+class Wired(NamedTuple):
+    """A load's parameters as sent: ``wire`` the one request's (a paged one's without its
+    paging; for ``many``, the sets as one JSON text: the frame key's), ``wires`` the sets of
+    ``many`` (empty otherwise), ``shown`` what provenance shows.
     """
-    (frame,) = _run(recipe, params, client, many, shown, max_pages, spend)
-    return frame
+
+    wire: Wire
+    wires: list[Wire]
+    shown: dict[str, str]
 
 
-def load_parts(recipe: Recipe, params: Params | None = None, *, client: Client | None) -> Frames:
-    """Run a recipe with ``parts`` (one answer, several frames): ``spec``'s frame, then one
-    per spec of ``parts``; each served from the frame cache on a repeat.
-    """
-    return _run(recipe, params, client)
-
-
-def load_series(
-    recipe: Recipe, params: Params | None = None, *, client: Client | None
-) -> pd.Series:
-    """Run a recipe whose frame is one record (``record_frame``) and return that record as a
-    Series named after the spec (``_frames.row_series``), with the frame's attrs.
-    """
-    (frame,) = _run(recipe, params, client)
-    return row_series(frame, recipe.spec, recipe.spec.name)
-
-
-def record_frame(record: Any, spec: FrameSpec, provenance: Provenance) -> pd.DataFrame:
-    """One record of the service (counts, statistics) as a one-row typed frame with its
-    provenance: what ``load_series`` returns as a Series. As ``series_of``, a record holding
-    none of the spec's fields is a row of missing values that the checks count.
-    """
-    return with_provenance(build_frame([record], spec, stacklevel=8), provenance)
-
-
-def _run(
+def wired(
     recipe: Recipe,
     params: Params | None,
-    client: Client | None,
     many: Sequence[Params] | None = None,
     shown: dict[str, str] | None = None,
-    max_pages: int | None = None,
-    spend: Spend | None = None,
-) -> Frames:
-    """``load`` for one frame or several (``load_parts``); warnings point at the loader's
-    caller (``_run`` is called by ``load``/``load_parts``/``load_series``, them by a loader).
-    """
-    c = client_or_default(client)
-    if c.settings.catalog is not None:  # qsc.connect(catalog=...): the catalog answers
-        wired = [wire_params(p) for p in many] if many is not None else None
-        frame = answer(
-            c.settings.catalog,
-            recipe.endpoint,
-            recipe.spec.name,
-            wire_params(params),
-            wired,
-            recipe.keep,
-        )
-        if pricing() is not None:  # read, never sent: nothing to pay
-            raise Priced(c.estimate_for(recipe.endpoint, requests=0, cached=0))
-        return (frame,)
-    wires: list[Wire] = [wire_params(p) for p in many] if many is not None else []
+) -> Wired:
+    """The wire parameters of a load, once (``_wire.wire_params``; module docstring, 1)."""
     if many is not None:
+        wires = [wire_params(p) for p in many]
         wire = Wire(many=json.dumps(wires, separators=(",", ":")))
-        provenance_params: dict[str, str] = shown if shown is not None else {}
-    else:
-        wire = wire_params(params)
-        if recipe.paging is not None:
-            wire = recipe.paging.without_paging(wire)
-        provenance_params = wire
+        return Wired(wire, wires, shown if shown is not None else {})
+    wire = wire_params(params)
+    if recipe.paging is not None:
+        wire = recipe.paging.without_paging(wire)
+    return Wired(wire, [], wire)
+
+
+def frame_keys(
+    c: Client, recipe: Recipe, wire: Wire, max_pages: int | None, many: bool
+) -> list[str]:
+    """The frame cache's keys of a load's frames (``spec``'s, then one per part)."""
     shape = {
         "paging": recipe.paging,
         "max_pages": max_pages,
-        "many": many is not None,
+        "many": many,
         "by_chain": recipe.by_chain,
     }
     key = frame_key(
@@ -292,11 +240,54 @@ def _run(
         params=wire,
         shape={**shape, "items": recipe.items, "keep": recipe.keep, "parts": recipe.parts},
     )
-    keys = [part_key(key, i) for i in range(1 + len(recipe.parts))]
-    hits = _stored_frames(c, keys)
+    return [part_key(key, i) for i in range(1 + len(recipe.parts))]
+
+
+def from_catalog(
+    c: Client, recipe: Recipe, params: Params | None, many: Sequence[Params] | None
+) -> pd.DataFrame:
+    """The frame a client connected to a catalog answers for the recipe (``catalog.answer``)."""
+    assert c.settings.catalog is not None
+    return answer(c.settings.catalog, recipe.endpoint, recipe.spec.name, params, many, recipe.keep)
+
+
+def record_frame(record: Any, spec: FrameSpec, provenance: Provenance) -> pd.DataFrame:
+    """One record of the service (counts, statistics) as a one-row typed frame with its
+    provenance: what a ``series_plan`` loader returns as a Series. As ``series_of``, a record
+    holding none of the spec's fields is a row of missing values that the checks count.
+    """
+    return with_provenance(build_frame([record], spec, stacklevel=8), provenance)
+
+
+def run_recipe(
+    recipe: Recipe,
+    params: Params | None,
+    client: Client | None,
+    many: Sequence[Params] | None = None,
+    shown: dict[str, str] | None = None,
+    max_pages: int | None = None,
+    spend: Spend | None = None,
+) -> Frames:
+    """Run ``recipe`` (module docstring): ``spec``'s frame, then one per part.
+
+    Args:
+        params: the request's parameters (Python values).
+        many: instead of ``params``, one request per parameter set (``client.get_many``).
+        shown: the parameters provenance shows for ``many`` (one dict per request would make
+            attrs as large as the requests, and pandas deep-copies attrs on every operation).
+        max_pages: stop a paged recipe after this many pages.
+        spend: what a multi-request load may spend (``spend_of``; default ``Spend()``).
+
+    Warnings point at the loader's caller: ``run_recipe`` is called by ``LoadPlan.run``
+    (``loaders._planned``), that by the loader.
+    """
+    c = client_or_default(client)
+    if c.settings.catalog is not None:  # qsc.connect(catalog=...): the catalog answers
+        return (from_catalog(c, recipe, params, many),)
+    wire, wires, provenance_params = wired(recipe, params, many, shown)
+    keys = frame_keys(c, recipe, wire, max_pages, many is not None)
+    hits = stored_frames(c, keys)
     if hits is not None:
-        if pricing() is not None:
-            raise Priced(c.estimate_for(recipe.endpoint, requests=0, cached=len(hits[0].entries)))
         prov = cached_provenance(
             recipe.endpoint, provenance_params, hits[0].entries, c.settings.service
         )
@@ -329,7 +320,7 @@ def _run(
     return _finished(frames, recipe, wire, c)
 
 
-def _stored_frames(c: Client, keys: Sequence[str]) -> list[CachedFrame] | None:
+def stored_frames(c: Client, keys: Sequence[str]) -> list[CachedFrame] | None:
     """The frames kept under every key of ``keys`` (one load's parts), or None when any is
     not kept (then the load makes them all again).
     """
@@ -345,7 +336,7 @@ def _stored_frames(c: Client, keys: Sequence[str]) -> list[CachedFrame] | None:
 def _finished(frames: Frames, recipe: Recipe, wire: Wire, c: Client) -> Frames:
     """``frames`` after their warnings: what each lacks (``warn_incomplete``), and for a paged
     list load, filters that matched nothing (``loaders._empty``); ``stacklevel`` points at
-    the loader's caller (``_finished`` < ``_run`` < ``load`` < loader < caller).
+    the loader's caller (``_finished`` < ``run_recipe`` < ``LoadPlan.run`` < loader < caller).
     """
     for frame in frames:
         warn_incomplete(frame, stacklevel=6)

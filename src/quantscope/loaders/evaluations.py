@@ -16,13 +16,12 @@ from quantscope._ids import IdArg, many_ids
 from quantscope.loaders._base import (
     Recipe,
     field,
-    load,
-    load_series,
     record_frame,
     records,
     spend_of,
     typed_frame,
 )
+from quantscope.loaders._planned import LoadPlan, frame_plan, planned, series_plan
 
 RESULTS = E.EVALUATIONS.path
 TIMESERIES = E.TIMESERIES.path
@@ -34,6 +33,7 @@ _EVALUATION_ID = E.DETAILS.param("evaluation_ids").wire
 TimeArg = datetime | date | str
 
 
+@planned
 def load_evaluations(
     quant_id: IdArg | None = None,
     *,
@@ -51,7 +51,7 @@ def load_evaluations(
     max_requests: int | None = None,
     partial: bool = False,
     client: Client | None = None,
-) -> pd.DataFrame:
+) -> LoadPlan[pd.DataFrame]:
     """Every evaluation result matching the filters, newest first (docs/frames.md).
 
     Quota (README, "The cache and the quota"): a load that does not fit in the quota left, or
@@ -69,7 +69,7 @@ def load_evaluations(
         by_chain=True,
     )
     spend = spend_of(confirm, max_requests, partial)
-    return load(recipe, params, client=client, max_pages=max_pages, spend=spend)
+    return frame_plan(recipe, params, client=client, max_pages=max_pages, spend=spend)
 
 
 def _window(
@@ -92,7 +92,7 @@ def _window(
             f"{name}(start, end, quant_id) is deprecated and goes in the next release: call "
             f"{name}(quant_id, start=..., end=...)",
             DeprecationWarning,
-            stacklevel=3,
+            stacklevel=4,  # _window < the loader's plan < the loader or estimate < caller
         )
         start, end = quant_id, old[0]
         quant_id = old[1] if len(old) == 2 else None
@@ -104,6 +104,7 @@ def _window(
     return E.query(E.TIMESERIES, {**window, "all_quants": True if all_quants else None})
 
 
+@planned
 def load_eval_timeseries(
     quant_id: IdArg | None = None,
     *old: Any,
@@ -111,7 +112,7 @@ def load_eval_timeseries(
     end: TimeArg | None = None,
     all_quants: bool = False,
     client: Client | None = None,
-) -> pd.DataFrame:
+) -> LoadPlan[pd.DataFrame]:
     """Evaluations, passes and failures per bucket (hourly, daily or weekly by span) between
     ``start`` and ``end`` (required), of one quant or all.
 
@@ -120,9 +121,10 @@ def load_eval_timeseries(
     """
     params = _window("load_eval_timeseries", quant_id, old, start, end, all_quants)
     recipe = Recipe(TIMESERIES, _schemas.EVAL_TIMESERIES, items="timeseries", by_chain=True)
-    return load(recipe, params, client=client)
+    return frame_plan(recipe, params, client=client)
 
 
+@planned
 def load_eval_count(
     quant_id: IdArg | None = None,
     *old: Any,
@@ -130,7 +132,7 @@ def load_eval_count(
     end: TimeArg | None = None,
     all_quants: bool = False,
     client: Client | None = None,
-) -> pd.Series:
+) -> LoadPlan[pd.Series]:
     """Total, passed and failed evaluations between ``start`` and ``end`` (required), and the
     pass rate (a fraction), of one quant or all.
 
@@ -139,7 +141,7 @@ def load_eval_count(
     """
     params = _window("load_eval_count", quant_id, old, start, end, all_quants)
     recipe = Recipe(COUNT, _schemas.EVAL_COUNT, build=_count_frame, by_chain=True)
-    return load_series(recipe, params, client=client)
+    return series_plan(recipe, params, client=client)
 
 
 def _count_frame(recipe: Recipe, fetched: Fetched) -> pd.DataFrame:
@@ -164,6 +166,7 @@ def _detail_rows(evaluation_id: int, body: Any) -> list[dict[str, Any]]:
     return [{**d, **shared} for d in details]
 
 
+@planned
 def load_eval_details(
     evaluation_ids: IdArg | Iterable[IdArg],
     *,
@@ -171,7 +174,7 @@ def load_eval_details(
     max_requests: int | None = None,
     partial: bool = False,
     client: Client | None = None,
-) -> pd.DataFrame:
+) -> LoadPlan[pd.DataFrame]:
     """The criterion results of one or many evaluations, one row per criterion result.
 
     ``evaluation_ids`` is one id or one iterable of ids (``_ids``: a string is one id).
@@ -196,7 +199,7 @@ def load_eval_details(
     # on every operation: keep the provenance compact.
     shown = f"{len(ids)} ids" if len(ids) > 1 else str(ids[0]) if ids else ""
     compact = {_EVALUATION_ID: shown}
-    return load(
+    return frame_plan(
         recipe,
         many=[{_EVALUATION_ID: i} for i in ids],
         shown=compact,
@@ -215,6 +218,7 @@ def _details_frame(recipe: Recipe, many: FetchedMany) -> pd.DataFrame:
     return typed_frame(rows, recipe.spec, many.provenance)
 
 
+@planned
 def load_eval_history(
     evaluation_id: IdArg,
     *,
@@ -224,7 +228,7 @@ def load_eval_history(
     max_requests: int | None = None,
     partial: bool = False,
     client: Client | None = None,
-) -> pd.DataFrame:
+) -> LoadPlan[pd.DataFrame]:
     """Every evaluation of the same token by the same quant, newest first.
 
     Quota (README, "The cache and the quota"): a load that does not fit in the quota left, or
@@ -240,4 +244,4 @@ def load_eval_history(
         desc="evaluation history",
     )
     params = E.query(E.HISTORY, locals())
-    return load(recipe, params, client=client, spend=spend_of(confirm, max_requests, partial))
+    return frame_plan(recipe, params, client=client, spend=spend_of(confirm, max_requests, partial))

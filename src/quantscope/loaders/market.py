@@ -8,25 +8,27 @@ from quantscope import _endpoints as E
 from quantscope import _schemas
 from quantscope._client import Client, Fetched
 from quantscope._ids import IdArg
-from quantscope.loaders._base import Recipe, load, records_of, typed_frame
+from quantscope.loaders._base import Recipe, records_of, typed_frame
+from quantscope.loaders._planned import LoadPlan, frame_plan, planned
 
 OHLCV = E.OHLCV.path
 
 
+@planned
 def load_ohlcv(
     token_id: IdArg,
     timeframe: str = "1h",
     *,
     limit: int = 5000,
     client: Client | None = None,
-) -> pd.DataFrame:
+) -> LoadPlan[pd.DataFrame]:
     """Candles of a token, oldest first, on a UTC ``DatetimeIndex`` named ``timestamp``.
 
     Columns ``open``, ``high``, ``low``, ``close`` (USD) and ``volume`` (USD), all float64.
     ``limit`` is the number of newest candles (the service's maximum is the default).
     """
     recipe = Recipe(OHLCV, _schemas.OHLCV, items="ohlcv", build=_candles)
-    return load(recipe, E.query(E.OHLCV, locals()), client=client)
+    return frame_plan(recipe, E.query(E.OHLCV, locals()), client=client)
 
 
 def _candles(recipe: Recipe, fetched: Fetched) -> pd.DataFrame:

@@ -12,6 +12,7 @@ as likely: a warning on every load of it would teach people to ignore the warnin
 
 from __future__ import annotations
 
+import functools
 import weakref
 from typing import Any, NamedTuple
 
@@ -26,17 +27,17 @@ from quantscope._ids import IdArg, one_id
 from quantscope._results import with_provenance
 from quantscope._writelock import playbook_lock
 from quantscope.loaders._base import (
+    Frames,
     Recipe,
     client_or_default,
     field,
-    load,
-    load_parts,
     record_frame,
     records,
     typed_frame,
     typed_series,
     warn_incomplete,
 )
+from quantscope.loaders._planned import LoadPlan, parts_plan, planned, planned_write
 from quantscope.loaders.playbook import load_playbook
 
 DASHBOARD = E.DASHBOARD.path
@@ -93,7 +94,10 @@ class Dashboard(NamedTuple):
     weekly: pd.DataFrame
 
 
-def load_dashboard(quant_id: IdArg | None = None, *, client: Client | None = None) -> Dashboard:
+@planned
+def load_dashboard(
+    quant_id: IdArg | None = None, *, client: Client | None = None
+) -> LoadPlan[Dashboard]:
     """Overall performance (win rate a fraction), recent and applied recommendations, and the
     weekly trend of closed trades.
     """
@@ -103,14 +107,21 @@ def load_dashboard(quant_id: IdArg | None = None, *, client: Client | None = Non
         build=_dashboard_frames,
         parts=(_schemas.RECOMMENDATIONS, _schemas.RECOMMENDATIONS, _schemas.WEEKLY_TRENDS),
     )
-    c = client_or_default(client)
     params = E.query(E.DASHBOARD, locals())
     quant = params[E.DASHBOARD.param("quant_id").wire]
-    performance, recent, applied, weekly = load_parts(recipe, params, client=c)
+    finish = functools.partial(_dashboard, recipe, quant)
+    return parts_plan(recipe, params, finish, client=client)
+
+
+def _dashboard(recipe: Recipe, quant: int | None, frames: Frames, c: Client) -> Dashboard:
+    """The loaded dashboard, its lists noted and warned about when at the cap (warnings at
+    the loader's caller: ``_dashboard`` < ``LoadPlan.run`` < loader < caller).
+    """
+    performance, recent, applied, weekly = frames
     lists = dict(zip(_LISTS, (recent, applied), strict=True))
     for name, frame in lists.items():
         _note_capped(frame, name, len(frame), quant, c)
-        warn_incomplete(frame, stacklevel=3)
+        warn_incomplete(frame, stacklevel=5)
     return Dashboard(
         row_series(performance, recipe.spec, recipe.spec.name), recent, applied, weekly
     )
@@ -134,9 +145,10 @@ def _dashboard_frames(recipe: Recipe, fetched: Fetched) -> tuple[pd.DataFrame, .
     return (performance, *lists, weekly)
 
 
+@planned
 def load_recommendations(
     quant_id: IdArg | None = None, *, applied: bool | None = None, client: Client | None = None
-) -> pd.DataFrame:
+) -> LoadPlan[pd.DataFrame]:
     """The optimizer's recommendations (unapplied, applied, or both), newest first."""
     lists = {
         None: ("recentRecommendations", "appliedRecommendations"),
@@ -144,15 +156,22 @@ def load_recommendations(
         True: ("appliedRecommendations",),
     }[applied]
     recipe = Recipe(DASHBOARD, _schemas.RECOMMENDATIONS, keep=lists, build=_recommendations)
-    c = client_or_default(client)
     params = E.query(E.DASHBOARD, locals())
     quant = params[E.DASHBOARD.param("quant_id").wire]
-    frame = load(recipe, params, client=c)
+    finish = functools.partial(_capped_recommendations, lists, quant)
+    return parts_plan(recipe, params, finish, client=client)
+
+
+def _capped_recommendations(
+    lists: tuple[str, ...], quant: int | None, frames: Frames, c: Client
+) -> pd.DataFrame:
+    """The loaded recommendations, noted and warned about when a list is at the cap."""
+    (frame,) = frames
     applied_rows = int(frame["applied"].fillna(False).to_numpy(bool).sum())
     for name in lists:
         shown = applied_rows if _LISTS[name] == "applied" else len(frame) - applied_rows
         _note_capped(frame, name, shown, quant, c)
-    return warn_incomplete(frame, stacklevel=3)
+    return warn_incomplete(frame, stacklevel=5)
 
 
 def _recommendations(recipe: Recipe, fetched: Fetched) -> pd.DataFrame:
@@ -163,6 +182,7 @@ def _recommendations(recipe: Recipe, fetched: Fetched) -> pd.DataFrame:
     return typed_frame(rows, recipe.spec, fetched.provenance)
 
 
+@planned_write(ANALYZE)
 def run_analysis(
     quant_id: IdArg | None = None,
     *,
@@ -201,6 +221,7 @@ def check_recommendation(recommendation: pd.Series, *, client: Client | None = N
         raise stale_write_error(stale, now)
 
 
+@planned_write(APPLY)
 def apply_recommendation(
     recommendation: IdArg | pd.Series, *, force: bool = False, client: Client | None = None
 ) -> pd.Series:

@@ -20,7 +20,8 @@ from quantscope._client import Client, Fetched
 from quantscope._errors import InvalidResponseError
 from quantscope._ids import IdArg, one_id
 from quantscope._writelock import playbook_lock
-from quantscope.loaders._base import Recipe, client_or_default, field, load, records, typed_frame
+from quantscope.loaders._base import Recipe, client_or_default, field, records, typed_frame
+from quantscope.loaders._planned import LoadPlan, frame_plan, planned, planned_write
 
 CONFIG = E.CONFIG.path
 
@@ -66,13 +67,14 @@ _MAPS = (
 )
 
 
+@planned
 def load_playbook(
     quant_id: IdArg,
     *,
     config_group_id: str | None = None,
     fresh: bool = False,
     client: Client | None = None,
-) -> pd.DataFrame:
+) -> LoadPlan[pd.DataFrame]:
     """The quant's playbook, long: one row per market-cap class x category x criterion x
     config type x interval, with threshold, weight, flags, operator, range and config id.
 
@@ -80,11 +82,8 @@ def load_playbook(
     young enough: what a write compares against (someone else may have changed it).
     """
     params = E.query(E.CONFIG, locals())
-    c = client_or_default(client)
-    if fresh:
-        c.cache.invalidate("GET", CONFIG)  # only the playbook's answers: the next read is new
     recipe = Recipe(CONFIG, _schemas.PLAYBOOK, build=_playbook_frame)
-    return load(recipe, params, client=c)
+    return frame_plan(recipe, params, client=client, fresh=fresh)
 
 
 def _playbook_frame(recipe: Recipe, fetched: Fetched) -> pd.DataFrame:
@@ -119,6 +118,7 @@ def _change(change: Change | Mapping[str, Any]) -> tuple[dict[str, Any], Change 
     return wire, Change(str(config_id), str(name), change["old_value"], value)
 
 
+@planned_write(CONFIG)
 def update_playbook(
     quant_id: IdArg,
     changes: Iterable[Change | Mapping[str, Any]],

@@ -10,7 +10,8 @@ from quantscope import _endpoints as E
 from quantscope import _schemas
 from quantscope._client import Client, Fetched
 from quantscope._ids import IdArg
-from quantscope.loaders._base import Recipe, field, load, load_parts, records, typed_frame
+from quantscope.loaders._base import Frames, Recipe, field, records, typed_frame
+from quantscope.loaders._planned import LoadPlan, frame_plan, parts_plan, planned
 
 SIGNALS = E.SIGNALS.path
 SIGNAL = E.SIGNAL.path
@@ -22,6 +23,7 @@ def _params(
     return E.query(E.SIGNALS, locals())
 
 
+@planned
 def load_signals(
     quant_id: IdArg | None = None,
     *,
@@ -29,12 +31,13 @@ def load_signals(
     search: str | None = None,
     limit: int = 500,
     client: Client | None = None,
-) -> pd.DataFrame:
+) -> LoadPlan[pd.DataFrame]:
     """One row per alpha signal (stage, price, change, ROI of an open position...)."""
     recipe = Recipe(SIGNALS, _schemas.SIGNALS, items="signals", by_chain=True)
-    return load(recipe, _params(quant_id, chain, search, limit), client=client)
+    return frame_plan(recipe, _params(quant_id, chain, search, limit), client=client)
 
 
+@planned
 def load_signal_stats(
     quant_id: IdArg | None = None,
     *,
@@ -42,14 +45,14 @@ def load_signal_stats(
     search: str | None = None,
     limit: int = 500,
     client: Client | None = None,
-) -> pd.DataFrame:
+) -> LoadPlan[pd.DataFrame]:
     """Signal counts per stage, one row per chain group (``all``, ``solana``, ``base``, ``bsc``).
 
     Same request as ``load_signals`` with the same arguments: after one, the other is a
     cache hit.
     """
     recipe = Recipe(SIGNALS, _schemas.SIGNAL_STATS, build=_stats_frame, by_chain=True)
-    return load(recipe, _params(quant_id, chain, search, limit), client=client)
+    return frame_plan(recipe, _params(quant_id, chain, search, limit), client=client)
 
 
 def _stats_frame(recipe: Recipe, fetched: Fetched) -> pd.DataFrame:
@@ -69,12 +72,17 @@ class SignalDetail(NamedTuple):
     criteria: pd.DataFrame
 
 
+@planned
 def load_signal(
     token_id: IdArg, quant_id: IdArg | None = None, *, client: Client | None = None
-) -> SignalDetail:
+) -> LoadPlan[SignalDetail]:
     """The alpha signal of one token, with its newest evaluation's criterion results."""
     recipe = Recipe(SIGNAL, _schemas.SIGNALS, build=_signal_frames, parts=(_schemas.EVAL_DETAILS,))
-    signal, criteria = load_parts(recipe, E.query(E.SIGNAL, locals()), client=client)
+    return parts_plan(recipe, E.query(E.SIGNAL, locals()), _signal_detail, client=client)
+
+
+def _signal_detail(frames: Frames, c: Client) -> SignalDetail:
+    signal, criteria = frames
     return SignalDetail(signal, criteria)
 
 

@@ -13,17 +13,16 @@ from quantscope._client import Client, Fetched, FetchedPages, PageNumberPaging
 from quantscope._decode import page_decoder
 from quantscope._ids import IdArg
 from quantscope.loaders._base import (
+    Frames,
     Recipe,
     columns_of,
     field,
-    load,
-    load_parts,
-    load_series,
     record_frame,
     records,
     spend_of,
     typed_frame,
 )
+from quantscope.loaders._planned import LoadPlan, frame_plan, parts_plan, planned, series_plan
 
 TRADES = E.TRADES.path
 TRADE = E.TRADE.path
@@ -42,6 +41,7 @@ TRADES_FOLD_ROWS = 4_096
 TRADES_DECODE = page_decoder(_schemas.TRADES, "trades", TRADES_KEEP)
 
 
+@planned
 def load_trades(
     quant_id: IdArg | None = None,
     *,
@@ -62,7 +62,7 @@ def load_trades(
     max_requests: int | None = None,
     partial: bool = False,
     client: Client | None = None,
-) -> pd.DataFrame:
+) -> LoadPlan[pd.DataFrame]:
     """Every trade matching the filters, one row each (columns: docs/frames.md, ``trades``).
 
     Args:
@@ -100,7 +100,7 @@ def load_trades(
         fold_rows=TRADES_FOLD_ROWS,
     )
     spend = spend_of(confirm, max_requests, partial)
-    return load(recipe, params, client=client, max_pages=max_pages, spend=spend)
+    return frame_plan(recipe, params, client=client, max_pages=max_pages, spend=spend)
 
 
 def _trades_frame(recipe: Recipe, pages: FetchedPages) -> pd.DataFrame:
@@ -115,12 +115,17 @@ class TradeDetail(NamedTuple):
     transactions: pd.DataFrame
 
 
-def load_trade(trade_id: IdArg, *, client: Client | None = None) -> TradeDetail:
+@planned
+def load_trade(trade_id: IdArg, *, client: Client | None = None) -> LoadPlan[TradeDetail]:
     """One trade with its detail fields and on-chain transactions."""
     recipe = Recipe(
         TRADE, _schemas.TRADE_DETAIL, build=_trade_frames, parts=(_schemas.TRANSACTIONS,)
     )
-    trade, transactions = load_parts(recipe, E.query(E.TRADE, locals()), client=client)
+    return parts_plan(recipe, E.query(E.TRADE, locals()), _trade_detail, client=client)
+
+
+def _trade_detail(frames: Frames, c: Client) -> TradeDetail:
+    trade, transactions = frames
     return TradeDetail(trade, transactions)
 
 
@@ -136,10 +141,13 @@ def _trade_frames(recipe: Recipe, fetched: Fetched) -> tuple[pd.DataFrame, pd.Da
     )
 
 
-def load_trade_stats(quant_id: IdArg | None = None, *, client: Client | None = None) -> pd.Series:
+@planned
+def load_trade_stats(
+    quant_id: IdArg | None = None, *, client: Client | None = None
+) -> LoadPlan[pd.Series]:
     """Executed-trade statistics: counts, volume and week-on-week changes (fractions)."""
     recipe = Recipe(STATS, _schemas.TRADE_STATS, build=_stats_frame, by_chain=True)
-    return load_series(recipe, E.query(E.STATS, locals()), client=client)
+    return series_plan(recipe, E.query(E.STATS, locals()), client=client)
 
 
 def _stats_frame(recipe: Recipe, fetched: Fetched) -> pd.DataFrame:
