@@ -33,11 +33,8 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -45,7 +42,7 @@ from typing import Any
 
 import quantscope
 from benchmarks._common import BenchResult, Ratio, Timing, bench_data_dir, print_result, ratio
-from benchmarks.bench_loadpath import ChildSandbox, export_src
+from benchmarks.bench_loadpath import ChildSandbox, export_src, run_in_src
 from quantscope.sandbox.datadir import copy_world, ensure_world
 
 BASELINE = "c044274"
@@ -81,22 +78,8 @@ def catalog_calls(quant: int) -> list[list[Any]]:
 
 
 def in_child(src: Path, job: Mapping[str, Any]) -> dict[str, Any]:
-    """Run ``_refactor_child.py`` on ``job`` with quantscope from ``src`` (no ``QUANTSCOPE_*``
-    settings inherited); its JSON answer. RuntimeError with its stderr when it fails."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("QUANTSCOPE_")}
-    env["PYTHONPATH"] = str(src)
-    done = subprocess.run(
-        [sys.executable, str(CHILD)],
-        input=json.dumps({**job, "src": str(src)}) + "\n",
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=900,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"{job['mode']} child on {src} failed:\n{done.stderr[-3000:]}")
-    answer: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return answer
+    """``_refactor_child.py`` on ``job`` with quantscope from ``src``: its JSON answer."""
+    return run_in_src(CHILD, src, {**job, "src": str(src)})
 
 
 def case_name(side: str, what: str) -> str:
@@ -225,6 +208,7 @@ def run(
         sandbox_during_catalog,
         eval_pages,
         quant,
+        warmup,
     )
 
 
@@ -251,6 +235,7 @@ def _result(
     sandbox_during_catalog: int,
     eval_pages: int,
     quant: int,
+    warmup: bool,
 ) -> BenchResult:
     timings = {
         name: Timing(
@@ -298,7 +283,7 @@ def _result(
     }
     return BenchResult(
         "refactor",
-        {"baseline": baseline, "repeat": repeat, "rounds interleaved": repeat},
+        {"baseline": baseline, "repeat": repeat, "warm-up round": warmup},
         timings,
         ratios,
         facts,
