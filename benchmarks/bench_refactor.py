@@ -52,6 +52,7 @@ TARGET = 1.10
 DEFAULT_REPEAT = 3
 EVAL_PAGES = 5
 WARM_REPEAT = 5
+INNER = 3
 PAGE_SIZE = 1000
 CATALOG_QUANT = 3
 CHILD = Path(__file__).with_name("_refactor_child.py")
@@ -117,6 +118,7 @@ def run(
     quant: int = CATALOG_QUANT,
     data_dir: Path | str | None = None,
     warmup: bool = True,
+    inner: int = INNER,
 ) -> BenchResult:
     """Measure the baseline's and the working tree's loads, ``repeat`` interleaved rounds
     after an untimed warm-up round (without ``warmup``, the first round is timed: a smoke
@@ -157,7 +159,7 @@ def run(
             seen = {"catalog": 0}
 
             def one(side: str, mode: str) -> dict[str, Any]:
-                job: dict[str, Any] = {"mode": mode, "cache_dir": str(next(dirs))}
+                job: dict[str, Any] = {"mode": mode, "cache_dir": str(next(dirs)), "inner": inner}
                 if mode == "service":
                     return dict(in_child(srcs[side], {**service, **job})["results"])
                 job.update(catalog=str(catalogs[side]), calls=catalog_calls(quant))

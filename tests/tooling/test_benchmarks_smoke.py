@@ -165,7 +165,13 @@ def test_refactor_benchmark_runs_both_sides_and_warm_loads_send_nothing(
     if bench_loadpath.export_src(bench_refactor.BASELINE, tmp_path) is None:
         pytest.skip(f"this checkout cannot export {bench_refactor.BASELINE} (a shallow clone)")
     result = bench_refactor.run(
-        1, page_size=1000, eval_pages=1, quant=2, warmup=False, data_dir=sandbox_world.data_dir
+        1,
+        page_size=1000,
+        eval_pages=1,
+        quant=2,
+        warmup=False,
+        inner=1,
+        data_dir=sandbox_world.data_dir,
     )
     loads = ("load_trades", "load_evaluations")
     whats = [f"{load} {kind}" for kind in ("cold", "warm", "catalog") for load in loads]
