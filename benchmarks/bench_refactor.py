@@ -10,19 +10,21 @@ sandbox world served by a child process (``bench_loadpath.ChildSandbox``). Cases
 
 * **cold loads**: ``load_trades(trading_status="all")`` (every page) and
   ``load_evaluations(max_pages=...)`` (a few pages) on an empty cache directory;
-* **warm loads**: the same calls again in the same child, ``WARM_REPEAT`` times, the fastest
-  reported (a frame-cache hit takes milliseconds; 0 requests, checked on the provenance of
-  every warm frame);
+* **warm loads**: the same calls again on the same client (the frame cache: 0 requests,
+  checked on the provenance of every warm frame);
 * **catalog reads**: ``connect(catalog=path)`` and ``load_trades(quant_id=q)`` /
   ``load_evaluations(quant_id=q)`` in a new process; the catalog is synced once by the working
-  tree's code (``qsc.sync``, in a child) and shared by both sides when the baseline can read
+  tree's code (``qsc.sync``, in this process) and shared by both sides when the baseline can read
   it (else the baseline syncs its own and a fact says so). No request reaches the sandbox
   during catalog reads (counted by the sandbox).
 
-Each child times the call alone (wall and its own CPU time: the client side; imports, the
-client's construction and the sync are not timed). One untimed warm-up round checks that both
-sides load the same rows (row counts and sums of ids); then ``repeat`` interleaved rounds, the
-sides' order alternating each round (baseline first, then working tree first, ...). Judged:
+Each child times every call alone (wall and its own CPU time: the client side; imports, the
+client's construction and the sync are not timed), ``INNER`` (3) times, each on a new client
+and an empty cache directory (``WARM_REPEAT`` warm calls after each cold one), and reports the
+fastest; the first call's CPU (lazy imports, first-time setup) is reported beside it. One
+untimed warm-up round checks that both sides load the same rows (row counts and sums of
+ids); then ``repeat`` interleaved rounds, the sides' order alternating each round (working
+tree first after the warm-up's baseline first, then baseline first, ...). Judged:
 working tree / baseline of the best CPU times (``ratio(basis="cpu")``), target <= 1.10; the
 medians' ratio is reported beside it, and the load average before and after.
 
@@ -50,7 +52,7 @@ BASELINE = "c044274"
 
 TARGET = 1.10
 DEFAULT_REPEAT = 3
-EVAL_PAGES = 5
+EVAL_PAGES = 10
 WARM_REPEAT = 5
 INNER = 3
 PAGE_SIZE = 1000
@@ -274,6 +276,10 @@ def _result(
         ),
         "cold loads": f"every trade (trading_status='all'), {eval_pages} pages of evaluations",
         "catalog": f"quant {quant}'s trades and evaluations, {shared_note}",
+        "first call of each child (median CPU ms, baseline -> working tree)": "; ".join(
+            f"{what}: {_first(runs, SIDES[0], what):.1f} -> {_first(runs, SIDES[1], what):.1f}"
+            for what in whats
+        ),
         "requests of cold loads (provenance)": sorted({m["requests"] for m in cold}),
         "requests of warm loads (provenance, summed)": sum(m["requests"] or 0 for m in warm),
         "requests the sandbox received during catalog reads": sandbox_during_catalog,
@@ -291,6 +297,11 @@ def _result(
         facts,
         checks,
     )
+
+
+def _first(runs: Mapping[str, Sequence[Mapping[str, Any]]], side: str, what: str) -> float:
+    """The median over rounds of the first call's CPU milliseconds in each child."""
+    return 1e3 * statistics.median(m["first_cpu"] for m in runs[case_name(side, what)])
 
 
 def _order(name: str) -> int:
