@@ -25,6 +25,7 @@ BENCHMARKS: dict[str, str] = {
     "loadpath": "bench_loadpath",
     "parse": "bench_parse",
     "rank": "bench_rank",
+    "refactor": "bench_refactor",
     "reload": "bench_reload",
     "replay": "bench_replay",
     "scale": "bench_scale",

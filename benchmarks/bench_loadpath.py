@@ -352,6 +352,27 @@ def export_src(commit: str, dest: Path) -> Path | None:
     return dest / "src"
 
 
+def run_in_src(script: Path, src: Path, job: Mapping[str, Any]) -> dict[str, Any]:
+    """Run ``script`` in a new interpreter importing quantscope from ``src`` (no
+    ``QUANTSCOPE_*`` settings inherited), ``job`` as one JSON line on its stdin (keys travel
+    there, never on the command line); the last line it prints, read as JSON. RuntimeError
+    with the end of its stderr when it fails."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QUANTSCOPE_")}
+    env["PYTHONPATH"] = str(src)
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        input=json.dumps(job) + "\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"{script.name} on {src} failed:\n{done.stderr[-3000:]}")
+    answer: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return answer
+
+
 def fresh_cold_load(
     src: Path, url: str, key: str, cache_dir: Path, page_size: int, max_pages: int | None
 ) -> TimedElsewhere:
@@ -365,19 +386,7 @@ def fresh_cold_load(
         "page_size": page_size,
         "max_pages": max_pages,
     }
-    env = {k: v for k, v in os.environ.items() if not k.startswith("QUANTSCOPE_")}
-    env["PYTHONPATH"] = str(src)
-    done = subprocess.run(
-        [sys.executable, str(COLD_CHILD)],
-        input=json.dumps(job) + "\n",
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=900,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"cold load in a fresh process ({src}) failed:\n{done.stderr[-3000:]}")
-    got = json.loads(done.stdout.strip().splitlines()[-1])
+    got = run_in_src(COLD_CHILD, src, job)
     if not Path(got["module"]).resolve().is_relative_to(src.resolve()):
         raise RuntimeError(f"the fresh process imported {got['module']}, not {src}")
     return TimedElsewhere(got["wall"], got["cpu"], (got["rows"], got["id_sum"]))

@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import quantscope
 from benchmarks import __main__ as bench_main
 from benchmarks import (
     bench_decode,
@@ -20,6 +21,7 @@ from benchmarks import (
     bench_loadpath,
     bench_parse,
     bench_rank,
+    bench_refactor,
     bench_reload,
     bench_replay,
     bench_summary,
@@ -156,6 +158,44 @@ def test_loadpath_benchmark_runs_and_warm_loads_send_nothing(
     assert result.facts["requests received by the sandbox during warm runs"] == 0
 
 
+@pytest.mark.slow
+def test_refactor_benchmark_runs_both_sides_and_warm_loads_send_nothing(
+    sandbox_world: WorldInfo, tmp_path: Path
+) -> None:
+    if bench_loadpath.export_src(bench_refactor.BASELINE, tmp_path) is None:
+        pytest.skip(f"this checkout cannot export {bench_refactor.BASELINE} (a shallow clone)")
+    result = bench_refactor.run(
+        1,
+        page_size=1000,
+        eval_pages=1,
+        quant=2,
+        warmup=False,
+        inner=1,
+        data_dir=sandbox_world.data_dir,
+    )
+    loads = ("load_trades", "load_evaluations")
+    whats = [f"{load} {kind}" for kind in ("cold", "warm", "catalog") for load in loads]
+    assert_sane(
+        result, {bench_refactor.case_name(s, w) for s in bench_refactor.SIDES for w in whats}
+    )
+    judged = [r for r in result.ratios if r.target == bench_refactor.TARGET]
+    assert [(r.numerator, r.denominator) for r in judged] == [
+        (f"{w}, working tree", f"{w}, baseline") for w in sorted(whats, key=bench_refactor._order)
+    ]
+    assert result.checks == {
+        "warm loads: 0 requests and from_cache": True,
+        "catalog reads: no request reached the sandbox": True,
+    }
+    assert result.facts["requests of warm loads (provenance, summed)"] == 0
+    assert result.facts["requests of cold loads (provenance)"] == [1, 4]  # 1 page, 3,939 trades
+    assert str(result.facts["catalog"]).endswith(
+        "synced once by the working tree, read by both sides"
+    )
+    assert str(result.facts["working tree"]) == str(
+        Path(quantscope.__file__).resolve().parent.parent
+    )
+
+
 def test_framecache_benchmark_runs(sandbox_world: WorldInfo) -> None:
     result = bench_framecache.run(1, n_trades=2000, data_dir=sandbox_world.data_dir)
     assert_sane(
@@ -180,7 +220,8 @@ def test_cli_rejects_unknown_names(capsys: pytest.CaptureFixture[str]) -> None:
         bench_main.main(["nope"])
     assert exit_info.value.code == 2
     known = (
-        "build, catalog, decode, evaldetail, framecache, loadpath, parse, rank, reload, replay, "
+        "build, catalog, decode, evaldetail, framecache, loadpath, parse, rank, refactor, reload, "
+        "replay, "
         "scale, "
         "screen, summary, sweep"
     )

@@ -1,0 +1,325 @@
+"""The toolkit at a baseline commit against the working tree, in the same run (issue 23).
+
+Issue 23's "Done when": the benchmarks' figures (warm loads, cold loads, catalog reads) hold
+within 10 % of the code before its refactor, measured in the same run. The baseline
+(``BASELINE``, ``c044274``: ``main`` before issue 23's refactor began; ``--baseline REV``) has
+its ``src`` exported by ``git archive`` (``bench_loadpath.export_src``); every case runs in a
+fresh interpreter per side, ``PYTHONPATH`` at that side's ``src`` (``_refactor_child.py``,
+which checks it imported quantscope from there and uses only the public API), against one
+sandbox world served by a child process (``bench_loadpath.ChildSandbox``). Cases, per side:
+
+* **cold loads**: ``load_trades(trading_status="all")`` (every page) and
+  ``load_evaluations(max_pages=...)`` (a few pages) on an empty cache directory;
+* **warm loads**: the same calls again on the same client (the frame cache: 0 requests,
+  checked on the provenance of every warm frame);
+* **catalog reads**: ``connect(catalog=path)`` and ``load_trades(quant_id=q)`` /
+  ``load_evaluations(quant_id=q)`` in a new process; the catalog is synced once by the working
+  tree's code (``qsc.sync``, in this process) and shared by both sides when the baseline can read
+  it (else the baseline syncs its own and a fact says so). No request reaches the sandbox
+  during catalog reads (counted by the sandbox).
+
+Each child times every call alone (wall and its own CPU time: the client side; imports, the
+client's construction and the sync are not timed), ``INNER`` (3) times, each on a new client
+and an empty cache directory (``WARM_REPEAT`` warm calls after each cold one), and reports the
+fastest; the first call's CPU (lazy imports, first-time setup) is reported beside it. One
+untimed warm-up round checks that both sides load the same rows (row counts and sums of
+ids); then ``repeat`` interleaved rounds, the sides' order alternating each round (working
+tree first after the warm-up's baseline first, then baseline first, ...). Judged:
+working tree / baseline of the best CPU times (``ratio(basis="cpu")``), target <= 1.10; the
+medians' ratio is reported beside it, and the load average before and after.
+
+Run: ``python -m benchmarks.bench_refactor [--repeat N] [--baseline REV]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import statistics
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import quantscope
+from benchmarks._common import BenchResult, Ratio, Timing, bench_data_dir, print_result, ratio
+from benchmarks.bench_loadpath import ChildSandbox, export_src, run_in_src
+from quantscope.sandbox.datadir import copy_world, ensure_world
+
+BASELINE = "c044274"
+"""``main`` before issue 23's refactor began (2026-11-28): the figures it must hold."""
+
+TARGET = 1.10
+DEFAULT_REPEAT = 3
+EVAL_PAGES = 10
+WARM_REPEAT = 5
+INNER = 3
+PAGE_SIZE = 1000
+CATALOG_QUANT = 3
+CHILD = Path(__file__).with_name("_refactor_child.py")
+SIDES = ("baseline", "working tree")
+SYNCED = ("trades", "evaluations")
+TRADES = "load_trades"
+EVALUATIONS = "load_evaluations"
+
+
+def service_calls(page_size: int, eval_pages: int) -> list[list[Any]]:
+    """The cold (then warm) loads: every trade, and ``eval_pages`` pages of evaluations."""
+    return [
+        [TRADES, "load_trades", {"trading_status": "all", "page_size": page_size}],
+        [EVALUATIONS, "load_evaluations", {"page_size": page_size, "max_pages": eval_pages}],
+    ]
+
+
+def catalog_calls(quant: int) -> list[list[Any]]:
+    """The catalog reads: one quant's (executed: what a catalog keeps) trades and evaluations."""
+    return [
+        [TRADES, "load_trades", {"quant_id": quant}],
+        [EVALUATIONS, "load_evaluations", {"quant_id": quant}],
+    ]
+
+
+def in_child(src: Path, job: Mapping[str, Any]) -> dict[str, Any]:
+    """``_refactor_child.py`` on ``job`` with quantscope from ``src``: its JSON answer."""
+    return run_in_src(CHILD, src, {**job, "src": str(src)})
+
+
+def case_name(side: str, what: str) -> str:
+    return f"{what}, {side}"
+
+
+def _loadavg() -> str:
+    try:
+        return " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:  # not on this platform
+        return "n/a"
+
+
+def _median_ratio(timings: Mapping[str, Timing], what: str) -> Ratio:
+    """The medians' CPU ratio (reported, no target)."""
+    top, bottom = timings[case_name(SIDES[1], what)], timings[case_name(SIDES[0], what)]
+    value = statistics.median(top.cpu_runs) / statistics.median(bottom.cpu_runs)
+    return Ratio(
+        f"{what}: working tree / baseline, median CPU",
+        top.name,
+        bottom.name,
+        value,
+        cpu_value=value,
+    )
+
+
+def run(
+    repeat: int = DEFAULT_REPEAT,
+    *,
+    baseline: str = BASELINE,
+    seed: int = 7,
+    scale: int = 1,
+    page_size: int = PAGE_SIZE,
+    eval_pages: int = EVAL_PAGES,
+    quant: int = CATALOG_QUANT,
+    data_dir: Path | str | None = None,
+    warmup: bool = True,
+    inner: int = INNER,
+) -> BenchResult:
+    """Measure the baseline's and the working tree's loads, ``repeat`` interleaved rounds
+    after an untimed warm-up round (without ``warmup``, the first round is timed: a smoke
+    run)."""
+    if repeat < 1:
+        raise ValueError(f"repeat must be >= 1, got {repeat}")
+    load_before = _loadavg()
+    info = ensure_world(data_dir if data_dir is not None else bench_data_dir(), seed, scale)
+    with tempfile.TemporaryDirectory(prefix="quantscope-bench-refactor-") as tmp_name:
+        tmp = Path(tmp_name)
+        base_src = export_src(baseline, tmp / "baseline")
+        if base_src is None:
+            raise RuntimeError(f"this checkout cannot export {baseline} (`git archive`)")
+        srcs = {SIDES[0]: base_src, SIDES[1]: Path(quantscope.__file__).resolve().parents[1]}
+        dirs: Iterator[Path] = (tmp / f"cache-{i}" for i in itertools.count())
+        with ChildSandbox(copy_world(info, tmp / "world")) as server:
+            url, key = server.url, server.keys["enterprise"]
+            service = {"mode": "service", "url": url, "key": key, "warm_repeat": WARM_REPEAT}
+            service["calls"] = service_calls(page_size, eval_pages)
+
+            def sync(side: str, path: Path) -> None:
+                job = {**service, "mode": "sync", "catalog": str(path)}
+                job.update(quants=[quant], resources=list(SYNCED))
+                in_child(srcs[side], {**job, "cache_dir": str(next(dirs))})
+
+            catalogs = {side: tmp / "catalog" for side in SIDES}
+            # The working tree's sync runs here (this process imported its code): one
+            # interpreter fewer; the baseline's, if ever needed, runs in a child.
+            with quantscope.Client(url, key, cache_dir=next(dirs), progress=False) as client:
+                quantscope.sync(
+                    catalogs[SIDES[1]],
+                    quant_id=quant,
+                    resources=SYNCED,
+                    confirm=True,
+                    client=client,
+                )
+            notes = {"catalog": "synced once by the working tree, read by both sides"}
+            seen = {"catalog": 0}
+
+            def one(side: str, mode: str) -> dict[str, Any]:
+                job: dict[str, Any] = {"mode": mode, "cache_dir": str(next(dirs)), "inner": inner}
+                if mode == "service":
+                    return dict(in_child(srcs[side], {**service, **job})["results"])
+                job.update(catalog=str(catalogs[side]), calls=catalog_calls(quant))
+                before = server.stats()[0]
+                results = in_child(srcs[side], job)["results"]
+                seen["catalog"] += server.stats()[0] - before
+                return {f"{what} catalog": measured for what, measured in results.items()}
+
+            def first_catalog_read(side: str) -> dict[str, Any]:
+                """The side's first catalog read; a baseline that cannot read the working
+                tree's catalog syncs its own (and the report says so)."""
+                try:
+                    return one(side, "catalog")
+                except RuntimeError as error:
+                    if side == SIDES[1]:
+                        raise
+                    catalogs[side] = tmp / "catalog-baseline"
+                    sync(side, catalogs[side])
+                    notes["catalog"] = (
+                        "the baseline could not read the working tree's catalog "
+                        f"({str(error).splitlines()[-1][:200]}): each side synced its own"
+                    )
+                    return one(side, "catalog")
+
+            first = {side: {**one(side, "service"), **first_catalog_read(side)} for side in SIDES}
+            rows = _same_rows(first)  # both sides load the same rows
+            runs: dict[str, list[dict[str, Any]]] = {}
+            rounds = [first] if not warmup else []  # else the first round is the warm-up
+            for done in itertools.count(1):  # the sides' order alternates: baseline first in
+                if len(rounds) == repeat:  # the first round, the working tree in the second...
+                    break
+                order = SIDES if done % 2 == 0 else SIDES[::-1]
+                rounds.append({s: {**one(s, "service"), **one(s, "catalog")} for s in order})
+            for measured_round in rounds:
+                for side, results in measured_round.items():
+                    for what, measured in results.items():
+                        runs.setdefault(case_name(side, what), []).append(measured)
+            shared_note, sandbox_during_catalog = notes["catalog"], seen["catalog"]
+    load_after = _loadavg()
+    return _result(
+        runs,
+        rows,
+        repeat,
+        baseline,
+        load_before,
+        load_after,
+        shared_note,
+        sandbox_during_catalog,
+        eval_pages,
+        quant,
+        warmup,
+    )
+
+
+def _same_rows(warmup: Mapping[str, Mapping[str, Any]]) -> dict[str, tuple[int, int]]:
+    """The rows (count, sum of ids) of every call, the same on both sides (else an error)."""
+    rows: dict[str, tuple[int, int]] = {}
+    for what, measured in warmup[SIDES[1]].items():
+        ours = (measured["rows"], measured["id_sum"])
+        theirs = (warmup[SIDES[0]][what]["rows"], warmup[SIDES[0]][what]["id_sum"])
+        if ours != theirs:
+            raise AssertionError(f"{what}: the working tree loaded {ours}, the baseline {theirs}")
+        rows[what] = ours
+    return rows
+
+
+def _result(
+    runs: Mapping[str, Sequence[Mapping[str, Any]]],
+    rows: Mapping[str, tuple[int, int]],
+    repeat: int,
+    baseline: str,
+    load_before: str,
+    load_after: str,
+    shared_note: str,
+    sandbox_during_catalog: int,
+    eval_pages: int,
+    quant: int,
+    warmup: bool,
+) -> BenchResult:
+    timings = {
+        name: Timing(
+            name,
+            tuple(m["wall"] for m in measured),
+            tuple(m["cpu"] for m in measured),
+            tuple(m["cpu"] for m in measured),
+        )
+        for name, measured in sorted(runs.items(), key=lambda kv: (_order(kv[0]), kv[0]))
+    }
+    whats = list(rows)
+    ratios: list[Ratio] = []
+    for what in whats:
+        ratios.append(
+            ratio(
+                timings,
+                case_name(SIDES[1], what),
+                case_name(SIDES[0], what),
+                TARGET,
+                at_least=False,
+                basis="cpu",
+                name=f"{what}: working tree / baseline (best CPU)",
+            )
+        )
+        ratios.append(_median_ratio(timings, what))
+    warm = [m for name, measured in runs.items() if " warm" in name for m in measured]
+    cold = [m for name, measured in runs.items() if " cold" in name for m in measured]
+    facts: dict[str, Any] = {
+        "baseline": f"{baseline}, its `src` from `git archive`, in a fresh interpreter per case",
+        "working tree": str(Path(quantscope.__file__).resolve().parents[1]),
+        "load average (1/5/15 min) before / after": f"{load_before}; {load_after}",
+        "rows (count, sum of ids), the same on both sides": "; ".join(
+            f"{what}: {n:,} ({s:,})" for what, (n, s) in rows.items()
+        ),
+        "cold loads": f"every trade (trading_status='all'), {eval_pages} pages of evaluations",
+        "catalog": f"quant {quant}'s trades and evaluations, {shared_note}",
+        "first call of each child (median CPU ms, baseline -> working tree)": "; ".join(
+            f"{what}: {_first(runs, SIDES[0], what):.1f} -> {_first(runs, SIDES[1], what):.1f}"
+            for what in whats
+        ),
+        "requests of cold loads (provenance)": sorted({m["requests"] for m in cold}),
+        "requests of warm loads (provenance, summed)": sum(m["requests"] or 0 for m in warm),
+        "requests the sandbox received during catalog reads": sandbox_during_catalog,
+    }
+    checks = {
+        "warm loads: 0 requests and from_cache": bool(warm)
+        and all(m["requests"] == 0 and m["from_cache"] for m in warm),
+        "catalog reads: no request reached the sandbox": sandbox_during_catalog == 0,
+    }
+    return BenchResult(
+        "refactor",
+        {"baseline": baseline, "repeat": repeat, "warm-up round": warmup},
+        timings,
+        ratios,
+        facts,
+        checks,
+    )
+
+
+def _first(runs: Mapping[str, Sequence[Mapping[str, Any]]], side: str, what: str) -> float:
+    """The median over rounds of the first call's CPU milliseconds in each child."""
+    return 1e3 * statistics.median(m["first_cpu"] for m in runs[case_name(side, what)])
+
+
+def _order(name: str) -> int:
+    for i, word in enumerate((" cold", " warm", " catalog")):
+        if word in name:
+            return i
+    return 3
+
+
+def main(argv: Sequence[str] | None = None) -> BenchResult:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_refactor")
+    parser.add_argument("--repeat", type=int, default=DEFAULT_REPEAT)
+    parser.add_argument("--baseline", default=BASELINE, help="the commit to compare with")
+    args = parser.parse_args(argv)
+    result = run(args.repeat, baseline=args.baseline)
+    print_result(result)
+    return result
+
+
+if __name__ == "__main__":
+    main()
