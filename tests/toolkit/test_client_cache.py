@@ -8,7 +8,7 @@ import pytest
 from requests import Request
 from requests_cache.policy.expiration import _url_match
 
-from quantscope._cache import (
+from quantscope._http.cache import (
     CACHE_RULES,
     NEVER_EXPIRE,
     endpoint_matches,
@@ -19,7 +19,7 @@ from quantscope._cache import (
     rule_for,
     urls_expire_after,
 )
-from quantscope._client import (
+from quantscope._http.client import (
     _path_params,
     _split_path,
     parse_reset,

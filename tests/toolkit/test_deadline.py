@@ -18,7 +18,7 @@ from _helpers import FAST, KEY, FakeService
 from _helpers.drip import DripServer
 
 import quantscope as qsc
-from quantscope._client import Client
+from quantscope._http.client import Client
 
 DEADLINE_S = 0.6
 MARGIN_S = 3.0

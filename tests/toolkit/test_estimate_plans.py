@@ -15,7 +15,7 @@ from _helpers.quota import quota_left
 
 import quantscope as qs
 import quantscope.loaders as L
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.loaders._planned import LoadPlan
 from quantscope.sandbox.serve import SandboxServer
 

@@ -41,7 +41,6 @@ from quantscope import loaders as L
 from quantscope import plots
 from quantscope._advice import Said, render
 from quantscope._changes import Change, extra_info, number, option_ids
-from quantscope._client import Client, get_default_client
 from quantscope._errors import (
     IncompleteDataWarning,
     PermissionDeniedError,
@@ -50,10 +49,11 @@ from quantscope._errors import (
     WriteRefusedError,
     format_reset,
 )
-from quantscope._estimate import Estimate, estimate
+from quantscope._http.client import Client, get_default_client
+from quantscope._http.estimate import Estimate, estimate
+from quantscope._http.quota import share_limit
 from quantscope._plans import CAPABILITIES, plan_named
 from quantscope._plans import plan_allows as _plans_allow
-from quantscope._quota import share_limit
 from quantscope.audit import AuditEntry, AuditLog, Written, undo
 from quantscope.widgets._view import PlaybookView
 

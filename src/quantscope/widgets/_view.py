@@ -29,7 +29,7 @@ import pandas as pd
 
 from quantscope import audit
 from quantscope import loaders as L
-from quantscope._client import Client
+from quantscope._http.client import Client
 
 __all__ = ["PlaybookView", "Subscriber"]
 

@@ -33,8 +33,8 @@ from traitlets import TraitError
 
 from quantscope import audit
 from quantscope._changes import check_change, same_value
-from quantscope._client import Client
 from quantscope._errors import PermissionDeniedError, QuantscopeError
+from quantscope._http.client import Client
 from quantscope.widgets._common import (
     PLAYBOOK_PLANS,
     Confirmation,

@@ -59,8 +59,8 @@ from quantscope import audit
 from quantscope import backtest as bt
 from quantscope import loaders as L
 from quantscope._changes import number, same_value
-from quantscope._client import Client
 from quantscope._errors import PermissionDeniedError, QuantscopeError, QuotaShareExceededError
+from quantscope._http.client import Client
 from quantscope.backtest.questions import QUESTION_LABELS
 from quantscope.widgets._claims import (
     effect_text,

@@ -48,13 +48,13 @@ import pandas as pd
 
 from quantscope import audit, plots
 from quantscope._changes import check_change, number
-from quantscope._client import Client
 from quantscope._errors import (
     IncompleteDataWarning,
     PermissionDeniedError,
     QuantscopeError,
     QuotaShareExceededError,
 )
+from quantscope._http.client import Client
 from quantscope.backtest.questions import (
     QUESTION_LABELS,
     QUESTION_NOTES,

@@ -11,7 +11,7 @@ JSON plus provenance::
 
 Each result also carries the cache entries of its answers (``Fetched.entry``,
 ``FetchedPages.entries``, ``FetchedMany.entries``), which the frame cache keeps beside a frame,
-and any of them takes ``decode=`` (``_decode.page_decoder``): a function turning an answer's
+and any of them takes ``decode=`` (``_typed.decode.page_decoder``): a function turning an answer's
 bytes into its body in place of ``orjson``, passed down explicitly to where bodies are decoded.
 ``get_pages`` also takes ``fold=``: what a load keeps of each page, applied as the page arrives
 (``loaders._fold``: its items as typed columns, converted a batch of pages at a time), so a
@@ -22,21 +22,21 @@ The client reads and writes the HTTP cache only through ``ResponseCache`` (``cli
 Multi-request loads (``get_pages``, ``get_many``) serve cached answers first (no quota) and
 count what the rest costs before sending any of it (a paged load's first page, which gives
 the total, is sent first: it counts as one request of the load). Then, by the caller's
-``Spend`` (``_quota``):
+``Spend`` (``_http.quota``):
 
 * the rest does not fit in the quota left (minus ``quota_reserve``): nothing more is sent,
   ``QuotaWouldBeExceededError`` says how many are needed, how many are left and when the quota
   resets; ``Spend(partial=True)`` fetches what fits instead and returns an incomplete result
   (``missing``), whose pages are kept in the cache until after the reset so the same call
   then fetches only the rest;
-* the load needs more than ``Settings.quota_share`` of the quota left (``_quota.share_limit``):
+* the load needs more than ``Settings.quota_share`` of the quota left (``_http.quota.share_limit``):
   refused with its cost (``QuotaShareExceededError``) unless ``Spend(confirm=True)`` or a
   ``max_requests`` ceiling that covers it. A single request is never refused by this rule.
 
 A load that starts before any answer reported the quota sends its first request to learn it.
 Both refusals and the service's 429 (``RateLimitError``) are ``QuotaError``. What a call would
 cost is priced without making it (``qsc.estimate``): ``_request_plan`` says which requests a
-``get``/``get_many``/``get_pages``/``post``/``put`` call needs (``_plan.Requests``), and
+``get``/``get_many``/``get_pages``/``post``/``put`` call needs (``_http.plan.Requests``), and
 ``price`` counts what the cache holds of them, sending nothing (a paged load's first page
 only with ``probe=True``).
 
@@ -44,10 +44,10 @@ only with ``probe=True``).
 lazily: ``connect()`` is where settings are resolved, configuration errors surface and the
 embedded sandbox announces itself, so that should happen in a cell the user wrote, once.
 
-The pieces the client is built from live beside it: ``_wire`` (query parameters as text and
-path templates), ``_quota`` (``Quota`` and the rate-limit headers) and ``_results`` (what loads
-return, with provenance, and the paging styles). This module re-exports their public names,
-so ``from quantscope._client import ...`` is the one import loaders and tests need.
+The pieces the client is built from live beside it: ``_wire`` (query parameters as text and path
+templates), ``_http.quota`` (``Quota`` and the rate-limit headers) and ``_http.results`` (what loads
+return, with provenance, and the paging styles). This module re-exports their public names, so
+``from quantscope._http.client import ...`` is the one import loaders and tests need.
 """
 
 from __future__ import annotations
@@ -72,19 +72,7 @@ import requests
 import urllib3
 
 from quantscope._advice import Said
-from quantscope._cache import (
-    NEVER_EXPIRE,
-    CacheEntry,
-    CacheInfo,
-    Lifetime,
-    ResponseCache,
-    key_scope,
-    lifetime_for,
-    open_session,
-    rule_for,
-)
 from quantscope._config import OPTIONS_HELP, RetryPolicy, Settings, passed, resolve_settings
-from quantscope._embedded import start_embedded_sandbox
 from quantscope._errors import (
     APIConnectionError,
     APIStatusError,
@@ -102,12 +90,23 @@ from quantscope._errors import (
     format_reset,
     redact,
 )
-from quantscope._estimate import Estimate
-from quantscope._framecache import FrameCache
-from quantscope._pagecheck import PageLedger
-from quantscope._plan import Requests
-from quantscope._progress import progress
-from quantscope._quota import (
+from quantscope._http.cache import (
+    NEVER_EXPIRE,
+    CacheEntry,
+    CacheInfo,
+    Lifetime,
+    ResponseCache,
+    key_scope,
+    lifetime_for,
+    open_session,
+    rule_for,
+)
+from quantscope._http.embedded import start_embedded_sandbox
+from quantscope._http.estimate import Estimate
+from quantscope._http.framecache import FrameCache
+from quantscope._http.pagecheck import PageLedger
+from quantscope._http.plan import Requests
+from quantscope._http.quota import (
     Quota,
     Spend,
     _retry_after_s,
@@ -115,8 +114,7 @@ from quantscope._quota import (
     quota_from_headers,
     share_limit,
 )
-from quantscope._reprs import client_html
-from quantscope._results import (
+from quantscope._http.results import (
     Fetched,
     FetchedMany,
     FetchedPages,
@@ -124,8 +122,10 @@ from quantscope._results import (
     PageNumberPaging,
     Provenance,
 )
+from quantscope._http.transport import deadline, time_left
+from quantscope._progress import progress
+from quantscope._reprs import client_html
 from quantscope._secret import scrubber
-from quantscope._transport import deadline, time_left
 from quantscope._wire import Params, _path_params, _split_path, wire_params
 
 __all__ = [
@@ -222,14 +222,14 @@ def _never_sent(exc: BaseException) -> bool:
     return False
 
 
-Decode = Callable[[bytes], Any]  # an answer's bytes -> its body (``_decode.page_decoder``)
+Decode = Callable[[bytes], Any]  # an answer's bytes -> its body (``_typed.decode.page_decoder``)
 Fold = Callable[[Any], Any]  # a page's body -> what a load keeps of it (``get_pages(fold=)``)
 
 
 def _settle(
     one: _One, *, ledger: PageLedger, paging: PageNumberPaging | OffsetPaging, fold: Fold | None
 ) -> None:
-    """A page as soon as it is loaded: checked against the load's other pages (``_pagecheck``:
+    """A page as soon as it is loaded: checked against the load's other pages (``_http.pagecheck``:
     items already loaded are dropped from it), then folded (``get_pages(fold=...)``); its item
     count as served is kept for the paging checks. A page whose items are not a list is left
     as it came, for those checks to judge.
@@ -386,7 +386,7 @@ class Client:
         The first page gives the total; the rest are counted against the quota before any is
         sent (module docstring). ``max_pages`` caps the load. Page parameters in ``params``
         are overridden. ``decode``, when given, turns each page's bytes into its body in place
-        of ``orjson`` (``_decode.page_decoder``: typed items plus the keys paging reads; plain
+        of ``orjson`` (``_typed.decode.page_decoder``: typed items plus the keys paging reads; plain
         JSON for a page of another shape). The result's ``entries`` are the loaded pages'
         cache entries in page order (None for a page without one, e.g. an expired copy
         standing in for a failed request). With ``Spend(partial=True)`` it may be incomplete:
@@ -401,7 +401,7 @@ class Client:
         shape is never folded: the checks above judge it as it came.
 
         Before it is folded, each page is checked against the load's other pages
-        (``_pagecheck``, docs/service-contract.md "How answers are checked"): a page that
+        (``_http.pagecheck``, docs/service-contract.md "How answers are checked"): a page that
         brings no new item stops the load with ``InvalidResponseError`` (the service is not
         paging); items seen twice are dropped from the later page; those and totals the
         pages disagree with are the result's ``checks``, in one ``InconsistentAnswerWarning``.
@@ -787,7 +787,7 @@ class Client:
 
     def _price(self, plan: Requests, *, probe: bool = False) -> Estimate:
         """What ``plan`` would cost now: the requests the cache cannot answer (fresh; offline:
-        any) and the ones it can (``_plan``). Sends nothing, except with ``probe=True`` the
+        any) and the ones it can (``_http.plan``). Sends nothing, except with ``probe=True`` the
         first page of a paged plan that the cache does not hold (it then stays in the cache).
         """
         endpoint = plan.endpoint
@@ -919,7 +919,7 @@ class Client:
         if not content:
             return None
         if getattr(response, "from_cache", False) and self.settings.api_key:
-            # Answers arriving now are scrubbed before they are stored (_transport); one stored
+            # Answers arriving now are scrubbed before they are stored (_http.transport); one stored
             # by an earlier quantscope, which scrubbed only the literal key, may spell it
             # escaped. Linear in the body, on HTTP-cache hits only (the frame cache's skip this).
             content = scrubber(self.settings.api_key).scrub_bytes(content)
@@ -998,7 +998,7 @@ class Client:
         settle: Callable[[_One], None] | None = None,
         besides: Sequence[str] | None = None,
     ) -> tuple[list[_One | None], _Refusal | None]:
-        """Cached answers first, then what the plan allows (``_plan``) of the rest, in order.
+        """Cached answers first, then what the plan allows (``_http.plan``) of the rest, in order.
 
         ``spent``: requests this load already sent (the first page). ``stop``: sends nothing
         more after an answer it holds true of (an empty page). ``settle``: applied to each
@@ -1200,7 +1200,7 @@ class Client:
     ) -> FetchedPages:
         """Paging when the body gives no total: next page until one comes back short (the
         quota is planned page by page: the cost is not known in advance), or repeats an
-        earlier one (``_pagecheck``).
+        earlier one (``_http.pagecheck``).
         """
         ledger = ledger or PageLedger(endpoint, paging)
         pages: list[_One | None] = [first]
@@ -1259,7 +1259,7 @@ class Client:
 
     def _stop_on_repeat(self, ledger: PageLedger, pages: Sequence[_One | None]) -> None:
         """``InvalidResponseError`` when a page of ``pages`` repeats an earlier one (the
-        service is not paging, ``_pagecheck``); the repeating page's cached copy is dropped,
+        service is not paging, ``_http.pagecheck``); the repeating page's cached copy is dropped,
         so the same load asks for it again.
         """
         try:
@@ -1272,7 +1272,7 @@ class Client:
 
     def _warn_total(self, ledger: PageLedger, checks: Mapping[str, Any]) -> None:
         """The load's one ``InconsistentAnswerWarning`` for what its page checks found
-        (items seen twice, a total the pages disagree with: ``_pagecheck``), if anything.
+        (items seen twice, a total the pages disagree with: ``_http.pagecheck``), if anything.
         """
         if checks:
             warnings.warn(ledger.message(checks), InconsistentAnswerWarning, stacklevel=4)
