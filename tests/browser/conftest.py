@@ -36,7 +36,7 @@ from _helpers.notebooks_tool import load_notebooks_tool
 from quantscope._http.client import Client
 from quantscope.sandbox.datadir import WorldInfo, copy_world
 from quantscope.sandbox.serve import SandboxServer
-from quantscope.widgets._common import load_research
+from quantscope.widgets._offer import load_research
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "build" / "browser"

@@ -42,7 +42,8 @@ from quantscope._http.estimate import Estimate
 from quantscope.cli.exit import error_line
 from quantscope.sandbox.serve import SandboxServer
 from quantscope.widgets import ThresholdPanel
-from quantscope.widgets._common import _within_share, opening_offer, service_host
+from quantscope.widgets._format import service_host
+from quantscope.widgets._offer import _within_share, opening_offer
 
 SRC = Path(qsc.__file__).resolve().parent
 #: Python advice the command line has options for: spending, the service, the key, the cache.

@@ -20,7 +20,7 @@ from quantscope._errors import QuotaShareExceededError
 from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 from quantscope.widgets import PlaybookEditor, RecommendationsPanel, ThresholdPanel
-from quantscope.widgets._common import opening_offer
+from quantscope.widgets._offer import opening_offer
 
 #: Python advice a panel never gives (its buttons are the options).
 PYTHON_ADVICE = re.compile(r"\bpass \w+=|confirm=True|partial=True|force=True|qsc?\.\w+\(")

@@ -35,7 +35,7 @@ __all__ = ["PlaybookView", "Subscriber"]
 
 
 class Subscriber(Protocol):
-    """What a view calls: a panel (``widgets._common.Panel``)."""
+    """What a view calls: a panel (``widgets._panel.Panel``)."""
 
     def _view_changed(self, playbook: pd.DataFrame) -> None: ...
 
