@@ -20,12 +20,12 @@ from quantscope._http.cache import (
     urls_expire_after,
 )
 from quantscope._http.client import (
-    _path_params,
     _split_path,
     parse_reset,
     quota_from_headers,
     wire_params,
 )
+from quantscope._wire import _path_params
 
 KEY_A = "key-basic-aaaaaaaaaaaaaaaa"
 KEY_B = "key-enterprise-bbbbbbbbbbbb"

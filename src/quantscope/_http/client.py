@@ -45,9 +45,11 @@ lazily: ``connect()`` is where settings are resolved, configuration errors surfa
 embedded sandbox announces itself, so that should happen in a cell the user wrote, once.
 
 The pieces the client is built from live beside it: ``_wire`` (query parameters as text and path
-templates), ``_http.quota`` (``Quota`` and the rate-limit headers) and ``_http.results`` (what loads
-return, with provenance, and the paging styles). This module re-exports their public names, so
-``from quantscope._http.client import ...`` is the one import loaders and tests need.
+templates), ``_http.sender`` (one request sent with retries within the deadline, and the quota
+the answers report), ``_http.quota`` (``Quota`` and the rate-limit headers) and
+``_http.results`` (what loads return, with provenance, and the paging styles). This module
+re-exports their public names, so ``from quantscope._http.client import ...`` is the one
+import loaders and tests need.
 """
 
 from __future__ import annotations
@@ -59,7 +61,6 @@ import itertools
 import os
 import sqlite3
 import threading
-import time
 import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -69,14 +70,11 @@ from typing import Any, overload
 
 import orjson
 import requests
-import urllib3
 
 from quantscope._advice import Said
 from quantscope._config import OPTIONS_HELP, RetryPolicy, Settings, passed, resolve_settings
 from quantscope._errors import (
     APIConnectionError,
-    APIStatusError,
-    APITimeoutError,
     ConfigurationError,
     InconsistentAnswerWarning,
     InvalidResponseError,
@@ -86,7 +84,6 @@ from quantscope._errors import (
     RateLimitError,
     ServerError,
     StaleDataWarning,
-    error_from_response,
     format_reset,
     redact,
 )
@@ -109,7 +106,6 @@ from quantscope._http.plan import Requests
 from quantscope._http.quota import (
     Quota,
     Spend,
-    _retry_after_s,
     parse_reset,
     quota_from_headers,
     share_limit,
@@ -122,11 +118,11 @@ from quantscope._http.results import (
     PageNumberPaging,
     Provenance,
 )
-from quantscope._http.transport import deadline, time_left
+from quantscope._http.sender import Sender
 from quantscope._progress import progress
 from quantscope._reprs import client_html
 from quantscope._secret import scrubber
-from quantscope._wire import Params, _path_params, _split_path, wire_params
+from quantscope._wire import Params, _split_path, wire_params
 
 __all__ = [
     "CacheEntry",
@@ -204,24 +200,6 @@ class _PageRequests(Sequence[tuple[str, dict[str, str]]]):
 # --- the client ---------------------------------------------------------------------------
 
 
-def _never_sent(exc: BaseException) -> bool:
-    """Whether a connection failure happened before the request left (safe to resend a write)."""
-    if isinstance(exc, requests.ConnectTimeout):
-        return True
-    seen: BaseException | None = exc
-    while seen is not None:
-        reason = getattr(seen, "reason", None)
-        if isinstance(seen, urllib3.exceptions.NewConnectionError) or isinstance(
-            reason, urllib3.exceptions.NewConnectionError
-        ):
-            return True
-        nxt = seen.args[0] if seen.args and isinstance(seen.args[0], BaseException) else None
-        seen = nxt or seen.__cause__ or seen.__context__
-        if seen is exc:
-            break
-    return False
-
-
 Decode = Callable[[bytes], Any]  # an answer's bytes -> its body (``_typed.decode.page_decoder``)
 Fold = Callable[[Any], Any]  # a page's body -> what a load keeps of it (``get_pages(fold=)``)
 
@@ -297,15 +275,14 @@ class Client:
         self.cache = ResponseCache(
             self._session, offline=settings.offline, companions=(self.frames,)
         )
-        self._quota = Quota()
-        self._sleep: Callable[[float], None] = time.sleep
+        self._sender = Sender(self._session, self.base_url, settings, self.cache)
 
     # ----- public surface -----
 
     @property
     def quota(self) -> Quota:
         """The daily quota as last reported by the service (``Quota()`` before any request)."""
-        return self._quota
+        return self._sender.quota
 
     def get(
         self, endpoint: str, params: Params | None = None, *, decode: Decode | None = None
@@ -503,140 +480,13 @@ class Client:
 
     def __repr__(self) -> str:
         mode = ", offline" if self.settings.offline else ""
-        return (
-            f"<quantscope.Client {self.settings.service} at {self.base_url}{mode}; {self._quota!r}>"
-        )
+        where = f"{self.settings.service} at {self.base_url}{mode}"
+        return f"<quantscope.Client {where}; {self._sender.quota!r}>"
 
     def _repr_html_(self) -> str:
         return client_html(self)
 
     # ----- sending, with the retry policy -----
-
-    def _send(
-        self, method: str, path: str, query: Mapping[str, str], json_body: Any, endpoint: str
-    ) -> tuple[Any, int, int]:
-        """Send with retries, all within the call's deadline (``timeout_s``); returns
-        (response, attempts, answers from the service).
-        """
-        with deadline(self.settings.timeout_s):
-            return self._send_until_deadline(method, path, query, json_body, endpoint)
-
-    def _send_until_deadline(
-        self, method: str, path: str, query: Mapping[str, str], json_body: Any, endpoint: str
-    ) -> tuple[Any, int, int]:
-        policy = self.settings.retry
-        attempts = spent = 0
-        rate_retried = False
-        while True:
-            attempts += 1
-            try:
-                response = self._session.request(
-                    method,
-                    self.base_url + path,
-                    params=dict(query),
-                    json=json_body,
-                    timeout=self.settings.timeout_s,  # each part capped at the time left
-                )
-            except requests.RequestException as exc:
-                self._raise_or_wait(method, path, endpoint, exc, attempts)
-                continue
-            if not getattr(response, "from_cache", False):
-                spent += 1
-                if method == "GET":
-                    self.cache.count_miss()
-                self._note_quota(response.headers)
-            else:
-                self.cache.count_hit()
-            status = response.status_code
-            retry_after = _retry_after_s(response.headers)
-            if (
-                status in policy.retry_statuses
-                and method == "GET"
-                and attempts <= policy.max_retries
-                and (retry_after is None or retry_after <= policy.max_wait_s)
-                and _waits_in_time(policy.backoff(attempts - 1, retry_after))
-            ):
-                self._sleep(policy.backoff(attempts - 1, retry_after))
-                continue
-            if (
-                status == 429
-                and not rate_retried
-                and retry_after is not None
-                and retry_after <= policy.rate_limit_wait_s
-                and _waits_in_time(retry_after)
-            ):
-                rate_retried = True  # a burst limit, not the daily quota: wait once
-                self._sleep(retry_after)
-                continue
-            return response, attempts, spent
-
-    def _raise_or_wait(
-        self, method: str, path: str, endpoint: str, exc: requests.RequestException, attempts: int
-    ) -> None:
-        """After a failed send: sleep before the next attempt, or raise the toolkit error."""
-        policy = self.settings.retry
-        timeout = isinstance(exc, requests.Timeout)
-        transient = timeout or isinstance(
-            exc, requests.ConnectionError | requests.exceptions.ChunkedEncodingError
-        )
-        safe = method == "GET" or _never_sent(exc)
-        wait = policy.backoff(attempts - 1)
-        if transient and safe and attempts <= policy.max_retries and _waits_in_time(wait):
-            self._sleep(wait)
-            return
-        out_of_time = timeout or time_left() == 0
-        tries = f" after {attempts} attempts" if attempts > 1 else ""
-        what = "did not answer in time" if out_of_time else "could not be reached"
-        budget = (
-            f"; timeout_s={self.settings.timeout_s:g} bounds the whole call" if out_of_time else ""
-        )
-        head = (
-            f"{method} {endpoint}: the service at {self.base_url} {what}{tries} "
-            f"({type(exc).__name__}{budget})"
-        )
-        message = (
-            Said(
-                "{head}; check QUANTSCOPE_URL and the network, or use cached data with {offline}",
-                values={"head": head},
-            )
-            if method == "GET"
-            else f"{head}; the write may or may not have been applied: reload before retrying"
-        )
-        cls = APITimeoutError if out_of_time else APIConnectionError
-        raise cls(message, endpoint=endpoint, attempts=attempts) from exc
-
-    def _note_quota(self, headers: Mapping[str, str]) -> None:
-        quota = quota_from_headers(headers)
-        if quota is not None:
-            self._quota = quota
-
-    def _status_error(
-        self,
-        response: Any,
-        method: str,
-        endpoint: str,
-        path: str,
-        query: Mapping[str, str],
-        attempts: int,
-    ) -> APIStatusError:
-        quota = quota_from_headers(response.headers) or self._quota
-        retry_after = _retry_after_s(response.headers)
-        reset = quota.reset
-        if response.status_code == 429 and reset is None and retry_after is not None:
-            reset = datetime.now(UTC) + timedelta(seconds=retry_after)
-        return error_from_response(
-            response.status_code,
-            response.content,
-            endpoint=endpoint,
-            method=method,
-            params={**_path_params(endpoint, path), **query},
-            plan=quota.plan,
-            reset=reset,
-            limit=quota.limit,
-            retry_after=retry_after,
-            attempts=attempts,
-            secrets=[self.settings.api_key or ""],
-        )
 
     # ----- one GET: cache, offline, stale fallback, lifetimes -----
 
@@ -740,7 +590,7 @@ class Client:
         probed: int = 0,
     ) -> Estimate:
         """What a load would cost, with the quota as last reported."""
-        quota = self._quota
+        quota = self._sender.quota
         known = quota.remaining is not None and self._budget() is not None
         return Estimate(
             endpoint=endpoint,
@@ -848,14 +698,14 @@ class Client:
                 raise self._offline_miss(endpoint, [query])
             return hit
         try:
-            response, attempts, spent = self._send("GET", path, query, None, endpoint)
+            response, attempts, spent = self._sender.send("GET", path, query, None, endpoint)
         except APIConnectionError:
             stale = self._stale(path, query, endpoint, decode)
             if stale is None:
                 raise
             return stale
         if response.status_code >= 400:
-            error = self._status_error(response, "GET", endpoint, path, query, attempts)
+            error = self._sender.status_error(response, "GET", endpoint, path, query, attempts)
             stale = (
                 self._stale(path, query, endpoint, decode)
                 if isinstance(error, ServerError)
@@ -972,7 +822,7 @@ class Client:
 
     def _budget(self) -> int | None:
         """Requests this load may still send (quota left minus reserve); None when unknown."""
-        quota = self._quota
+        quota = self._sender.quota
         if quota.remaining is None:
             return None
         if quota.reset is not None and quota.reset <= datetime.now(UTC):
@@ -981,7 +831,7 @@ class Client:
 
     def _resume_until(self) -> datetime:
         """How long pages of a load that will stop early are kept: until a day after the reset."""
-        reset = self._quota.reset or datetime.now(UTC)
+        reset = self._sender.quota.reset or datetime.now(UTC)
         return reset + timedelta(days=1)
 
     def _fetch_batch(
@@ -1059,7 +909,7 @@ class Client:
         """How many of ``needed`` requests this load may send (the quota is known), or the
         refusal (module docstring). ``spent``: requests the load already sent.
         """
-        quota = self._quota
+        quota = self._sender.quota
         remaining = quota.remaining or 0
         budget = max(0, remaining - self.settings.quota_reserve)
         start = remaining + spent  # the quota left when the load began
@@ -1091,7 +941,7 @@ class Client:
         ceiling: int | None = None,
     ) -> _Refusal:
         """The error for a load refused before sending ``needed`` requests (one line each)."""
-        quota = self._quota
+        quota = self._sender.quota
         remaining = quota.remaining or 0
         reserve = self.settings.quota_reserve
         of = f" of {quota.limit}" if quota.limit is not None else ""
@@ -1332,14 +1182,14 @@ class Client:
         wire = wire_params(params)
         path, query = _split_path(endpoint, wire)
         try:
-            response, attempts, spent = self._send(method, path, query, json_body, endpoint)
+            response, attempts, spent = self._sender.send(method, path, query, json_body, endpoint)
         except APIConnectionError:
             self.cache.invalidate(method, path)  # it may have been applied
             raise
         if not 400 <= response.status_code < 500:
             self.cache.invalidate(method, path)
         if response.status_code >= 400:
-            raise self._status_error(response, method, endpoint, path, query, attempts)
+            raise self._sender.status_error(response, method, endpoint, path, query, attempts)
         body = self._decode(response, endpoint)
         now = datetime.now(UTC)
         prov = Provenance(endpoint, wire, now, False, 1, spent, self.settings.service)
@@ -1348,12 +1198,6 @@ class Client:
 
 #: The client's methods whose requests ``_request_plan`` plans.
 _REQUEST_METHODS = ("get", "get_many", "get_pages", "post", "put")
-
-
-def _waits_in_time(seconds: float) -> bool:
-    """Whether a wait of ``seconds`` still leaves time for an attempt within the deadline."""
-    left = time_left()
-    return left is None or seconds < left
 
 
 def _as_datetime(lifetime: Lifetime) -> datetime:
