@@ -9,7 +9,8 @@ the client's construction are not timed) and prints one JSON line: the times, th
 count and a checksum of its ids (so the benchmark can check both trees loaded the same rows),
 and the file quantscope was imported from.
 
-Only names that have not moved since the first wave are used (``quantscope._client.Client``,
+Only names that have not moved since the first wave are used (``Client``, from
+``quantscope._http.client`` or, in a tree before the layout of issue 23, ``quantscope._client``;
 ``quantscope.loaders.evaluations.load_evaluations`` with ``page_size``, ``max_pages`` and
 ``client``), so the same script runs against the code as issue 9 found it.
 """
@@ -24,7 +25,11 @@ import time
 def main() -> None:
     job = json.loads(sys.stdin.readline())
     import quantscope
-    from quantscope._client import Client
+
+    try:
+        from quantscope._http.client import Client
+    except ImportError:  # a tree from before the layout of issue 23
+        from quantscope._client import Client  # type: ignore[no-redef]  # the older tree's path
     from quantscope.loaders.evaluations import load_evaluations
 
     client = Client(job["url"], job["key"], cache_dir=job["cache_dir"], progress=False)

@@ -1,7 +1,7 @@
 """The Parquet catalog: reading one quant-month into the typed frame, and DuckDB at scale.
 
 A synthetic catalog of ``--trades`` (default 1M) trades with every column of the loader's
-``trades`` frame (``_schemas.TRADES``: categories, nullable ints, UTC datetimes, strings) is
+``trades`` frame (``_typed.schemas.TRADES``: categories, nullable ints, UTC datetimes, strings) is
 written through the catalog's own writer (``catalog.write.write_partition``) and manifest:
 10 quants over 3 months, one Parquet file per quant-month (~33k trades each), rows in the
 loader's order (newest first). Cases, each reading one quant-month:
@@ -41,7 +41,7 @@ import pyarrow.parquet as pq
 
 import quantscope.catalog.read as catalog_read
 from benchmarks._common import BenchResult, Case, Timing, measure, print_result, ratio
-from quantscope._schemas import TRADES
+from quantscope._typed.schemas import TRADES
 from quantscope.catalog.layout import RESOURCES, Resource, with_keys
 from quantscope.catalog.manifest import Manifest, Store
 from quantscope.catalog.read import open_catalog

@@ -53,8 +53,8 @@ from benchmarks._common import (
     print_result,
     ratio,
 )
-from quantscope._parse import parse_number
-from quantscope._schemas import TRADES
+from quantscope._typed.parse import parse_number
+from quantscope._typed.schemas import TRADES
 from quantscope.loaders._base import records, typed_frame
 from quantscope.loaders.trades import TRADES_DECODE
 from quantscope.sandbox import display

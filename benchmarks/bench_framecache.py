@@ -5,7 +5,7 @@ benchmark's pages (the sandbox's trades replicated with new values, ``bench_deco
 decoded the way the loader does (``bench_decode.decode_ours``), with a provenance in its attrs.
 It is stored once in each of two frame caches on disk, in the same run:
 
-* **arrow**: ``quantscope._framecache.FrameCache`` as shipped (an Arrow IPC stream per row);
+* **arrow**: ``quantscope._http.framecache.FrameCache`` as shipped (an Arrow IPC stream per row);
 * **pickle (baseline)**: the same class with pickle (protocol 5) as its ``encode``/``decode``,
   as the frame cache was before: kept here only, as the baseline to beat. A pickle is never
   read by quantscope itself (a copied cache must not run code).
@@ -33,8 +33,8 @@ import pandas as pd
 
 from benchmarks._common import BenchResult, Case, measure, print_result, ratio
 from benchmarks.bench_decode import decode_ours, make_pages
-from quantscope._cache import CacheEntry
-from quantscope._framecache import FrameCache
+from quantscope._http.cache import CacheEntry
+from quantscope._http.framecache import FrameCache
 
 DEFAULT_TRADES = 100_000
 DEFAULT_REPEAT = 7

@@ -78,9 +78,9 @@ from benchmarks._common import (
     print_result,
     ratio,
 )
-from quantscope import _schemas
-from quantscope._cacheformat import FORMAT_VERSION
-from quantscope._client import Client, OffsetPaging
+from quantscope._http.cacheformat import FORMAT_VERSION
+from quantscope._http.client import Client, OffsetPaging
+from quantscope._typed import schemas as _schemas
 from quantscope.loaders._base import records, typed_frame
 from quantscope.loaders.evaluations import (
     DETAILS,
@@ -463,7 +463,7 @@ def run(
 
             def old_cold() -> Client:
                 # Before issue 9 the body was read through requests' own adapter, in 10 kB
-                # chunks (``_cache.WholeBodyAdapter`` reads it in one call), and stored by
+                # chunks (``_http.cache.WholeBodyAdapter`` reads it in one call), and stored by
                 # requests-cache's pickle serializer in a file of 4 kB pages.
                 return old_client(url, key, next(cold_dirs))
 

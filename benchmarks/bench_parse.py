@@ -59,7 +59,7 @@ import numpy as np
 import pandas as pd
 
 from benchmarks._common import BenchResult, Case, measure, print_result, ratio
-from quantscope._parse import parse_number, parse_numbers
+from quantscope._typed.parse import parse_number, parse_numbers
 from quantscope.sandbox import display
 
 DEFAULT_ROWS = 100_000

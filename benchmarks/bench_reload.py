@@ -10,7 +10,7 @@ trading_status="all")`` of every page (1,000 trades a page):
 * **warm (new client)**: a new ``Client`` on that cache directory: proves the pages come from
   the cache on disk, not from anything held in memory.
 
-A warm load is answered by the frame cache (``quantscope._framecache``): the pages' cache
+A warm load is answered by the frame cache (``quantscope._http.framecache``): the pages' cache
 entries are checked (present, fresh, same ``created_at``) and the typed frame stored by the
 first load is read back (Arrow); no page is decoded and no frame built. A cold load pays for storing
 that frame. For comparison, the warm load without the frame cache (every page decoded, the
@@ -21,7 +21,7 @@ Client construction is not timed (it opens the cache file; ``Case.setup``), the 
 A middleware on the sandbox counts the requests it receives, so every warm run is checked to
 have sent none (besides ``provenance["requests"] == 0``); afterwards a probe request on each
 side of two more warm loads shows ``X-RateLimit-Remaining`` lowered by the probe alone.
-The trades list is cached for 10 minutes (``_cache.CACHE_RULES``): a run of this benchmark
+The trades list is cached for 10 minutes (``_http.cache.CACHE_RULES``): a run of this benchmark
 takes far less, and the checks above would catch an expiry.
 
 Run: ``python -m benchmarks.bench_reload [--scale N] [--repeat N]``.
@@ -48,8 +48,8 @@ from benchmarks._common import (
     print_result,
     ratio,
 )
-from quantscope._client import Client
-from quantscope._framecache import FrameCache
+from quantscope._http.client import Client
+from quantscope._http.framecache import FrameCache
 from quantscope.loaders.trades import load_trades
 from quantscope.sandbox.app import create_app
 from quantscope.sandbox.datadir import copy_world, ensure_world

@@ -248,7 +248,7 @@ class Loaded(NamedTuple):
 def _load(url: str, key: str, kind: str, cache_dir: str, conn: Connection) -> None:
     """The child process: one full load, after a one-row load of the same loader (so imports
     and first-use caches are not counted as the load's memory); sends a ``Loaded``."""
-    from quantscope._client import Client
+    from quantscope._http.client import Client
     from quantscope.loaders.evaluations import load_evaluations
     from quantscope.loaders.trades import load_trades
 

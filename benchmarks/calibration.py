@@ -111,7 +111,7 @@ def load_world(
     """Build (or reuse) the world, serve it, load each quant's features over HTTP."""
     from quantscope import backtest as bt
     from quantscope import loaders
-    from quantscope._client import Client
+    from quantscope._http.client import Client
     from quantscope.sandbox.datadir import copy_world, ensure_world
     from quantscope.sandbox.serve import SandboxServer
 

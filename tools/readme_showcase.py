@@ -22,7 +22,7 @@ import pandas as pd
 
 import quantscope as qsc
 from quantscope import backtest as bt
-from quantscope._client import Client
+from quantscope._http.client import Client
 
 QUANT = 3  # the optimizer's most confident recommendation is quant 3's (seed 7)
 README = Path(__file__).resolve().parents[1] / "README.md"

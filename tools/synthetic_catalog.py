@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from quantscope import _schemas
+from quantscope._typed import schemas as _schemas
 from quantscope.catalog.layout import RESOURCES
 from quantscope.catalog.manifest import Manifest, Store, now_iso
 from quantscope.catalog.write import partition_dir, write_partition

@@ -20,16 +20,7 @@ a study bundle (``export_bundle``, ``verify_bundle``, ``open_bundle``; docs/cata
 
 from quantscope import analytics, backtest
 from quantscope._advice import Said
-from quantscope._cache import CacheEntry, CacheInfo
 from quantscope._changes import Change
-from quantscope._client import (
-    Client,
-    Quota,
-    cache_info,
-    connect,
-    get_default_client,
-    set_default_client,
-)
 from quantscope._config import RetryPolicy, Settings
 from quantscope._errors import (
     APIConnectionError,
@@ -73,9 +64,18 @@ from quantscope._errors import (
     UndoRefusedError,
     WriteRefusedError,
 )
-from quantscope._estimate import Estimate, estimate
-from quantscope._quota import Spend
-from quantscope._results import (
+from quantscope._http.cache import CacheEntry, CacheInfo
+from quantscope._http.client import (
+    Client,
+    Quota,
+    cache_info,
+    connect,
+    get_default_client,
+    set_default_client,
+)
+from quantscope._http.estimate import Estimate, estimate
+from quantscope._http.quota import Spend
+from quantscope._http.results import (
     Fetched,
     FetchedMany,
     FetchedPages,

@@ -8,7 +8,7 @@ the error is raised: a template whose ``{advice}`` (or ``{Advice}``, capitalised
 of ``advice`` joined, whose other fields are ``values`` or a piece of the table named alone
 (``{max_requests}``). The error keeps it (``QuantscopeError.said``, its keys as ``.advice``):
 ``str(exc)`` is the Python rendering, ``render(exc, "cli")`` the command line's
-(``_cli_exit.error_line``), ``render(exc, "panel")`` a panel's (``Panel.failed``). A piece with
+(``cli.exit.error_line``), ``render(exc, "panel")`` a panel's (``Panel.failed``). A piece with
 no rendering for an audience (the command line has no ``--force``, a panel cannot pass
 ``details=``) is left out there, never replaced by the Python word.
 

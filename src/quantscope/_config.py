@@ -4,7 +4,7 @@
 ``Settings`` that the client keeps and users can inspect (``client.settings``); its repr never
 shows the API key. ``RetryPolicy`` is the one place that says what is retried and how long to
 wait. Settings only: the embedded sandbox that stands in when no URL is set is started by
-``_embedded``, and the spec's plan table lives in ``_plans``.
+``_http.embedded``, and the spec's plan table lives in ``_plans``.
 
 ``Options`` declares the eleven settings a user passes (name, type, default, environment variable,
 meaning) once: ``connect``, ``Client`` and ``resolve_settings`` keep explicit keyword signatures

@@ -53,7 +53,7 @@
 
 Every class lives here, whichever module raises it (``MissingColumnsError`` from ``_kinds``,
 ``UndoRefusedError`` from ``audit``, ``StaleWriteError`` from ``loaders.playbook``,
-``loaders.optimization`` and ``audit``, ``DataQualityWarning`` from ``_frames``), so one
+``loaders.optimization`` and ``audit``, ``DataQualityWarning`` from ``_typed.frames``), so one
 ``except QuantscopeError`` catches whatever quantscope raises on purpose.
 
 ``QuotaError`` is the one family for "not within the quota": the client's own refusals
@@ -368,7 +368,7 @@ class UndoRefusedError(WriteRefusedError):
 
 class PlaybookBusyError(WriteRefusedError):
     """Another write to the same playbook on this machine held its lock longer than the wait
-    (``_writelock``): nothing was read or written. ``quant_id``; ``pid``, ``host`` and
+    (``_http.writelock``): nothing was read or written. ``quant_id``; ``pid``, ``host`` and
     ``since`` (ISO text) name the holder, when it recorded itself.
     """
 

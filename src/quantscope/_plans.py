@@ -7,7 +7,7 @@ in the spec: ``CAPABILITIES`` records what the sandbox enforces (docs/service-co
 
 The toolkit only reads this table to word messages and to disable buttons a plan cannot use:
 the service decides, the toolkit never refuses a request on its own. Users of the table:
-``_quota`` (the plan of a daily limit), ``_errors`` (the plan an endpoint needs, for a 403's
+``_http.quota`` (the plan of a daily limit), ``_errors`` (the plan an endpoint needs, for a 403's
 message) and ``widgets`` (whether a panel's plan may write, and the sentence saying who can).
 """
 

@@ -3,22 +3,22 @@ knows a path.
 
 Each ``Endpoint`` says its method and path template, its parameters (Python keyword, wire name,
 the ``_ids`` validator that checks it, the values the spec allows, how the command line takes
-it), its paging and items key, the frame spec that types its answer (a ``_schemas`` name, by
+it), its paging and items key, the frame spec that types its answer (a ``_typed.schemas`` name, by
 reference), how long a cached answer lives and which cached routes a write changes, the
 ``Catalog`` method that answers it offline, and the plan capability that opens it. The tables
-that used to repeat this knowledge are derived from here: ``_cache.CACHE_RULES`` and
+that used to repeat this knowledge are derived from here: ``_http.cache.CACHE_RULES`` and
 ``INVALIDATIONS``, the loaders' wire dicts and write bodies (``_endpoints.query``/``body``),
 ``catalog.answer``'s parsing of a recipe's wire parameters (``from_wire``), the CLI's ``fetch``
 options, their ``--help`` and its pre-flight of enumerated values, the loaders' paging, and
 ``_plans.CAPABILITIES``.
 
-Adding an endpoint is one declaration here plus its frame spec in ``_schemas``; a test holds
+Adding an endpoint is one declaration here plus its frame spec in ``_typed.schemas``; a test holds
 ``ROUTES`` equal to the sandbox's routes (the faithful implementation of the spec).
 
 This module imports nothing of quantscope: ``_plans`` derives the plans' routes from it, and
 ``_errors`` reads ``_plans``, so the encoding that refuses a value with an ``_errors`` class
 lives one layer up, in ``_endpoints`` (which re-exports everything here). Frame specs and
-validators are named, not imported (``spec="TRADES"`` is ``_schemas.TRADES``).
+validators are named, not imported (``spec="TRADES"`` is ``_typed.schemas.TRADES``).
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ class Endpoint:
     """One route of the service (see the module docstring).
 
     ``lifetime`` (seconds, ``NEVER``) and ``why`` are its cache rule, ``refine`` the name of a
-    ``_cache`` refiner that may change the lifetime once the answer is known; a write's
+    ``_http.cache`` refiner that may change the lifetime once the answer is known; a write's
     ``invalidates`` names the GET routes (by ``key``) whose cached answers it may change.
     ``unused`` says why the toolkit deliberately never calls a route.
     """

@@ -8,7 +8,7 @@ key, which would then reach frames, the frame cache, a catalog's Parquet files, 
 reports and CLI output. ``Scrubber`` replaces every one of them:
 
 * ``scrub_bytes`` on an answer's raw body, before anything decodes or stores it
-  (``_cache.WholeBodyAdapter``): after it, no JSON decoder can produce the key from the body,
+  (``_http.cache.WholeBodyAdapter``): after it, no JSON decoder can produce the key from the body,
   since a decoded string holds the key only where its source text spells it, character by
   character, literally or escaped, and the pattern allows exactly those spellings;
 * ``scrub_text`` on header values and messages; ``scrub_value`` on parsed values (strings in
@@ -22,7 +22,7 @@ JSON spellings: no decoder in quantscope turns them into the key, so a body hold
 text, not the key.
 
 This is the one module that knows how to find the key; ``_errors.redact``, the HTTP adapter,
-``_cacheformat`` (request headers on disk) and the client all call it.
+``_http.cacheformat`` (request headers on disk) and the client all call it.
 """
 
 from __future__ import annotations

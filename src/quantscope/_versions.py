@@ -33,9 +33,10 @@ UNKNOWN_VERSION = "0+unknown"
 
 Span = tuple[tuple[int, int], tuple[int, int]]  # [from, to) as (major, minor)
 
-#: pandas versions whose private helpers ``_frames`` (``dicts_to_array``) and ``_arrowframe``
-#: (``DatetimeArray._simple_new``) were verified on; pandas itself is not capped (a research
-#: environment shares it with everything), so any other version takes the public way.
+#: pandas versions whose private helpers ``_typed.frames`` (``dicts_to_array``) and
+#: ``_typed.arrowframe`` (``DatetimeArray._simple_new``) were verified on; pandas itself is not
+#: capped (a research environment shares it with everything), so any other version takes the public
+#: way.
 VERIFIED_PANDAS: Span = ((2, 2), (3, 2))
 
 

@@ -2,8 +2,8 @@
 
 One conversion from Python values (bools, datetimes, sequences) to query text, used for the
 request, the cache key and the provenance alike, so the three always agree. Split out of
-``_client`` so that this pure, dependency-free logic can be read and tested on its own;
-``_client`` re-exports ``wire_params``.
+``_http.client`` so that this pure, dependency-free logic can be read and tested on its own;
+``_http.client`` re-exports ``wire_params``.
 """
 
 from __future__ import annotations

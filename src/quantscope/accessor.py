@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from quantscope._client import Client
 from quantscope._errors import MissingColumnsError
+from quantscope._http.client import Client
 from quantscope._kinds import FRAME_KINDS, frame_kind, require_columns
 from quantscope.analytics import calendar as _calendar
 from quantscope.analytics import drawdowns as _drawdowns

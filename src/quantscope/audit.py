@@ -20,7 +20,7 @@ replaced. Then one PUT (the service applies all of its changes or none), then on
 playbook to check that every field now holds the value sent: three requests. Only then are the
 entries appended to the audit log, all lines of one write in a single ``write()``; a PUT that
 fails logs nothing, and a read-back that disagrees (or fails) is logged with
-``verified: false``. All of it holds the playbook's lock (``_writelock``): no other write
+``verified: false``. All of it holds the playbook's lock (``_http.writelock``): no other write
 through quantscope on this machine, in any thread or process, lands between the check and the
 read-back, so of writers that saw the same value one writes and the others are refused as
 stale. Across machines the service offers no conditional write: docs/writes.md.
@@ -65,14 +65,14 @@ from quantscope._changes import (
     stale_changes,
     stale_write_error,
 )
-from quantscope._client import Client, get_default_client
 from quantscope._errors import (
     APIConnectionError,
     QuantscopeError,
     StaleWriteError,
     UndoRefusedError,
 )
-from quantscope._writelock import playbook_lock
+from quantscope._http.client import Client, get_default_client
+from quantscope._http.writelock import playbook_lock
 
 __all__ = [
     "AuditEntry",
@@ -357,7 +357,7 @@ def write_changes(
     raised and nothing is logged. A read-back that fails after an answered PUT is logged with
     ``verified`` false and re-raised after logging.
 
-    Check, PUT, read-back and log happen under the playbook's lock (``_writelock``): no other
+    Check, PUT, read-back and log happen under the playbook's lock (``_http.writelock``): no other
     write through quantscope on this machine reaches this playbook in between, so of writers
     that saw the same value one writes and the others are refused as stale. Each entry's
     ``old_value`` is what the check read from the service and ``read_back`` what the service

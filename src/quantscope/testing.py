@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 
 from requests import PreparedRequest
 
-from quantscope._inprocess import Handler, InProcessTransport, Reply
+from quantscope._http.inprocess import Handler, InProcessTransport, Reply
 
 __all__ = ["Handler", "InProcessTransport", "Reply", "Script"]
 

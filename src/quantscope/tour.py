@@ -20,8 +20,8 @@ from typing import Any
 import pandas as pd
 
 import quantscope as qsc
-from quantscope._client import Client
-from quantscope._embedded import new_quota_day
+from quantscope._http.client import Client
+from quantscope._http.embedded import new_quota_day
 
 FRESH_DAY_LINE = (
     "quantscope tour: a fresh quota day on the embedded sandbox (what was spent on it today "

@@ -23,7 +23,7 @@ from typing import Any
 import requests
 
 import quantscope.loaders as L
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 
 THRESHOLD = ".qs-threshold-panel"

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from quantscope._client import Client
 from quantscope._config import RetryPolicy
+from quantscope._http.client import Client
 from quantscope.testing import Handler
 
 KEY = "local-test-key-0123456789"

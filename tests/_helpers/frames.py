@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from quantscope import _schemas
+from quantscope._typed import schemas as _schemas
 
 DTYPES = _schemas.TRADES.dtypes()
 T0 = pd.Timestamp("2026-09-01", tz="UTC")  # a Tuesday; its week starts on Monday 08-31

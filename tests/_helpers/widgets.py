@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 import quantscope.loaders as L
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 
 QUANT = 2  # the quant the widget tests study

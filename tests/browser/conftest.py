@@ -33,10 +33,10 @@ from _helpers.browser import PANELS, THRESHOLD, PanelsPage, Playbook, console_pr
 from _helpers.chromium import ARGS, CHROMIUM, INSTALL, ensure_chromium, is_root
 from _helpers.notebooks_tool import load_notebooks_tool
 
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.sandbox.datadir import WorldInfo, copy_world
 from quantscope.sandbox.serve import SandboxServer
-from quantscope.widgets._common import load_research
+from quantscope.widgets._offer import load_research
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "build" / "browser"

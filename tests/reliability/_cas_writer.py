@@ -20,7 +20,7 @@ from typing import Any
 
 import quantscope as qs
 from quantscope import audit
-from quantscope._client import Client
+from quantscope._http.client import Client
 
 
 def main(argv: list[str]) -> int:

@@ -50,7 +50,7 @@ class ServerProcess:
             argv = [
                 sys.executable,
                 "-c",
-                "from quantscope.cli import main; raise SystemExit(main())",
+                "from quantscope.cli.main import main; raise SystemExit(main())",
                 "sandbox",
                 "serve",
                 "--port",

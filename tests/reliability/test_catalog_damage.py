@@ -47,7 +47,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import quantscope as qs
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.catalog.layout import RESOURCES
 from quantscope.catalog.manifest import Store
 from quantscope.catalog.read import read_resource

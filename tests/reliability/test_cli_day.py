@@ -59,7 +59,7 @@ def test_eval_details_takes_the_budget_flags_and_refuses_with_them(
     (warning,) = [x for x in partial.stderr.splitlines() if "warning:" in x]
     assert warning.startswith("quantscope: warning: /api/eval-details: partial load, 1297 of 1301")
     assert not any(text in partial.stderr for text in PYTHON_ADVICE)
-    assert "_cli_fetch.py" not in partial.stderr  # no source line under the warning
+    assert "cli/fetch.py" not in partial.stderr  # no source line under the warning
 
 
 def test_exit_statuses_say_the_cause(sandbox: SandboxServer, tmp_path: Path) -> None:

@@ -30,8 +30,8 @@ from _helpers.leaks import EchoingProxy, escaped, leaks
 import quantscope as qsc
 import quantscope.loaders as L
 from quantscope import audit, cli
-from quantscope._client import Client
 from quantscope._config import RetryPolicy
+from quantscope._http.client import Client
 from quantscope._secret import Scrubber
 from quantscope.sandbox.serve import SandboxServer
 

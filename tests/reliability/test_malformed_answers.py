@@ -41,8 +41,8 @@ from _helpers.proxy import (
 )
 
 from quantscope import loaders as L
-from quantscope._client import Client
 from quantscope._errors import QuantscopeError, QuantscopeWarning
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 
 pytestmark = pytest.mark.reliability

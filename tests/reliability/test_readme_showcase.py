@@ -16,7 +16,7 @@ from types import ModuleType
 import pytest
 from _helpers import reset_quota
 
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 
 pytestmark = pytest.mark.reliability

@@ -25,7 +25,7 @@ from _helpers import QUANT, ApiSession, smart_money
 import quantscope.loaders as L
 from quantscope import audit
 from quantscope._changes import same_value
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 
 pytestmark = [pytest.mark.slow, pytest.mark.reliability]

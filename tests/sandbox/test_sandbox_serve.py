@@ -166,7 +166,7 @@ def test_missing_database_is_a_clear_error(tmp_path):
 def test_cli_keys_prints_the_three_keys_as_json(sandbox_world, tmp_path):
     copy = copy_world(sandbox_world, tmp_path)
     result = subprocess.run(
-        [sys.executable, "-m", "quantscope.cli", "sandbox", "keys", "--data-dir", str(tmp_path)],
+        [sys.executable, "-m", "quantscope", "sandbox", "keys", "--data-dir", str(tmp_path)],
         capture_output=True,
         text=True,
         env=_env(),
@@ -179,7 +179,7 @@ def test_cli_keys_prints_the_three_keys_as_json(sandbox_world, tmp_path):
 
 def test_cli_serve_prints_the_url_first(sandbox_world, tmp_path):
     copy_world(sandbox_world, tmp_path)
-    command = [sys.executable, "-m", "quantscope.cli", "sandbox", "serve", "--port", "0"]
+    command = [sys.executable, "-m", "quantscope", "sandbox", "serve", "--port", "0"]
     process = subprocess.Popen(
         [*command, "--data-dir", str(tmp_path)],
         stdout=subprocess.PIPE,

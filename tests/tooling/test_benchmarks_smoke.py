@@ -28,7 +28,7 @@ from benchmarks import (
     bench_sweep,
 )
 from benchmarks._common import BenchResult, Case, measure, ratio
-from quantscope._parse import parse_number
+from quantscope._typed.parse import parse_number
 from quantscope.sandbox.datadir import WorldInfo
 
 

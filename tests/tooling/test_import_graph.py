@@ -167,3 +167,113 @@ def test_a_module_naming_its_own_package_is_no_circle(tmp_path: Path) -> None:
     graph = import_graph(src, "pkg")
     assert graph == {"pkg": {"pkg.a"}, "pkg.a": set()}
     assert circles(graph) == []
+
+
+#: The toolkit's floors, from the ground up (docs/architecture.md draws the same table). A
+#: module belongs to the floor of the longest name listed that it is or lies under (the root
+#: package, ``quantscope``, holds only its ``__init__.py``); it may
+#: import its own floor and the floors below, never one above. A new module or package is
+#: placed here, or this test fails.
+FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
+    (
+        "ground",
+        frozenset(
+            {
+                "quantscope._advice",
+                "quantscope._changes",
+                "quantscope._config",
+                "quantscope._endpoints",
+                "quantscope._errors",
+                "quantscope._ids",
+                "quantscope._plans",
+                "quantscope._progress",
+                "quantscope._reprs",
+                "quantscope._routes",
+                "quantscope._secret",
+                "quantscope._versions",
+                "quantscope._wire",
+            }
+        ),
+    ),
+    ("frames", frozenset({"quantscope._typed", "quantscope._kinds", "quantscope.analytics"})),
+    ("http", frozenset({"quantscope._http"})),
+    ("loading", frozenset({"quantscope.loaders", "quantscope.catalog", "quantscope.audit"})),
+    ("research", frozenset({"quantscope.backtest", "quantscope.catalog.distributed"})),
+    (
+        "faces",
+        frozenset(
+            {
+                "quantscope.accessor",
+                "quantscope.plots",
+                "quantscope.reporting",
+                "quantscope.testing",
+                "quantscope.tour",
+                "quantscope.widgets",
+            }
+        ),
+    ),
+    ("command line", frozenset({"quantscope.cli"})),
+    ("package", frozenset({"quantscope", "quantscope.__main__"})),
+)
+
+
+def floor_of(module: str, floors: tuple[tuple[str, frozenset[str]], ...] = FLOORS) -> int | None:
+    """The index of the floor ``module`` stands on (the longest listed name it lies under)."""
+    best: tuple[int, int] | None = None  # (length of the name matched, floor)
+    for number, (_, names) in enumerate(floors):
+        for name in names:
+            under = module.startswith(name + ".") and "." in name  # the root holds only itself
+            if (module == name or under) and (best is None or len(name) > best[0]):
+                best = (len(name), number)
+    return None if best is None else best[1]
+
+
+def upward_imports(
+    graph: Graph, floors: tuple[tuple[str, frozenset[str]], ...] = FLOORS
+) -> list[str]:
+    """Each import of a module from a floor above its own, as ``a (floor) -> b (floor)``."""
+    found = []
+    for module, targets in sorted(graph.items()):
+        here = floor_of(module, floors)
+        for target in sorted(targets):
+            there = floor_of(target, floors)
+            if here is not None and there is not None and there > here:
+                found.append(f"{module} ({floors[here][0]}) -> {target} ({floors[there][0]})")
+    return found
+
+
+def _toolkit(graph: Graph) -> Graph:
+    """The toolkit's part of the graph: the sandbox, a half of its own, stands on no floor."""
+
+    def inside(m: str) -> bool:
+        return m != SANDBOX and not m.startswith(SANDBOX + ".")
+
+    return {m: {t for t in targets if inside(t)} for m, targets in graph.items() if inside(m)}
+
+
+def test_every_toolkit_module_stands_on_a_floor() -> None:
+    unplaced = [m for m in _toolkit(import_graph(SRC, PACKAGE)) if floor_of(m) is None]
+    assert unplaced == []
+
+
+def test_no_toolkit_module_imports_a_floor_above_its_own() -> None:
+    assert upward_imports(_toolkit(import_graph(SRC, PACKAGE))) == []
+
+
+def test_an_import_from_a_higher_floor_is_found(tmp_path: Path) -> None:
+    src = _package(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "low/__init__.py": "",
+            "low/a.py": "def f():\n    from pkg.high import b\n",  # lazy: still an arrow
+            "high/__init__.py": "",
+            "high/b.py": "from pkg.low import a\n",
+            "high/c.py": "from pkg.low.a import f\n",
+        },
+    )
+    floors = (("low", frozenset({"pkg.low"})), ("high", frozenset({"pkg.high", "pkg"})))
+    assert upward_imports(import_graph(src, "pkg"), floors) == [
+        "pkg.low.a (low) -> pkg.high (high)",  # importing pkg.high.b runs its __init__.py
+        "pkg.low.a (low) -> pkg.high.b (high)",
+    ]

@@ -13,7 +13,13 @@ GONE = {"Priced", "Pricing", "pricing"}
 
 
 #: The modules a load's pricing goes through: no mode may hide in them.
-PRICING_PATH = ("_estimate.py", "_plan.py", "_client.py", "loaders/_base.py", "loaders/_planned.py")
+PRICING_PATH = (
+    "_http/estimate.py",
+    "_http/plan.py",
+    "_http/client.py",
+    "loaders/_base.py",
+    "loaders/_planned.py",
+)
 
 
 def _uses(path: Path) -> list[str]:

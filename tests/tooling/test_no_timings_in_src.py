@@ -29,7 +29,7 @@ TIMING = re.compile(
 ALLOWED: dict[tuple[str, str], str] = {
     ("_errors.py", "3 min"): "an example of the reset-time format ('in 5 h 3 min')",
     ("_reprs.py", "5 min"): "an example of the text reprs' format ('in 3 h 5 min')",
-    ("_quota.py", "1e300 s"): "an out-of-range reset value the parser refuses",
+    ("_http/quota.py", "1e300 s"): "an out-of-range reset value the parser refuses",
     ("sandbox/evaldetail.py", "2 s"): "the simulated world's delay, a setting of the sandbox",
     ("sandbox/evaldetail.py", "3-12 s"): "the simulated AI step's latency, a setting",
 }

@@ -76,17 +76,17 @@ MARKER = Allowed("the sandbox's own marker on its endpoint functions", "own", No
 
 #: (file under src/, the use as the scan prints it) -> why it is allowed
 ALLOWED: dict[tuple[str, str], Allowed] = {
-    ("quantscope/_frames.py", "import pandas._libs.lib.dicts_to_array"): _pandas(
+    ("quantscope/_typed/frames.py", "import pandas._libs.lib.dicts_to_array"): _pandas(
         "pandas' Cython record extraction, ~4x the pure-Python loop",
         "test_records_give_the_same_frame_without_dicts_to_array",
     ),
-    ("quantscope/_arrowframe.py", "DatetimeArray._simple_new"): _pandas(
+    ("quantscope/_typed/arrowframe.py", "DatetimeArray._simple_new"): _pandas(
         "zoned datetimes as a view of the frame cache's buffer, no copy",
         "test_zoned_datetimes_read_back_the_same_without_simple_new",
     ),
-    ("quantscope/_arrowframe.py", "frame._mgr"): BLOCKS,
-    ("quantscope/_arrowframe.py", "values._ndarray"): BLOCKS,
-    ("quantscope/_frames.py", "type(head)._concat_same_type"): Allowed(
+    ("quantscope/_typed/arrowframe.py", "frame._mgr"): BLOCKS,
+    ("quantscope/_typed/arrowframe.py", "values._ndarray"): BLOCKS,
+    ("quantscope/_typed/frames.py", "type(head)._concat_same_type"): Allowed(
         "part of pandas' documented ExtensionArray interface (pandas.api.extensions)",
         "public",
         None,
@@ -96,7 +96,7 @@ ALLOWED: dict[tuple[str, str], Allowed] = {
     ("quantscope/sandbox/deps.py", "endpoint._inline_first"): MARKER,
     ("quantscope/sandbox/deps.py", "endpoint._orjson_wrapped"): MARKER,
     ("quantscope/sandbox/deps.py", "wrapper._orjson_wrapped"): MARKER,
-    ("quantscope/_cli_cache.py", "cache._session"): Allowed(
+    ("quantscope/cli/cache.py", "cache._session"): Allowed(
         "quantscope's own ResponseCache._session", "own", None, kind="own"
     ),
     (

@@ -12,14 +12,15 @@ import pytest
 
 import quantscope
 import quantscope._config
-from quantscope import _schemas, backtest, plots
+from quantscope import backtest, plots
+from quantscope._typed import schemas as _schemas
 
 SRC = Path(quantscope.__file__).parent
 ROOT = SRC.parents[1]
 
 # The toolkit may reach the sandbox only through its launcher, and only from one door.
 LAUNCHER_MODULES = {"quantscope.sandbox.datadir", "quantscope.sandbox.serve"}
-LAUNCHER_USERS = {"_embedded.py"}
+LAUNCHER_USERS = {"_http/embedded.py"}
 
 
 def test_all_is_sorted_and_complete() -> None:
@@ -131,8 +132,9 @@ def test_toolkit_reaches_the_sandbox_only_through_the_launcher() -> None:
         # "from quantscope.sandbox.serve import X" also records "quantscope.sandbox.serve.X"
         modules = {m for m in used if m.count(".") == 2}
         if modules:
-            assert path.name in LAUNCHER_USERS, f"{path.name} imports {sorted(modules)}"
-            assert modules <= LAUNCHER_MODULES, f"{path.name} imports {sorted(modules)}"
+            where = path.relative_to(SRC).as_posix()
+            assert where in LAUNCHER_USERS, f"{where} imports {sorted(modules)}"
+            assert modules <= LAUNCHER_MODULES, f"{where} imports {sorted(modules)}"
 
 
 def test_docs_frames_is_generated_from_the_schemas() -> None:

@@ -30,8 +30,6 @@ import quantscope as qsc
 import quantscope.loaders as L
 from quantscope._advice import ADVICE, Said, render
 from quantscope._changes import stale_write_error
-from quantscope._cli_exit import error_line
-from quantscope._client import Client
 from quantscope._config import resolve_settings
 from quantscope._errors import (
     QuantscopeError,
@@ -39,10 +37,13 @@ from quantscope._errors import (
     QuotaWouldBeExceededError,
     UndoRefusedError,
 )
-from quantscope._estimate import Estimate
+from quantscope._http.client import Client
+from quantscope._http.estimate import Estimate
+from quantscope.cli.exit import error_line
 from quantscope.sandbox.serve import SandboxServer
 from quantscope.widgets import ThresholdPanel
-from quantscope.widgets._common import _within_share, opening_offer, service_host
+from quantscope.widgets._format import service_host
+from quantscope.widgets._offer import _within_share, opening_offer
 
 SRC = Path(qsc.__file__).resolve().parent
 #: Python advice the command line has options for: spending, the service, the key, the cache.
@@ -95,7 +96,7 @@ MESSAGES = _messages()
 #: description. The command line and the panels reword it with ``_advice.IN_TEXT``.
 STILL_IN_TEXT = {
     "_config.py",
-    "_estimate.py",
+    "_http/estimate.py",
     "_reprs.py",
     "catalog/bundle_export.py",
     "catalog/sync.py",
@@ -259,7 +260,7 @@ def report_total(server: SandboxServer, tmp: Path) -> QuantscopeError:
 
 def preflight_ceiling(server: SandboxServer, tmp: Path) -> QuantscopeError:
     """The command line's own refusal before any request: over ``--max-requests``."""
-    from quantscope._cli_preflight import refuse_early
+    from quantscope.cli.preflight import refuse_early
 
     cost = Estimate("/api/evaluations/{id}", 300, 0, True, None, None, None, 0.25)
     client = _growth(server, tmp)

@@ -18,7 +18,7 @@ import pytest
 import quantscope.accessor  # noqa: F401  (registers df.quant)
 import quantscope.loaders as L
 from quantscope import analytics as A
-from quantscope._client import Client
+from quantscope._http.client import Client
 
 QUANTS = {1: "Atlas", 2: "Borealis", 3: "Cinder"}
 PANDAS_PERIOD = {"W": "W", "M": "M"}

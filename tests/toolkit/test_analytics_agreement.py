@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 import quantscope.accessor  # noqa: F401  (registers df.quant)
 import quantscope.loaders as L
 from quantscope import analytics as A
-from quantscope._client import Client
+from quantscope._http.client import Client
 
 QUANTS = {1: "Atlas", 2: "Borealis", 3: "Cinder"}
 CENT = 0.005  # the list's display rounding, per trade

@@ -22,7 +22,7 @@ from scipy.stats import norm
 
 import quantscope.loaders as L
 from quantscope import analytics as A
-from quantscope._client import Client
+from quantscope._http.client import Client
 
 REL = 1e-9
 

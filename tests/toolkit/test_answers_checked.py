@@ -30,9 +30,7 @@ from _helpers.proxy import (
     total_of,
 )
 
-from quantscope import _schemas
 from quantscope import loaders as L
-from quantscope._client import Client
 from quantscope._errors import (
     DataQualityWarning,
     InconsistentAnswerWarning,
@@ -41,7 +39,9 @@ from quantscope._errors import (
     RateLimitError,
     ServerError,
 )
-from quantscope._quota import _retry_after_s, parse_reset, quota_from_headers
+from quantscope._http.client import Client
+from quantscope._http.quota import _retry_after_s, parse_reset, quota_from_headers
+from quantscope._typed import schemas as _schemas
 from quantscope.sandbox.serve import SandboxServer
 
 QUANT = 2

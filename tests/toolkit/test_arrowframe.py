@@ -1,4 +1,4 @@
-"""Frames to Arrow IPC and back (``quantscope._arrowframe``), as the frame cache stores them.
+"""Frames to Arrow IPC and back (``quantscope._typed.arrowframe``), as the frame cache stores them.
 
 Every dtype the loaders use, with missing values, comes back equal and writable, built as
 views of the one buffer the stream was read into (pandas 3 writes into a column's array in
@@ -19,10 +19,10 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from quantscope import _arrowframe
-from quantscope._arrowframe import frame_from_arrow, frame_to_arrow
-from quantscope._cache import CacheEntry
-from quantscope._framecache import FILENAME, FrameCache
+from quantscope._http.cache import CacheEntry
+from quantscope._http.framecache import FILENAME, FrameCache
+from quantscope._typed import arrowframe as _arrowframe
+from quantscope._typed.arrowframe import frame_from_arrow, frame_to_arrow
 
 ROWS = 5
 ENTRIES = [CacheEntry("page", datetime(2026, 1, 1, tzinfo=UTC))]

@@ -14,7 +14,7 @@ import quantscope as qs
 import quantscope.loaders as L
 from quantscope import audit
 from quantscope._changes import check_change
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 
 

@@ -13,7 +13,7 @@ from _helpers import reset_quota
 
 import quantscope.loaders as L
 from quantscope import backtest as bt
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 from quantscope.sandbox.sim import criteria as sim_criteria
 

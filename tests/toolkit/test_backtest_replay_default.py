@@ -17,8 +17,8 @@ from _helpers import reset_quota
 
 import quantscope.loaders as L
 from quantscope import backtest as bt
-from quantscope._client import Client
 from quantscope._errors import ShadowOutcomesWarning
+from quantscope._http.client import Client
 from quantscope.backtest.questions import QUESTION_LABELS
 from quantscope.sandbox.serve import SandboxServer
 

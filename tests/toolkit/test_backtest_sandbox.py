@@ -18,7 +18,7 @@ from _helpers import reset_quota
 
 import quantscope.loaders as L
 from quantscope import backtest as bt
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 
 pytestmark = pytest.mark.slow  # ~900 eval-details requests in its module fixtures: ~9 s

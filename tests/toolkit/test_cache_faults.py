@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import quantscope as qs
-from quantscope._client import Client
+from quantscope._http.client import Client
 
 
 class _VanishingRows:

@@ -1,7 +1,7 @@
 """The HTTP cache off its verified path gives the same answers (docs/architecture.md,
 "Private internals").
 
-``_cachestore`` reads requests-cache's table layout by SQL (a 28-byte blob read per row) only
+``_http.cachestore`` reads requests-cache's table layout by SQL (a 28-byte blob read per row) only
 on a verified requests-cache version whose table has that layout; otherwise it takes the public
 way (the rows read whole through a storage without serializer). A client on each path, over
 the same loads, must see the same frames, hits, misses, entries and invalidations.
@@ -18,9 +18,9 @@ import pandas as pd
 import pytest
 
 import quantscope.loaders as L
-from quantscope import _cachestore
-from quantscope._cachestore import BodyFileCache, verified_version
-from quantscope._client import Client
+from quantscope._http import cachestore as _cachestore
+from quantscope._http.cachestore import BodyFileCache, verified_version
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 
 

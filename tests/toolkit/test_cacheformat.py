@@ -1,4 +1,4 @@
-"""The HTTP cache's storage format (``_cacheformat``): a JSON head and the body, never a pickle.
+"""The HTTP cache's storage format (``_http.cacheformat``): a JSON head and the body, no pickle.
 
 Answers of the real sandbox are stored and read back field by field; every row of a cache file
 is in the format; a cache file an older quantscope wrote (requests-cache's pickles) is set
@@ -27,7 +27,8 @@ from requests_cache import CachedResponse
 from requests_cache.models import CachedRequest
 
 import quantscope.loaders as L
-from quantscope._cacheformat import (
+from quantscope._errors import CacheRecoveredWarning
+from quantscope._http.cacheformat import (
     FORMAT_VERSION,
     MAGIC,
     STAMP_BYTES,
@@ -35,9 +36,8 @@ from quantscope._cacheformat import (
     loads,
     stamps_of,
 )
-from quantscope._cachestore import BODY_FILE_BYTES, bodies_dir
-from quantscope._client import Client, OffsetPaging
-from quantscope._errors import CacheRecoveredWarning
+from quantscope._http.cachestore import BODY_FILE_BYTES, bodies_dir
+from quantscope._http.client import Client, OffsetPaging
 from quantscope.sandbox.serve import SandboxServer
 
 CACHE_FILE = "http_cache.sqlite"

@@ -19,7 +19,7 @@ import pytest
 import quantscope as qs
 import quantscope.catalog.sync as sync_module
 import quantscope.loaders as L
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 
 QUANT = 1
@@ -208,7 +208,7 @@ _KILLED = """
 import os, signal, sys
 import quantscope as qs
 import quantscope.catalog.sync as sync_module
-from quantscope._client import Client
+from quantscope._http.client import Client
 
 real, calls = sync_module.write_partition, [0]
 

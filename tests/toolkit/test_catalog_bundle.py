@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 
 import quantscope as qsc
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.cli import main
 from quantscope.sandbox.serve import SandboxServer
 

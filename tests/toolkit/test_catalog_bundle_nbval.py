@@ -21,7 +21,7 @@ import pytest
 from nbclient import NotebookClient
 
 import quantscope as qsc
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 
 pytestmark = pytest.mark.slow

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import quantscope as qs
-from quantscope.cli import build_parser, main
+from quantscope.cli.main import build_parser, main
 from quantscope.sandbox.serve import SandboxServer
 
 

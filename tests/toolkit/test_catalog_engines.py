@@ -20,7 +20,7 @@ import pytest
 
 import quantscope as qs
 import quantscope.loaders as L
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 
 QUANTS = [1, 2, 3]

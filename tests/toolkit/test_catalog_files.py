@@ -26,10 +26,10 @@ import pytest
 
 import quantscope as qs
 import quantscope.loaders as L
-from quantscope import _schemas
-from quantscope._client import Client
 from quantscope._errors import DataQualityWarning
-from quantscope._frames import build_frame
+from quantscope._http.client import Client
+from quantscope._typed import schemas as _schemas
+from quantscope._typed.frames import build_frame
 from quantscope.catalog.layout import RESOURCES, from_table, with_keys
 
 QUANT = 1

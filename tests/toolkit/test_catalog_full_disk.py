@@ -25,8 +25,8 @@ import pandas as pd
 import pytest
 
 import quantscope as qs
-from quantscope._client import Client
-from quantscope._framecache import FrameCache
+from quantscope._http.client import Client
+from quantscope._http.framecache import FrameCache
 from quantscope.sandbox.serve import SandboxServer
 
 START, END = "2026-07-01", "2026-07-31T23:59:59"
@@ -102,7 +102,7 @@ _LOAD = """
 import sys, warnings
 import pandas as pd
 import quantscope as qs
-from quantscope._client import Client
+from quantscope._http.client import Client
 url, key, cache = sys.argv[1:]
 with warnings.catch_warnings(record=True) as seen:
     warnings.simplefilter("always")
@@ -161,8 +161,8 @@ class _Full:
 def test_a_full_frame_cache_skips_the_store_with_one_warning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import quantscope._framecache as framecache
-    from quantscope._cache import CacheEntry
+    import quantscope._http.framecache as framecache
+    from quantscope._http.cache import CacheEntry
 
     cache = FrameCache(tmp_path / "frame_cache.sqlite")
     entry = CacheEntry("k", pd.Timestamp("2026-07-01", tz="UTC").to_pydatetime())

@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import quantscope as qs
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.catalog.manifest import Manifest, Store
 from quantscope.cli import main
 from quantscope.sandbox.serve import SandboxServer

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 import quantscope as qs
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.catalog.lock import LOCK_FILE
 from quantscope.sandbox.serve import SandboxServer
 
@@ -34,7 +34,7 @@ import sys, time
 from pathlib import Path
 import quantscope as qs
 import quantscope.catalog.sync as sync_module
-from quantscope._client import Client
+from quantscope._http.client import Client
 
 url, key, cache, path, start, end, flags = sys.argv[1:]
 real = sync_module._record

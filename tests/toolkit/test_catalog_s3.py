@@ -20,7 +20,7 @@ import pytest
 from moto.server import ThreadedMotoServer
 
 import quantscope as qsc
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 
 pytestmark = pytest.mark.slow

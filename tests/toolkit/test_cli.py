@@ -17,7 +17,7 @@ from _helpers import QUANT
 import quantscope as qsc
 import quantscope.loaders as L
 from quantscope import cli
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 
 

@@ -14,7 +14,7 @@ from _helpers import QUANT, quota_left
 from _helpers.cli import PYTHON_ADVICE, one_error, run_cli, use
 
 from quantscope import cli
-from quantscope._cli_fetch import RESOURCES
+from quantscope.cli.fetch import RESOURCES
 from quantscope.sandbox.serve import SandboxServer
 
 ERROR_LINE = re.compile(r"^quantscope( [\w-]+)*: error: ")

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 import quantscope.loaders as L
-from quantscope._cli_exit import EXIT_CODES
-from quantscope._cli_fetch import RESOURCES
-from quantscope.cli import build_parser, main
+from quantscope.cli.exit import EXIT_CODES
+from quantscope.cli.fetch import RESOURCES
+from quantscope.cli.main import build_parser, main
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 
@@ -96,8 +96,8 @@ def test_paths_and_names_are_checked_before_connecting(
 def test_errors_and_warnings_get_the_command_lines_advice() -> None:
     from datetime import UTC, datetime
 
-    from quantscope._cli_exit import error_line, exit_status, with_cli_advice
     from quantscope._errors import InvalidChoiceError, QuotaShareExceededError, RateLimitError
+    from quantscope.cli.exit import error_line, exit_status, with_cli_advice
 
     share = QuotaShareExceededError(
         "... pass confirm=True (or max_requests=700) ...",

@@ -17,7 +17,7 @@ from _helpers import QUANT, quota_left, spend_quota
 from _helpers.cli import PYTHON_ADVICE, one_error, run_cli, use
 
 from quantscope import cli
-from quantscope._cli_preflight import SEEN_FILE
+from quantscope.cli.preflight import SEEN_FILE
 from quantscope.sandbox.serve import SandboxServer
 
 quantscope = run_cli

@@ -8,7 +8,7 @@ import pytest
 from requests import Request
 from requests_cache.policy.expiration import _url_match
 
-from quantscope._cache import (
+from quantscope._http.cache import (
     CACHE_RULES,
     NEVER_EXPIRE,
     endpoint_matches,
@@ -19,13 +19,13 @@ from quantscope._cache import (
     rule_for,
     urls_expire_after,
 )
-from quantscope._client import (
-    _path_params,
+from quantscope._http.client import (
     _split_path,
     parse_reset,
     quota_from_headers,
     wire_params,
 )
+from quantscope._wire import _path_params
 
 KEY_A = "key-basic-aaaaaaaaaaaaaaaa"
 KEY_B = "key-enterprise-bbbbbbbbbbbb"

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-import quantscope._embedded as embedded_mod
-from quantscope._client import Client, connect, get_default_client, set_default_client
+import quantscope._http.embedded as embedded_mod
 from quantscope._config import RetryPolicy, resolve_settings
 from quantscope._errors import ConfigurationError, SandboxUnavailableError
+from quantscope._http.client import Client, connect, get_default_client, set_default_client
 
 KEY = "qs-test-key-0123456789abcdef"
 

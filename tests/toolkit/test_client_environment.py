@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from quantscope._client import Client, connect, set_default_client
+from quantscope._http.client import Client, connect, set_default_client
 from quantscope.sandbox.serve import SandboxServer
 
 _HOP = frozenset({"connection", "keep-alive", "proxy-connection", "transfer-encoding", "host"})

@@ -21,13 +21,13 @@ from _helpers import KEY, FakeService, Seen, fake_client, ok
 
 import quantscope as qs
 from quantscope import loaders as L
-from quantscope._client import PageNumberPaging
 from quantscope._errors import (
     CacheRecoveredWarning,
     IncompleteDataWarning,
     InvalidResponseError,
 )
-from quantscope._quota import Spend
+from quantscope._http.client import PageNumberPaging
+from quantscope._http.quota import Spend
 
 ECHO = b"<html>bad gateway; your key " + KEY.encode() + b" was refused upstream</html>"
 

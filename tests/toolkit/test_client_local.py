@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 from _helpers import CUT, DROP, FAST, HANG, KEY, FakeService, Seen, fake_client, ok, script_client
 
-from quantscope._client import Client, OffsetPaging, PageNumberPaging
 from quantscope._config import RetryPolicy
 from quantscope._errors import (
     APIConnectionError,
@@ -30,7 +29,8 @@ from quantscope._errors import (
     ServerError,
     StaleDataWarning,
 )
-from quantscope._quota import Spend
+from quantscope._http.client import Client, OffsetPaging, PageNumberPaging
+from quantscope._http.quota import Spend
 from quantscope.testing import Reply, Script
 
 
@@ -359,7 +359,7 @@ def test_progress_bars_show_on_multi_request_loads_unless_disabled(
 def test_clear_by_endpoint_and_cache_info_of_the_default_client(
     serve: Callable[..., FakeService], tmp_path: Path
 ) -> None:
-    from quantscope._client import cache_info, set_default_client
+    from quantscope._http.client import cache_info, set_default_client
 
     service = serve(lambda s: ok({"path": s.path}))
     client = fake_client(service, tmp_path)

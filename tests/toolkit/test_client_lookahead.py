@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from _helpers import FakeService, Seen, fake_client, ok
 
-from quantscope._client import Client, PageNumberPaging
 from quantscope._errors import QuotaWouldBeExceededError
-from quantscope._estimate import estimate
-from quantscope._quota import Spend
+from quantscope._http.client import Client, PageNumberPaging
+from quantscope._http.estimate import estimate
+from quantscope._http.quota import Spend
 
 BOGUS = 1_000_000  # items: 100,000 pages of 10
 

@@ -15,7 +15,7 @@ from _helpers import quota_left, spend_quota
 
 import quantscope as qs
 import quantscope.loaders as L
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 from quantscope.widgets import ThresholdPanel
 

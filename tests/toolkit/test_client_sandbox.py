@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 import requests
 
-from quantscope._client import Client, OffsetPaging, PageNumberPaging
 from quantscope._config import RetryPolicy
 from quantscope._errors import (
     AuthenticationError,
@@ -29,7 +28,8 @@ from quantscope._errors import (
     RateLimitError,
     StaleDataWarning,
 )
-from quantscope._quota import Spend
+from quantscope._http.client import Client, OffsetPaging, PageNumberPaging
+from quantscope._http.quota import Spend
 from quantscope.sandbox.serve import SandboxServer
 
 FAST = RetryPolicy(max_retries=1, backoff_base_s=0.001)

@@ -18,7 +18,7 @@ from _helpers import FAST, KEY, FakeService
 from _helpers.drip import DripServer
 
 import quantscope as qsc
-from quantscope._client import Client
+from quantscope._http.client import Client
 
 DEADLINE_S = 0.6
 MARGIN_S = 3.0
@@ -74,7 +74,7 @@ def test_retries_happen_within_the_deadline_and_a_wait_past_it_is_not_made(
     later = serve(lambda s: (503, {"Retry-After": "20"}, {}))
     client = drip_client(later.url, tmp_path / "2", timeout_s=5)
     sleeps: list[float] = []
-    client._sleep = sleeps.append
+    client._sender.sleep = sleeps.append
     with pytest.raises(qsc.ServerError):
         client.get("/api/trades")
     assert later.count() == 1

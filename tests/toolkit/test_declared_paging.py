@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from quantscope import _endpoints as E
-from quantscope._results import OffsetPaging, PageNumberPaging
+from quantscope._http.results import OffsetPaging, PageNumberPaging
 
 PAGED = [e for e in E.ROUTES if e.paging is not None]
 

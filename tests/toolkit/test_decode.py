@@ -1,5 +1,5 @@
-"""Typed page decoding (``_decode``): the same frames as ``build_frame`` on the plain JSON, and
-the plain JSON (so the usual checks and errors) for any page the structs do not fit."""
+"""Typed page decoding (``_typed.decode``): the same frames as ``build_frame`` on the plain JSON,
+and the plain JSON (so the usual checks and errors) for any page the structs do not fit."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ import pytest
 from _helpers import FakeService, Seen, fake_client, ok
 
 import quantscope.loaders as L
-from quantscope import _schemas
-from quantscope._decode import Item, page_decoder
 from quantscope._errors import InvalidResponseError
-from quantscope._frames import DataQualityWarning, build_frame
+from quantscope._typed import schemas as _schemas
+from quantscope._typed.decode import Item, page_decoder
+from quantscope._typed.frames import DataQualityWarning, build_frame
 from quantscope.loaders._base import records
 from quantscope.loaders.trades import TRADES_DECODE
 
@@ -223,7 +223,7 @@ def test_real_sandbox_pages_give_the_same_frame(api: Callable[..., Any]) -> None
 def test_load_trades_equals_build_frame_on_the_pages_it_loaded(
     api: Callable[..., Any], sandbox: Any, tmp_path: Path
 ) -> None:
-    from quantscope._client import Client
+    from quantscope._http.client import Client
 
     with Client(sandbox.url, sandbox.keys["enterprise"], cache_dir=str(tmp_path)) as c:
         df = L.load_trades(1, trading_status="all", page_size=300, client=c)

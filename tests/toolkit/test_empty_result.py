@@ -11,7 +11,7 @@ import pytest
 
 import quantscope as qs
 import quantscope.loaders as L
-from quantscope._client import Client
+from quantscope._http.client import Client
 
 
 def test_a_quant_the_service_does_not_know_warns(client: Client) -> None:

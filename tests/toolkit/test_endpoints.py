@@ -18,12 +18,14 @@ import pytest
 from requests import PreparedRequest
 
 import quantscope.loaders as L
-from quantscope import _cache, _endpoints, _ids, _schemas
-from quantscope._cache import NEVER_EXPIRE, make_key_fn
-from quantscope._cli_fetch import RESOURCES
+from quantscope import _endpoints, _ids
+from quantscope._http import cache as _cache
+from quantscope._http.cache import NEVER_EXPIRE, make_key_fn
+from quantscope._typed import schemas as _schemas
 from quantscope._wire import wire_params
 from quantscope.catalog.answer import ANSWERS
 from quantscope.catalog.read import Catalog
+from quantscope.cli.fetch import RESOURCES
 from quantscope.loaders import evaluations, market, optimization, playbook, signals, trades
 from quantscope.loaders._planned import LoadPlan
 from quantscope.sandbox import routers

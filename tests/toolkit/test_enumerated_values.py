@@ -15,9 +15,10 @@ from _helpers import quota_left
 
 import quantscope as qsc
 from quantscope import _endpoints as E
-from quantscope import _schemas, cli
-from quantscope._cli_preflight import ENUMERATED
-from quantscope._client import Client
+from quantscope import cli
+from quantscope._http.client import Client
+from quantscope._typed import schemas as _schemas
+from quantscope.cli.preflight import ENUMERATED
 from quantscope.sandbox import catalog as sandbox_catalog
 from quantscope.sandbox.routers import evaluations as sandbox_evaluations
 from quantscope.sandbox.routers import trades as sandbox_trades

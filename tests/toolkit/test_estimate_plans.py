@@ -15,7 +15,8 @@ from _helpers.quota import quota_left
 
 import quantscope as qs
 import quantscope.loaders as L
-from quantscope._client import Client
+from quantscope._http.client import Client
+from quantscope._http.sender import Sender
 from quantscope.loaders._planned import LoadPlan
 from quantscope.sandbox.serve import SandboxServer
 
@@ -83,8 +84,9 @@ def _refuse(*args: Any, **kwargs: Any) -> Any:
 def test_estimate_of_each_loader_runs_no_request_code_and_sends_nothing(
     name: str, ids: Ids, client: Client, sandbox: SandboxServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for method in ("get", "get_many", "get_pages", "_fetch_batch", "_fetch_one", "_send"):
+    for method in ("get", "get_many", "get_pages", "_fetch_batch", "_fetch_one"):
         monkeypatch.setattr(Client, method, _refuse)
+    monkeypatch.setattr(Sender, "send", _refuse)
     monkeypatch.setattr(LoadPlan, "run", _refuse)
     loader, args, kwargs = CALLS[name](ids)
     left = quota_left(sandbox, "enterprise")

@@ -24,13 +24,14 @@ import pytest
 from _helpers.canary import Canary
 
 import quantscope.loaders as L
-from quantscope import _arrowframe, _schemas
-from quantscope._cache import CacheEntry
-from quantscope._client import Client, FetchedPages, PageNumberPaging
 from quantscope._config import RetryPolicy
 from quantscope._errors import IncompleteDataWarning, StaleDataWarning
-from quantscope._framecache import FILENAME, FrameCache, frame_key
-from quantscope._frames import FrameSpec
+from quantscope._http.cache import CacheEntry
+from quantscope._http.client import Client, FetchedPages, PageNumberPaging
+from quantscope._http.framecache import FILENAME, FrameCache, frame_key
+from quantscope._typed import arrowframe as _arrowframe
+from quantscope._typed import schemas as _schemas
+from quantscope._typed.frames import FrameSpec
 from quantscope.loaders import _base
 from quantscope.loaders.playbook import CONFIG
 from quantscope.sandbox.serve import SandboxServer
@@ -461,9 +462,9 @@ def test_row_stamps_are_read_from_the_head_of_each_row(
     client: Client, calls: Calls, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``unchanged`` reads created_at and expires from the first bytes of each stored row
-    (``_cacheformat``: at a fixed offset), never the answer; an expired row says so there."""
-    from quantscope import _cachestore
-    from quantscope._cacheformat import STAMP_BYTES
+    (``_http.cacheformat``: at a fixed offset), never the answer; an expired row says so there."""
+    from quantscope._http import cachestore as _cachestore
+    from quantscope._http.cacheformat import STAMP_BYTES
 
     first = trades(client)
     read: list[int] = []

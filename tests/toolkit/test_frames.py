@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from quantscope import _frames
-from quantscope._frames import Col, DataQualityWarning, FrameSpec, build_frame, series_of
+from quantscope._typed import frames as _frames
+from quantscope._typed.frames import Col, DataQualityWarning, FrameSpec, build_frame, series_of
 
 SPEC = FrameSpec(
     "things",

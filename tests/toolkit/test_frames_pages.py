@@ -1,4 +1,4 @@
-"""A frame joined from pages converted one at a time (``_frames.Columns``, what a paged load
+"""A frame joined from pages converted one at a time (``_typed.frames.Columns``, what a paged load
 keeps) is the frame ``build_frame`` makes of all the records at once: values, dtypes,
 categories, missing values and the one DataQualityWarning."""
 
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from quantscope._frames import Col, Columns, DataQualityWarning, FrameSpec, build_frame
+from quantscope._typed.frames import Col, Columns, DataQualityWarning, FrameSpec, build_frame
 
 SPEC = FrameSpec(
     "paged",

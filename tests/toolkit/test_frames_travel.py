@@ -26,7 +26,7 @@ import quantscope.loaders as L
 from quantscope import analytics as an
 from quantscope import backtest as bt
 from quantscope._changes import extra_info
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 
 FORMATS = ("parquet", "feather")

@@ -27,7 +27,7 @@ from _helpers.leaks import EchoingProxy, leaks
 import quantscope as qsc
 import quantscope.loaders as L
 from quantscope import audit, cli
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 
 QUANT = 1

@@ -18,9 +18,10 @@ import pandas.core.generic
 import pytest
 import requests
 
-from quantscope import _frames, _schemas
-from quantscope._arrowframe import frame_from_arrow, frame_to_arrow
-from quantscope._client import Client
+from quantscope._http.client import Client
+from quantscope._typed import frames as _frames
+from quantscope._typed import schemas as _schemas
+from quantscope._typed.arrowframe import frame_from_arrow, frame_to_arrow
 from quantscope.loaders import trades as trades_module
 from quantscope.loaders.evaluations import load_eval_details
 from quantscope.loaders.trades import load_trades

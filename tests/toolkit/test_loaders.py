@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 import quantscope.loaders as L
-from quantscope import _schemas
-from quantscope._client import Client
-from quantscope._frames import FrameSpec
+from quantscope._http.client import Client
+from quantscope._typed import schemas as _schemas
+from quantscope._typed.frames import FrameSpec
 from quantscope.sandbox.serve import SandboxServer
 
 

@@ -16,7 +16,7 @@ from _helpers import quota_left
 
 import quantscope as qs
 import quantscope.loaders as L
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 
 EVALUATION = 48799  # an evaluation of the seed-7 world with 18 criterion results

@@ -23,9 +23,9 @@ from _helpers.quota import quota_left
 import quantscope as qs
 import quantscope.loaders as L
 from quantscope import _endpoints as E
-from quantscope._cachestore import BodyFileCache
-from quantscope._client import Client
-from quantscope._framecache import FrameCache
+from quantscope._http.cachestore import BodyFileCache
+from quantscope._http.client import Client
+from quantscope._http.framecache import FrameCache
 from quantscope.loaders import _base
 from quantscope.sandbox.serve import SandboxServer
 

@@ -13,10 +13,10 @@ import pytest
 from _helpers import FakeService, Seen, fake_client, ok
 
 import quantscope.loaders as L
-from quantscope import _schemas
-from quantscope._client import PageNumberPaging
 from quantscope._errors import InvalidResponseError
-from quantscope._frames import Columns, build_frame
+from quantscope._http.client import PageNumberPaging
+from quantscope._typed import schemas as _schemas
+from quantscope._typed.frames import Columns, build_frame
 from quantscope.loaders import _fold
 from quantscope.loaders._fold import PageFolder, joined
 
@@ -24,7 +24,7 @@ from quantscope.loaders._fold import PageFolder, joined
 def test_load_evaluations_over_pages_equals_build_frame_on_the_plain_pages(
     api: Callable[..., Any], sandbox: Any, tmp_path: Path
 ) -> None:
-    from quantscope._client import Client
+    from quantscope._http.client import Client
 
     with Client(sandbox.url, sandbox.keys["enterprise"], cache_dir=str(tmp_path)) as c:
         df = L.load_evaluations(2, page_size=250, max_pages=4, client=c)
@@ -158,7 +158,7 @@ def test_load_evaluations_from_partly_cached_pages_equals_a_cold_load(
 ) -> None:
     """Pages 2 and 4 cached before (folded first, the rest after), two pages a batch: the
     same frame, in order."""
-    from quantscope._client import Client
+    from quantscope._http.client import Client
 
     monkeypatch.setattr(_fold, "FOLD_ROWS", 200)
     with Client(sandbox.url, sandbox.keys["enterprise"], cache_dir=str(tmp_path / "a")) as c:

@@ -1,8 +1,8 @@
 """Display strings, both directions: the sandbox's formatters against the toolkit's parsers.
 
-``quantscope.sandbox.display`` writes what the service serves and ``quantscope._parse`` reads it;
-formatting with one and parsing with the other is the cross-check between server and client.
-The vectorised parser is checked against the scalar one on random, partly hostile columns.
+``quantscope.sandbox.display`` writes what the service serves and ``quantscope._typed.parse`` reads
+it; formatting with one and parsing with the other is the cross-check between server and client. The
+vectorised parser is checked against the scalar one on random, partly hostile columns.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quantscope._parse import parse_native, parse_number, parse_numbers
+from quantscope._typed.parse import parse_native, parse_number, parse_numbers
 from quantscope.sandbox import display
 
 # --- strategies -------------------------------------------------------------------------------

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 import quantscope.loaders as L
-from quantscope._client import Client
 from quantscope._errors import PlanNotAllowedError
+from quantscope._http.client import Client
 from quantscope._plans import (
     CAPABILITIES,
     PLANS,

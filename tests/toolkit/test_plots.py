@@ -30,8 +30,8 @@ from matplotlib.lines import Line2D
 import quantscope.loaders as L
 from quantscope import analytics as A
 from quantscope import plots as P
-from quantscope._client import Client
 from quantscope._errors import MissingColumnsError
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 
 PLOTS_SRC = Path(P.__file__).parent

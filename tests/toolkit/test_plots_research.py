@@ -31,7 +31,7 @@ import quantscope.loaders as L
 from quantscope import IncompleteDataWarning
 from quantscope import backtest as bt
 from quantscope import plots as P
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.backtest.questions import QUESTION_LABELS
 from quantscope.plots import walkforward, whatif
 

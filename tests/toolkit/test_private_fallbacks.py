@@ -1,8 +1,8 @@
 """pandas' private helpers are a speed path only: without them the same frames come out
 (docs/architecture.md, "Private internals"; tests/tooling/test_private_internals.py).
 
-``_frames`` extracts record columns with ``pandas._libs.lib.dicts_to_array`` and
-``_arrowframe`` makes zoned datetimes with ``DatetimeArray._simple_new``, each only on a
+``_typed.frames`` extracts record columns with ``pandas._libs.lib.dicts_to_array`` and
+``_typed.arrowframe`` makes zoned datetimes with ``DatetimeArray._simple_new``, each only on a
 verified pandas (``_versions.VERIFIED_PANDAS``); elsewhere, and here with the helper taken
 away, the public way runs.
 """
@@ -14,9 +14,10 @@ import pandas as pd
 import pytest
 
 import quantscope.loaders as L
-from quantscope import _arrowframe, _frames
-from quantscope._arrowframe import frame_from_arrow, frame_to_arrow
-from quantscope._client import Client
+from quantscope._http.client import Client
+from quantscope._typed import arrowframe as _arrowframe
+from quantscope._typed import frames as _frames
+from quantscope._typed.arrowframe import frame_from_arrow, frame_to_arrow
 from quantscope._versions import VERIFIED_PANDAS, installed_within, within
 
 

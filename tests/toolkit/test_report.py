@@ -20,8 +20,8 @@ from _helpers.chromium import open_page
 
 import quantscope as qs
 from quantscope import analytics
-from quantscope._client import Client
 from quantscope._errors import QuotaShareExceededError
+from quantscope._http.client import Client
 from quantscope.backtest._guards import wilson
 from quantscope.backtest.uncertainty import rate_interval
 from quantscope.cli import main

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import quantscope as qs
 import quantscope.loaders as L
-from quantscope._client import Client
-from quantscope._estimate import Estimate
-from quantscope._quota import Quota
+from quantscope._http.client import Client
+from quantscope._http.estimate import Estimate
+from quantscope._http.quota import Quota
 from quantscope.catalog.manifest import Manifest, Store
 from quantscope.sandbox.serve import SandboxServer
 from tests._helpers.leaks import spellings

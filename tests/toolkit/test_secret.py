@@ -21,8 +21,8 @@ from _helpers import FAST, FakeService, Seen, ok
 from _helpers.leaks import escaped, leaks
 
 import quantscope as qsc
-from quantscope._client import Client
 from quantscope._config import resolve_settings
+from quantscope._http.client import Client
 from quantscope._secret import Scrubber
 
 SECRET = "qs/live_Key-0123456789abcdefXYZ"  # a "/" (JSON may write "\/") and both cases
@@ -219,7 +219,7 @@ def test_the_quota_command_follows_no_redirect_with_the_key(
 def test_an_answer_stored_unscrubbed_by_an_earlier_quantscope_decodes_to_no_key(
     serve: Callable[..., FakeService], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import quantscope._transport as transport
+    import quantscope._http.transport as transport
 
     service = serve(lambda seen: (200, {}, echoing_body(SECRET, seed=3)))
     # An earlier quantscope scrubbed only the literal key: its cache holds escaped spellings.

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-import quantscope._embedded as embedded_mod
+import quantscope._http.embedded as embedded_mod
 import quantscope.loaders as L
-from quantscope._client import Client, connect, set_default_client
+from quantscope._http.client import Client, connect, set_default_client
 from quantscope.sandbox.datadir import WorldInfo, copy_world
 from quantscope.sandbox.serve import SandboxServer
 

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 import quantscope as qsc
-import quantscope._embedded as embedded_mod
+import quantscope._http.embedded as embedded_mod
 from quantscope import tour
-from quantscope._client import set_default_client
 from quantscope._errors import QuotaShareExceededError
+from quantscope._http.client import set_default_client
 from quantscope.sandbox.auth import hash_key
 from quantscope.sandbox.datadir import WorldInfo, copy_world
 from quantscope.sandbox.serve import SandboxServer

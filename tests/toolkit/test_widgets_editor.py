@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 from _helpers import QUANT, service_playbook
 
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 from quantscope.widgets import AuditLog, PlaybookEditor
 

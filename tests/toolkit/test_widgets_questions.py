@@ -22,7 +22,7 @@ import pytest
 from _helpers import QUANT, WidgetData
 
 from quantscope import backtest as bt
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.backtest import uncertainty
 from quantscope.backtest.questions import QUESTION_LABELS
 from quantscope.sandbox.serve import SandboxServer

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from _helpers import QUANT, WidgetData, service_playbook, value_of
 
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 from quantscope.widgets import AuditLog, RecommendationsPanel
 from quantscope.widgets import recommendations as recommendations_module

@@ -22,7 +22,7 @@ from _helpers import (
 
 import quantscope.loaders as L
 from quantscope import audit
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 from quantscope.widgets import AuditLog, PlaybookEditor, PlaybookView, RecommendationsPanel
 

@@ -16,11 +16,11 @@ from urllib.parse import urlsplit
 
 from _helpers import QUANT, WidgetData, share_refusal
 
-from quantscope._client import Client
 from quantscope._errors import QuotaShareExceededError
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 from quantscope.widgets import PlaybookEditor, RecommendationsPanel, ThresholdPanel
-from quantscope.widgets._common import opening_offer
+from quantscope.widgets._offer import opening_offer
 
 #: Python advice a panel never gives (its buttons are the options).
 PYTHON_ADVICE = re.compile(r"\bpass \w+=|confirm=True|partial=True|force=True|qsc?\.\w+\(")

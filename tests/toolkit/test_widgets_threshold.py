@@ -19,8 +19,8 @@ from _helpers import QUANT, WidgetData, service_playbook, value_of
 
 import quantscope.loaders as L
 from quantscope import backtest as bt
-from quantscope._client import Client
 from quantscope._errors import APIConnectionError
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 from quantscope.widgets import (
     AuditLog,

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from _helpers import QUANT, WidgetData, service_playbook, value_of
 
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 from quantscope.widgets import ThresholdPanel
 from quantscope.widgets._controls import ThresholdControl

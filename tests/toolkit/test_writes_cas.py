@@ -15,7 +15,7 @@ from _helpers import QUANT, other_client, quota_left, service_playbook, smart_mo
 import quantscope as qs
 import quantscope.loaders as L
 from quantscope import audit
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.sandbox.serve import SandboxServer
 
 

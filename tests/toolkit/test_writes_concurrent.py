@@ -28,8 +28,8 @@ from _helpers import (
 import quantscope as qs
 import quantscope.loaders as L
 from quantscope import audit
-from quantscope._client import Client
-from quantscope._writelock import lock_dir, playbook_lock
+from quantscope._http.client import Client
+from quantscope._http.writelock import lock_dir, playbook_lock
 from quantscope.sandbox.serve import SandboxServer
 
 THREADS = 16
@@ -235,8 +235,8 @@ def test_a_playbook_locked_by_another_process_waits_then_refuses_naming_it(
 # A process that takes the playbook lock, says so, and holds it until killed or its stdin ends.
 HOLD = """
 import sys
-from quantscope._client import Client
-from quantscope._writelock import playbook_lock
+from quantscope._http.client import Client
+from quantscope._http.writelock import playbook_lock
 url, cache, quant = sys.argv[1:]
 with Client(url, cache_dir=cache, progress=False) as client, playbook_lock(client, int(quant)):
     print("held", flush=True)

@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from quantscope._client import Client
 from quantscope._errors import MissingColumnsError, PermissionDeniedError
+from quantscope._http.client import Client
 from quantscope.backtest._rules import (
     PlaybookArg,
     market_cap_class,

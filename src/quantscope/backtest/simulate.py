@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from quantscope._client import Client
+from quantscope._http.client import Client
 from quantscope.backtest.features import TRADE_COLUMNS, backtest_attrs, profitable, wide_details
 from quantscope.loaders import load_eval_details, load_ohlcv
 

@@ -20,8 +20,8 @@ from typing import Any
 import pandas as pd
 
 from quantscope import _endpoints as E
-from quantscope import _schemas
 from quantscope._errors import ConfigurationError
+from quantscope._typed import schemas as _schemas
 from quantscope.catalog.read import Catalog
 
 __all__ = ["ANSWERS", "answer", "kept"]

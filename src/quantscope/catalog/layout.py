@@ -29,8 +29,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from quantscope import _schemas
-from quantscope._frames import FrameSpec, with_categories
+from quantscope._typed import schemas as _schemas
+from quantscope._typed.frames import FrameSpec, with_categories
 
 __all__ = [
     "RESOURCES",
@@ -183,7 +183,7 @@ def _types(arrow_type: pa.DataType) -> Any:
 
 
 def _categorical(column: pd.Series, fixed: tuple[str, ...]) -> pd.Categorical:
-    """Categories as ``_frames.build_frame`` makes them: ``fixed`` (the spec's whole set)
+    """Categories as ``_typed.frames.build_frame`` makes them: ``fixed`` (the spec's whole set)
     then the other values present, sorted (an open set: the values present, sorted); the
     file's dictionary, narrowed and reordered, never a pass over the values as text.
     """

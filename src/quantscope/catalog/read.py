@@ -32,9 +32,9 @@ import pandas as pd
 import pyarrow as pa
 
 from quantscope._errors import ConfigurationError
-from quantscope._frames import with_categories
 from quantscope._ids import IdArg, many_ids, one_id, optional_id
 from quantscope._reprs import catalog_html
+from quantscope._typed.frames import with_categories
 from quantscope.catalog.integrity import read_checked, scan
 from quantscope.catalog.layout import RESOURCES, Resource, arrow_schema, from_table
 from quantscope.catalog.manifest import Manifest, Store

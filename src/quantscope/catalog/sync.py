@@ -50,7 +50,6 @@ from typing import Any
 import pandas as pd
 
 import quantscope.loaders as L
-from quantscope._client import Client
 from quantscope._endpoints import DETAILS, OHLCV
 from quantscope._errors import (
     CatalogIntegrityError,
@@ -59,12 +58,13 @@ from quantscope._errors import (
     QuotaError,
     QuotaShareExceededError,
 )
-from quantscope._estimate import Estimate, estimate
-from quantscope._frames import with_categories
+from quantscope._http.client import Client
+from quantscope._http.estimate import Estimate, estimate
+from quantscope._http.quota import share_limit
 from quantscope._ids import IdArg, many_ids
 from quantscope._progress import progress
-from quantscope._quota import share_limit
 from quantscope._reprs import sync_report_html
+from quantscope._typed.frames import with_categories
 from quantscope.catalog.layout import RESOURCES, Resource
 from quantscope.catalog.lock import sync_lock
 from quantscope.catalog.manifest import MANIFEST, Manifest, Store, is_temporary, now_iso

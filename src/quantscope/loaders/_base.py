@@ -8,14 +8,14 @@ for one request per parameter set), and running the plan calls ``run_recipe``, t
 function that runs the load, straight down and back:
 
 1. wire parameters, once (``_wire.wire_params``; the same text for key, request, provenance);
-2. the frame cache (``_framecache``): the frame built before from the same answers, when the
+2. the frame cache (``_http.framecache``): the frame built before from the same answers, when the
    HTTP cache says they are all still stored unchanged (``ResponseCache.unchanged``); its
-   provenance is made by ``_results.cached_provenance`` (no request, ``fetched_at`` of the
+   provenance is made by ``_http.results.cached_provenance`` (no request, ``fetched_at`` of the
    oldest answer);
 3. otherwise the client (``get`` / ``get_pages`` / ``get_many``) with the recipe's typed
-   decoder passed explicitly (``_decode.page_decoder``), returning the answers and their cache
+   decoder passed explicitly (``_typed.decode.page_decoder``), returning the answers and their cache
    entries;
-4. the typed frame (``_frames.build_frame``, with provenance), and what it lacks: for a
+4. the typed frame (``_typed.frames.build_frame``, with provenance), and what it lacks: for a
    ``by_chain`` recipe whose request names no chain, the plan's chain allowance
    (``attrs["quantscope"]["plan_chains"]``: the service leaves out the other chains);
 5. the frame stored beside the entries it came from (never an incomplete one);
@@ -23,7 +23,7 @@ function that runs the load, straight down and back:
    frame-cache hit as on a fresh load; an ``EmptyResultWarning`` when a paged list load's
    filters matched nothing (``loaders._empty``).
 
-What a load may spend is the caller's ``Spend`` (``_quota``): multi-request loaders take
+What a load may spend is the caller's ``Spend`` (``_http.quota``): multi-request loaders take
 ``confirm``, ``max_requests`` and ``partial`` and pass them on (``spend_of``). A
 ``partial=True`` load that stopped at the quota returns its frame with
 ``attrs["quantscope"]["incomplete"]`` and the warning. ``qsc.estimate`` runs none of this: it
@@ -36,7 +36,7 @@ prices what it answers at 0).
 
 Every GET loader runs this recipe, whatever its result's shape: one object of the service
 (counts, statistics) is a one-row typed frame (``record_frame``) that ``series_plan`` turns
-into the Series the loader returns (``_frames.row_series``); one answer that holds several
+into the Series the loader returns (``_typed.frames.row_series``); one answer that holds several
 (a trade and its transactions, the dashboard) is a recipe with ``parts``, whose ``build``
 makes every frame and ``parts_plan``'s ``finish`` receives them, each kept in the frame cache. A new
 loader copies any neighbour. Only writes (``post`` / ``put``) shape their answer with
@@ -53,8 +53,9 @@ from typing import Any, NamedTuple, TypeVar
 
 import pandas as pd
 
-from quantscope._cache import CacheEntry, key_scope
-from quantscope._client import (
+from quantscope._errors import DataQualityWarning, IncompleteDataWarning, InvalidResponseError
+from quantscope._http.cache import CacheEntry, key_scope
+from quantscope._http.client import (
     Client,
     Fetched,
     FetchedMany,
@@ -64,10 +65,12 @@ from quantscope._client import (
     Provenance,
     get_default_client,
 )
-from quantscope._decode import page_decoder
-from quantscope._errors import DataQualityWarning, IncompleteDataWarning, InvalidResponseError
-from quantscope._framecache import CachedFrame, frame_key, part_key
-from quantscope._frames import (
+from quantscope._http.framecache import CachedFrame, frame_key, part_key
+from quantscope._http.quota import Spend
+from quantscope._http.results import cached_provenance, with_provenance
+from quantscope._plans import PLANS, plan_named
+from quantscope._typed.decode import page_decoder
+from quantscope._typed.frames import (
     Columns,
     FrameSpec,
     Item,
@@ -75,9 +78,6 @@ from quantscope._frames import (
     quality_message,
     series_of,
 )
-from quantscope._plans import PLANS, plan_named
-from quantscope._quota import Spend
-from quantscope._results import cached_provenance, with_provenance
 from quantscope._wire import Params, Wire, wire_params
 from quantscope.catalog.answer import answer
 from quantscope.loaders._empty import warn_empty
@@ -346,7 +346,7 @@ def _finished(frames: Frames, recipe: Recipe, wire: Wire, c: Client) -> Frames:
 
 
 def note_checks(obj: pd.DataFrame | pd.Series, found: Mapping[str, Any]) -> None:
-    """Add what the answers' checks found (``_pagecheck``: items seen twice, totals) to
+    """Add what the answers' checks found (``_http.pagecheck``: items seen twice, totals) to
     ``attrs["quantscope"]["checks"]``, beside what the frame's conversion found.
     """
     if found:
@@ -426,7 +426,7 @@ def at_fault(
 
 def spend_of(confirm: bool, max_requests: int | None, partial: bool) -> Spend:
     """The ``Spend`` of a multi-request loader's keywords (``confirm``, ``max_requests``,
-    ``partial``: see ``_quota.Spend``).
+    ``partial``: see ``_http.quota.Spend``).
     """
     return Spend(confirm=confirm, max_requests=max_requests, partial=partial)
 
@@ -496,7 +496,7 @@ def typed_frame(
 ) -> pd.DataFrame:
     """``build_frame`` plus ``df.attrs["quantscope"]`` (provenance and loader extras).
 
-    The records may be items decoded by ``_decode.page_decoder(spec, ...)`` (the same frame),
+    The records may be items decoded by ``_typed.decode.page_decoder(spec, ...)`` (the same frame),
     or ``Columns`` already converted (``columns_of``).
     Records holding none of the spec's fields are never silent rows of missing values: when
     every record is such (another resource, error objects inside a 200) it is an

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from quantscope._frames import Columns, FrameSpec, Item
+from quantscope._typed.frames import Columns, FrameSpec, Item
 
 __all__ = ["FOLD_ROWS", "PageFolder", "PageRows", "joined"]
 

@@ -8,7 +8,7 @@ whose call makes the plan and runs it (``LoadPlan.run``: ``_base.run_recipe``, t
 ``loader.plan(...)`` (``LoadPlan.cost``) without running any of the loader's request code:
 a catalog's answer is free (or refused in one line when the catalog does not keep it), so is
 a frame kept in the frame cache; the rest is the client's price of the plan's requests
-(``_plan.Requests``, ``Client._price``), from its HTTP cache alone.
+(``_http.plan.Requests``, ``Client._price``), from its HTTP cache alone.
 
 Writes are no load: ``@planned_write(endpoint)`` gives them a ``.plan`` that prices one
 request, never cached.
@@ -24,11 +24,11 @@ from typing import Any, Generic, ParamSpec, Protocol, TypeVar, cast
 
 import pandas as pd
 
-from quantscope._client import Client
-from quantscope._estimate import Estimate
-from quantscope._frames import FrameSpec, row_series
-from quantscope._plan import Requests
-from quantscope._quota import Spend
+from quantscope._http.client import Client
+from quantscope._http.estimate import Estimate
+from quantscope._http.plan import Requests
+from quantscope._http.quota import Spend
+from quantscope._typed.frames import FrameSpec, row_series
 from quantscope._wire import Params, wire_params
 from quantscope.catalog.answer import kept
 from quantscope.loaders._base import (
@@ -87,7 +87,7 @@ class LoadPlan(Generic[R]):
 
     def cost(self, *, probe: bool = False) -> Estimate:
         """What running the plan would spend now, sending nothing (module docstring;
-        ``probe``: ``_plan``).
+        ``probe``: ``_http.plan``).
         """
         c = client_or_default(self.client)
         recipe = self.recipe
@@ -102,7 +102,7 @@ class LoadPlan(Generic[R]):
         return self.requests(c).cost(probe=probe)
 
     def requests(self, c: Client) -> Requests:
-        """The plan's requests as ``c`` would send them (``_plan.Requests``)."""
+        """The plan's requests as ``c`` would send them (``_http.plan.Requests``)."""
         recipe = self.recipe
         many = tuple(wire_params(p) for p in self.many) if self.many is not None else None
         return Requests(
@@ -138,7 +138,7 @@ def series_plan(
     recipe: Recipe, params: Params | None = None, *, client: Client | None
 ) -> LoadPlan[pd.Series]:
     """The plan of a load of one record (``_base.record_frame``) returned as a Series named
-    after the spec (``_frames.row_series``), with the frame's attrs.
+    after the spec (``_typed.frames.row_series``), with the frame's attrs.
     """
     return LoadPlan(recipe, functools.partial(_row, recipe.spec), params, client=client)
 
@@ -195,7 +195,7 @@ def planned(plan: Callable[P, LoadPlan[R]]) -> PlannedLoader[P, R]:
 
 def planned_write(endpoint: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """A write function priced by ``qsc.estimate`` as one request to ``endpoint``, never
-    cached (``.plan``: the write's ``_plan.Requests``, on its ``client`` argument).
+    cached (``.plan``: the write's ``_http.plan.Requests``, on its ``client`` argument).
     """
 
     def wrap(write: Callable[P, R]) -> Callable[P, R]:

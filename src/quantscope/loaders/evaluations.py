@@ -10,9 +10,9 @@ from typing import Any
 import pandas as pd
 
 from quantscope import _endpoints as E
-from quantscope import _schemas
-from quantscope._client import Client, Fetched, FetchedMany, OffsetPaging
+from quantscope._http.client import Client, Fetched, FetchedMany, OffsetPaging
 from quantscope._ids import IdArg, many_ids
+from quantscope._typed import schemas as _schemas
 from quantscope.loaders._base import (
     Recipe,
     field,

@@ -19,13 +19,13 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from quantscope import _endpoints as E
-from quantscope import _schemas
 from quantscope._changes import Change, stale_changes, stale_write_error
-from quantscope._client import Client, Fetched
-from quantscope._frames import row_series
+from quantscope._http.client import Client, Fetched
+from quantscope._http.results import with_provenance
+from quantscope._http.writelock import playbook_lock
 from quantscope._ids import IdArg, one_id
-from quantscope._results import with_provenance
-from quantscope._writelock import playbook_lock
+from quantscope._typed import schemas as _schemas
+from quantscope._typed.frames import row_series
 from quantscope.loaders._base import (
     Frames,
     Recipe,
@@ -226,7 +226,7 @@ def apply_recommendation(
     recommendation: IdArg | pd.Series, *, force: bool = False, client: Client | None = None
 ) -> pd.Series:
     """Apply one recommendation: the playbook threshold becomes its new threshold. Returns
-    the applied recommendation's fields as served (``_schemas.APPLIED``).
+    the applied recommendation's fields as served (``_typed.schemas.APPLIED``).
 
     Given a ``load_recommendations`` row, the entry is read from the service first (one more
     request) and a ``StaleWriteError`` says when it no longer holds the row's
@@ -234,7 +234,7 @@ def apply_recommendation(
     service's own check applies: it refuses (409 ``stale_recommendation``) a recommendation
     whose entry changed since it was made, and so it does after ``force=True``.
 
-    A row's check and the apply hold the playbook's lock (``_writelock``): no other write
+    A row's check and the apply hold the playbook's lock (``_http.writelock``): no other write
     through quantscope on this machine lands between them.
     """
     c = client_or_default(client)

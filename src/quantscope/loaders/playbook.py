@@ -14,12 +14,12 @@ from typing import Any
 import pandas as pd
 
 from quantscope import _endpoints as E
-from quantscope import _schemas
 from quantscope._changes import Change, stale_changes, stale_write_error
-from quantscope._client import Client, Fetched
 from quantscope._errors import InvalidResponseError
+from quantscope._http.client import Client, Fetched
+from quantscope._http.writelock import playbook_lock
 from quantscope._ids import IdArg, one_id
-from quantscope._writelock import playbook_lock
+from quantscope._typed import schemas as _schemas
 from quantscope.loaders._base import Recipe, client_or_default, field, records, typed_frame
 from quantscope.loaders._planned import LoadPlan, frame_plan, planned, planned_write
 
@@ -137,7 +137,7 @@ def update_playbook(
     whatever the entry holds. Returns the updated entries. Cached reads of the playbook and
     the optimizer dashboard are invalidated.
 
-    The check and the PUT hold the playbook's lock (``_writelock``): no other write through
+    The check and the PUT hold the playbook's lock (``_http.writelock``): no other write through
     quantscope on this machine lands between them (nor, for a plain set, between another
     writer's check and its PUT).
     """

@@ -7,9 +7,9 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from quantscope import _endpoints as E
-from quantscope import _schemas
-from quantscope._client import Client, Fetched
+from quantscope._http.client import Client, Fetched
 from quantscope._ids import IdArg
+from quantscope._typed import schemas as _schemas
 from quantscope.loaders._base import Frames, Recipe, field, records, typed_frame
 from quantscope.loaders._planned import LoadPlan, frame_plan, parts_plan, planned
 

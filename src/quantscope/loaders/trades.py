@@ -8,10 +8,10 @@ from typing import NamedTuple
 import pandas as pd
 
 from quantscope import _endpoints as E
-from quantscope import _schemas
-from quantscope._client import Client, Fetched, FetchedPages, PageNumberPaging
-from quantscope._decode import page_decoder
+from quantscope._http.client import Client, Fetched, FetchedPages, PageNumberPaging
 from quantscope._ids import IdArg
+from quantscope._typed import schemas as _schemas
+from quantscope._typed.decode import page_decoder
 from quantscope.loaders._base import (
     Frames,
     Recipe,

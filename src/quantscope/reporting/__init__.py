@@ -38,7 +38,7 @@ from typing import Any, TypeAlias
 
 import pandas as pd
 
-from quantscope._client import Client
+from quantscope._http.client import Client
 
 # A benchmark: daily returns, a token's candles, or a token id (``build.Benchmark``).
 Benchmark: TypeAlias = pd.Series | pd.DataFrame | int | None

@@ -32,11 +32,11 @@ from quantscope import analytics
 from quantscope import backtest as bt
 from quantscope import loaders as L
 from quantscope._advice import Said
-from quantscope._client import Client, get_default_client
 from quantscope._errors import PermissionDeniedError, QuotaShareExceededError
-from quantscope._estimate import Estimate, estimate
+from quantscope._http.client import Client, get_default_client
+from quantscope._http.estimate import Estimate, estimate
+from quantscope._http.quota import share_limit
 from quantscope._ids import one_id
-from quantscope._quota import share_limit
 from quantscope.reporting.stages import SILENT, Stages
 
 __all__ = ["Benchmark", "Cost", "ReportData", "check_benchmark", "from_trades", "gather"]

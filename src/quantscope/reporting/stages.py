@@ -16,9 +16,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from quantscope._client import Client, get_default_client
 from quantscope._config import ENV_PROGRESS, _parse_flag
 from quantscope._errors import ConfigurationError
+from quantscope._http.client import Client, get_default_client
 from quantscope._progress import progress
 
 __all__ = ["SILENT", "Stages", "show_progress", "stages"]

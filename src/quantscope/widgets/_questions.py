@@ -31,7 +31,7 @@ from quantscope.backtest._sample import usable
 from quantscope.backtest.questions import QUESTION_LABELS, Question, question_of
 from quantscope.backtest.uncertainty import NO_MOVE, ClusterSums, cluster_intervals
 
-#: The decision numbers of a change and how each is formatted (``_common.fmt`` kinds).
+#: The decision numbers of a change and how each is formatted (``_format.fmt`` kinds).
 CHANGES: tuple[tuple[str, str, str], ...] = (
     ("d_win_rate", "win rate change", "share"),
     ("d_total_pnl_usd", "total PnL change", "usd"),

@@ -29,13 +29,13 @@ import pandas as pd
 
 from quantscope import audit
 from quantscope import loaders as L
-from quantscope._client import Client
+from quantscope._http.client import Client
 
 __all__ = ["PlaybookView", "Subscriber"]
 
 
 class Subscriber(Protocol):
-    """What a view calls: a panel (``widgets._common.Panel``)."""
+    """What a view calls: a panel (``widgets._panel.Panel``)."""
 
     def _view_changed(self, playbook: pd.DataFrame) -> None: ...
 

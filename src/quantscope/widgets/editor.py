@@ -33,12 +33,11 @@ from traitlets import TraitError
 
 from quantscope import audit
 from quantscope._changes import check_change, same_value
-from quantscope._client import Client
 from quantscope._errors import PermissionDeniedError, QuantscopeError
-from quantscope.widgets._common import (
+from quantscope._http.client import Client
+from quantscope.widgets._confirm import Confirmation
+from quantscope.widgets._format import (
     PLAYBOOK_PLANS,
-    Confirmation,
-    Panel,
     diff_html,
     flag,
     note,
@@ -46,6 +45,7 @@ from quantscope.widgets._common import (
     plan_name,
     rule_text,
 )
+from quantscope.widgets._panel import Panel
 
 FIELDS = ("threshold", "weight", "required", "disabled")
 CONFIG_TYPES = ("SCANNING", "BUYING")

@@ -27,7 +27,7 @@ cached). Computing: one ``what_if_intervals`` per (class, criterion, old thresho
 signal-only screen of the quant's trades (benchmarks/README.md, screen), once per
 load. A panel never spends more than the client's quota share on opening: when the what-if
 would, the recommendations are shown with the cost and an Open button offering only what can
-succeed (``Panel._open_lazily``, ``_common.opening_offer``). Pass ``trades=``/``details=`` to
+succeed (``Panel._open_lazily``, ``_offer.opening_offer``). Pass ``trades=``/``details=`` to
 reuse frames already loaded.
 
 The panel paints first and researches after: in a Jupyter kernel (Lab, Voila) the table of
@@ -59,8 +59,8 @@ from quantscope import audit
 from quantscope import backtest as bt
 from quantscope import loaders as L
 from quantscope._changes import number, same_value
-from quantscope._client import Client
 from quantscope._errors import PermissionDeniedError, QuantscopeError, QuotaShareExceededError
+from quantscope._http.client import Client
 from quantscope.backtest.questions import QUESTION_LABELS
 from quantscope.widgets._claims import (
     effect_text,
@@ -68,24 +68,21 @@ from quantscope.widgets._claims import (
     signal_screen,
     verdict,
 )
-from quantscope.widgets._common import (
+from quantscope.widgets._confirm import Confirmation
+from quantscope.widgets._format import (
     OPTIMIZER_PLANS,
-    Confirmation,
-    Panel,
-    Research,
     before_after,
     before_after_html,
     fmt,
-    load_research,
     note,
-    opening_offer,
     plan_allows,
     plan_name,
-    requests_of,
     service_host,
     table_html,
     undone_threshold,
 )
+from quantscope.widgets._offer import Research, load_research, opening_offer, requests_of
+from quantscope.widgets._panel import Panel
 
 APPLYING = (
     "Applying a recommendation produces the replayed effect (the playbook's whole pass rule "

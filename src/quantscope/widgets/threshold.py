@@ -32,7 +32,7 @@ trade not yet in the cache (details are cached forever), with the loaders' progr
 quota check. Pass ``trades=``/``details=`` to reuse frames already loaded. A load over the
 client's share of the quota left (``Settings.quota_share``) is not spent on opening: the panel
 shows its cost, the quota left and its reset, and an Open button only for what can succeed
-(all of it when it fits, else what fits; ``_common.opening_offer``). A plan known not to read
+(all of it when it fits, else what fits; ``_offer.opening_offer``). A plan known not to read
 the playbook (the client's last quota headers name it) is told so without a request.
 """
 
@@ -48,40 +48,36 @@ import pandas as pd
 
 from quantscope import audit, plots
 from quantscope._changes import check_change, number
-from quantscope._client import Client
 from quantscope._errors import (
     IncompleteDataWarning,
     PermissionDeniedError,
     QuantscopeError,
     QuotaShareExceededError,
 )
+from quantscope._http.client import Client
 from quantscope.backtest.questions import (
     QUESTION_LABELS,
     QUESTION_NOTES,
     Question,
     question_of,
 )
-from quantscope.widgets._common import (
+from quantscope.widgets._confirm import Confirmation
+from quantscope.widgets._controls import Quiet, ThresholdControl, exact_text, is_whole, stops
+from quantscope.widgets._figure import ThresholdFigure, new_figure
+from quantscope.widgets._format import (
     PLAYBOOK_PLANS,
-    Confirmation,
-    Panel,
-    Research,
-    ThresholdFigure,
     before_after,
     before_after_html,
     flag,
-    load_research,
-    new_figure,
     note,
-    opening_offer,
     plan_allows,
     plan_name,
-    requests_of,
     rule_text,
     service_host,
     undone_threshold,
 )
-from quantscope.widgets._controls import Quiet, ThresholdControl, exact_text, is_whole, stops
+from quantscope.widgets._offer import Research, load_research, opening_offer, requests_of
+from quantscope.widgets._panel import Panel
 from quantscope.widgets._questions import (
     Answer,
     Answers,

@@ -9,7 +9,7 @@
 
 Every command validates its arguments and paths before it sends anything, says what a load
 costs before spending it, and takes ``--json``, ``-q/--quiet`` and ``-v/--verbose``. Exit
-statuses say the cause (``_cli_exit.EXIT_CODES``, also in ``--help`` and docs/cli.md): 0
+statuses say the cause (``cli.exit.EXIT_CODES``, also in ``--help`` and docs/cli.md): 0
 done, 1 other, 2 usage, 65 integrity, 66 not found, 67 auth, 69 network, 73 cannot write,
 75 quota, 76 protocol, 77 plan, 78 config, 130 interrupted. An error is one line on stderr,
 ``quantscope: error: ...``, with the command line's advice and never the key; a warning
@@ -17,13 +17,13 @@ done, 1 other, 2 usage, 65 integrity, 66 not found, 67 auth, 69 network, 73 cann
 to stderr, data to stdout or the named file.
 
 **Adding a command group** (from another module, e.g. ``catalog``'s ``sync``): write
-``src/quantscope/_cli_<name>.py`` with a function ``COMMANDS(commands)`` that calls
+``src/quantscope/cli/<name>.py`` with a function ``COMMANDS(commands)`` that calls
 ``commands.add_parser(...)`` for each of its commands and ``set_defaults(handler=f)`` on
 them, ``f(args) -> int`` the exit status; give each ``add_output_options`` and import heavy
 modules inside ``f``. Then append one line to ``COMMAND_GROUPS`` below and the command to
-docs/cli.md (a test compares them). ``_cli_common`` has what groups share (options, paths,
+docs/cli.md (a test compares them). ``cli.common`` has what groups share (options, paths,
 ``Voice``, the client); raise exceptions rather than printing them: ``main`` prints each as
-one line and exits with its status (``_cli_exit``).
+one line and exits with its status (``cli.exit``).
 """
 
 from __future__ import annotations
@@ -35,9 +35,12 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-from quantscope import _cli_cache, _cli_fetch, _cli_preflight, _cli_sandbox
-from quantscope._cli_common import EXAMPLES_FORMATTER, Subparsers
-from quantscope._cli_exit import (
+from quantscope._errors import QuantscopeError, QuantscopeWarning
+from quantscope._versions import QUANTSCOPE_VERSION
+from quantscope.cli import cache, fetch, preflight, sandbox
+from quantscope.cli.catalog import add_catalog_commands
+from quantscope.cli.common import EXAMPLES_FORMATTER, Subparsers
+from quantscope.cli.exit import (
     INTERRUPTED,
     CannotWriteError,
     InputNotFoundError,
@@ -48,18 +51,15 @@ from quantscope._cli_exit import (
     exit_status,
     with_cli_advice,
 )
-from quantscope._errors import QuantscopeError, QuantscopeWarning
-from quantscope._versions import QUANTSCOPE_VERSION
-from quantscope.catalog.cli import add_catalog_commands
-from quantscope.reporting.cli import add_report_commands
+from quantscope.cli.report import add_report_commands
 
 # One function per command group, in the order ``--help`` lists them (see the docstring).
 COMMAND_GROUPS: tuple[Callable[[Subparsers], None], ...] = (
-    _cli_fetch.COMMANDS,
+    fetch.COMMANDS,
     add_catalog_commands,
     add_report_commands,
-    _cli_cache.COMMANDS,
-    _cli_sandbox.COMMANDS,
+    cache.COMMANDS,
+    sandbox.COMMANDS,
 )
 
 EXAMPLES = (
@@ -153,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ) as exc:
         return _fail(prog, exc, args)
     finally:  # the quota the command saw, for the next one's refusals at zero requests
-        _cli_preflight.remember_opened()
+        preflight.remember_opened()
     return status
 
 

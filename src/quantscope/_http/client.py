@@ -11,7 +11,7 @@ JSON plus provenance::
 
 Each result also carries the cache entries of its answers (``Fetched.entry``,
 ``FetchedPages.entries``, ``FetchedMany.entries``), which the frame cache keeps beside a frame,
-and any of them takes ``decode=`` (``_decode.page_decoder``): a function turning an answer's
+and any of them takes ``decode=`` (``_typed.decode.page_decoder``): a function turning an answer's
 bytes into its body in place of ``orjson``, passed down explicitly to where bodies are decoded.
 ``get_pages`` also takes ``fold=``: what a load keeps of each page, applied as the page arrives
 (``loaders._fold``: its items as typed columns, converted a batch of pages at a time), so a
@@ -22,21 +22,21 @@ The client reads and writes the HTTP cache only through ``ResponseCache`` (``cli
 Multi-request loads (``get_pages``, ``get_many``) serve cached answers first (no quota) and
 count what the rest costs before sending any of it (a paged load's first page, which gives
 the total, is sent first: it counts as one request of the load). Then, by the caller's
-``Spend`` (``_quota``):
+``Spend`` (``_http.quota``):
 
 * the rest does not fit in the quota left (minus ``quota_reserve``): nothing more is sent,
   ``QuotaWouldBeExceededError`` says how many are needed, how many are left and when the quota
   resets; ``Spend(partial=True)`` fetches what fits instead and returns an incomplete result
   (``missing``), whose pages are kept in the cache until after the reset so the same call
   then fetches only the rest;
-* the load needs more than ``Settings.quota_share`` of the quota left (``_quota.share_limit``):
+* the load needs more than ``Settings.quota_share`` of the quota left (``_http.quota.share_limit``):
   refused with its cost (``QuotaShareExceededError``) unless ``Spend(confirm=True)`` or a
   ``max_requests`` ceiling that covers it. A single request is never refused by this rule.
 
 A load that starts before any answer reported the quota sends its first request to learn it.
 Both refusals and the service's 429 (``RateLimitError``) are ``QuotaError``. What a call would
 cost is priced without making it (``qsc.estimate``): ``_request_plan`` says which requests a
-``get``/``get_many``/``get_pages``/``post``/``put`` call needs (``_plan.Requests``), and
+``get``/``get_many``/``get_pages``/``post``/``put`` call needs (``_http.plan.Requests``), and
 ``price`` counts what the cache holds of them, sending nothing (a paged load's first page
 only with ``probe=True``).
 
@@ -44,10 +44,12 @@ only with ``probe=True``).
 lazily: ``connect()`` is where settings are resolved, configuration errors surface and the
 embedded sandbox announces itself, so that should happen in a cell the user wrote, once.
 
-The pieces the client is built from live beside it: ``_wire`` (query parameters as text and
-path templates), ``_quota`` (``Quota`` and the rate-limit headers) and ``_results`` (what loads
-return, with provenance, and the paging styles). This module re-exports their public names,
-so ``from quantscope._client import ...`` is the one import loaders and tests need.
+The pieces the client is built from live beside it: ``_wire`` (query parameters as text and path
+templates), ``_http.sender`` (one request sent with retries within the deadline, and the quota
+the answers report), ``_http.quota`` (``Quota`` and the rate-limit headers) and
+``_http.results`` (what loads return, with provenance, and the paging styles). This module
+re-exports their public names, so ``from quantscope._http.client import ...`` is the one
+import loaders and tests need.
 """
 
 from __future__ import annotations
@@ -59,7 +61,6 @@ import itertools
 import os
 import sqlite3
 import threading
-import time
 import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -69,10 +70,24 @@ from typing import Any, overload
 
 import orjson
 import requests
-import urllib3
 
 from quantscope._advice import Said
-from quantscope._cache import (
+from quantscope._config import OPTIONS_HELP, RetryPolicy, Settings, passed, resolve_settings
+from quantscope._errors import (
+    APIConnectionError,
+    ConfigurationError,
+    InconsistentAnswerWarning,
+    InvalidResponseError,
+    OfflineCacheMissError,
+    QuotaShareExceededError,
+    QuotaWouldBeExceededError,
+    RateLimitError,
+    ServerError,
+    StaleDataWarning,
+    format_reset,
+    redact,
+)
+from quantscope._http.cache import (
     NEVER_EXPIRE,
     CacheEntry,
     CacheInfo,
@@ -83,40 +98,19 @@ from quantscope._cache import (
     open_session,
     rule_for,
 )
-from quantscope._config import OPTIONS_HELP, RetryPolicy, Settings, passed, resolve_settings
-from quantscope._embedded import start_embedded_sandbox
-from quantscope._errors import (
-    APIConnectionError,
-    APIStatusError,
-    APITimeoutError,
-    ConfigurationError,
-    InconsistentAnswerWarning,
-    InvalidResponseError,
-    OfflineCacheMissError,
-    QuotaShareExceededError,
-    QuotaWouldBeExceededError,
-    RateLimitError,
-    ServerError,
-    StaleDataWarning,
-    error_from_response,
-    format_reset,
-    redact,
-)
-from quantscope._estimate import Estimate
-from quantscope._framecache import FrameCache
-from quantscope._pagecheck import PageLedger
-from quantscope._plan import Requests
-from quantscope._progress import progress
-from quantscope._quota import (
+from quantscope._http.embedded import start_embedded_sandbox
+from quantscope._http.estimate import Estimate
+from quantscope._http.framecache import FrameCache
+from quantscope._http.pagecheck import PageLedger
+from quantscope._http.plan import Requests
+from quantscope._http.quota import (
     Quota,
     Spend,
-    _retry_after_s,
     parse_reset,
     quota_from_headers,
     share_limit,
 )
-from quantscope._reprs import client_html
-from quantscope._results import (
+from quantscope._http.results import (
     Fetched,
     FetchedMany,
     FetchedPages,
@@ -124,9 +118,11 @@ from quantscope._results import (
     PageNumberPaging,
     Provenance,
 )
+from quantscope._http.sender import Sender
+from quantscope._progress import progress
+from quantscope._reprs import client_html
 from quantscope._secret import scrubber
-from quantscope._transport import deadline, time_left
-from quantscope._wire import Params, _path_params, _split_path, wire_params
+from quantscope._wire import Params, _split_path, wire_params
 
 __all__ = [
     "CacheEntry",
@@ -204,32 +200,14 @@ class _PageRequests(Sequence[tuple[str, dict[str, str]]]):
 # --- the client ---------------------------------------------------------------------------
 
 
-def _never_sent(exc: BaseException) -> bool:
-    """Whether a connection failure happened before the request left (safe to resend a write)."""
-    if isinstance(exc, requests.ConnectTimeout):
-        return True
-    seen: BaseException | None = exc
-    while seen is not None:
-        reason = getattr(seen, "reason", None)
-        if isinstance(seen, urllib3.exceptions.NewConnectionError) or isinstance(
-            reason, urllib3.exceptions.NewConnectionError
-        ):
-            return True
-        nxt = seen.args[0] if seen.args and isinstance(seen.args[0], BaseException) else None
-        seen = nxt or seen.__cause__ or seen.__context__
-        if seen is exc:
-            break
-    return False
-
-
-Decode = Callable[[bytes], Any]  # an answer's bytes -> its body (``_decode.page_decoder``)
+Decode = Callable[[bytes], Any]  # an answer's bytes -> its body (``_typed.decode.page_decoder``)
 Fold = Callable[[Any], Any]  # a page's body -> what a load keeps of it (``get_pages(fold=)``)
 
 
 def _settle(
     one: _One, *, ledger: PageLedger, paging: PageNumberPaging | OffsetPaging, fold: Fold | None
 ) -> None:
-    """A page as soon as it is loaded: checked against the load's other pages (``_pagecheck``:
+    """A page as soon as it is loaded: checked against the load's other pages (``_http.pagecheck``:
     items already loaded are dropped from it), then folded (``get_pages(fold=...)``); its item
     count as served is kept for the paging checks. A page whose items are not a list is left
     as it came, for those checks to judge.
@@ -297,15 +275,14 @@ class Client:
         self.cache = ResponseCache(
             self._session, offline=settings.offline, companions=(self.frames,)
         )
-        self._quota = Quota()
-        self._sleep: Callable[[float], None] = time.sleep
+        self._sender = Sender(self._session, self.base_url, settings, self.cache)
 
     # ----- public surface -----
 
     @property
     def quota(self) -> Quota:
         """The daily quota as last reported by the service (``Quota()`` before any request)."""
-        return self._quota
+        return self._sender.quota
 
     def get(
         self, endpoint: str, params: Params | None = None, *, decode: Decode | None = None
@@ -386,7 +363,7 @@ class Client:
         The first page gives the total; the rest are counted against the quota before any is
         sent (module docstring). ``max_pages`` caps the load. Page parameters in ``params``
         are overridden. ``decode``, when given, turns each page's bytes into its body in place
-        of ``orjson`` (``_decode.page_decoder``: typed items plus the keys paging reads; plain
+        of ``orjson`` (``_typed.decode.page_decoder``: typed items plus the keys paging reads; plain
         JSON for a page of another shape). The result's ``entries`` are the loaded pages'
         cache entries in page order (None for a page without one, e.g. an expired copy
         standing in for a failed request). With ``Spend(partial=True)`` it may be incomplete:
@@ -401,7 +378,7 @@ class Client:
         shape is never folded: the checks above judge it as it came.
 
         Before it is folded, each page is checked against the load's other pages
-        (``_pagecheck``, docs/service-contract.md "How answers are checked"): a page that
+        (``_http.pagecheck``, docs/service-contract.md "How answers are checked"): a page that
         brings no new item stops the load with ``InvalidResponseError`` (the service is not
         paging); items seen twice are dropped from the later page; those and totals the
         pages disagree with are the result's ``checks``, in one ``InconsistentAnswerWarning``.
@@ -503,140 +480,13 @@ class Client:
 
     def __repr__(self) -> str:
         mode = ", offline" if self.settings.offline else ""
-        return (
-            f"<quantscope.Client {self.settings.service} at {self.base_url}{mode}; {self._quota!r}>"
-        )
+        where = f"{self.settings.service} at {self.base_url}{mode}"
+        return f"<quantscope.Client {where}; {self._sender.quota!r}>"
 
     def _repr_html_(self) -> str:
         return client_html(self)
 
     # ----- sending, with the retry policy -----
-
-    def _send(
-        self, method: str, path: str, query: Mapping[str, str], json_body: Any, endpoint: str
-    ) -> tuple[Any, int, int]:
-        """Send with retries, all within the call's deadline (``timeout_s``); returns
-        (response, attempts, answers from the service).
-        """
-        with deadline(self.settings.timeout_s):
-            return self._send_until_deadline(method, path, query, json_body, endpoint)
-
-    def _send_until_deadline(
-        self, method: str, path: str, query: Mapping[str, str], json_body: Any, endpoint: str
-    ) -> tuple[Any, int, int]:
-        policy = self.settings.retry
-        attempts = spent = 0
-        rate_retried = False
-        while True:
-            attempts += 1
-            try:
-                response = self._session.request(
-                    method,
-                    self.base_url + path,
-                    params=dict(query),
-                    json=json_body,
-                    timeout=self.settings.timeout_s,  # each part capped at the time left
-                )
-            except requests.RequestException as exc:
-                self._raise_or_wait(method, path, endpoint, exc, attempts)
-                continue
-            if not getattr(response, "from_cache", False):
-                spent += 1
-                if method == "GET":
-                    self.cache.count_miss()
-                self._note_quota(response.headers)
-            else:
-                self.cache.count_hit()
-            status = response.status_code
-            retry_after = _retry_after_s(response.headers)
-            if (
-                status in policy.retry_statuses
-                and method == "GET"
-                and attempts <= policy.max_retries
-                and (retry_after is None or retry_after <= policy.max_wait_s)
-                and _waits_in_time(policy.backoff(attempts - 1, retry_after))
-            ):
-                self._sleep(policy.backoff(attempts - 1, retry_after))
-                continue
-            if (
-                status == 429
-                and not rate_retried
-                and retry_after is not None
-                and retry_after <= policy.rate_limit_wait_s
-                and _waits_in_time(retry_after)
-            ):
-                rate_retried = True  # a burst limit, not the daily quota: wait once
-                self._sleep(retry_after)
-                continue
-            return response, attempts, spent
-
-    def _raise_or_wait(
-        self, method: str, path: str, endpoint: str, exc: requests.RequestException, attempts: int
-    ) -> None:
-        """After a failed send: sleep before the next attempt, or raise the toolkit error."""
-        policy = self.settings.retry
-        timeout = isinstance(exc, requests.Timeout)
-        transient = timeout or isinstance(
-            exc, requests.ConnectionError | requests.exceptions.ChunkedEncodingError
-        )
-        safe = method == "GET" or _never_sent(exc)
-        wait = policy.backoff(attempts - 1)
-        if transient and safe and attempts <= policy.max_retries and _waits_in_time(wait):
-            self._sleep(wait)
-            return
-        out_of_time = timeout or time_left() == 0
-        tries = f" after {attempts} attempts" if attempts > 1 else ""
-        what = "did not answer in time" if out_of_time else "could not be reached"
-        budget = (
-            f"; timeout_s={self.settings.timeout_s:g} bounds the whole call" if out_of_time else ""
-        )
-        head = (
-            f"{method} {endpoint}: the service at {self.base_url} {what}{tries} "
-            f"({type(exc).__name__}{budget})"
-        )
-        message = (
-            Said(
-                "{head}; check QUANTSCOPE_URL and the network, or use cached data with {offline}",
-                values={"head": head},
-            )
-            if method == "GET"
-            else f"{head}; the write may or may not have been applied: reload before retrying"
-        )
-        cls = APITimeoutError if out_of_time else APIConnectionError
-        raise cls(message, endpoint=endpoint, attempts=attempts) from exc
-
-    def _note_quota(self, headers: Mapping[str, str]) -> None:
-        quota = quota_from_headers(headers)
-        if quota is not None:
-            self._quota = quota
-
-    def _status_error(
-        self,
-        response: Any,
-        method: str,
-        endpoint: str,
-        path: str,
-        query: Mapping[str, str],
-        attempts: int,
-    ) -> APIStatusError:
-        quota = quota_from_headers(response.headers) or self._quota
-        retry_after = _retry_after_s(response.headers)
-        reset = quota.reset
-        if response.status_code == 429 and reset is None and retry_after is not None:
-            reset = datetime.now(UTC) + timedelta(seconds=retry_after)
-        return error_from_response(
-            response.status_code,
-            response.content,
-            endpoint=endpoint,
-            method=method,
-            params={**_path_params(endpoint, path), **query},
-            plan=quota.plan,
-            reset=reset,
-            limit=quota.limit,
-            retry_after=retry_after,
-            attempts=attempts,
-            secrets=[self.settings.api_key or ""],
-        )
 
     # ----- one GET: cache, offline, stale fallback, lifetimes -----
 
@@ -740,7 +590,7 @@ class Client:
         probed: int = 0,
     ) -> Estimate:
         """What a load would cost, with the quota as last reported."""
-        quota = self._quota
+        quota = self._sender.quota
         known = quota.remaining is not None and self._budget() is not None
         return Estimate(
             endpoint=endpoint,
@@ -787,7 +637,7 @@ class Client:
 
     def _price(self, plan: Requests, *, probe: bool = False) -> Estimate:
         """What ``plan`` would cost now: the requests the cache cannot answer (fresh; offline:
-        any) and the ones it can (``_plan``). Sends nothing, except with ``probe=True`` the
+        any) and the ones it can (``_http.plan``). Sends nothing, except with ``probe=True`` the
         first page of a paged plan that the cache does not hold (it then stays in the cache).
         """
         endpoint = plan.endpoint
@@ -848,14 +698,14 @@ class Client:
                 raise self._offline_miss(endpoint, [query])
             return hit
         try:
-            response, attempts, spent = self._send("GET", path, query, None, endpoint)
+            response, attempts, spent = self._sender.send("GET", path, query, None, endpoint)
         except APIConnectionError:
             stale = self._stale(path, query, endpoint, decode)
             if stale is None:
                 raise
             return stale
         if response.status_code >= 400:
-            error = self._status_error(response, "GET", endpoint, path, query, attempts)
+            error = self._sender.status_error(response, "GET", endpoint, path, query, attempts)
             stale = (
                 self._stale(path, query, endpoint, decode)
                 if isinstance(error, ServerError)
@@ -919,7 +769,7 @@ class Client:
         if not content:
             return None
         if getattr(response, "from_cache", False) and self.settings.api_key:
-            # Answers arriving now are scrubbed before they are stored (_transport); one stored
+            # Answers arriving now are scrubbed before they are stored (_http.transport); one stored
             # by an earlier quantscope, which scrubbed only the literal key, may spell it
             # escaped. Linear in the body, on HTTP-cache hits only (the frame cache's skip this).
             content = scrubber(self.settings.api_key).scrub_bytes(content)
@@ -972,7 +822,7 @@ class Client:
 
     def _budget(self) -> int | None:
         """Requests this load may still send (quota left minus reserve); None when unknown."""
-        quota = self._quota
+        quota = self._sender.quota
         if quota.remaining is None:
             return None
         if quota.reset is not None and quota.reset <= datetime.now(UTC):
@@ -981,7 +831,7 @@ class Client:
 
     def _resume_until(self) -> datetime:
         """How long pages of a load that will stop early are kept: until a day after the reset."""
-        reset = self._quota.reset or datetime.now(UTC)
+        reset = self._sender.quota.reset or datetime.now(UTC)
         return reset + timedelta(days=1)
 
     def _fetch_batch(
@@ -998,7 +848,7 @@ class Client:
         settle: Callable[[_One], None] | None = None,
         besides: Sequence[str] | None = None,
     ) -> tuple[list[_One | None], _Refusal | None]:
-        """Cached answers first, then what the plan allows (``_plan``) of the rest, in order.
+        """Cached answers first, then what the plan allows (``_http.plan``) of the rest, in order.
 
         ``spent``: requests this load already sent (the first page). ``stop``: sends nothing
         more after an answer it holds true of (an empty page). ``settle``: applied to each
@@ -1059,7 +909,7 @@ class Client:
         """How many of ``needed`` requests this load may send (the quota is known), or the
         refusal (module docstring). ``spent``: requests the load already sent.
         """
-        quota = self._quota
+        quota = self._sender.quota
         remaining = quota.remaining or 0
         budget = max(0, remaining - self.settings.quota_reserve)
         start = remaining + spent  # the quota left when the load began
@@ -1091,7 +941,7 @@ class Client:
         ceiling: int | None = None,
     ) -> _Refusal:
         """The error for a load refused before sending ``needed`` requests (one line each)."""
-        quota = self._quota
+        quota = self._sender.quota
         remaining = quota.remaining or 0
         reserve = self.settings.quota_reserve
         of = f" of {quota.limit}" if quota.limit is not None else ""
@@ -1200,7 +1050,7 @@ class Client:
     ) -> FetchedPages:
         """Paging when the body gives no total: next page until one comes back short (the
         quota is planned page by page: the cost is not known in advance), or repeats an
-        earlier one (``_pagecheck``).
+        earlier one (``_http.pagecheck``).
         """
         ledger = ledger or PageLedger(endpoint, paging)
         pages: list[_One | None] = [first]
@@ -1259,7 +1109,7 @@ class Client:
 
     def _stop_on_repeat(self, ledger: PageLedger, pages: Sequence[_One | None]) -> None:
         """``InvalidResponseError`` when a page of ``pages`` repeats an earlier one (the
-        service is not paging, ``_pagecheck``); the repeating page's cached copy is dropped,
+        service is not paging, ``_http.pagecheck``); the repeating page's cached copy is dropped,
         so the same load asks for it again.
         """
         try:
@@ -1272,7 +1122,7 @@ class Client:
 
     def _warn_total(self, ledger: PageLedger, checks: Mapping[str, Any]) -> None:
         """The load's one ``InconsistentAnswerWarning`` for what its page checks found
-        (items seen twice, a total the pages disagree with: ``_pagecheck``), if anything.
+        (items seen twice, a total the pages disagree with: ``_http.pagecheck``), if anything.
         """
         if checks:
             warnings.warn(ledger.message(checks), InconsistentAnswerWarning, stacklevel=4)
@@ -1332,14 +1182,14 @@ class Client:
         wire = wire_params(params)
         path, query = _split_path(endpoint, wire)
         try:
-            response, attempts, spent = self._send(method, path, query, json_body, endpoint)
+            response, attempts, spent = self._sender.send(method, path, query, json_body, endpoint)
         except APIConnectionError:
             self.cache.invalidate(method, path)  # it may have been applied
             raise
         if not 400 <= response.status_code < 500:
             self.cache.invalidate(method, path)
         if response.status_code >= 400:
-            raise self._status_error(response, method, endpoint, path, query, attempts)
+            raise self._sender.status_error(response, method, endpoint, path, query, attempts)
         body = self._decode(response, endpoint)
         now = datetime.now(UTC)
         prov = Provenance(endpoint, wire, now, False, 1, spent, self.settings.service)
@@ -1348,12 +1198,6 @@ class Client:
 
 #: The client's methods whose requests ``_request_plan`` plans.
 _REQUEST_METHODS = ("get", "get_many", "get_pages", "post", "put")
-
-
-def _waits_in_time(seconds: float) -> bool:
-    """Whether a wait of ``seconds`` still leaves time for an attempt within the deadline."""
-    left = time_left()
-    return left is None or seconds < left
 
 
 def _as_datetime(lifetime: Lifetime) -> datetime:

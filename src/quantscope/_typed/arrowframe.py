@@ -1,4 +1,4 @@
-"""Typed frames as Arrow IPC streams and back, for the frame cache (``_framecache``).
+"""Typed frames as Arrow IPC streams and back, for the frame cache (``_http.framecache``).
 
 Writing is pyarrow's (``pa.Table.from_pandas``) plus a record of what reading back needs
 (``META_KEY``): each column's exact dtype (``dtype_tag``), the index and the attrs.

@@ -16,15 +16,15 @@ A stored value (format 1)::
     28      n      the head: UTF-8 JSON of the rest (status, reason, url, encoding, elapsed,
                    headers, cookies, the request as stored, redirects: the request
                    of every hop with its credential headers ``REDACTED``)
-    28 + n  ...    the body, as received (after ``_cache.scrub_key``); nothing when the body
-                   is kept in a file beside the cache (large answers, ``_cachestore``: the
+    28 + n  ...    the body, as received (after ``_http.cache.scrub_key``); nothing when the body
+                   is kept in a file beside the cache (large answers, ``_http.cachestore``: the
                    head then holds ``body_size``)
 
-The two stamps sit at a fixed offset, so ``stamps_of`` reads them from the first
-``STAMP_BYTES`` of a row without building a response (``_cachestore._Responses.stamps``). A value
-that does not start with ``MAGIC`` (a pickle written by requests-cache's default serializer,
-as quantscope stored answers before; anything else) is not read at all: ``loads`` returns
-None, which requests-cache takes for a miss, so the answer is asked again.
+The two stamps sit at a fixed offset, so ``stamps_of`` reads them from the first ``STAMP_BYTES`` of
+a row without building a response (``_http.cachestore._Responses.stamps``). A value that does not
+start with ``MAGIC`` (a pickle written by requests-cache's default serializer, as quantscope stored
+answers before; anything else) is not read at all: ``loads`` returns None, which requests-cache
+takes for a miss, so the answer is asked again.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ __all__ = [
     "stamps_of",
 ]
 
-FORMAT_VERSION = 1  # also the cache file's ``PRAGMA user_version`` (``_cache.open_session``)
+FORMAT_VERSION = 1  # also the cache file's ``PRAGMA user_version`` (``_http.cache.open_session``)
 MAGIC = b"qs-http1"
 NO_EXPIRY = -(2**63)
 _PREFIX = struct.Struct("<8sqqI")
@@ -187,7 +187,7 @@ def _history_item(head: dict[str, Any]) -> CachedResponse:
 def dumps(response: CachedResponse, *, body_elsewhere: bool = False) -> bytes:
     """``response`` in the stored layout (see the module docstring): one copy of the body, or
     none with ``body_elsewhere`` (the head then records the body's size, and the caller keeps
-    the body: ``_cachestore``).
+    the body: ``_http.cachestore``).
     """
     fields = _head(response, with_body=False)
     content = response.content or b""
@@ -245,7 +245,7 @@ def loads(
 
 
 class BodyElsewhere(NamedTuple):
-    """A response to store without its body (kept in a file by ``_cachestore``): handed to
+    """A response to store without its body (kept in a file by ``_http.cachestore``): handed to
     requests-cache's storage like a response, serialized by ``HTTP_SERIALIZER`` as
     ``dumps(response, body_elsewhere=True)``.
     """

@@ -4,7 +4,7 @@ A ``FrameSpec`` lists each column once: its name, where it comes from in a recor
 path), what kind of value it holds on the wire and a scale (percent -> fraction is 0.01).
 ``build_frame`` turns a list of records into a DataFrame with exactly those columns and dtypes,
 column by column (never cell by cell): the loaders have no casting code of their own. The
-records are JSON objects, or ``Item`` structs that a typed page decoder (``_decode``) built
+records are JSON objects, or ``Item`` structs that a typed page decoder (``_typed.decode``) built
 from them, or a mix of both (a page that fell back to plain JSON): each item type knows its
 spec and reads its own columns (``Item.columns``), so the frame is the same either way and no
 registry maps types back to specs. ``series_of`` is the same for a one-record answer that is
@@ -32,7 +32,7 @@ import pandas as pd
 import pyarrow as pa
 
 from quantscope._errors import DataQualityWarning
-from quantscope._parse import parse_numbers
+from quantscope._typed.parse import parse_numbers
 from quantscope._versions import VERIFIED_PANDAS, installed_within
 
 KINDS = frozenset(
@@ -111,7 +111,7 @@ class FrameSpec:
     index: str | None = None
     doc: str = ""
     required: tuple[str, ...] = ()  # a name of no column is ignored (a spec derived by
-    # ``dataclasses.replace(spec, columns=...)`` keeps its parent's; _schemas' specs are tested)
+    # ``dataclasses.replace(spec, columns=...)`` keeps its parent's; the schemas' specs are tested)
 
     @property
     def names(self) -> list[str]:

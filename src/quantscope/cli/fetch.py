@@ -13,10 +13,10 @@ frames (``trade``: the trade and its transactions) writes the one ``--part`` nam
 Validate, then price, then spend: the arguments, the values the spec enumerates and the
 output path are checked before anything is sent; then the load is priced from the cache
 (nothing sent) and refused if the quota last seen, the plan or ``--max-requests`` rules it out
-(``_cli_preflight``: zero requests sent); then a paged load's first page, which tells how many
+(``cli.preflight``: zero requests sent); then a paged load's first page, which tells how many
 follow, is the one request pricing may spend (the load reuses it), and the cost is said on
 stderr; then the loader runs under its own quota rules, whose refusals come
-back as one line with the flags that lift them (``_cli_exit``). A filter that matched nothing
+back as one line with the flags that lift them (``cli.exit``). A filter that matched nothing
 is said on stderr (exit 0). Progress bars and the summary line go to stderr.
 """
 
@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from quantscope import _endpoints as E
-from quantscope._cli_common import (
+from quantscope._errors import EmptyResultWarning
+from quantscope.cli.common import (
     EXAMPLES_FORMATTER,
     Subparsers,
     UsageError,
@@ -44,8 +45,7 @@ from quantscope._cli_common import (
     print_json,
     writable_output,
 )
-from quantscope._cli_preflight import check_values, refuse_early
-from quantscope._errors import EmptyResultWarning
+from quantscope.cli.preflight import check_values, refuse_early
 
 FORMATS = (".parquet", ".feather", ".csv")
 
@@ -357,7 +357,7 @@ def _price(
     """The load's ``Estimate``; with ``probe``, a paged load spends its first page to count
     the rest.
     """
-    from quantscope._estimate import estimate
+    from quantscope._http.estimate import estimate
 
     return estimate(loader, probe=probe and resource.paged, client=client, **kwargs)
 
@@ -421,7 +421,7 @@ def _fetch(args: argparse.Namespace) -> int:
     where = "stdout" if target == "-" else target
     spent, answers = int(prov.get("requests", 0)) + probed, int(prov.get("pages", 0))
     if len(frame) == 0 and _filters(args, resource):
-        from quantscope._cli_exit import with_cli_advice
+        from quantscope.cli.exit import with_cli_advice
 
         sys.stderr.write(
             with_cli_advice(
@@ -468,7 +468,7 @@ def write(frame: Any, target: str) -> None:
     """``frame`` to ``target`` by its suffix (see the module docstring); ``-``: stdout."""
     import pandas as pd
 
-    from quantscope._cli_exit import CannotWriteError
+    from quantscope.cli.exit import CannotWriteError
 
     assert isinstance(frame, pd.DataFrame)
     plain = frame if isinstance(frame.index, pd.RangeIndex) else frame.reset_index()

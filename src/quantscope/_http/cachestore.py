@@ -6,7 +6,7 @@ written again by the checkpoint), where a file is written once: the copies grow 
 body, so large bodies cost several times more in SQLite (benchmarks/README.md, loadpath).
 So a body of ``BODY_FILE_BYTES`` or more goes to ``<cache file>-bodies/<key>.body``
 (written to a temporary name, then renamed: a reader never sees half a body) and its row keeps
-the head and the stamps (``_cacheformat``); smaller answers stay whole in their rows.
+the head and the stamps (``_http.cacheformat``); smaller answers stay whole in their rows.
 
 The row is the truth: a body file is read only through a row that names its size, so a file
 missing, cut short or left over from a crash is a miss (asked again), never a wrong answer.
@@ -36,14 +36,14 @@ from typing import Any
 from requests_cache.backends.sqlite import SQLiteCache, SQLiteDict
 from requests_cache.models.response import CachedResponse
 
-from quantscope._cacheformat import (
+from quantscope._errors import CacheWriteWarning
+from quantscope._http.cacheformat import (
     HTTP_SERIALIZER,
     STAMP_BYTES,
     BodyElsewhere,
     loads,
     stamps_of,
 )
-from quantscope._errors import CacheWriteWarning
 from quantscope._versions import Span, installed_within, within
 
 __all__ = [
@@ -223,7 +223,7 @@ class _Responses(SQLiteDict):
         """``key -> (created_at, expires)`` of the stored answers among ``keys``.
 
         On the verified layout, one query finds the rows and only the first ``STAMP_BYTES``
-        (28) of each are read, through SQLite's incremental blob I/O, where ``_cacheformat``
+        (28) of each are read, through SQLite's incremental blob I/O, where ``_http.cacheformat``
         keeps the two stamps: checking a frame built from 49 pages of 2.4 MB reads ~1.4 kB,
         and no response is built. Otherwise each row is read whole through ``raw``. A row in
         another format (an older quantscope's pickle) counts as absent, unread.
@@ -278,7 +278,7 @@ class _Responses(SQLiteDict):
 
 class BodyFileCache(SQLiteCache):
     """``SQLiteCache`` whose responses table keeps large bodies in files
-    (``bodies_dir(db_path)``), stored in quantscope's format (``_cacheformat``).
+    (``bodies_dir(db_path)``), stored in quantscope's format (``_http.cacheformat``).
 
     requests-cache's own ``__init__`` sets the backend up; its two tables are then replaced by
     quantscope's ``responses`` and a ``redirects`` table sharing one lock, as its own share

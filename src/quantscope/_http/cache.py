@@ -21,11 +21,11 @@ how cache keys are scoped. The cache is the researcher's quota (100 requests a d
 * **The session** (``_Session``) reads the environment's proxy and CA-bundle settings once
   per origin (requests reads them on every request): set them before ``connect()``.
 * **Redirects** to another origin are refused before anything is sent there, and no
-  request of any hop is stored with its credential headers (``_transport``,
-  ``_cacheformat``).
-* **Storage.** Answers are stored in quantscope's format (``_cacheformat``: a JSON head and the
+  request of any hop is stored with its credential headers (``_http.transport``,
+  ``_http.cacheformat``).
+* **Storage.** Answers are stored in quantscope's format (``_http.cacheformat``: a JSON head and the
   body's bytes, never a pickle), bodies of 256 kB or more in files beside the SQLite file
-  (``_cachestore``). A file an older quantscope filled with pickles is set aside unread
+  (``_http.cachestore``). A file an older quantscope filled with pickles is set aside unread
   (``open_session``).
 """
 
@@ -52,12 +52,12 @@ from requests_cache.models.response import CachedResponse
 from requests_cache.policy import ExpirationPatterns
 from requests_cache.policy.expiration import get_expiration_datetime
 
-from quantscope._cacheformat import FORMAT_VERSION
-from quantscope._cachestore import WRITE_ERRORS, BodyFileCache, bodies_dir, warn_unwritable
 from quantscope._endpoints import API_PREFIX, ROUTES, by_key
 from quantscope._errors import CacheRecoveredWarning, CacheWriteWarning
-from quantscope._inprocess import Handler, InProcessTransport
-from quantscope._transport import WholeBodyAdapter, guard_redirect
+from quantscope._http.cacheformat import FORMAT_VERSION
+from quantscope._http.cachestore import WRITE_ERRORS, BodyFileCache, bodies_dir, warn_unwritable
+from quantscope._http.inprocess import Handler, InProcessTransport
+from quantscope._http.transport import WholeBodyAdapter, guard_redirect
 
 __all__ = [
     "CACHE_RULES",
@@ -345,7 +345,7 @@ class _Session(CachedSession):
     own ``proxies`` is merged anew, as requests does.
 
     ``origin`` is the configured service's URL: a redirect that leaves its origin loses its
-    credential headers and is refused (``_transport.guard_redirect``).
+    credential headers and is refused (``_http.transport.guard_redirect``).
     """
 
     def __init__(self, *args: Any, origin: str | None = None, **kwargs: Any) -> None:
@@ -390,12 +390,12 @@ def build_session(
 ) -> CachedSession:
     """A CachedSession over SQLite at ``cache_path`` with quantscope's keys and lifetimes.
 
-    Only 200 answers to GET are stored, in quantscope's own format (``_cacheformat``: no
-    pickle; large bodies in files beside the database, ``_cachestore``). ``stale_if_error``
+    Only 200 answers to GET are stored, in quantscope's own format (``_http.cacheformat``: no
+    pickle; large bodies in files beside the database, ``_http.cachestore``). ``stale_if_error``
     stays off: the client serves stale copies itself, with one warning instead of
     requests-cache's logged traceback.
 
-    ``transport``: a handler that answers in-process (``_inprocess``) instead of the network,
+    ``transport``: a handler that answers in-process (``_http.inprocess``) instead of the network,
     for ``base_url``'s origin only; both schemes are mounted on it, so nothing leaves.
     """
     cache_path.parent.mkdir(parents=True, exist_ok=True)
@@ -608,7 +608,7 @@ class ResponseCache:
 
     def _stamps(self, keys: Sequence[str]) -> dict[str, tuple[datetime, datetime | None]]:
         """``key -> (created_at, expires)`` of the stored answers among ``keys``, without
-        building a response (``_cachestore._Responses.stamps``).
+        building a response (``_http.cachestore._Responses.stamps``).
         """
         return self._store.responses.stamps(keys)
 

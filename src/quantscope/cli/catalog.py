@@ -12,7 +12,7 @@
     quantscope bundle open STUDY.qsbundle [--to DIR]
 
 ``sync`` connects as ``qsc.connect()`` does (``QUANTSCOPE_URL``/``QUANTSCOPE_API_KEY``, else the
-embedded sandbox). Exit statuses are the command line's (``_cli_exit``): 75 stopped at the
+embedded sandbox). Exit statuses are the command line's (``cli.exit``): 75 stopped at the
 quota (the same command resumes), 65 a damaged catalog or bundle (``catalog info``/``verify``
 name each damaged file on stdout; ``bundle verify`` the first member that fails), 66 no such
 catalog or bundle, 2 a query DuckDB refuses. Every command takes ``--json``, ``-q``, ``-v``;
@@ -62,8 +62,8 @@ def _catalog_at(text: str) -> str:
     """
     from pathlib import Path
 
-    from quantscope._cli_exit import InputNotFoundError
     from quantscope.catalog.manifest import MANIFEST
+    from quantscope.cli.exit import InputNotFoundError
 
     if "://" in text or (Path(text).expanduser() / MANIFEST).is_file():
         return text
@@ -105,12 +105,12 @@ def _report_json(report: Any) -> dict[str, Any]:
 def _sync(args: argparse.Namespace) -> int:
     import contextlib
 
-    from quantscope._cli_common import Voice, print_json
-    from quantscope._cli_exit import UsageError
-    from quantscope._client import connect
     from quantscope._errors import QuotaError
+    from quantscope._http.client import connect
     from quantscope.catalog.layout import RESOURCES
     from quantscope.catalog.sync import sync
+    from quantscope.cli.common import Voice, print_json
+    from quantscope.cli.exit import UsageError
 
     unknown = [n for n in args.resources or () if n not in RESOURCES]
     if unknown:  # before connecting
@@ -172,7 +172,7 @@ def _info(args: argparse.Namespace) -> int:
 
 def _damage_status(catalog: str, damaged: list[dict[str, str]], *, say_files: bool = True) -> int:
     """Damaged files on stdout, one line each, and a one-line error: 65; else 0."""
-    from quantscope._cli_exit import INTEGRITY
+    from quantscope.cli.exit import INTEGRITY
 
     if say_files:
         for d in damaged:
@@ -188,8 +188,8 @@ def _damage_status(catalog: str, damaged: list[dict[str, str]], *, say_files: bo
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from quantscope._cli_common import Voice, print_json
     from quantscope.catalog.read import open_catalog
+    from quantscope.cli.common import Voice, print_json
 
     cat = open_catalog(_catalog_at(args.catalog))
     damaged = cat.verify()
@@ -208,9 +208,9 @@ SQL_FORMATS = (".csv", ".json", ".parquet")
 def _sql(args: argparse.Namespace) -> int:
     import duckdb
 
-    from quantscope._cli_common import Voice, writable_output
-    from quantscope._cli_exit import UsageError
     from quantscope.catalog.read import open_catalog
+    from quantscope.cli.common import Voice, writable_output
+    from quantscope.cli.exit import UsageError
 
     if args.output is not None:
         writable_output(args.output, SQL_FORMATS)
@@ -246,12 +246,12 @@ def _emit(text: str, target: str | None) -> None:
 
 
 def _bundle_export(args: argparse.Namespace) -> int:
-    from quantscope._cli_common import print_json, writable_output
     from quantscope.catalog.bundle_export import export_bundle
+    from quantscope.cli.common import print_json, writable_output
 
     writable_output(args.file, (".qsbundle", ".zip"), option="FILE")
     if args.notebook is not None:
-        from quantscope._cli_common import existing_input
+        from quantscope.cli.common import existing_input
 
         existing_input(args.notebook, "notebook")
     bundle = export_bundle(
@@ -284,8 +284,8 @@ def _bundle_export(args: argparse.Namespace) -> int:
 
 
 def _bundle_verify(args: argparse.Namespace) -> int:
-    from quantscope._cli_common import existing_input, print_json
     from quantscope.catalog.bundle_open import verify_bundle
+    from quantscope.cli.common import existing_input, print_json
 
     bundle = verify_bundle(existing_input(args.file, "bundle"))
     if args.json:
@@ -306,8 +306,8 @@ def _bundle_verify(args: argparse.Namespace) -> int:
 
 
 def _bundle_open(args: argparse.Namespace) -> int:
-    from quantscope._cli_common import existing_input, print_json, writable_output
     from quantscope.catalog.bundle_open import open_bundle
+    from quantscope.cli.common import existing_input, print_json, writable_output
 
     existing_input(args.file, "bundle")
     if args.to is not None:
@@ -327,7 +327,7 @@ def _bundle_open(args: argparse.Namespace) -> int:
 
 
 def _add_bundle_commands(commands: Any) -> None:
-    from quantscope._cli_common import add_output_options
+    from quantscope.cli.common import add_output_options
 
     fmt = argparse.RawDescriptionHelpFormatter
     bundle = commands.add_parser(
@@ -366,7 +366,7 @@ def _add_bundle_commands(commands: Any) -> None:
 
 
 def _add_sync(commands: Any) -> None:
-    from quantscope._cli_common import add_output_options
+    from quantscope.cli.common import add_output_options
 
     sync = commands.add_parser(
         "sync",
@@ -403,7 +403,7 @@ def add_catalog_commands(commands: Any) -> None:
     """Add ``sync``, ``catalog info|verify|sql`` and ``bundle`` to the ``quantscope``
     parser's subcommands.
     """
-    from quantscope._cli_common import add_output_options
+    from quantscope.cli.common import add_output_options
 
     fmt = argparse.RawDescriptionHelpFormatter
     _add_sync(commands)

@@ -1,21 +1,21 @@
 """Every frame and Series quantscope returns, declared once: columns, sources, kinds, units.
 
-``docs/frames.md`` is generated from these specs (``python -m quantscope._schemas``) and a test
-keeps it in step. Ratios are fractions here whatever scale the service used: a spec field in
+``docs/frames.md`` is generated from these specs (``python -m quantscope._typed.schemas``) and a
+test keeps it in step. Ratios are fractions here whatever scale the service used: a spec field in
 percent gets ``scale=0.01``. A spec whose doc says "a Series" describes a one-record answer
-(counts, statistics, a write's result): ``_frames.series_of`` turns the record into a Series
+(counts, statistics, a write's result): ``_typed.frames.series_of`` turns the record into a Series
 whose index is the spec's column names, so no loader casts a value by hand.
 
 A spec's ``required`` names the columns whose source field the API spec promises a value in
 every record (its field tables: not "optional", not "or null", not a text left empty while a
-trade is open); a record lacking one is counted and warned about (``_frames.Columns``).
+trade is open); a record lacking one is counted and warned about (``_typed.frames.Columns``).
 Specs of the dashboard, the playbook and the signals promise nothing here: their sources
 describe those fields loosely ("if served", "set for BUY and SELL").
 """
 
 from __future__ import annotations
 
-from quantscope._frames import Col, FrameSpec
+from quantscope._typed.frames import Col, FrameSpec
 
 PCT = 0.01  # percent on the wire -> fraction in the frame
 
@@ -538,7 +538,7 @@ def frames_markdown() -> str:
         "",
         "Every loader returns a DataFrame with exactly these columns and dtypes, or, where "
         "a spec says so, a Series with these names as its index "
-        "(generated from `src/quantscope/_schemas.py`; `python -m quantscope._schemas` "
+        "(generated from `src/quantscope/_typed/schemas.py`; `python -m quantscope._typed.schemas` "
         "rewrites this file). Ratios are fractions (0.125, not 12.5). Every frame carries "
         'its provenance in `df.attrs["quantscope"]`: endpoint, params, fetched_at, '
         "from_cache, pages, requests.",

@@ -8,14 +8,14 @@ a folder with ``--all-quants``, somewhere writable), the quant id, the options t
 one report only (``--criteria``, ``--max-requests``). The client is the command line's
 (``client_from``: ``--url``/``--cache-dir``/``--offline``, ``$QUANTSCOPE_URL``/
 ``$QUANTSCOPE_API_KEY``, else the embedded sandbox), so the quota an earlier command saw
-refuses a report that cannot fit with nothing sent (``_cli_preflight.price_report``, exit
+refuses a report that cannot fit with nothing sent (``cli.preflight.price_report``, exit
 75), and the quota this one sees is kept for the next. Then ``--criteria`` is checked
 against the quant's playbook (1 request, 0 when cached: criterion keys depend on the world),
 never the trades. Then the cost known before the trades is said on stderr, and the report
 runs: its loads are priced again once the trades are read (the details, one request each)
 and refused over the quota share unless ``--confirm``, or over ``--max-requests``, having
 sent only the trades' pages. A refusal is one line on stderr with the command line's exit
-status (``_cli_exit``); the paths written go to stdout (``--json``: one JSON object).
+status (``cli.exit``); the paths written go to stdout (``--json``: one JSON object).
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from quantscope._client import Client
     from quantscope._errors import QuotaShareExceededError, QuotaWouldBeExceededError
-    from quantscope._estimate import Estimate
-    from quantscope._quota import Quota
+    from quantscope._http.client import Client
+    from quantscope._http.estimate import Estimate
+    from quantscope._http.quota import Quota
 
 REPORT_SUFFIXES = (".html", ".htm")
 
@@ -58,8 +58,8 @@ def _quants(client: Any) -> list[int]:
 
 def _check_arguments(args: argparse.Namespace) -> None:
     """Everything that needs no request (module docstring): ``UsageError``/``CannotWriteError``."""
-    from quantscope._cli_common import writable_output
-    from quantscope._cli_exit import UsageError
+    from quantscope.cli.common import writable_output
+    from quantscope.cli.exit import UsageError
 
     writable_output(args.output, REPORT_SUFFIXES, directory=args.all_quants, make_parents=True)
     if args.all_quants:
@@ -74,8 +74,8 @@ def _check_criteria(client: Client, quant: int, criteria: list[str]) -> None:
     report, which says what it could not load.
     """
     from quantscope import loaders as L
-    from quantscope._cli_exit import UsageError
     from quantscope._errors import PermissionDeniedError
+    from quantscope.cli.exit import UsageError
 
     try:
         playbook = L.load_playbook(quant, client=client)
@@ -153,9 +153,9 @@ def _quota_line(
 
 def _one_report(args: argparse.Namespace, client: Client) -> Path:
     """Pre-flight (module docstring), then the report of ``--quant``."""
-    from quantscope._cli_common import Voice
-    from quantscope._cli_preflight import last_seen, price_report
     from quantscope._errors import QuotaError, QuotaShareExceededError, QuotaWouldBeExceededError
+    from quantscope.cli.common import Voice
+    from quantscope.cli.preflight import last_seen, price_report
     from quantscope.reporting import report
 
     spend = {"confirm": args.confirm, "max_requests": args.max_requests}
@@ -187,8 +187,8 @@ def _one_report(args: argparse.Namespace, client: Client) -> Path:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from quantscope._cli_common import client_from, print_json
-    from quantscope._cli_exit import UsageError
+    from quantscope.cli.common import client_from, print_json
+    from quantscope.cli.exit import UsageError
     from quantscope.reporting import report
 
     _check_arguments(args)  # before anything is sent
@@ -218,7 +218,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def add_report_commands(commands: Any) -> None:
     """Add ``quantscope report`` to the command line's subparsers."""
-    from quantscope._cli_common import add_connection_options, add_output_options, int_at_least
+    from quantscope.cli.common import add_connection_options, add_output_options, int_at_least
 
     parser = commands.add_parser(
         "report",

@@ -33,8 +33,8 @@ import msgspec
 import orjson
 
 from quantscope._errors import InvalidResponseError
-from quantscope._frames import Item
-from quantscope._results import OffsetPaging, PageNumberPaging
+from quantscope._http.results import OffsetPaging, PageNumberPaging
+from quantscope._typed.frames import Item
 
 __all__ = ["PageLedger"]
 

@@ -44,7 +44,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from quantscope._advice import Said
-from quantscope._cli_exit import PlanTooSmallError, UsageError
 from quantscope._endpoints import ROUTES, Param, checked_choice
 from quantscope._errors import (
     InvalidChoiceError,
@@ -52,12 +51,13 @@ from quantscope._errors import (
     QuotaWouldBeExceededError,
     format_reset,
 )
+from quantscope._http.quota import Quota, share_limit
 from quantscope._plans import PLANS, first_plan_for, plan_for_limit
-from quantscope._quota import Quota, share_limit
+from quantscope.cli.exit import PlanTooSmallError, UsageError
 
 if TYPE_CHECKING:
-    from quantscope._client import Client
-    from quantscope._estimate import Estimate
+    from quantscope._http.client import Client
+    from quantscope._http.estimate import Estimate
 
 __all__ = [
     "ENUMERATED",
@@ -110,7 +110,7 @@ def _seen_path(client: Client) -> Path:
 
 
 def _scope(client: Client) -> str:
-    from quantscope._cache import key_scope
+    from quantscope._http.cache import key_scope
 
     return key_scope(client.settings.service_id, client.settings.api_key)
 
@@ -287,7 +287,7 @@ def price_report(client: Client, quant_id: int, spend: dict[str, Any]) -> Estima
     from dataclasses import replace
 
     import quantscope.loaders as L
-    from quantscope._estimate import estimate
+    from quantscope._http.estimate import estimate
 
     loads: list[tuple[Callable[..., Any], dict[str, Any]]] = [
         (L.load_trades, {"trading_status": "all"}),

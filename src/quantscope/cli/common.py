@@ -12,7 +12,7 @@
   Anything the client prints while it starts (the embedded sandbox's line) goes to stderr, so
   stdout carries only a command's output.
 * ``writable_output`` and ``existing_input`` check paths before anything is sent or spent.
-* ``UsageError`` (exit 2) and the other statuses: ``_cli_exit``.
+* ``UsageError`` (exit 2) and the other statuses: ``cli.exit``.
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from quantscope._cli_exit import CannotWriteError, InputNotFoundError, UsageError
+from quantscope.cli.exit import CannotWriteError, InputNotFoundError, UsageError
 
 if TYPE_CHECKING:
-    from quantscope._client import Client
+    from quantscope._http.client import Client
 
 __all__ = [
     "EXAMPLES_FORMATTER",
@@ -125,6 +125,7 @@ class Voice:
 
 
 def add_connection_options(parser: argparse.ArgumentParser) -> None:
+    """Add the connection options every command that talks to the service takes."""
     group = parser.add_argument_group("connection")
     group.add_argument(
         "--url",
@@ -141,8 +142,8 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
 
 def client_from(args: argparse.Namespace) -> Client:
     """The client the options and the environment describe (stdout kept clean)."""
-    from quantscope._cli_preflight import opened
-    from quantscope._client import Client
+    from quantscope._http.client import Client
+    from quantscope.cli.preflight import opened
 
     with contextlib.redirect_stdout(sys.stderr):
         return opened(

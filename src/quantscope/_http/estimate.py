@@ -2,7 +2,7 @@
 
 ``estimate`` asks the loader for its plan (``loader.plan(...)``: the requests the load needs,
 ``loaders._planned``) without running it, and prices the plan from the frame cache and the
-HTTP cache alone (``_plan.Requests.cost``): what the caches hold is free, the rest would be
+HTTP cache alone (``_http.plan.Requests.cost``): what the caches hold is free, the rest would be
 sent. Nothing is sent, except with ``probe=True``: a paged load whose first page is not in
 the cache cannot know how many pages follow, so its estimate counts that page as 1 request and
 says the rest is unknown; ``probe=True`` spends that one request (the page stays in the cache,
@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 from quantscope._errors import format_reset
-from quantscope._quota import share_limit
+from quantscope._http.quota import share_limit
 from quantscope._reprs import estimate_html
 
 __all__ = ["Costed", "Estimate", "estimate", "plan_of"]
@@ -97,7 +97,7 @@ class Estimate:
 
 class Costed(Protocol):
     """A plan of requests that can say what it would cost (``loaders._planned.LoadPlan``,
-    ``_plan.Requests``).
+    ``_http.plan.Requests``).
     """
 
     def cost(self, *, probe: bool = False) -> Estimate: ...

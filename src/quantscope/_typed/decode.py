@@ -11,8 +11,8 @@ nested parent that is neither an object nor null) is decoded by ``orjson`` as ev
 answer is, so the loader sees the plain JSON and its usual checks and errors apply; a value of
 another type than expected is fine (leaves are ``Any``) and is judged by the converters.
 
-Each generated item type carries its spec and reads its own columns (``_frames.Item``), so
-``_frames.build_frame`` builds the same frame from such structs, dicts or a mix of both as on
+Each generated item type carries its spec and reads its own columns (``_typed.frames.Item``), so
+``_typed.frames.build_frame`` builds the same frame from such structs, dicts or a mix of both as on
 the plain JSON; nothing maps types back to specs. The decoder is passed explicitly down the
 load (``Client.get_pages(decode=...)``, ``loaders._base.Recipe``).
 """
@@ -27,7 +27,7 @@ from typing import Any
 import msgspec
 import orjson
 
-from quantscope._frames import FrameSpec, Item, _tree
+from quantscope._typed.frames import FrameSpec, Item, _tree
 
 __all__ = ["Item", "page_decoder"]
 

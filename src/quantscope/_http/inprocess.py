@@ -13,7 +13,7 @@ promises more than its body is a body cut half-way (the read fails as a socket's
 
 The handler sees only requests for ``origin``, the configured service's: a request for any
 other origin is refused before the handler is called (a redirect away is already refused by
-``_transport.guard_redirect``), so a transport is never a way for the key to leave.
+``_http.transport.guard_redirect``), so a transport is never a way for the key to leave.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import requests
 import urllib3
 from requests import PreparedRequest, Response
 
-from quantscope._transport import WholeBodyAdapter, origin_of
+from quantscope._http.transport import WholeBodyAdapter, origin_of
 
 __all__ = ["Handler", "InProcessTransport", "Reply"]
 

@@ -47,8 +47,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from quantscope._client import Client
 from quantscope._errors import PlaybookBusyError
+from quantscope._http.client import Client
 
 try:
     import fcntl

@@ -2,7 +2,7 @@
 
 ``X-RateLimit-Reset`` and ``Retry-After`` come in several units depending on the service
 (epoch seconds or milliseconds, delta seconds, ISO 8601, HTTP-date); the parsing lives here,
-apart from the HTTP client, so it can be tested without a connection. ``_client`` keeps the
+apart from the HTTP client, so it can be tested without a connection. ``_http.client`` keeps the
 last reported ``Quota`` and re-exports ``Quota``, ``parse_reset`` and ``quota_from_headers``.
 
 No header value raises: whatever a server sends is read as a bounded value or as unknown

@@ -8,7 +8,7 @@ keeps a frame beside. ``PageNumberPaging`` and ``OffsetPaging`` tell ``get_pages
 endpoint pages, as the endpoint registry declares it (``of``; their defaults are the
 declarations of ``/api/trades`` and ``/api/eval-results``). ``cached_provenance`` is what a
 frame served by the frame cache says of itself. These are plain data with no I/O, kept apart
-from the HTTP client so loaders and tests can see the result shapes at a glance; ``_client``
+from the HTTP client so loaders and tests can see the result shapes at a glance; ``_http.client``
 re-exports them all.
 """
 
@@ -22,8 +22,8 @@ from typing import Any, Self, TypeVar
 
 import pandas as pd
 
-from quantscope._cache import CacheEntry
 from quantscope._errors import InvalidResponseError
+from quantscope._http.cache import CacheEntry
 from quantscope._routes import EVALUATIONS, TRADES, Endpoint, Paging
 from quantscope._wire import Wire
 
@@ -138,7 +138,7 @@ class FetchedPages:
     ``missing`` lists page indices (0-based) not loaded; non-empty only for a
     ``Spend(partial=True)`` load or on ``.partial`` of a ``QuotaError`` refusal. ``entries``
     are the loaded pages' cache entries in order. ``checks`` is what the pages' checks found
-    (``_pagecheck``: items seen twice, totals that disagree; empty when nothing), which
+    (``_http.pagecheck``: items seen twice, totals that disagree; empty when nothing), which
     loaders put in ``attrs["quantscope"]["checks"]``.
     """
 

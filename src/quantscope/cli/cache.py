@@ -19,7 +19,8 @@ import os
 from datetime import UTC, datetime
 from typing import Any
 
-from quantscope._cli_common import (
+from quantscope._endpoints import STATS
+from quantscope.cli.common import (
     EXAMPLES_FORMATTER,
     Subparsers,
     UsageError,
@@ -29,16 +30,15 @@ from quantscope._cli_common import (
     client_from,
     print_json,
 )
-from quantscope._endpoints import STATS
 
 QUOTA_PROBE = STATS.path
 
 
 def _open_cache(args: argparse.Namespace) -> Any:
     """The ``ResponseCache`` at the configured cache directory, with no service behind it."""
-    from quantscope._cache import ResponseCache, build_session
     from quantscope._config import ENV_CACHE_DIR, resolve_settings
-    from quantscope._framecache import FrameCache
+    from quantscope._http.cache import ResponseCache, build_session
+    from quantscope._http.framecache import FrameCache
 
     # Only the cache directory matters here: no URL or key is needed, or checked.
     env = {k: v for k, v in os.environ.items() if k == ENV_CACHE_DIR}
@@ -49,7 +49,7 @@ def _open_cache(args: argparse.Namespace) -> Any:
 
 
 def _matching(cache: Any, endpoint: str) -> int:
-    from quantscope._cache import endpoint_matches
+    from quantscope._http.cache import endpoint_matches
 
     store = cache._session.cache
     return sum(
@@ -98,11 +98,11 @@ def _cache_clear(args: argparse.Namespace) -> int:
 def _quota(args: argparse.Namespace) -> int:
     import requests
 
-    from quantscope._cli_preflight import remember
     from quantscope._errors import APIConnectionError, error_from_response, format_reset
+    from quantscope._http.quota import quota_from_headers
+    from quantscope._http.transport import WholeBodyAdapter, deadline
     from quantscope._plans import plan_for_limit
-    from quantscope._quota import quota_from_headers
-    from quantscope._transport import WholeBodyAdapter, deadline
+    from quantscope.cli.preflight import remember
 
     if args.offline:
         raise UsageError("quota needs the service: it is read from a fresh answer's headers")
@@ -201,6 +201,7 @@ def _add_quota(commands: Subparsers) -> None:
 
 
 def COMMANDS(commands: Subparsers) -> None:
+    """Add the ``cache`` and ``quota`` groups."""
     _add_cache(commands)
     _add_quota(commands)
 

@@ -17,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from quantscope._estimate import Estimate
-from quantscope._quota import Spend
-from quantscope._results import OffsetPaging, PageNumberPaging
+from quantscope._http.estimate import Estimate
+from quantscope._http.quota import Spend
+from quantscope._http.results import OffsetPaging, PageNumberPaging
 from quantscope._wire import Wire
 
 __all__ = ["Pricer", "Requests"]

@@ -372,7 +372,7 @@ class WholeBodyAdapter(HTTPAdapter):
 
     def _exchange(self, request: PreparedRequest, stream: bool, kwargs: dict[str, Any]) -> Response:
         """One request on the wire: requests' own ``HTTPAdapter.send`` (an in-process
-        transport, ``_inprocess``, answers here instead).
+        transport, ``_http.inprocess``, answers here instead).
         """
         return super().send(request, stream=stream, **kwargs)
 

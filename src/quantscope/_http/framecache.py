@@ -1,7 +1,7 @@
 """Typed frames kept next to the HTTP cache, so a warm reload neither decodes nor rebuilds.
 
 Every loader's recipe (``loaders._base.load``) stores the frame it built here, with the cache
-entries (``_cache.CacheEntry``: key and ``created_at``) of the answers it was built from, as
+entries (``_http.cache.CacheEntry``: key and ``created_at``) of the answers it was built from, as
 the client returned them. The next identical load asks the HTTP cache whether every one is
 still stored unchanged and usable (``ResponseCache.unchanged``: fresh, or of any age offline;
 one SQL query and the tail of each row, no body decoded) and then reads the stored frame back
@@ -15,7 +15,7 @@ instead of decoding every page and running ``build_frame`` again
   spec (its name and every column), the function that builds the frame, the source of the
   modules that shape it (so an edited parser misses), the pandas and pyarrow versions (the
   conversion between Arrow and pandas types is theirs), the service and key scope
-  (``_cache.key_scope``: a digest of a digest of the API key, never the key), the endpoint,
+  (``_http.cache.key_scope``: a digest of a digest of the API key, never the key), the endpoint,
   its wire parameters and the paging. A load whose one answer makes several frames (a trade
   and its transactions, the dashboard's parts) keeps each under ``part_key``, with the same
   entries. The entries themselves are stored with the frame, not
@@ -23,11 +23,11 @@ instead of decoding every page and running ``build_frame`` again
   decoding it is what this avoids.
 * **Storage: Arrow, never pickle.** One SQLite file beside the HTTP cache
   (``frame_cache.sqlite``, 64 kB pages, read through mmap), one row per frame: the frame as an
-  Arrow IPC stream (``_arrowframe``: dtypes, categories, UTC datetimes, nullable ints, the
+  Arrow IPC stream (``_typed.arrowframe``: dtypes, categories, UTC datetimes, nullable ints, the
   index and the JSON-safe attrs). A row is read into a new writable buffer of which the
-  frame's columns are views (``read_writable``, ``_arrowframe.frame_from_arrow``): one copy
+  frame's columns are views (``read_writable``, ``_typed.arrowframe.frame_from_arrow``): one copy
   out of SQLite, none after. A frame is stored by writing its stream into a ``zeroblob`` of
-  the size a counting pass gave, piece by piece (``_arrowframe.ArrowStream``, SQLite's
+  the size a counting pass gave, piece by piece (``_typed.arrowframe.ArrowStream``, SQLite's
   incremental blob I/O, no mmap): never the whole stream in memory, nor SQLite's copies of
   a bound blob. Reading a row parses Arrow and runs no code from the file, so a
   cache directory copied from a colleague is safe to use. Rows of the pickle format of
@@ -42,7 +42,7 @@ instead of decoding every page and running ``build_frame`` again
   frame Arrow cannot hold such as attrs that are not JSON) makes a miss or a skipped store,
   logged at DEBUG; the load then goes the usual way. A store that fails because the disk is
   full (or the file cannot be written) also warns, once per cache directory and process
-  (``CacheWriteWarning``, shared with the HTTP cache: ``_cachestore.warn_unwritable``).
+  (``CacheWriteWarning``, shared with the HTTP cache: ``_http.cachestore.warn_unwritable``).
 """
 
 from __future__ import annotations
@@ -64,10 +64,10 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from quantscope._arrowframe import ArrowStream, arrow_stream, frame_from_arrow
-from quantscope._cache import CacheEntry
-from quantscope._cachestore import warn_unwritable
-from quantscope._frames import FrameSpec
+from quantscope._http.cache import CacheEntry
+from quantscope._http.cachestore import warn_unwritable
+from quantscope._typed.arrowframe import ArrowStream, arrow_stream, frame_from_arrow
+from quantscope._typed.frames import FrameSpec
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -90,10 +90,10 @@ _MMAP_BYTES = 2**30
 
 # Modules whose code decides what a frame looks like, besides its spec and builder.
 _SHAPING_MODULES = (
-    "quantscope._decode",
-    "quantscope._frames",
-    "quantscope._parse",
-    "quantscope._results",
+    "quantscope._typed.decode",
+    "quantscope._typed.frames",
+    "quantscope._typed.parse",
+    "quantscope._http.results",
     "quantscope.loaders._base",
 )
 
@@ -458,7 +458,7 @@ def frame_key(
     shape: Mapping[str, Any],
 ) -> str:
     """The key of the frame ``build`` makes with ``spec`` from ``endpoint``'s answers to
-    ``params`` (wire text) under ``scope`` (``_cache.key_scope``), loaded as ``shape`` says
+    ``params`` (wire text) under ``scope`` (``_http.cache.key_scope``), loaded as ``shape`` says
     (paging, page cap). See the module docstring for what else goes in.
     """
     module = getattr(build, "__module__", "") or ""

@@ -4,7 +4,7 @@
 holds (the one ``serve`` and the embedded sandbox use there), never another seed's: one
 world, its keys; none, the default world (seed 7, what ``connect()`` embeds) is built; several,
 it refuses and names them (``--seed`` picks one). The sandbox is reached through
-``_embedded``, the toolkit's one door into it, imported inside the handlers.
+``_http.embedded``, the toolkit's one door into it, imported inside the handlers.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from quantscope._cli_common import (
+from quantscope.cli.common import (
     Subparsers,
     UsageError,
     Voice,
@@ -44,9 +44,9 @@ def _add_world_options(parser: argparse.ArgumentParser, *, default: int | None) 
 
 
 def _sandbox_serve(args: argparse.Namespace) -> int:
-    from quantscope._cli_exit import CannotWriteError
-    from quantscope._embedded import serve_sandbox
     from quantscope._errors import SandboxUnavailableError
+    from quantscope._http.embedded import serve_sandbox
+    from quantscope.cli.exit import CannotWriteError
 
     if args.json:
         raise UsageError("sandbox serve prints the base URL alone on its first line; no --json")
@@ -63,7 +63,7 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
 
 
 def _sandbox_keys(args: argparse.Namespace) -> int:
-    from quantscope._embedded import sandbox_keys
+    from quantscope._http.embedded import sandbox_keys
 
     try:
         seed, scale, keys = sandbox_keys(args.data_dir, args.seed, args.scale)
@@ -78,6 +78,7 @@ def _sandbox_keys(args: argparse.Namespace) -> int:
 
 
 def COMMANDS(commands: Subparsers) -> None:
+    """Add the ``sandbox`` group."""
     sandbox = commands.add_parser(
         "sandbox", help="the local sandbox of the service", description="The local sandbox."
     )

@@ -1,0 +1,200 @@
+"""Send one request with retries, all within the call's deadline, and keep the quota it reports.
+
+``Sender.send`` is what ``Client`` does for every request that reaches the wire (or the HTTP
+cache under it): transient failures of a GET (and of a write never sent) are retried with the
+``RetryPolicy``'s backoff while the deadline (``timeout_s``, ``_http.transport.deadline``)
+leaves time; a burst 429 with a short ``Retry-After`` is waited once; any other failure is one
+toolkit error naming the service and what to do. Each answer from the service updates
+``quota`` (its rate-limit headers); ``status_error`` turns an error status into the toolkit's
+exception with that quota's plan and reset.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import requests
+import urllib3
+
+from quantscope._advice import Said
+from quantscope._config import Settings
+from quantscope._errors import (
+    APIConnectionError,
+    APIStatusError,
+    APITimeoutError,
+    error_from_response,
+)
+from quantscope._http.cache import ResponseCache
+from quantscope._http.quota import Quota, _retry_after_s, quota_from_headers
+from quantscope._http.transport import deadline, time_left
+from quantscope._wire import _path_params
+
+
+class Sender:
+    """The send-with-retries part of a ``Client``: its session, origin, settings and cache
+    counters, the latest ``quota`` the service reported, and ``sleep`` (a test replaces it).
+    """
+
+    def __init__(
+        self, session: Any, base_url: str, settings: Settings, cache: ResponseCache
+    ) -> None:
+        self.session = session
+        self.base_url = base_url
+        self.settings = settings
+        self.cache = cache
+        self.quota = Quota()
+        self.sleep: Callable[[float], None] = time.sleep
+
+    def send(
+        self, method: str, path: str, query: Mapping[str, str], json_body: Any, endpoint: str
+    ) -> tuple[Any, int, int]:
+        """Send with retries, all within the call's deadline (``timeout_s``); returns
+        (response, attempts, answers from the service).
+        """
+        with deadline(self.settings.timeout_s):
+            return self._send_until_deadline(method, path, query, json_body, endpoint)
+
+    def _send_until_deadline(
+        self, method: str, path: str, query: Mapping[str, str], json_body: Any, endpoint: str
+    ) -> tuple[Any, int, int]:
+        policy = self.settings.retry
+        attempts = spent = 0
+        rate_retried = False
+        while True:
+            attempts += 1
+            try:
+                response = self.session.request(
+                    method,
+                    self.base_url + path,
+                    params=dict(query),
+                    json=json_body,
+                    timeout=self.settings.timeout_s,  # each part capped at the time left
+                )
+            except requests.RequestException as exc:
+                self._raise_or_wait(method, path, endpoint, exc, attempts)
+                continue
+            if not getattr(response, "from_cache", False):
+                spent += 1
+                if method == "GET":
+                    self.cache.count_miss()
+                self._note_quota(response.headers)
+            else:
+                self.cache.count_hit()
+            status = response.status_code
+            retry_after = _retry_after_s(response.headers)
+            if (
+                status in policy.retry_statuses
+                and method == "GET"
+                and attempts <= policy.max_retries
+                and (retry_after is None or retry_after <= policy.max_wait_s)
+                and _waits_in_time(policy.backoff(attempts - 1, retry_after))
+            ):
+                self.sleep(policy.backoff(attempts - 1, retry_after))
+                continue
+            if (
+                status == 429
+                and not rate_retried
+                and retry_after is not None
+                and retry_after <= policy.rate_limit_wait_s
+                and _waits_in_time(retry_after)
+            ):
+                rate_retried = True  # a burst limit, not the daily quota: wait once
+                self.sleep(retry_after)
+                continue
+            return response, attempts, spent
+
+    def _raise_or_wait(
+        self, method: str, path: str, endpoint: str, exc: requests.RequestException, attempts: int
+    ) -> None:
+        """After a failed send: sleep before the next attempt, or raise the toolkit error."""
+        policy = self.settings.retry
+        timeout = isinstance(exc, requests.Timeout)
+        transient = timeout or isinstance(
+            exc, requests.ConnectionError | requests.exceptions.ChunkedEncodingError
+        )
+        safe = method == "GET" or _never_sent(exc)
+        wait = policy.backoff(attempts - 1)
+        if transient and safe and attempts <= policy.max_retries and _waits_in_time(wait):
+            self.sleep(wait)
+            return
+        out_of_time = timeout or time_left() == 0
+        tries = f" after {attempts} attempts" if attempts > 1 else ""
+        what = "did not answer in time" if out_of_time else "could not be reached"
+        budget = (
+            f"; timeout_s={self.settings.timeout_s:g} bounds the whole call" if out_of_time else ""
+        )
+        head = (
+            f"{method} {endpoint}: the service at {self.base_url} {what}{tries} "
+            f"({type(exc).__name__}{budget})"
+        )
+        message = (
+            Said(
+                "{head}; check QUANTSCOPE_URL and the network, or use cached data with {offline}",
+                values={"head": head},
+            )
+            if method == "GET"
+            else f"{head}; the write may or may not have been applied: reload before retrying"
+        )
+        cls = APITimeoutError if out_of_time else APIConnectionError
+        raise cls(message, endpoint=endpoint, attempts=attempts) from exc
+
+    def _note_quota(self, headers: Mapping[str, str]) -> None:
+        """Keep the quota an answer from the service reports (a cached one reports none)."""
+        quota = quota_from_headers(headers)
+        if quota is not None:
+            self.quota = quota
+
+    def status_error(
+        self,
+        response: Any,
+        method: str,
+        endpoint: str,
+        path: str,
+        query: Mapping[str, str],
+        attempts: int,
+    ) -> APIStatusError:
+        quota = quota_from_headers(response.headers) or self.quota
+        retry_after = _retry_after_s(response.headers)
+        reset = quota.reset
+        if response.status_code == 429 and reset is None and retry_after is not None:
+            reset = datetime.now(UTC) + timedelta(seconds=retry_after)
+        return error_from_response(
+            response.status_code,
+            response.content,
+            endpoint=endpoint,
+            method=method,
+            params={**_path_params(endpoint, path), **query},
+            plan=quota.plan,
+            reset=reset,
+            limit=quota.limit,
+            retry_after=retry_after,
+            attempts=attempts,
+            secrets=[self.settings.api_key or ""],
+        )
+
+
+def _never_sent(exc: BaseException) -> bool:
+    """Whether a connection failure happened before the request left (safe to resend a write)."""
+    if isinstance(exc, requests.ConnectTimeout):
+        return True
+    seen: BaseException | None = exc
+    while seen is not None:
+        reason = getattr(seen, "reason", None)
+        if isinstance(seen, urllib3.exceptions.NewConnectionError) or isinstance(
+            reason, urllib3.exceptions.NewConnectionError
+        ):
+            return True
+        nxt = seen.args[0] if seen.args and isinstance(seen.args[0], BaseException) else None
+        seen = nxt or seen.__cause__ or seen.__context__
+        if seen is exc:
+            break
+    return False
+
+
+def _waits_in_time(seconds: float) -> bool:
+    """Whether a wait of ``seconds`` still leaves time for an attempt within the deadline."""
+    left = time_left()
+    return left is None or seconds < left
