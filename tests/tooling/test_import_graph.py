@@ -197,7 +197,8 @@ FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
     ),
     ("frames", frozenset({"quantscope._typed", "quantscope._kinds", "quantscope.analytics"})),
     ("http", frozenset({"quantscope._http"})),
-    ("loading", frozenset({"quantscope.loaders", "quantscope.catalog", "quantscope.audit"})),
+    ("loading", frozenset({"quantscope.loaders", "quantscope.audit"})),
+    ("catalog", frozenset({"quantscope.catalog"})),  # its sync runs the loaders
     ("research", frozenset({"quantscope.backtest", "quantscope.catalog.distributed"})),
     (
         "faces",

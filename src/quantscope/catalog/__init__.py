@@ -16,7 +16,9 @@
 * ``cli``      ``quantscope sync``, ``quantscope catalog info``, ``quantscope bundle ...``
 
 Users import ``open_catalog``, ``sync``, ``Catalog`` and the bundle functions from
-``quantscope``. This file
-imports nothing, so ``loaders._base`` can reach ``catalog.answer`` (below the loaders)
-without importing ``catalog.sync`` (above them).
+``quantscope``. The whole package stands above the loaders (``sync`` runs them): the loaders
+reach a catalog only through the source ``answer`` plugs into ``loaders._source`` when it is
+imported, which this file does.
 """
+
+from quantscope.catalog import answer as answer

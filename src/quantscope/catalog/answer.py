@@ -23,6 +23,7 @@ from quantscope import _endpoints as E
 from quantscope._errors import ConfigurationError
 from quantscope._typed import schemas as _schemas
 from quantscope.catalog.read import Catalog
+from quantscope.loaders._source import plug_catalog
 
 __all__ = ["ANSWERS", "answer", "kept"]
 
@@ -141,3 +142,26 @@ def kept(path: str, endpoint: str, spec: str, many: bool) -> None:
 
 def _is_details(endpoint: str, spec: str, many: bool) -> bool:
     return endpoint == E.DETAILS.path and spec == "eval_details" and many
+
+
+class _CatalogSource:
+    """This module as the loaders' catalog source (``loaders._source``)."""
+
+    def answer(
+        self,
+        path: str,
+        endpoint: str,
+        spec: str,
+        params: Params | None,
+        many: Sequence[Params] | None,
+        keep: Sequence[str],
+    ) -> pd.DataFrame:
+        """``answer`` (above)."""
+        return answer(path, endpoint, spec, params, many, keep)
+
+    def kept(self, path: str, endpoint: str, spec: str, many: bool) -> None:
+        """``kept`` (above)."""
+        kept(path, endpoint, spec, many)
+
+
+plug_catalog(_CatalogSource())

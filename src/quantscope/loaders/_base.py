@@ -30,9 +30,10 @@ What a load may spend is the caller's ``Spend`` (``_http.quota``): multi-request
 prices the plan (``LoadPlan.cost``) with ``frame_keys``/``stored_frames`` and the client.
 
 A client connected to a catalog (``qsc.connect(catalog=path)``) skips all of this: the recipe's
-endpoint and Python parameters (never encoded to the wire) go to ``catalog.answer``, which
-reads the catalog or says in one line that it does not keep that resource (``qsc.estimate``
-prices what it answers at 0).
+endpoint and Python parameters (never encoded to the wire) go to the catalog source
+(``_source``: ``catalog.answer``, plugged in by the catalog, which stands above the loaders),
+which reads the catalog or says in one line that it does not keep that resource
+(``qsc.estimate`` prices what it answers at 0).
 
 Every GET loader runs this recipe, whatever its result's shape: one object of the service
 (counts, statistics) is a one-row typed frame (``record_frame``) that ``series_plan`` turns
@@ -79,9 +80,9 @@ from quantscope._typed.frames import (
     series_of,
 )
 from quantscope._wire import Params, Wire, wire_params
-from quantscope.catalog.answer import answer
 from quantscope.loaders._empty import warn_empty
 from quantscope.loaders._fold import PageFolder, PageRows, joined
+from quantscope.loaders._source import catalog_source
 
 Loaded = Fetched | FetchedPages | FetchedMany
 #: What a recipe makes of its answers: one frame, or with ``parts`` one per spec.
@@ -246,9 +247,14 @@ def frame_keys(
 def from_catalog(
     c: Client, recipe: Recipe, params: Params | None, many: Sequence[Params] | None
 ) -> pd.DataFrame:
-    """The frame a client connected to a catalog answers for the recipe (``catalog.answer``)."""
+    """The frame a client connected to a catalog answers for the recipe (``_source``: the
+    catalog's ``answer``, plugged in by ``quantscope.catalog``).
+    """
     assert c.settings.catalog is not None
-    return answer(c.settings.catalog, recipe.endpoint, recipe.spec.name, params, many, recipe.keep)
+    source = catalog_source()
+    return source.answer(
+        c.settings.catalog, recipe.endpoint, recipe.spec.name, params, many, recipe.keep
+    )
 
 
 def record_frame(record: Any, spec: FrameSpec, provenance: Provenance) -> pd.DataFrame:

@@ -30,7 +30,6 @@ from quantscope._http.plan import Requests
 from quantscope._http.quota import Spend
 from quantscope._typed.frames import FrameSpec, row_series
 from quantscope._wire import Params, wire_params
-from quantscope.catalog.answer import kept
 from quantscope.loaders._base import (
     Frames,
     Recipe,
@@ -40,6 +39,7 @@ from quantscope.loaders._base import (
     stored_frames,
     wired,
 )
+from quantscope.loaders._source import catalog_source
 
 __all__ = [
     "LoadPlan",
@@ -92,7 +92,9 @@ class LoadPlan(Generic[R]):
         c = client_or_default(self.client)
         recipe = self.recipe
         if c.settings.catalog is not None:  # read, never sent: nothing to pay
-            kept(c.settings.catalog, recipe.endpoint, recipe.spec.name, self.many is not None)
+            catalog_source().kept(
+                c.settings.catalog, recipe.endpoint, recipe.spec.name, self.many is not None
+            )
             return c.estimate_for(recipe.endpoint, requests=0, cached=0)
         wire = wired(recipe, self.params, self.many, self.shown).wire
         keys = frame_keys(c, recipe, wire, self.max_pages, self.many is not None)
