@@ -197,6 +197,16 @@ class _PageRequests(Sequence[tuple[str, dict[str, str]]]):
         return self._path, {**self._query, **self._paging.params_for(self._indices[i])}
 
 
+def _pages_to_load(
+    paging: PageNumberPaging | OffsetPaging, total: int, max_pages: int | None
+) -> int:
+    """How many pages a paged load of ``total`` items fetches, the first included:
+    ``max_pages`` caps it, never below the first page. Loading and pricing both count so.
+    """
+    count = paging.page_count(total)
+    return count if max_pages is None else min(count, max(1, max_pages))
+
+
 # --- the client ---------------------------------------------------------------------------
 
 
@@ -423,9 +433,7 @@ class Client:
                 ledger,
             )
         first_keys = [first[0].key] if first[0].key else []  # not one of the later pages
-        count = paging.page_count(total)
-        if max_pages is not None:
-            count = min(count, max(1, max_pages))
+        count = _pages_to_load(paging, total, max_pages)
         rest = _PageRequests(path, query, paging, range(1, count))
         results, refusal = self._fetch_batch(
             endpoint,
@@ -670,9 +678,7 @@ class Client:
         total = paging.total_of(first[0].body)
         if total is None:  # the pages end with a short one: no count ahead
             return self.estimate_for(endpoint, requests=0, cached=1, exact=False, probed=spent)
-        count = paging.page_count(total)
-        if plan.max_pages is not None:
-            count = min(count, max(1, plan.max_pages))
+        count = _pages_to_load(paging, total, plan.max_pages)
         rest = _PageRequests(path, query, paging, range(1, count))
         first_keys = [first[0].key] if first[0].key else []
         held = sum(self._fresh(s) for s in self._stored(rest, first_keys))
