@@ -21,6 +21,7 @@ BENCHMARKS: dict[str, str] = {
     "catalog": "bench_catalog",
     "decode": "bench_decode",
     "evaldetail": "bench_evaldetail",
+    "first_page": "bench_first_page",
     "framecache": "bench_framecache",
     "loadpath": "bench_loadpath",
     "parse": "bench_parse",

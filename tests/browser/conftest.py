@@ -229,9 +229,12 @@ def panels(
         context.close()
 
 
-# Every panel's research is computed: no "computing" line is shown (RecommendationsPanel).
+# Every panel's research is computed: the "computing" line of RecommendationsPanel is drawn
+# (a panel's children render after the panel, and before they do, no line is "every line
+# hidden" too: a page under load then read a table without its effects) and hidden.
 COMPUTED = (
-    "() => Array.from(document.querySelectorAll('.qs-computing')).every(e => !e.offsetParent)"
+    "() => { const c = document.querySelectorAll('.qs-computing'); "
+    "return c.length > 0 && Array.from(c).every(e => !e.offsetParent) }"
 )
 
 

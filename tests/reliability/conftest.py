@@ -29,12 +29,12 @@ JOINERS = (
 )
 
 
-# timings of this machine, measured once the jobs are joined (nothing else runs then)
-QUIET = ("test_the_first_panels_page_within_ten_seconds",)
+# the browser page, once the jobs are joined (nothing else runs then: its time is printed)
+QUIET = ("test_the_first_panels_page_shows_the_panels_and_their_effects",)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Move the joining tests after this directory's other tests, and the timings after them
+    """Move the joining tests after this directory's other tests, and the browser page after them
     (the rest keeps its order)."""
     ours = [i for i, item in enumerate(items) if HERE in Path(item.path).parents]
     joiners = [items[i] for i in ours if items[i].name in JOINERS]

@@ -49,6 +49,14 @@ def test_recommendations_with_the_client_cross_check(
         background=True,
     )
     recs = panel.recommendations
+    # what the table held when the computing line went: a page that sees it go reads the table
+    table_when_hidden: list[str] = []
+    panel.computing.layout.observe(
+        lambda change: (
+            table_when_hidden.append(panel.table.value) if change["new"] == "none" else None
+        ),
+        names="display",
+    )
     try:
         assert not panel.ready
         assert panel.computing.layout.display == ""
@@ -65,6 +73,8 @@ def test_recommendations_with_the_client_cross_check(
     assert panel.wait(timeout=60)
     assert panel.ready
     assert panel.computing.layout.display == "none"
+    assert table_when_hidden
+    assert "effect: PnL change [95 %]" in table_when_hidden[0]  # the numbers came first
     assert not panel.apply_button.disabled
     assert panel.apply_button.tooltip == ""
     assert panel.checks is not None

@@ -364,8 +364,10 @@ class RecommendationsPanel(Panel):
                     self._checks, self._effects = computed
                     self._computed_for = (recs, research.features, playbook)
                 self._busy = False  # _show below recomputes what changed meanwhile
-                self.computing.layout.display = "none"
                 self._show()
+                # hidden only once the table holds the numbers: a page that sees the line
+                # go reads a table with its effects (the browser gets the changes in order)
+                self.computing.layout.display = "none"
         except QuantscopeError as exc:
             self.failed(exc)
         except BaseException as exc:  # a thread's error would be lost: wait() raises it
