@@ -8,7 +8,7 @@ reference), how long a cached answer lives and which cached routes a write chang
 ``Catalog`` method that answers it offline, and the plan capability that opens it. The tables
 that used to repeat this knowledge are derived from here: ``_http.cache.CACHE_RULES`` and
 ``INVALIDATIONS``, the loaders' wire dicts and write bodies (``_endpoints.query``/``body``),
-``catalog.answer``'s parsing of a recipe's wire parameters (``from_wire``), the CLI's ``fetch``
+``catalog.answer``'s keywords of a plan's parameters (``ANSWERS``), the CLI's ``fetch``
 options, their ``--help`` and its pre-flight of enumerated values, the loaders' paging, and
 ``_plans.CAPABILITIES``.
 

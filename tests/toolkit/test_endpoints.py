@@ -252,14 +252,13 @@ def _keywords(function: Callable[..., Any], *besides: str) -> list[str]:
 def test_one_list_of_filters_for_loader_catalog_cli_and_answers(
     endpoint: E.Endpoint, loader: Callable[..., Any], resource: str
 ) -> None:
-    """The filters are declared once: the loader, ``Catalog``'s method, ``quantscope fetch``
-    and the catalog's parsing of the wire all take exactly the registry's list, in order."""
+    """The filters are declared once: the loader, ``Catalog``'s method and ``quantscope fetch``
+    all take exactly the registry's list, in order."""
     names = [p.name for p in endpoint.params]
     assert endpoint.catalog is not None
     assert _keywords(loader) == names
     assert _keywords(getattr(Catalog, endpoint.catalog)) == names
     assert [o.kwarg for o in RESOURCES[resource].options] == names
-    assert list(E.from_wire(endpoint, {})) == names
 
 
 # What a catalog method may take beyond its route's parameters, and the keywords it requires
@@ -299,12 +298,7 @@ def test_every_catalog_method_takes_the_registrys_keywords_with_the_loaders_defa
     assert _defaults(method, names) == want
 
 
-def test_the_catalog_reads_the_wire_back_by_the_registry() -> None:
-    wire = dict(wire_params(E.query(E.TRADES, {"quant_id": "7", "position_closed": False})))
-    parsed = E.from_wire(E.TRADES, wire)
-    assert parsed["quant_id"] == 7
-    assert parsed["position_closed"] is False
-    assert parsed["status"] is None
+def test_the_catalog_answers_the_registry_s_routes() -> None:
     assert ("/api/trades", "trades") in ANSWERS
     assert ("/api/eval-details", "eval_details") not in ANSWERS  # one request per id
 

@@ -22,7 +22,6 @@ from _helpers.quota import quota_left
 
 import quantscope as qs
 import quantscope.loaders as L
-from quantscope import _endpoints as E
 from quantscope._http.cachestore import BodyFileCache
 from quantscope._http.client import Client
 from quantscope._http.framecache import FrameCache
@@ -253,7 +252,6 @@ def test_a_catalog_answers_the_plan_s_python_values_with_no_wire_round_trip(
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the catalog's query went through wire text")
 
-    monkeypatch.setattr(E, "from_wire", refuse)
     monkeypatch.setattr(_base, "wire_params", refuse)
     assert len(qs.load_trades(QUANT, **WINDOW)) == 107
     assert len(qs.load_trades(QUANT, start=date(2026, 7, 1), end="2026-07-31T23:59:59")) == 107
