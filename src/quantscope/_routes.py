@@ -58,6 +58,7 @@ __all__ = [
     "Param",
     "by_key",
     "listed",
+    "route_at",
 ]
 
 API_PREFIX = "/api/"
@@ -548,8 +549,16 @@ ROUTES: tuple[Endpoint, ...] = (
 )
 
 _BY_KEY = {e.key: e for e in ROUTES}
+_BY_PATH = {(e.method, e.path): e for e in ROUTES}
 
 
 def by_key(key: str) -> Endpoint:
     """The route called ``key`` (``trades``, ``playbook``, ...)."""
     return _BY_KEY[key]
+
+
+def route_at(path: str, method: str = "GET") -> Endpoint:
+    """The route of ``method`` at ``path``, its template (``/api/trades/{id}``), as a loader's
+    recipe names it.
+    """
+    return _BY_PATH[(method, path)]

@@ -27,6 +27,7 @@ from quantscope.catalog.answer import ANSWERS
 from quantscope.catalog.read import Catalog
 from quantscope.cli.fetch import RESOURCES
 from quantscope.loaders import evaluations, market, optimization, playbook, signals, trades
+from quantscope.loaders._base import Recipe
 from quantscope.loaders._planned import LoadPlan
 from quantscope.sandbox import routers
 
@@ -422,3 +423,43 @@ def test_one_answer_loaders_and_writes_send_what_they_sent(
     assert (seen or client.sent) == [expected]
     if isinstance(expected[1], dict):  # a write's JSON text, byte for byte
         assert json.dumps(client.sent[0][1]) == json.dumps(expected[1])
+
+
+def _every_recipe() -> dict[str, Any]:
+    """Each GET loader's recipe, of a plan made with literal ids (making one sends nothing)."""
+    window = {"start": "2026-07-01", "end": "2026-07-31"}
+    recipes: dict[str, Any] = {}
+    for name in sorted(n for n in L.__all__ if n.startswith("load_")):
+        loader = getattr(L, name)
+        parameters = inspect.signature(loader).parameters.values()
+        required = [
+            p.name
+            for p in parameters
+            if p.default is inspect.Parameter.empty and p.kind is not p.VAR_POSITIONAL
+        ]
+        args = [[1] if r.endswith("_ids") else 1 for r in required]
+        given = {k: v for k, v in window.items() if k in inspect.signature(loader).parameters}
+        recipes[name] = loader.plan(*args, **given).recipe
+    return recipes
+
+
+def test_every_recipe_reads_the_items_key_its_route_declares() -> None:
+    """A recipe says only whether its frame's rows are the answer's items (``rows``); the
+    key is its route's (``_routes``), declared once."""
+    assert "items" not in inspect.signature(Recipe).parameters
+    recipes = _every_recipe()
+    assert len(recipes) == 15
+    for name, recipe in recipes.items():
+        route = E.route_at(recipe.endpoint)
+        assert recipe.items == (route.items if recipe.rows else ""), name
+    rows = sorted(n for n, r in recipes.items() if r.rows)
+    assert rows == [
+        "load_eval_details",
+        "load_eval_history",
+        "load_eval_timeseries",
+        "load_evaluations",
+        "load_ohlcv",
+        "load_signals",
+        "load_trades",
+    ]
+    assert recipes["load_trades"].items == "trades"
