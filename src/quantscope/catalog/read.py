@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from quantscope import _endpoints as E
 from quantscope._errors import ConfigurationError
 from quantscope._ids import IdArg, many_ids, one_id, optional_id
 from quantscope._reprs import catalog_html
@@ -88,6 +89,16 @@ def _unsupported(name: str, **given: Any) -> None:
             f"catalog.{name}: the catalog cannot answer {', '.join(bad)} as the service would; "
             "load from the service, or filter the frame"
         )
+
+
+def _allowed(route: E.Endpoint, given: Mapping[str, Any]) -> None:
+    """Refuse a value of ``given`` (a method's keywords) that ``route``'s spec does not allow,
+    as the loader and the command line do before any request (``_endpoints.checked_choice``:
+    ``InvalidChoiceError``, the same message), before anything is read.
+    """
+    for param in route.params:
+        if param.choices and param.name in given:
+            E.checked_choice(param, given[param.name])
 
 
 class Catalog:
@@ -237,6 +248,7 @@ class Catalog:
         **_ignored: Any,
     ) -> pd.DataFrame:
         """``load_trades`` from the catalog (the executed trades a sync stored)."""
+        _allowed(E.TRADES, locals())
         if trading_status not in (None, "executed"):
             raise ConfigurationError(
                 f"catalog.trades: the catalog keeps executed trades; trading_status="
@@ -298,6 +310,7 @@ class Catalog:
         **_ignored: Any,
     ) -> pd.DataFrame:
         """``load_evaluations`` from the catalog."""
+        _allowed(E.EVALUATIONS, locals())
         _unsupported(
             "evaluations",
             search=search,
@@ -415,6 +428,7 @@ class Catalog:
         **_ignored: Any,
     ) -> pd.DataFrame:
         """``load_signals`` from the newest snapshot (on or before ``as_of``)."""
+        _allowed(E.SIGNALS, locals())
         _unsupported("signals", search=search)
         frame = self._snapshot("signals", quant_id, as_of, chain=chain, limit=limit)
         if chain is not None:
