@@ -101,6 +101,16 @@ def _allowed(route: E.Endpoint, given: Mapping[str, Any]) -> None:
             E.checked_choice(param, given[param.name])
 
 
+def _tri(value: bool | str | None) -> bool | None:
+    """A true/false/all filter as the service reads it (a checked value, any ASCII case):
+    None (``all``) keeps every row.
+    """
+    if value is None or isinstance(value, bool):
+        return value
+    text = str(value).lower()
+    return None if text == "all" else text == "true"
+
+
 class Catalog:
     """A catalog opened for reading (``open_catalog``); the manifest is re-read on each
     call, so a sync in another process shows up.
@@ -236,7 +246,7 @@ class Catalog:
         *,
         trading_status: str | None = "executed",
         trading_mode: str | None = None,
-        position_closed: bool | None = None,
+        position_closed: bool | str | None = None,
         tracking_enabled: bool | None = None,
         status: str | None = None,
         chain: str | None = None,
@@ -279,8 +289,9 @@ class Catalog:
             mask &= (opened >= lo.ceil("s")).to_numpy(bool)
         if hi is not None and not _whole_months(hi + pd.Timedelta(seconds=1)):
             mask &= (opened < hi.floor("s") + pd.Timedelta(seconds=1)).to_numpy(bool)
-        if position_closed is not None:
-            mask &= (frame["status"] == ("Closed" if position_closed else "Open")).to_numpy(bool)
+        closed = _tri(position_closed)
+        if closed is not None:
+            mask &= (frame["status"] == ("Closed" if closed else "Open")).to_numpy(bool)
         if status is not None and status.lower() != "all":
             col = "status" if status.lower() in ("open", "closed") else "result"
             mask &= (frame[col].astype("str").str.lower() == status.lower()).to_numpy(bool)
