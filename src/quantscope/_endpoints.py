@@ -5,8 +5,7 @@ here) and the one encoding of a caller's keywords into a route's request.
 checked before anything is sent: an id by the ``_ids`` validator its ``Param`` names, a value
 the spec enumerates against the ``Param``'s ``choices`` (``InvalidChoiceError``, a
 ``ValueError``, naming the keyword, the value and the allowed ones; any case passes, as the
-service takes it). ``from_wire`` reads a recipe's wire parameters back as keywords (the
-catalog's answers). Knowing an endpoint is reading its declaration in ``_routes``.
+service takes it). Knowing an endpoint is reading its declaration in ``_routes``.
 
 The declarations live one module down so that ``_plans`` (which derives the plans' routes
 from them) stays below ``_errors``, whose class this encoding raises.
@@ -23,7 +22,7 @@ from quantscope._routes import *  # noqa: F403 - the declarations, re-exported (
 from quantscope._routes import Endpoint, Param
 from quantscope._wire import wire_text
 
-__all__ = [*_routes.__all__, "body", "checked_choice", "from_wire", "query"]
+__all__ = [*_routes.__all__, "body", "checked_choice", "query"]
 
 
 def _texts(param: Param, value: Any) -> list[str]:
@@ -92,22 +91,3 @@ def body(endpoint: Endpoint, values: Mapping[str, Any]) -> dict[str, Any]:
     parameter given in ``values`` and not None, in declaration order, checked as ``query``.
     """
     return _wire(endpoint, values, ("body",), keep_none=False)
-
-
-def _decoded(kind: str, text: str | None) -> Any:
-    if text is None:
-        return None
-    if kind in ("bool", "switch"):
-        return text == "true"
-    if kind in ("id", "int"):
-        return int(text)
-    return text
-
-
-def from_wire(endpoint: Endpoint, wire: Mapping[str, str]) -> dict[str, Any]:
-    """A recipe's wire parameters back as the loader's keywords (None where absent): what the
-    catalog answers a query from.
-    """
-    return {
-        p.name: _decoded(p.kind, wire.get(p.wire)) for p in endpoint.params if p.where == "query"
-    }

@@ -136,7 +136,7 @@ def estimate_html(estimate: Any) -> str:
     """
     requests = estimate.requests if estimate.exact else f"at least {estimate.requests}"
     if estimate.write:
-        requests = "1 (a write, never cached)"
+        requests = f"{estimate.requests} (a write, never cached)"
     verdict = "unknown (quota not known yet)"
     if estimate.fits is False:
         verdict = "does not fit: partial=True fetches what fits"

@@ -8,7 +8,7 @@ reference), how long a cached answer lives and which cached routes a write chang
 ``Catalog`` method that answers it offline, and the plan capability that opens it. The tables
 that used to repeat this knowledge are derived from here: ``_http.cache.CACHE_RULES`` and
 ``INVALIDATIONS``, the loaders' wire dicts and write bodies (``_endpoints.query``/``body``),
-``catalog.answer``'s parsing of a recipe's wire parameters (``from_wire``), the CLI's ``fetch``
+``catalog.answer``'s keywords of a plan's parameters (``ANSWERS``), the CLI's ``fetch``
 options, their ``--help`` and its pre-flight of enumerated values, the loaders' paging, and
 ``_plans.CAPABILITIES``.
 
@@ -58,6 +58,7 @@ __all__ = [
     "Param",
     "by_key",
     "listed",
+    "route_at",
 ]
 
 API_PREFIX = "/api/"
@@ -548,8 +549,16 @@ ROUTES: tuple[Endpoint, ...] = (
 )
 
 _BY_KEY = {e.key: e for e in ROUTES}
+_BY_PATH = {(e.method, e.path): e for e in ROUTES}
 
 
 def by_key(key: str) -> Endpoint:
     """The route called ``key`` (``trades``, ``playbook``, ...)."""
     return _BY_KEY[key]
+
+
+def route_at(path: str, method: str = "GET") -> Endpoint:
+    """The route of ``method`` at ``path``, its template (``/api/trades/{id}``), as a loader's
+    recipe names it.
+    """
+    return _BY_PATH[(method, path)]

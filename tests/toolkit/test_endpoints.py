@@ -27,6 +27,7 @@ from quantscope.catalog.answer import ANSWERS
 from quantscope.catalog.read import Catalog
 from quantscope.cli.fetch import RESOURCES
 from quantscope.loaders import evaluations, market, optimization, playbook, signals, trades
+from quantscope.loaders._base import Recipe
 from quantscope.loaders._planned import LoadPlan
 from quantscope.sandbox import routers
 
@@ -252,14 +253,13 @@ def _keywords(function: Callable[..., Any], *besides: str) -> list[str]:
 def test_one_list_of_filters_for_loader_catalog_cli_and_answers(
     endpoint: E.Endpoint, loader: Callable[..., Any], resource: str
 ) -> None:
-    """The filters are declared once: the loader, ``Catalog``'s method, ``quantscope fetch``
-    and the catalog's parsing of the wire all take exactly the registry's list, in order."""
+    """The filters are declared once: the loader, ``Catalog``'s method and ``quantscope fetch``
+    all take exactly the registry's list, in order."""
     names = [p.name for p in endpoint.params]
     assert endpoint.catalog is not None
     assert _keywords(loader) == names
     assert _keywords(getattr(Catalog, endpoint.catalog)) == names
     assert [o.kwarg for o in RESOURCES[resource].options] == names
-    assert list(E.from_wire(endpoint, {})) == names
 
 
 # What a catalog method may take beyond its route's parameters, and the keywords it requires
@@ -299,12 +299,7 @@ def test_every_catalog_method_takes_the_registrys_keywords_with_the_loaders_defa
     assert _defaults(method, names) == want
 
 
-def test_the_catalog_reads_the_wire_back_by_the_registry() -> None:
-    wire = dict(wire_params(E.query(E.TRADES, {"quant_id": "7", "position_closed": False})))
-    parsed = E.from_wire(E.TRADES, wire)
-    assert parsed["quant_id"] == 7
-    assert parsed["position_closed"] is False
-    assert parsed["status"] is None
+def test_the_catalog_answers_the_registry_s_routes() -> None:
     assert ("/api/trades", "trades") in ANSWERS
     assert ("/api/eval-details", "eval_details") not in ANSWERS  # one request per id
 
@@ -428,3 +423,43 @@ def test_one_answer_loaders_and_writes_send_what_they_sent(
     assert (seen or client.sent) == [expected]
     if isinstance(expected[1], dict):  # a write's JSON text, byte for byte
         assert json.dumps(client.sent[0][1]) == json.dumps(expected[1])
+
+
+def _every_recipe() -> dict[str, Any]:
+    """Each GET loader's recipe, of a plan made with literal ids (making one sends nothing)."""
+    window = {"start": "2026-07-01", "end": "2026-07-31"}
+    recipes: dict[str, Any] = {}
+    for name in sorted(n for n in L.__all__ if n.startswith("load_")):
+        loader = getattr(L, name)
+        parameters = inspect.signature(loader).parameters.values()
+        required = [
+            p.name
+            for p in parameters
+            if p.default is inspect.Parameter.empty and p.kind is not p.VAR_POSITIONAL
+        ]
+        args = [[1] if r.endswith("_ids") else 1 for r in required]
+        given = {k: v for k, v in window.items() if k in inspect.signature(loader).parameters}
+        recipes[name] = loader.plan(*args, **given).recipe
+    return recipes
+
+
+def test_every_recipe_reads_the_items_key_its_route_declares() -> None:
+    """A recipe says only whether its frame's rows are the answer's items (``rows``); the
+    key is its route's (``_routes``), declared once."""
+    assert "items" not in inspect.signature(Recipe).parameters
+    recipes = _every_recipe()
+    assert len(recipes) == 15
+    for name, recipe in recipes.items():
+        route = E.route_at(recipe.endpoint)
+        assert recipe.items == (route.items if recipe.rows else ""), name
+    rows = sorted(n for n, r in recipes.items() if r.rows)
+    assert rows == [
+        "load_eval_details",
+        "load_eval_history",
+        "load_eval_timeseries",
+        "load_evaluations",
+        "load_ohlcv",
+        "load_signals",
+        "load_trades",
+    ]
+    assert recipes["load_trades"].items == "trades"

@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 from _helpers.http import ApiSession
 from _helpers.quota import quota_left
+from _helpers.widgets import smart_money
 
 import quantscope as qs
 import quantscope.loaders as L
+from quantscope._changes import Change
 from quantscope._http.client import Client
 from quantscope._http.sender import Sender
 from quantscope.loaders._planned import LoadPlan
@@ -131,3 +133,37 @@ def test_estimate_takes_a_loader_or_a_partial_of_one_not_a_function_around_it(
     assert (cost.endpoint, cost.requests) == ("/api/trades/stats", 1)
     with pytest.raises(TypeError, match="takes a quantscope loader"):
         qs.estimate(lambda: L.load_trade_stats(QUANT, client=client))
+
+
+def test_a_writes_estimate_is_what_it_sends_its_compare_and_swap_read_included(
+    fresh_sandbox: Callable[..., SandboxServer], client_for: Callable[..., Client]
+) -> None:
+    server = fresh_sandbox()
+    client = client_for(server)
+    recs = L.load_recommendations(QUANT, applied=False, client=client)
+    one = recs.drop_duplicates("config_id")  # each recommendation on its own entry
+    row, by_id, forced = (one.iloc[i] for i in range(3))
+    L.load_playbook(QUANT, client=client)  # cached: the check reads the service all the same
+    writes: list[tuple[Callable[..., Any], Callable[[], tuple[Any, ...]], dict[str, Any], int]] = [
+        (L.apply_recommendation, lambda: (row,), {}, 2),
+        (L.apply_recommendation, lambda: (int(by_id["recommendation_id"]),), {}, 1),
+        (L.apply_recommendation, lambda: (forced,), {"force": True}, 1),
+        (L.run_analysis, lambda: (QUANT,), {}, 1),
+        (L.update_playbook, lambda: (QUANT, [_seen(client, 1)]), {}, 2),
+        (L.update_playbook, lambda: (QUANT, [_seen(client, 2)]), {"force": True}, 1),
+        (L.update_playbook, lambda: (QUANT, [_seen(client, 3).request()]), {}, 1),
+    ]
+    for write, args, kwargs, sent in writes:
+        given = args()
+        cost = qs.estimate(write, *given, **kwargs, client=client)
+        left = quota_left(server, "enterprise")
+        write(*given, **kwargs, client=client)
+        assert (cost.requests, left - quota_left(server, "enterprise")) == (sent, sent), write
+        assert cost.write
+        assert str(cost).startswith(f"{cost.endpoint}: a write, never cached: {sent} request")
+
+
+def _seen(client: Client, step: float) -> Change:
+    """A change of the playbook's smart-money threshold by ``step``, from what it holds now."""
+    row = smart_money(L.load_playbook(QUANT, client=client))
+    return Change.of(row, "threshold", float(row["threshold"]) + step)

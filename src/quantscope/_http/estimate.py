@@ -34,6 +34,8 @@ class Estimate:
     ``remaining``/``limit``/``reset`` are the quota as last reported (None before any
     request), ``share`` the client's rule (``Settings.quota_share``). ``probed`` is the
     request ``probe=True`` spent on the first page (now in the cache, counted in ``cached``).
+    ``write``: a write, never cached, whose ``requests`` count ``checks``, the read its
+    compare-and-swap sends first.
     """
 
     endpoint: str
@@ -47,6 +49,7 @@ class Estimate:
     reserve: int = 0
     write: bool = False
     probed: int = 0
+    checks: int = 0
 
     @property
     def fits(self) -> bool | None:
@@ -63,7 +66,7 @@ class Estimate:
         return self.requests > share_limit(self.share, self.remaining)
 
     def __str__(self) -> str:
-        what = "a write, never cached: 1 request" if self.write else self._cost()
+        what = self._write() if self.write else self._cost()
         if self.remaining is None:
             left = "quota not known yet (no request has reached the service)"
         else:
@@ -81,6 +84,12 @@ class Estimate:
 
     def _repr_html_(self) -> str:
         return estimate_html(self)
+
+    def _write(self) -> str:
+        s = "s" if self.requests != 1 else ""
+        first = f" (the read its compare-and-swap checks first: {self.checks})"
+        first = first if self.checks else ""
+        return f"a write, never cached: {self.requests} request{s}{first}"
 
     def _cost(self) -> str:
         cached = f", {self.cached} from the cache" if self.cached else ""

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from quantscope import _endpoints as E
 from quantscope._errors import ConfigurationError
 from quantscope._ids import IdArg, many_ids, one_id, optional_id
 from quantscope._reprs import catalog_html
@@ -88,6 +89,26 @@ def _unsupported(name: str, **given: Any) -> None:
             f"catalog.{name}: the catalog cannot answer {', '.join(bad)} as the service would; "
             "load from the service, or filter the frame"
         )
+
+
+def _allowed(route: E.Endpoint, given: Mapping[str, Any]) -> None:
+    """Refuse a value of ``given`` (a method's keywords) that ``route``'s spec does not allow,
+    as the loader and the command line do before any request (``_endpoints.checked_choice``:
+    ``InvalidChoiceError``, the same message), before anything is read.
+    """
+    for param in route.params:
+        if param.choices and param.name in given:
+            E.checked_choice(param, given[param.name])
+
+
+def _tri(value: bool | str | None) -> bool | None:
+    """A true/false/all filter as the service reads it (a checked value, any ASCII case):
+    None (``all``) keeps every row.
+    """
+    if value is None or isinstance(value, bool):
+        return value
+    text = str(value).lower()
+    return None if text == "all" else text == "true"
 
 
 class Catalog:
@@ -225,7 +246,7 @@ class Catalog:
         *,
         trading_status: str | None = "executed",
         trading_mode: str | None = None,
-        position_closed: bool | None = None,
+        position_closed: bool | str | None = None,
         tracking_enabled: bool | None = None,
         status: str | None = None,
         chain: str | None = None,
@@ -237,6 +258,7 @@ class Catalog:
         **_ignored: Any,
     ) -> pd.DataFrame:
         """``load_trades`` from the catalog (the executed trades a sync stored)."""
+        _allowed(E.TRADES, locals())
         if trading_status not in (None, "executed"):
             raise ConfigurationError(
                 f"catalog.trades: the catalog keeps executed trades; trading_status="
@@ -267,8 +289,9 @@ class Catalog:
             mask &= (opened >= lo.ceil("s")).to_numpy(bool)
         if hi is not None and not _whole_months(hi + pd.Timedelta(seconds=1)):
             mask &= (opened < hi.floor("s") + pd.Timedelta(seconds=1)).to_numpy(bool)
-        if position_closed is not None:
-            mask &= (frame["status"] == ("Closed" if position_closed else "Open")).to_numpy(bool)
+        closed = _tri(position_closed)
+        if closed is not None:
+            mask &= (frame["status"] == ("Closed" if closed else "Open")).to_numpy(bool)
         if status is not None and status.lower() != "all":
             col = "status" if status.lower() in ("open", "closed") else "result"
             mask &= (frame[col].astype("str").str.lower() == status.lower()).to_numpy(bool)
@@ -298,6 +321,7 @@ class Catalog:
         **_ignored: Any,
     ) -> pd.DataFrame:
         """``load_evaluations`` from the catalog."""
+        _allowed(E.EVALUATIONS, locals())
         _unsupported(
             "evaluations",
             search=search,
@@ -415,6 +439,7 @@ class Catalog:
         **_ignored: Any,
     ) -> pd.DataFrame:
         """``load_signals`` from the newest snapshot (on or before ``as_of``)."""
+        _allowed(E.SIGNALS, locals())
         _unsupported("signals", search=search)
         frame = self._snapshot("signals", quant_id, as_of, chain=chain, limit=limit)
         if chain is not None:

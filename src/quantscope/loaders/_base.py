@@ -70,6 +70,7 @@ from quantscope._http.framecache import CachedFrame, frame_key, part_key
 from quantscope._http.quota import Spend
 from quantscope._http.results import cached_provenance, with_provenance
 from quantscope._plans import PLANS, plan_named
+from quantscope._routes import route_at
 from quantscope._typed.decode import page_decoder
 from quantscope._typed.frames import (
     Columns,
@@ -97,8 +98,9 @@ def client_or_default(client: Client | None) -> Client:
 class Recipe:
     """What a loader declares: which answers, and how they become its frame.
 
-    ``items`` names the list of records in an answer (``"trades"``, ``"results"``...; empty
-    when the answer is itself the list); ``keep`` the other top-level keys ``build`` reads
+    ``rows``: the frame's records are the answer's items, under the key its route declares
+    (``items``: ``"trades"``, ``"results"``...; empty without ``rows``: ``build`` reads the
+    answer, or the answer is itself the list); ``keep`` the other top-level keys ``build`` reads
     (the paging total is kept for paged recipes). ``build`` turns what the client returned
     into the frame with provenance; the default is the typed frame of the records. ``build``
     must depend on nothing but the answers and the parameters: the frame is kept under the
@@ -113,7 +115,7 @@ class Recipe:
 
     endpoint: str
     spec: FrameSpec
-    items: str = ""
+    rows: bool = False
     keep: tuple[str, ...] = ()
     paging: PageNumberPaging | OffsetPaging | None = None
     build: Callable[[Recipe, Any], pd.DataFrame | Frames] | None = None
@@ -121,6 +123,13 @@ class Recipe:
     by_chain: bool = False
     fold_rows: int | None = None
     parts: tuple[FrameSpec, ...] = ()
+
+    @property
+    def items(self) -> str:
+        """The key of the records in an answer: its route's (``_routes``) with ``rows``, else
+        empty.
+        """
+        return (route_at(self.endpoint).items or "") if self.rows else ""
 
     def decoder(self) -> Callable[[bytes], Any] | None:
         """The typed decoder of this recipe's answers (None: plain JSON)."""

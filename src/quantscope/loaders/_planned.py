@@ -10,12 +10,14 @@ a catalog's answer is free (or refused in one line when the catalog does not kee
 a frame kept in the frame cache; the rest is the client's price of the plan's requests
 (``_http.plan.Requests``, ``Client._price``), from its HTTP cache alone.
 
-Writes are no load: ``@planned_write(endpoint)`` gives them a ``.plan`` that prices one
-request, never cached.
+Writes are no load: ``@planned_write(endpoint, check=...)`` gives them a ``.plan``
+(``WritePlan``): the write, one request never cached, and the read its compare-and-swap
+sends first (``check``, a load plan; none for a write that checks nothing).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 from collections.abc import Callable, Sequence
@@ -44,6 +46,7 @@ from quantscope.loaders._source import catalog_source
 __all__ = [
     "LoadPlan",
     "PlannedLoader",
+    "WritePlan",
     "frame_plan",
     "parts_plan",
     "planned",
@@ -195,17 +198,44 @@ def planned(plan: Callable[P, LoadPlan[R]]) -> PlannedLoader[P, R]:
     return cast(PlannedLoader[P, R], loader)
 
 
-def planned_write(endpoint: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """A write function priced by ``qsc.estimate`` as one request to ``endpoint``, never
-    cached (``.plan``: the write's ``_http.plan.Requests``, on its ``client`` argument).
+@dataclass(frozen=True, eq=False)
+class WritePlan:
+    """A write, not yet sent: ``check``, the read its compare-and-swap sends first (None: it
+    checks nothing), then ``write``, one request never cached.
+    """
+
+    write: Requests
+    check: LoadPlan[Any] | None = None
+
+    def cost(self, *, probe: bool = False) -> Estimate:
+        """What the write would send now: its check's read (never from the cache) and itself."""
+        sent = self.write.cost()
+        if self.check is None:
+            return sent
+        read = self.check.cost(probe=probe)
+        requests = read.requests + sent.requests
+        return dataclasses.replace(sent, requests=requests, exact=read.exact, checks=read.requests)
+
+
+def planned_write(
+    endpoint: str, *, check: Callable[..., LoadPlan[Any] | None] | None = None
+) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """A write function priced by ``qsc.estimate`` (``.plan``: its ``WritePlan``, on its
+    ``client`` argument): one request to ``endpoint``, after ``check``'s read, which is
+    called with the write's arguments (defaults applied, as keywords) and returns the plan of
+    the read the write's compare-and-swap sends first, or None when it sends none.
     """
 
     def wrap(write: Callable[P, R]) -> Callable[P, R]:
         signature = inspect.signature(write)
 
-        def plan(*args: Any, **kwargs: Any) -> Requests:
-            given = signature.bind(*args, **kwargs).arguments
-            return Requests(endpoint, client_or_default(given.get("client")), write=True)
+        def plan(*args: Any, **kwargs: Any) -> WritePlan:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            given = bound.arguments
+            client = client_or_default(given.get("client"))
+            read = check(**{**given, "client": client}) if check is not None else None
+            return WritePlan(Requests(endpoint, client, write=True), read)
 
         vars(write).update(plan=plan)
         return write

@@ -63,7 +63,7 @@ def load_evaluations(
     recipe = Recipe(
         RESULTS,
         _schemas.EVALUATIONS,
-        items="results",
+        rows=True,
         paging=OffsetPaging.of(E.EVALUATIONS, page_size),
         desc="evaluations",
         by_chain=True,
@@ -120,7 +120,7 @@ def load_eval_timeseries(
     with a DeprecationWarning.
     """
     params = _window("load_eval_timeseries", quant_id, old, start, end, all_quants)
-    recipe = Recipe(TIMESERIES, _schemas.EVAL_TIMESERIES, items="timeseries", by_chain=True)
+    recipe = Recipe(TIMESERIES, _schemas.EVAL_TIMESERIES, rows=True, by_chain=True)
     return frame_plan(recipe, params, client=client)
 
 
@@ -190,7 +190,7 @@ def load_eval_details(
     recipe = Recipe(
         DETAILS,
         _schemas.EVAL_DETAILS,
-        items="evaluationResultDetails",
+        rows=True,
         keep=("evaluationResult", "token", "userQuant"),
         build=_details_frame,
         desc="evaluation details",
@@ -239,7 +239,7 @@ def load_eval_history(
     recipe = Recipe(
         HISTORY,
         _schemas.EVAL_HISTORY,
-        items="results",
+        rows=True,
         paging=OffsetPaging.of(E.HISTORY, page_size),  # skip and take
         desc="evaluation history",
     )

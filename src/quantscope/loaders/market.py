@@ -27,7 +27,7 @@ def load_ohlcv(
     Columns ``open``, ``high``, ``low``, ``close`` (USD) and ``volume`` (USD), all float64.
     ``limit`` is the number of newest candles (the service's maximum is the default).
     """
-    recipe = Recipe(OHLCV, _schemas.OHLCV, items="ohlcv", build=_candles)
+    recipe = Recipe(OHLCV, _schemas.OHLCV, rows=True, build=_candles)
     return frame_plan(recipe, E.query(E.OHLCV, locals()), client=client)
 
 

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from quantscope import _endpoints as E
-from quantscope._changes import Change, stale_changes, stale_write_error
+from quantscope._changes import Change
 from quantscope._http.client import Client, Fetched
 from quantscope._http.results import with_provenance
 from quantscope._http.writelock import playbook_lock
@@ -38,7 +38,7 @@ from quantscope.loaders._base import (
     warn_incomplete,
 )
 from quantscope.loaders._planned import LoadPlan, parts_plan, planned, planned_write
-from quantscope.loaders.playbook import load_playbook
+from quantscope.loaders.playbook import compare_read, refuse_stale
 
 DASHBOARD = E.DASHBOARD.path
 ANALYZE = E.ANALYZE.path
@@ -208,20 +208,18 @@ def run_analysis(
     return result
 
 
-def check_recommendation(recommendation: pd.Series, *, client: Client | None = None) -> None:
-    """Refuse (``StaleWriteError``, nothing sent) a recommendation whose entry no longer holds
-    the threshold it was made for (``old_threshold``, what the user saw), read from the service
-    now (one request).
+def _apply_check(
+    recommendation: IdArg | pd.Series, force: bool, client: Client | None
+) -> LoadPlan[pd.DataFrame] | None:
+    """``apply_recommendation``'s ``compare_read``: a row says what the user saw (its
+    ``old_threshold``), an id does not (the service checks it).
     """
-    change = Change.of_recommendation(recommendation)
-    quant = one_id(recommendation["quant_id"], "quant_id")
-    now = load_playbook(quant, fresh=True, client=client)
-    stale = stale_changes(now, [change])
-    if stale:
-        raise stale_write_error(stale, now)
+    if not isinstance(recommendation, pd.Series):
+        return None
+    return compare_read(one_id(recommendation["quant_id"], "quant_id"), True, force, client)
 
 
-@planned_write(APPLY)
+@planned_write(APPLY, check=_apply_check)
 def apply_recommendation(
     recommendation: IdArg | pd.Series, *, force: bool = False, client: Client | None = None
 ) -> pd.Series:
@@ -241,8 +239,8 @@ def apply_recommendation(
     if not isinstance(recommendation, pd.Series):
         return _apply(c, recommendation)
     with playbook_lock(c, one_id(recommendation["quant_id"], "quant_id")):
-        if not force:
-            check_recommendation(recommendation, client=c)
+        seen = [Change.of_recommendation(recommendation)]
+        refuse_stale(_apply_check(recommendation, force, c), seen)
         return _apply(c, recommendation["recommendation_id"])
 
 

@@ -8,7 +8,7 @@ read again from the service (one request, never the cache) and the write is refu
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -118,7 +118,42 @@ def _change(change: Change | Mapping[str, Any]) -> tuple[dict[str, Any], Change 
     return wire, Change(str(config_id), str(name), change["old_value"], value)
 
 
-@planned_write(CONFIG)
+def compare_read(
+    quant_id: IdArg, seen: bool, force: bool, client: Client | None
+) -> LoadPlan[pd.DataFrame] | None:
+    """The read a compare-and-swap write sends before it writes: the quant's playbook from the
+    service (``fresh``: never the cache), when the write says what the caller saw (``seen``)
+    and is not ``force``d; None otherwise. The write runs it; ``qsc.estimate`` prices it.
+    """
+    if not seen or force:
+        return None
+    return load_playbook.plan(quant_id, fresh=True, client=client)
+
+
+def refuse_stale(check: LoadPlan[pd.DataFrame] | None, seen: Sequence[Change]) -> None:
+    """Run a ``compare_read`` (None: nothing to check) and refuse (``StaleWriteError``,
+    nothing written) when an entry no longer holds the value the caller saw.
+    """
+    if check is None:
+        return
+    now = check.run()
+    stale = stale_changes(now, seen)
+    if stale:
+        raise stale_write_error(stale, now)
+
+
+def _update_check(
+    quant_id: IdArg,
+    changes: Iterable[Change | Mapping[str, Any]],
+    force: bool,
+    client: Client | None,
+) -> LoadPlan[pd.DataFrame] | None:
+    """``update_playbook``'s ``compare_read`` (what ``qsc.estimate`` of it counts)."""
+    seen = any(change is not None for _, change in map(_change, changes))
+    return compare_read(quant_id, seen, force, client)
+
+
+@planned_write(CONFIG, check=_update_check)
 def update_playbook(
     quant_id: IdArg,
     changes: Iterable[Change | Mapping[str, Any]],
@@ -149,11 +184,7 @@ def update_playbook(
     seen = [change for _, change in parsed if change is not None]
     body = E.body(E.CONFIG_WRITE, {"quant_id": quant, "changes": [wire for wire, _ in parsed]})
     with playbook_lock(c, quant):
-        if seen and not force:
-            now = load_playbook(quant, fresh=True, client=c)
-            stale = stale_changes(now, seen)
-            if stale:
-                raise stale_write_error(stale, now)
+        refuse_stale(compare_read(quant, bool(seen), force, c), seen)
         fetched = c.put(CONFIG, body)
     updated = records(field(fetched.data, CONFIG, "updatedConfigs", list), CONFIG)
     return typed_frame(updated, _schemas.PLAYBOOK_UPDATE, fetched.provenance)

@@ -33,7 +33,7 @@ def load_signals(
     client: Client | None = None,
 ) -> LoadPlan[pd.DataFrame]:
     """One row per alpha signal (stage, price, change, ROI of an open position...)."""
-    recipe = Recipe(SIGNALS, _schemas.SIGNALS, items="signals", by_chain=True)
+    recipe = Recipe(SIGNALS, _schemas.SIGNALS, rows=True, by_chain=True)
     return frame_plan(recipe, _params(quant_id, chain, search, limit), client=client)
 
 

@@ -91,7 +91,7 @@ def load_trades(
     recipe = Recipe(
         TRADES,
         _schemas.TRADES,
-        items="trades",
+        rows=True,
         keep=TRADES_KEEP,
         paging=PageNumberPaging.of(E.TRADES, page_size),
         build=_trades_frame,
