@@ -14,6 +14,10 @@
 * ``client``: a quantscope Client on ``sandbox`` (enterprise key) with a cache of the test's
   own. ``module_client``: the same with one cache for the whole module, for modules that load
   a frame once and check it many ways (each page is fetched once per module).
+* ``research_client``: like ``module_client``, but its cache starts as a copy of what the
+  research modules before it in this worker fetched from ``sandbox``, and hands what it adds
+  on to the next one (``_research_cache``). The research modules each load thousands of eval
+  details of the same trades: each worker fetches them over HTTP once, not once per module.
 * ``client_for``: ``client_for(server, plan="enterprise")`` is a quantscope Client on that
   server with a cache of the test's own; closed at teardown.
 * ``serve``: ``serve(handler, **kwargs)`` starts a scripted ``FakeService`` (``_helpers``) on
@@ -77,14 +81,20 @@ for _name in ("QUANTSCOPE_URL", "QUANTSCOPE_API_KEY"):  # never a real service f
 # each of their tests is a group of its own, so the workers split them (the benchmarks' smoke
 # runs were 17 % of the suite, all in one worker).
 SPLIT_BY_TEST = frozenset({"tests/tooling/test_benchmarks_smoke.py"})
+# The research modules load the eval details of the same ~3,200 trades (``research_client``):
+# one worker runs them all, so they are fetched over HTTP once in the whole run (~20 s each).
+RESEARCH = frozenset(
+    f"tests/toolkit/test_backtest_{name}.py"
+    for name in ("replay_default", "rank_sandbox", "screen_sandbox", "sandbox")
+)
 
 
 def worker_group(nodeid: str) -> str:
     """Under pytest-xdist, the tests that run in one worker, in their order: a test module's
     (its module fixtures are built once), every notebook's cells (one kernel per notebook, all
-    on one embedded sandbox world, as in a plain run) and every browser test (one Voila, one
-    Chromium, last in their worker: tests/browser/conftest.py). A module of SPLIT_BY_TEST
-    hands out each test alone."""
+    on one embedded sandbox world, as in a plain run), every browser test (one Voila, one
+    Chromium, last in their worker: tests/browser/conftest.py) and the RESEARCH modules (one
+    warm ``research_client`` cache). A module of SPLIT_BY_TEST hands out each test alone."""
     path = nodeid.partition("::")[0]
     if path.startswith("tests/browser/"):
         return "browser"
@@ -92,6 +102,8 @@ def worker_group(nodeid: str) -> str:
         return "notebooks"
     if path in SPLIT_BY_TEST:
         return nodeid.partition("[")[0]
+    if path in RESEARCH:
+        return "research"
     return path
 
 
@@ -225,6 +237,29 @@ def module_client(
     cache = tmp_path_factory.mktemp("module-cache")
     with Client(sandbox.url, sandbox.keys["enterprise"], cache_dir=str(cache), progress=False) as c:
         yield c
+
+
+@pytest.fixture(scope="session")
+def _research_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The HTTP and frame cache the research modules of this worker have filled so far from
+    ``sandbox`` (read-only: its answers never go stale). Only ``research_client`` writes it,
+    between modules."""
+    return tmp_path_factory.mktemp("research") / "cache"
+
+
+@pytest.fixture(scope="module")
+def research_client(
+    sandbox: SandboxServer, _research_cache: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Client]:
+    cache = tmp_path_factory.mktemp("research-client") / "cache"
+    if _research_cache.exists():
+        shutil.copytree(_research_cache, cache)
+    with Client(sandbox.url, sandbox.keys["enterprise"], cache_dir=str(cache), progress=False) as c:
+        yield c
+    # The module's copy holds everything the worker's cache did, and what this module added
+    # (closed client: no open SQLite file). A copy left half-done is only misses for the next.
+    shutil.rmtree(_research_cache, ignore_errors=True)
+    shutil.copytree(cache, _research_cache)
 
 
 @pytest.fixture
