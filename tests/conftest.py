@@ -23,7 +23,7 @@
 * ``serve``: ``serve(handler, **kwargs)`` starts a scripted ``FakeService`` (``_helpers``) on
   loopback, for faults the sandbox cannot produce; stopped at teardown.
 * ``widget_data``: the widget tests' quant's trades and eval details (``_helpers.WidgetData``),
-  loaded once per session over HTTP.
+  loaded once per session over HTTP (through ``_research_cache``: they are research's too).
 
 ``make test`` runs on every core with pytest-xdist (``-n auto``): each worker is a session of
 its own (its own world, servers, sandbox and cache directories); ``worker_group`` below says
@@ -38,6 +38,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from http.server import ThreadingHTTPServer
 from pathlib import Path
@@ -242,9 +243,22 @@ def module_client(
 @pytest.fixture(scope="session")
 def _research_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The HTTP and frame cache the research modules of this worker have filled so far from
-    ``sandbox`` (read-only: its answers never go stale). Only ``research_client`` writes it,
-    between modules."""
+    ``sandbox`` (read-only: its answers never go stale). Only ``research_client`` (between
+    modules) and ``widget_data`` write it."""
     return tmp_path_factory.mktemp("research") / "cache"
+
+
+@contextmanager
+def _borrowed(server: SandboxServer, shared: Path, cache: Path) -> Iterator[Client]:
+    """A client on ``server`` whose cache ``cache`` starts as a copy of ``shared``; at the end
+    ``shared`` becomes a copy of it (all it held, and what this client added)."""
+    if shared.exists():
+        shutil.copytree(shared, cache, dirs_exist_ok=True)
+    with Client(server.url, server.keys["enterprise"], cache_dir=str(cache), progress=False) as c:
+        yield c
+    # Closed client: no open SQLite file. A copy left half-done is only misses for the next.
+    shutil.rmtree(shared, ignore_errors=True)
+    shutil.copytree(cache, shared)
 
 
 @pytest.fixture(scope="module")
@@ -252,14 +266,8 @@ def research_client(
     sandbox: SandboxServer, _research_cache: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Client]:
     cache = tmp_path_factory.mktemp("research-client") / "cache"
-    if _research_cache.exists():
-        shutil.copytree(_research_cache, cache)
-    with Client(sandbox.url, sandbox.keys["enterprise"], cache_dir=str(cache), progress=False) as c:
+    with _borrowed(sandbox, _research_cache, cache) as c:
         yield c
-    # The module's copy holds everything the worker's cache did, and what this module added
-    # (closed client: no open SQLite file). A copy left half-done is only misses for the next.
-    shutil.rmtree(_research_cache, ignore_errors=True)
-    shutil.copytree(cache, _research_cache)
 
 
 @pytest.fixture
@@ -278,12 +286,14 @@ def serve() -> Iterator[Callable[..., FakeService]]:
 
 
 @pytest.fixture(scope="session")
-def widget_data(sandbox: SandboxServer, tmp_path_factory: pytest.TempPathFactory) -> WidgetData:
+def widget_data(
+    sandbox: SandboxServer, _research_cache: Path, tmp_path_factory: pytest.TempPathFactory
+) -> WidgetData:
     """``QUANT``'s executed trades and the details of its closed buys (one eval-details request
     per closed trade), loaded once for the widget test modules."""
     reset_quota(sandbox)  # session fixtures run before the autouse reset
     cache = tmp_path_factory.getbasetemp() / "widgets-cache"
-    with Client(sandbox.url, sandbox.keys["enterprise"], cache_dir=str(cache), progress=False) as c:
+    with _borrowed(sandbox, _research_cache, cache) as c:  # the same details as research's
         trades = L.load_trades(QUANT, client=c)
         closed = trades[(trades["status"] == "Closed").to_numpy(bool)]
         ids = [int(i) for i in closed["evaluation_id"].dropna().unique()]
