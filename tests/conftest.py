@@ -14,12 +14,16 @@
 * ``client``: a quantscope Client on ``sandbox`` (enterprise key) with a cache of the test's
   own. ``module_client``: the same with one cache for the whole module, for modules that load
   a frame once and check it many ways (each page is fetched once per module).
+* ``research_client``: like ``module_client``, but its cache starts as a copy of what the
+  research modules before it in this worker fetched from ``sandbox``, and hands what it adds
+  on to the next one (``_research_cache``). The research modules each load thousands of eval
+  details of the same trades: each worker fetches them over HTTP once, not once per module.
 * ``client_for``: ``client_for(server, plan="enterprise")`` is a quantscope Client on that
   server with a cache of the test's own; closed at teardown.
 * ``serve``: ``serve(handler, **kwargs)`` starts a scripted ``FakeService`` (``_helpers``) on
   loopback, for faults the sandbox cannot produce; stopped at teardown.
 * ``widget_data``: the widget tests' quant's trades and eval details (``_helpers.WidgetData``),
-  loaded once per session over HTTP.
+  loaded once per session over HTTP (through ``_research_cache``: they are research's too).
 
 ``make test`` runs on every core with pytest-xdist (``-n auto``): each worker is a session of
 its own (its own world, servers, sandbox and cache directories); ``worker_group`` below says
@@ -34,6 +38,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from http.server import ThreadingHTTPServer
 from pathlib import Path
@@ -77,14 +82,20 @@ for _name in ("QUANTSCOPE_URL", "QUANTSCOPE_API_KEY"):  # never a real service f
 # each of their tests is a group of its own, so the workers split them (the benchmarks' smoke
 # runs were 17 % of the suite, all in one worker).
 SPLIT_BY_TEST = frozenset({"tests/tooling/test_benchmarks_smoke.py"})
+# The research modules load the eval details of the same ~3,200 trades (``research_client``):
+# one worker runs them all, so they are fetched over HTTP once in the whole run (~20 s each).
+RESEARCH = frozenset(
+    f"tests/toolkit/test_backtest_{name}.py"
+    for name in ("replay_default", "rank_sandbox", "screen_sandbox", "sandbox")
+)
 
 
 def worker_group(nodeid: str) -> str:
     """Under pytest-xdist, the tests that run in one worker, in their order: a test module's
     (its module fixtures are built once), every notebook's cells (one kernel per notebook, all
-    on one embedded sandbox world, as in a plain run) and every browser test (one Voila, one
-    Chromium, last in their worker: tests/browser/conftest.py). A module of SPLIT_BY_TEST
-    hands out each test alone."""
+    on one embedded sandbox world, as in a plain run), every browser test (one Voila, one
+    Chromium, last in their worker: tests/browser/conftest.py) and the RESEARCH modules (one
+    warm ``research_client`` cache). A module of SPLIT_BY_TEST hands out each test alone."""
     path = nodeid.partition("::")[0]
     if path.startswith("tests/browser/"):
         return "browser"
@@ -92,6 +103,8 @@ def worker_group(nodeid: str) -> str:
         return "notebooks"
     if path in SPLIT_BY_TEST:
         return nodeid.partition("[")[0]
+    if path in RESEARCH:
+        return "research"
     return path
 
 
@@ -227,6 +240,36 @@ def module_client(
         yield c
 
 
+@pytest.fixture(scope="session")
+def _research_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The HTTP and frame cache the research modules of this worker have filled so far from
+    ``sandbox`` (read-only: its answers never go stale). Only ``research_client`` (between
+    modules) and ``widget_data`` write it."""
+    return tmp_path_factory.mktemp("research") / "cache"
+
+
+@contextmanager
+def _borrowed(server: SandboxServer, shared: Path, cache: Path) -> Iterator[Client]:
+    """A client on ``server`` whose cache ``cache`` starts as a copy of ``shared``; at the end
+    ``shared`` becomes a copy of it (all it held, and what this client added)."""
+    if shared.exists():
+        shutil.copytree(shared, cache, dirs_exist_ok=True)
+    with Client(server.url, server.keys["enterprise"], cache_dir=str(cache), progress=False) as c:
+        yield c
+    # Closed client: no open SQLite file. A copy left half-done is only misses for the next.
+    shutil.rmtree(shared, ignore_errors=True)
+    shutil.copytree(cache, shared)
+
+
+@pytest.fixture(scope="module")
+def research_client(
+    sandbox: SandboxServer, _research_cache: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Client]:
+    cache = tmp_path_factory.mktemp("research-client") / "cache"
+    with _borrowed(sandbox, _research_cache, cache) as c:
+        yield c
+
+
 @pytest.fixture
 def serve() -> Iterator[Callable[..., FakeService]]:
     servers: list[ThreadingHTTPServer] = []
@@ -243,12 +286,14 @@ def serve() -> Iterator[Callable[..., FakeService]]:
 
 
 @pytest.fixture(scope="session")
-def widget_data(sandbox: SandboxServer, tmp_path_factory: pytest.TempPathFactory) -> WidgetData:
+def widget_data(
+    sandbox: SandboxServer, _research_cache: Path, tmp_path_factory: pytest.TempPathFactory
+) -> WidgetData:
     """``QUANT``'s executed trades and the details of its closed buys (one eval-details request
     per closed trade), loaded once for the widget test modules."""
     reset_quota(sandbox)  # session fixtures run before the autouse reset
     cache = tmp_path_factory.getbasetemp() / "widgets-cache"
-    with Client(sandbox.url, sandbox.keys["enterprise"], cache_dir=str(cache), progress=False) as c:
+    with _borrowed(sandbox, _research_cache, cache) as c:  # the same details as research's
         trades = L.load_trades(QUANT, client=c)
         closed = trades[(trades["status"] == "Closed").to_numpy(bool)]
         ids = [int(i) for i in closed["evaluation_id"].dropna().unique()]

@@ -1,7 +1,8 @@
 """Guard rails and the honest ranking on the sandbox world's history, over HTTP.
 
 The module loads every closed, executed trade of the three quants with its buy evaluation's
-values (3,177 trades: one eval-details request each, ~25 s), once.
+values (3,177 trades: one eval-details request each, ~25 s), once; a warm ``research_client`` sends
+none of them when an earlier research module of the worker did.
 """
 
 from __future__ import annotations
@@ -27,14 +28,14 @@ NOISE = set(sim_criteria.NOISE)
 
 
 @pytest.fixture(scope="module")
-def features(sandbox: SandboxServer, module_client: Client) -> pd.DataFrame:
+def features(sandbox: SandboxServer, research_client: Client) -> pd.DataFrame:
     frames = []
     for q in QUANTS:
         reset_quota(sandbox)
-        trades = L.load_trades(q, client=module_client)
+        trades = L.load_trades(q, client=research_client)
         frames.append(
             bt.trade_features(
-                trades[trades["status"] == "Closed"], confirm=True, client=module_client
+                trades[trades["status"] == "Closed"], confirm=True, client=research_client
             )
         )
     joined = pd.concat(frames, ignore_index=True)
@@ -120,8 +121,10 @@ def test_planted_criteria_rank_above_the_noise_in_every_class(features: pd.DataF
     assert row["effect_d_win_rate"] == pytest.approx(again["d_win_rate"].iloc[0], abs=1e-12)
 
 
-def test_rank_criteria_respects_the_playbook(features: pd.DataFrame, module_client: Client) -> None:
-    playbook = L.load_playbook(2, client=module_client)
+def test_rank_criteria_respects_the_playbook(
+    features: pd.DataFrame, research_client: Client
+) -> None:
+    playbook = L.load_playbook(2, client=research_client)
     borealis = features[features["quant_id"] == 2]
     ranked = bt.rank_criteria(borealis, rule="replay", playbook=playbook, flips=50)
     buying = playbook[playbook["config_type"] == "BUYING"]

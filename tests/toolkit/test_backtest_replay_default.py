@@ -1,9 +1,9 @@
 """What applying a change really does: the replayed rule by default, against the sandbox.
 
 Every closed, executed trade of the three quants with the values of its buy evaluation (one
-eval-details request each, ~3,200, loaded once into the module's cache), and the playbooks
-``trade_features`` keeps with them. The figures asserted are the seed-7 world's (issue 10,
-"What was observed"), each checked by hand with ``compare_playbooks``.
+eval-details request each, ~3,200, loaded once into the module's cache, ``research_client``),
+and the playbooks ``trade_features`` keeps with them. The figures asserted are the seed-7
+world's (issue 10, "What was observed"), each checked by hand with ``compare_playbooks``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from quantscope._http.client import Client
 from quantscope.backtest.questions import QUESTION_LABELS
 from quantscope.sandbox.serve import SandboxServer
 
-pytestmark = pytest.mark.slow  # ~3,200 eval-details requests in the module fixture: ~15 s
+# ~3,200 eval-details requests, ~15 s, unless an earlier research module of the worker sent them
+pytestmark = pytest.mark.slow
 
 QUANTS = (1, 2, 3)
 CLASSES = ("DEGEN_CAP", "LOW_CAP", "MID_CAP")
@@ -31,15 +32,17 @@ CHANGES = {"d_trades": "trades", "d_win_rate": "win_rate", "d_total_pnl_usd": "t
 
 
 @pytest.fixture(scope="module")
-def features(sandbox: SandboxServer, module_client: Client) -> pd.DataFrame:
+def features(sandbox: SandboxServer, research_client: Client) -> pd.DataFrame:
     reset_quota(sandbox)
-    trades = pd.concat([L.load_trades(q, client=module_client) for q in QUANTS], ignore_index=True)
-    return bt.trade_features(trades, confirm=True, client=module_client)
+    trades = pd.concat(
+        [L.load_trades(q, client=research_client) for q in QUANTS], ignore_index=True
+    )
+    return bt.trade_features(trades, confirm=True, client=research_client)
 
 
 @pytest.fixture(scope="module")
-def playbooks(module_client: Client) -> dict[int, pd.DataFrame]:
-    return {q: L.load_playbook(q, client=module_client) for q in QUANTS}
+def playbooks(research_client: Client) -> dict[int, pd.DataFrame]:
+    return {q: L.load_playbook(q, client=research_client) for q in QUANTS}
 
 
 def moved(playbook: pd.DataFrame, mc_class: str, thresholds: dict[str, float]) -> pd.DataFrame:
@@ -149,11 +152,11 @@ def test_tightening_borealis_buy_sell_ratio_filter_against_replay(features: pd.D
 
 
 def test_recommendation_claims_filter_and_replay_side_by_side(
-    module_client: Client, features: pd.DataFrame
+    research_client: Client, features: pd.DataFrame
 ) -> None:
     """Issue 10: Borealis LOW_CAP smart_money_buys 2 -> 3 (#61 there, #27 in the pristine
     world): the service claims +9.8 win-rate points, applying it gives +0.17."""
-    recs = L.load_recommendations(2, client=module_client)
+    recs = L.load_recommendations(2, client=research_client)
     checked = bt.crosscheck(recs, features)
     assert checked.attrs["crosscheck"]["applying"] == "replay"
     row = checked.set_index("recommendation_id").loc[27]
@@ -168,12 +171,12 @@ def test_recommendation_claims_filter_and_replay_side_by_side(
 
 
 def test_the_optimizer_showcase_shows_its_claim_signal_and_effect_with_intervals(
-    module_client: Client, features: pd.DataFrame
+    research_client: Client, features: pd.DataFrame
 ) -> None:
     """Issue 21: the README's showcase (Pulse, quant 3, MID_CAP smart_money_buys 2 -> 3)
     claims 0.528 -> 0.765 at confidence 0.47; applied, it replays to -10 trades, +0.3 points,
     -$801.85. The row shows all three, each with its interval and what it rests on."""
-    checked = bt.crosscheck(L.load_recommendations(3, client=module_client), features)
+    checked = bt.crosscheck(L.load_recommendations(3, client=research_client), features)
     info = checked.attrs["crosscheck"]
     assert info["question"] == {"service": "signal", "filter": "signal", "replay": "effect"}
     assert "upper_bound" not in info
@@ -251,13 +254,13 @@ def test_both_questions_side_by_side_equal_each_question_alone(features: pd.Data
 
 
 def test_shadow_outcomes_warn_once_and_are_counted(
-    module_client: Client, features: pd.DataFrame
+    research_client: Client, features: pd.DataFrame
 ) -> None:
     """Issue 21: with trading_status="all" research took never-executed outcomes silently.
     Borealis' 683 trades (87 REJECT, 27 RECOMMEND among them) now warn once per call, and the
     result's attrs count them by decision."""
-    trades = L.load_trades(2, trading_status="all", client=module_client)
-    shadow = bt.trade_features(trades, confirm=True, client=module_client)  # closed trades
+    trades = L.load_trades(2, trading_status="all", client=research_client)
+    shadow = bt.trade_features(trades, confirm=True, client=research_client)  # closed trades
     assert len(shadow) == 683
     found = shadow["decision"].value_counts()
     assert (found["REJECT"], found["RECOMMEND"]) == (87, 27)
@@ -271,7 +274,7 @@ def test_shadow_outcomes_warn_once_and_are_counted(
         "walk_forward": lambda: bt.walk_forward(shadow, "smart_money_buys"),
         "what_if_intervals": lambda: bt.what_if_intervals(sample, "smart_money_buys", [3.0]),
         "crosscheck": lambda: bt.crosscheck(
-            L.load_recommendations(2, client=module_client), shadow
+            L.load_recommendations(2, client=research_client), shadow
         ),
     }
     for name, call in calls.items():
@@ -297,13 +300,13 @@ def test_shadow_outcomes_warn_once_and_are_counted(
 
 
 def test_every_recommendation_replayed_equals_a_brute_force_replay(
-    module_client: Client, features: pd.DataFrame, playbooks: dict[int, pd.DataFrame]
+    research_client: Client, features: pd.DataFrame, playbooks: dict[int, pd.DataFrame]
 ) -> None:
     """Apply the change to a copy of the playbook, replay the buy evaluations, recompute the
     kept trades' win rate and PnL by hand; against the old threshold the same way."""
     total = 0
     for quant in QUANTS:
-        recs = L.load_recommendations(quant, client=module_client)
+        recs = L.load_recommendations(quant, client=research_client)
         checked = bt.crosscheck(recs, features).set_index("recommendation_id")
         for _, rec in recs.iterrows():
             sample = of(features, quant, str(rec["market_cap_class"]))

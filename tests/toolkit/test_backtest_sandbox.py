@@ -1,7 +1,8 @@
 """The backtest against the sandbox's history, through the loaders, over HTTP.
 
 Each criterion value costs one eval-details request, so the samples are chosen to stay near a
-thousand requests in all, loaded once per module into one cache:
+thousand requests in all, loaded once per module into one cache (``research_client``: warm when an
+earlier research module of the worker fetched them):
 
 * the replay set: 12 passed and 12 failed evaluations of each type for each quant (216);
 * the research set: the newest 200 closed, executed trades of each quant (600);
@@ -31,12 +32,12 @@ PLANTED = {"smart_money_buys", "buy_sell_ratio", "ai_confidence"}
 
 
 @pytest.fixture(scope="module")
-def playbooks(module_client: Client) -> dict[int, pd.DataFrame]:
-    return {q: L.load_playbook(q, client=module_client) for q in QUANTS}
+def playbooks(research_client: Client) -> dict[int, pd.DataFrame]:
+    return {q: L.load_playbook(q, client=research_client) for q in QUANTS}
 
 
 @pytest.fixture(scope="module")
-def replay_details(sandbox: SandboxServer, module_client: Client) -> pd.DataFrame:
+def replay_details(sandbox: SandboxServer, research_client: Client) -> pd.DataFrame:
     reset_quota(sandbox)
     ids: list[int] = []
     for q in QUANTS:
@@ -48,20 +49,20 @@ def replay_details(sandbox: SandboxServer, module_client: Client) -> pd.DataFram
                     passed=passed,
                     page_size=PER_CASE,
                     max_pages=1,
-                    client=module_client,
+                    client=research_client,
                 )
                 ids += found["evaluation_id"].tolist()
-    return L.load_eval_details(ids, client=module_client)
+    return L.load_eval_details(ids, client=research_client)
 
 
 @pytest.fixture(scope="module")
-def features(sandbox: SandboxServer, module_client: Client) -> pd.DataFrame:
+def features(sandbox: SandboxServer, research_client: Client) -> pd.DataFrame:
     reset_quota(sandbox)
     newest = []
     for q in QUANTS:
-        trades = L.load_trades(q, client=module_client)  # executed trades, newest first
+        trades = L.load_trades(q, client=research_client)  # executed trades, newest first
         newest.append(trades[trades["status"] == "Closed"].head(RESEARCH_TRADES))
-    return bt.trade_features(pd.concat(newest, ignore_index=True), client=module_client)
+    return bt.trade_features(pd.concat(newest, ignore_index=True), client=research_client)
 
 
 def test_replay_reproduces_every_verdict_of_the_service(
@@ -131,9 +132,9 @@ def test_planted_criteria_show_the_largest_what_if_effects(features: pd.DataFram
     )
 
 
-def test_crosscheck_agrees_with_the_optimizer(module_client: Client) -> None:
-    trades = L.load_trades(2, client=module_client)
-    buys = L.load_evaluations(2, evaluation_type="TOKEN_BUY", client=module_client)
+def test_crosscheck_agrees_with_the_optimizer(research_client: Client) -> None:
+    trades = L.load_trades(2, client=research_client)
+    buys = L.load_evaluations(2, evaluation_type="TOKEN_BUY", client=research_client)
     classes = pd.Series(
         bt.market_cap_class(buys["market_cap_usd"]), index=buys["evaluation_id"].to_numpy()
     )
@@ -141,8 +142,8 @@ def test_crosscheck_agrees_with_the_optimizer(module_client: Client) -> None:
         (trades["status"] == "Closed")
         & (classes.reindex(trades["evaluation_id"].to_numpy()).to_numpy() == "MID_CAP")
     ]
-    features = bt.trade_features(mid, client=module_client)
-    recs = L.load_recommendations(2, client=module_client)
+    features = bt.trade_features(mid, client=research_client)
+    recs = L.load_recommendations(2, client=research_client)
     recs = recs[recs["market_cap_class"] == "MID_CAP"]
     assert len(recs) >= 3
     checked = bt.crosscheck(recs, features)
@@ -189,11 +190,11 @@ def test_compare_playbooks_agrees_with_what_if_under_either_rule(
 
 
 def test_simulated_exits_reproduce_the_services_own_trades(
-    module_client: Client, features: pd.DataFrame
+    research_client: Client, features: pd.DataFrame
 ) -> None:
     """With the sandbox's slippage, fees and Cinder's exit rule, a simulated entry on a real
     trade's buy evaluation ends exactly where the trade did (ROI to display precision)."""
-    trades = L.load_trades(3, client=module_client)
+    trades = L.load_trades(3, client=research_client)
     approved = trades[(trades["decision"] == "APPROVE") & (trades["status"] == "Closed")]
     sample = approved[approved["token_id"].isin(approved["token_id"].unique()[:3])].head(12)
     evaluations = pd.DataFrame(
@@ -209,7 +210,7 @@ def test_simulated_exits_reproduce_the_services_own_trades(
     )
     cinder = bt.ExitRule(take_profit=0.4, stop_loss=0.2, horizon_h=24)
     sim = bt.simulated_entries(
-        evaluations, cinder, fee_rate=0.01, slippage=0.005, size_usd=1000.0, client=module_client
+        evaluations, cinder, fee_rate=0.01, slippage=0.005, size_usd=1000.0, client=research_client
     )
     assert sim["evaluation_id"].tolist() == sample["evaluation_id"].tolist()
     np.testing.assert_allclose(sim["roi"], sample["roi"], atol=5.1e-5)
@@ -217,7 +218,7 @@ def test_simulated_exits_reproduce_the_services_own_trades(
 
 
 def test_what_if_with_simulated_entries_for_failed_buys(
-    module_client: Client,
+    research_client: Client,
     features: pd.DataFrame,
     playbooks: dict[int, pd.DataFrame],
     replay_details: pd.DataFrame,
@@ -228,10 +229,10 @@ def test_what_if_with_simulated_entries_for_failed_buys(
         passed=False,
         page_size=PER_CASE,
         max_pages=1,
-        client=module_client,
+        client=research_client,
     )
     sim = bt.simulated_entries(
-        failed, bt.ExitRule(take_profit=0.4, stop_loss=0.2, horizon_h=24), client=module_client
+        failed, bt.ExitRule(take_profit=0.4, stop_loss=0.2, horizon_h=24), client=research_client
     )
     assert sim["simulated"].all()
     assert len(sim) > 0

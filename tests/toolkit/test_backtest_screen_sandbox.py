@@ -29,10 +29,10 @@ NOISE = set(sim_criteria.NOISE)
 
 
 @pytest.fixture(scope="module")
-def features(sandbox: SandboxServer, module_client: Client) -> pd.DataFrame:
+def features(sandbox: SandboxServer, research_client: Client) -> pd.DataFrame:
     reset_quota(sandbox)
-    trades = L.load_trades(1, client=module_client)
-    return bt.trade_features(trades, confirm=True, client=module_client)
+    trades = L.load_trades(1, client=research_client)
+    return bt.trade_features(trades, confirm=True, client=research_client)
 
 
 def test_intervals_of_the_replayed_rows_equal_what_if_and_cover_every_decision_number(
