@@ -62,6 +62,7 @@ from quantscope._errors import (
     StaleLockWarning,
     StaleWriteError,
     UndoRefusedError,
+    UnknownCriterionError,
     WriteRefusedError,
 )
 from quantscope._http.cache import CacheEntry, CacheInfo
@@ -182,6 +183,7 @@ __all__ = [
     "SyncReport",
     "TradeDetail",
     "UndoRefusedError",
+    "UnknownCriterionError",
     "WriteRefusedError",
     "__version__",
     "analytics",

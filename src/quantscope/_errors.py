@@ -15,6 +15,8 @@
     │   └── RateLimitError              429 (also an APIStatusError, below)
     ├── InvalidChoiceError (ValueError) a value outside the spec's set (trading_status="bogus"),
     │                                   refused before anything was sent: .param .value .allowed
+    ├── UnknownCriterionError (ValueError) criterion keys the quant's playbook lacks, refused
+    │                                   before the loads they would study: .unknown .known
     ├── InvalidResponseError            a 2xx answer that is not JSON, or not the documented shape,
     │                                   or pages that repeat (the service ignores paging)
     ├── RedirectRefusedError            a redirect to another origin, not followed: .origin .target
@@ -123,6 +125,7 @@ __all__ = [
     "StaleLockWarning",
     "StaleWriteError",
     "UndoRefusedError",
+    "UnknownCriterionError",
     "WriteRefusedError",
     "error_from_response",
     "format_reset",
@@ -310,6 +313,34 @@ class InvalidChoiceError(QuantscopeError, ValueError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return type(self), (self.param, self.value, self.allowed)
+
+
+class UnknownCriterionError(QuantscopeError, ValueError):
+    """Criterion keys that the quant's playbook does not hold: refused before the loads that
+    would study them (the playbook itself was read: 1 request, 0 when cached). ``param`` is
+    the keyword (or the command line's option), ``unknown`` the keys refused, ``known`` the
+    playbook's, ``quant_id`` the quant.
+    """
+
+    def __init__(
+        self, param: str, unknown: tuple[str, ...], known: tuple[str, ...], quant_id: int
+    ) -> None:
+        import difflib
+
+        hints = []
+        for name in unknown:
+            close = difflib.get_close_matches(name, known, n=2, cutoff=0.6)
+            if close:
+                hints.append(f"did you mean {' or '.join(map(repr, close))}?")
+        super().__init__(
+            f"{param} {','.join(unknown)}: not in the playbook of quant {quant_id}"
+            + (f" ({'; '.join(hints)})" if hints else "")
+            + f"; its criteria are {', '.join(known) or 'none'}"
+        )
+        self.param, self.unknown, self.known, self.quant_id = param, unknown, known, quant_id
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (self.param, self.unknown, self.known, self.quant_id)
 
 
 class InvalidResponseError(QuantscopeError):

@@ -41,6 +41,7 @@ from quantscope._errors import (
     QuotaWouldBeExceededError,
     RedirectRefusedError,
     ServerError,
+    UnknownCriterionError,
     format_reset,
 )
 
@@ -129,6 +130,7 @@ _BY_CLASS: tuple[tuple[type[BaseException], ExitCode], ...] = (
     (UsageError, USAGE),
     (InvalidParameterError, USAGE),
     (InvalidChoiceError, USAGE),  # a loader's value outside the spec's set, refused unsent
+    (UnknownCriterionError, USAGE),  # a criterion key the playbook lacks (report --criteria)
     (AuthenticationError, AUTH),
     (PermissionDeniedError, PLAN),
     (PlanTooSmallError, PLAN),

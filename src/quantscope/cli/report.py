@@ -21,7 +21,6 @@ status (``cli.exit``); the paths written go to stdout (``--json``: one JSON obje
 from __future__ import annotations
 
 import argparse
-import difflib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -69,32 +68,14 @@ def _check_arguments(args: argparse.Namespace) -> None:
 
 
 def _check_criteria(client: Client, quant: int, criteria: list[str]) -> None:
-    """``UsageError`` naming the keys the quant's playbook lacks, and the ones it has (the
-    playbook: 1 request, 0 when cached). A plan that cannot read it leaves the check to the
-    report, which says what it could not load.
+    """``UnknownCriterionError`` (exit 2) naming the keys the quant's playbook lacks, and the
+    ones it has (``reporting.build.check_criteria``: the playbook, 1 request, 0 when cached).
+    A plan that cannot read it leaves the check to the report, which says what it could not
+    load.
     """
-    from quantscope import loaders as L
-    from quantscope._errors import PermissionDeniedError
-    from quantscope.cli.exit import UsageError
+    from quantscope.reporting.build import check_criteria
 
-    try:
-        playbook = L.load_playbook(quant, client=client)
-    except PermissionDeniedError:
-        return
-    known = sorted({str(k) for k in playbook["criterion"].dropna()})
-    unknown = [c for c in criteria if c not in known]
-    if not unknown:
-        return
-    hints = []
-    for name in unknown:
-        close = difflib.get_close_matches(name, known, n=2, cutoff=0.6)
-        hints.append(f"did you mean {' or '.join(map(repr, close))}?" if close else "")
-    said = "; ".join(h for h in hints if h)
-    raise UsageError(
-        f"--criteria {','.join(unknown)}: not in the playbook of quant {quant}"
-        + (f" ({said})" if said else "")
-        + f"; its criteria are {', '.join(known) or 'none'}"
-    )
+    check_criteria(quant, criteria, client, param="--criteria")
 
 
 def _count(n: int, what: str) -> str:

@@ -12,6 +12,12 @@ dates the report (never the wall clock, so the same data gives the same report).
 A plan that cannot read the playbook or the optimizer leaves those frames None and says so in
 ``ReportData.notes``; the sections show the note.
 
+Criterion keys (``criteria``) are checked against the quant's playbook before the trades are
+read (``check_criteria``: 1 request, 0 when cached; the same read the report makes later):
+a key the playbook lacks is refused with ``UnknownCriterionError``, naming the keys it has,
+instead of after every load. A plan that cannot read the playbook leaves the check to the
+research section.
+
 An optional ``benchmark`` is checked before anything is sent: a daily returns Series, a
 token's candles (a frame of ``load_ohlcv``), or a token id, whose candles are loaded with the
 rest (one request, priced with them). It becomes daily returns (``analytics.candle_returns``)
@@ -32,14 +38,26 @@ from quantscope import analytics
 from quantscope import backtest as bt
 from quantscope import loaders as L
 from quantscope._advice import Said
-from quantscope._errors import PermissionDeniedError, QuotaShareExceededError
+from quantscope._errors import (
+    PermissionDeniedError,
+    QuotaShareExceededError,
+    UnknownCriterionError,
+)
 from quantscope._http.client import Client, get_default_client
 from quantscope._http.estimate import Estimate, estimate
 from quantscope._http.quota import share_limit
 from quantscope._ids import one_id
 from quantscope.reporting.stages import SILENT, Stages
 
-__all__ = ["Benchmark", "Cost", "ReportData", "check_benchmark", "from_trades", "gather"]
+__all__ = [
+    "Benchmark",
+    "Cost",
+    "ReportData",
+    "check_benchmark",
+    "check_criteria",
+    "from_trades",
+    "gather",
+]
 
 #: What a report takes as its benchmark: daily returns, a token's candles, or a token id.
 Benchmark: TypeAlias = pd.Series | pd.DataFrame | int | None
@@ -281,6 +299,27 @@ def _load_all(
     return found, cost, notes
 
 
+def check_criteria(
+    quant_id: int, criteria: Sequence[str], client: Client, *, param: str = "criteria"
+) -> pd.DataFrame | None:
+    """The quant's playbook once every key of ``criteria`` is one of its criteria (1 request,
+    0 when cached); None, unchecked, when the plan cannot read the playbook.
+
+    Raises:
+        UnknownCriterionError: keys the playbook lacks (``param`` names the argument in the
+            message: ``--criteria`` on the command line).
+    """
+    try:
+        playbook = L.load_playbook(quant_id, client=client)
+    except PermissionDeniedError:
+        return None
+    known = tuple(sorted({str(k) for k in playbook["criterion"].dropna()}))
+    unknown = tuple(dict.fromkeys(c for c in criteria if c not in known))
+    if unknown:
+        raise UnknownCriterionError(param, unknown, known, quant_id)
+    return playbook
+
+
 def _quant_loads(quant_id: int) -> list[Load]:
     return [
         ("evaluations", L.load_evaluations, (quant_id,), {}),
@@ -305,10 +344,13 @@ def gather(
     quant = one_id(quant_id, "quant_id")
     checked = check_benchmark(benchmark)
     c = client if client is not None else get_default_client()
+    spent = Cost()
+    if criteria:  # before the trades: a typo costs the playbook's read, not the report's
+        spent = spent.add(check_criteria(quant, criteria, c))
     stages.step("trades")
     budget: dict[str, Any] = {"confirm": confirm}
     if max_requests is not None:
-        budget["max_requests"] = max_requests
+        budget["max_requests"] = max_requests - spent.sent
     trades = L.load_trades(quant, trading_status="all", client=c, **budget)
     return from_trades(
         trades,
@@ -319,6 +361,7 @@ def gather(
         benchmark=checked,
         stages=stages,
         max_requests=max_requests,
+        before=spent,
     )
 
 
@@ -333,11 +376,13 @@ def from_trades(
     benchmark: Benchmark = None,
     stages: Stages = SILENT,
     max_requests: int | None = None,
+    before: Cost | None = None,
 ) -> ReportData:
     """The report's data starting from a trades frame; with ``load`` (default) the rest is
     loaded for the frame's quant (the playbook, recommendations and evaluations need exactly
     one quant in the frame), priced first and refused over the quota share as in ``gather``.
-    A token id as ``benchmark`` needs ``load`` (its candles are loaded).
+    A token id as ``benchmark`` needs ``load`` (its candles are loaded). ``before``: what the
+    report already loaded besides the frame (``gather``'s criteria check), counted in its cost.
     """
     checked = check_benchmark(benchmark)
     if isinstance(checked, int) and not load:
@@ -347,7 +392,7 @@ def from_trades(
         )
     names = sorted({str(n) for n in trades.get("quant_name", pd.Series()).dropna().unique()})
     title = ", ".join(names) if names else "trades"
-    cost = Cost().add(trades)
+    cost = (before or Cost()).add(trades)
     given = checked if isinstance(checked, pd.Series | pd.DataFrame) else None
     base = ReportData(
         title,
