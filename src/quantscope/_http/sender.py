@@ -18,6 +18,7 @@ from typing import Any
 
 import requests
 import urllib3
+from requests import Response
 
 from quantscope._advice import Said
 from quantscope._config import Settings
@@ -49,16 +50,67 @@ class Sender:
         self.sleep: Callable[[float], None] = time.sleep
 
     def send(
-        self, method: str, path: str, query: Mapping[str, str], json_body: Any, endpoint: str
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, str],
+        json_body: Any,
+        endpoint: str,
+        miss_key: str | None = None,
     ) -> tuple[Any, int, int]:
         """Send with retries, all within the call's deadline (``timeout_s``); returns
         (response, attempts, answers from the service).
+
+        ``miss_key``: the cache key of a GET the caller looked up and found in no entry. It
+        goes to the wire past requests-cache (``_send_miss``) and is not stored: the caller
+        stores it once its body is checked (``ResponseCache.store``).
         """
         with deadline(self.settings.timeout_s):
-            return self._send_until_deadline(method, path, query, json_body, endpoint)
+            return self._send_until_deadline(method, path, query, json_body, endpoint, miss_key)
+
+    def _request(
+        self, method: str, path: str, query: Mapping[str, str], json_body: Any, miss_key: str | None
+    ) -> Any:
+        """One attempt: through the cached session, or past it for a known miss."""
+        if miss_key is not None and method == "GET":
+            return self._send_miss(path, query)
+        return self.session.request(
+            method,
+            self.base_url + path,
+            params=dict(query),
+            json=json_body,
+            timeout=self.settings.timeout_s,  # each part capped at the time left
+        )
+
+    def _send_miss(self, path: str, query: Mapping[str, str]) -> Response:
+        """GET a request the cache holds no entry for, as ``requests.Session.request`` sends
+        it (the session's headers, auth, cookies, hooks, environment settings and redirect
+        handling), through requests' own ``Session.send``: requests-cache's ``send`` would look
+        the key up again, parse the request's and the answer's cache directives and store the
+        answer by its URL rule, ~40 % of a cold per-id load's client time (benchmarks/README.md,
+        coldfetch). Redirect hops still pass through the cached session (``resolve_redirects``).
+        """
+        session = self.session
+        prepared = session.prepare_request(
+            requests.Request("GET", self.base_url + path, params=dict(query))
+        )
+        environment = session.merge_environment_settings(prepared.url, {}, None, None, None)
+        return requests.Session.send(
+            session,
+            prepared,
+            timeout=self.settings.timeout_s,  # each part capped at the time left
+            allow_redirects=True,
+            **environment,
+        )
 
     def _send_until_deadline(
-        self, method: str, path: str, query: Mapping[str, str], json_body: Any, endpoint: str
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, str],
+        json_body: Any,
+        endpoint: str,
+        miss_key: str | None,
     ) -> tuple[Any, int, int]:
         policy = self.settings.retry
         attempts = spent = 0
@@ -66,13 +118,7 @@ class Sender:
         while True:
             attempts += 1
             try:
-                response = self.session.request(
-                    method,
-                    self.base_url + path,
-                    params=dict(query),
-                    json=json_body,
-                    timeout=self.settings.timeout_s,  # each part capped at the time left
-                )
+                response = self._request(method, path, query, json_body, miss_key)
             except requests.RequestException as exc:
                 self._raise_or_wait(method, path, endpoint, exc, attempts)
                 continue
