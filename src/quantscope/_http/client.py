@@ -118,7 +118,7 @@ from quantscope._http.results import (
     PageNumberPaging,
     Provenance,
 )
-from quantscope._http.sender import Sender
+from quantscope._http.sender import Sender, query_string
 from quantscope._progress import progress
 from quantscope._reprs import client_html
 from quantscope._secret import scrubber
@@ -508,7 +508,7 @@ class Client:
         """
         prepared = requests.PreparedRequest()
         prepared.prepare_method(method)
-        prepared.prepare_url(self.base_url + path, dict(query))
+        prepared.prepare_url(self.base_url + path, query_string(query))
         prepared.prepare_headers(None)
         prepared.prepare_body(None, None)
         return prepared

