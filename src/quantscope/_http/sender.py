@@ -90,7 +90,7 @@ class Sender:
         it (the session's headers, auth, cookies, hooks, environment settings and redirect
         handling), through requests' own ``Session.send``: requests-cache's ``send`` would look
         the key up again, parse the request's and the answer's cache directives and store the
-        answer by its URL rule, ~40 % of a cold per-id load's client time (benchmarks/README.md,
+        answer by its URL rule: much of a cold per-id load's client time (benchmarks/README.md,
         coldfetch). Redirect hops still pass through the cached session (``resolve_redirects``).
         """
         session = self.session
@@ -235,8 +235,8 @@ def prepare_get(session: requests.Session, url: str, query: Mapping[str, str]) -
     """GET ``url`` with ``query`` prepared as ``session.prepare_request`` prepares it (the
     session's headers, auth or else netrc's, a copy of its cookies, its hooks), with the
     query already encoded (``query_string``) and the headers taken as they are instead of
-    merged through requests' runtime-Protocol checks: ~0.2 ms less per request. A session
-    with its own ``params`` is prepared by requests.
+    merged through requests' runtime-Protocol checks (benchmarks/README.md, coldfetch). A
+    session with its own ``params`` is prepared by requests.
     """
     if session.params:
         return session.prepare_request(requests.Request("GET", url, params=dict(query)))
