@@ -100,6 +100,15 @@ def in_child(src: Path, job: Mapping[str, Any]) -> dict[str, Any]:
     return run_in_src(CHILD, src, {**job, "src": str(src)})
 
 
+def _sources(baseline: str, tmp: Path) -> dict[str, Path]:
+    """Each side's ``src``: the baseline's exported by ``git archive`` under ``tmp``, and the
+    working tree's (the one this process imported)."""
+    base_src = export_src(baseline, tmp / "baseline")
+    if base_src is None:
+        raise RuntimeError(f"this checkout cannot export {baseline} (`git archive`)")
+    return {SIDES[0]: base_src, SIDES[1]: Path(quantscope.__file__).resolve().parents[1]}
+
+
 def case_name(side: str, what: str) -> str:
     return f"{what}, {side}"
 
@@ -146,10 +155,7 @@ def run(
     info = ensure_world(data_dir if data_dir is not None else bench_data_dir(), seed, scale)
     with tempfile.TemporaryDirectory(prefix="quantscope-bench-refactor-") as tmp_name:
         tmp = Path(tmp_name)
-        base_src = export_src(baseline, tmp / "baseline")
-        if base_src is None:
-            raise RuntimeError(f"this checkout cannot export {baseline} (`git archive`)")
-        srcs = {SIDES[0]: base_src, SIDES[1]: Path(quantscope.__file__).resolve().parents[1]}
+        srcs = _sources(baseline, tmp)
         dirs: Iterator[Path] = (tmp / f"cache-{i}" for i in itertools.count())
         with ChildSandbox(copy_world(info, tmp / "world")) as server:
             url, key = server.url, server.keys["enterprise"]
@@ -345,10 +351,7 @@ def run_coldfetch(
     runs: dict[str, list[dict[str, Any]]] = {side: [] for side in SIDES}
     with tempfile.TemporaryDirectory(prefix="quantscope-bench-coldfetch-") as tmp_name:
         tmp = Path(tmp_name)
-        base_src = export_src(baseline, tmp / "baseline")
-        if base_src is None:
-            raise RuntimeError(f"this checkout cannot export {baseline} (`git archive`)")
-        srcs = {SIDES[0]: base_src, SIDES[1]: Path(quantscope.__file__).resolve().parents[1]}
+        srcs = _sources(baseline, tmp)
         world = copy_world(info, tmp / "world").db_path.parent
         for done in range(repeat):
             for side in SIDES if done % 2 == 0 else SIDES[::-1]:

@@ -69,7 +69,12 @@ class Sender:
         stores it once its body is checked (``ResponseCache.store``).
         """
         with deadline(self.settings.timeout_s):
-            return self._send_until_deadline(method, path, query, json_body, endpoint, miss_key)
+            return self._send_until_deadline(
+                method,
+                path,
+                endpoint,
+                lambda: self._request(method, path, query, json_body, miss_key),
+            )
 
     def _request(
         self, method: str, path: str, query: Mapping[str, str], json_body: Any, miss_key: str | None
@@ -105,21 +110,16 @@ class Sender:
         )
 
     def _send_until_deadline(
-        self,
-        method: str,
-        path: str,
-        query: Mapping[str, str],
-        json_body: Any,
-        endpoint: str,
-        miss_key: str | None,
+        self, method: str, path: str, endpoint: str, attempt: Callable[[], Any]
     ) -> tuple[Any, int, int]:
+        """``attempt`` (one send of ``method path``) until an answer to keep or an error."""
         policy = self.settings.retry
         attempts = spent = 0
         rate_retried = False
         while True:
             attempts += 1
             try:
-                response = self._request(method, path, query, json_body, miss_key)
+                response = attempt()
             except requests.RequestException as exc:
                 self._raise_or_wait(method, path, endpoint, exc, attempts)
                 continue
