@@ -1078,7 +1078,7 @@ class Client:
             one = results[i]
             if one is not None and one.key is not None and not one.from_cache:
                 path, query = requests_[i]
-                stored = self.cache.lookup(self._prepare("GET", path, query))
+                stored = self.cache.lookup_key(self._key(path, query))
                 if stored is not None:
                     self._apply_lifetime(stored, path, query, one.body, extend_to)
 

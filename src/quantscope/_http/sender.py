@@ -228,7 +228,7 @@ def query_string(query: Mapping[str, str]) -> str:
     ``quote_plus``, in order): the same URL, so the same cache key, without requests'
     runtime-Protocol checks of a mapping (``_encode_params``) on every request.
     """
-    return urlencode([(k, v) for k, v in query.items() if v is not None])
+    return urlencode([(k, v) for k, v in query.items() if v is not None], doseq=True)
 
 
 def prepare_get(session: requests.Session, url: str, query: Mapping[str, str]) -> PreparedRequest:
