@@ -14,6 +14,12 @@ Modes:
   frame cache; 0 requests expected);
 * ``catalog``: ``inner`` times: ``connect(catalog=path, cache_dir=<empty>)``, each call once;
 * ``sync``: ``sync(path, quant_id=quants, resources=..., confirm=True)`` against the service.
+* ``details`` (``bench_refactor.run_coldfetch``): ``inner`` times, on a new copy of the world
+  (``world``: the quota is counted in it) served by the embedded sandbox (``connect()`` with
+  ``QUANTSCOPE_SANDBOX_DIR``) and an empty cache: quant ``quant``'s trades (untimed), then
+  ``estimate`` and ``load_eval_details`` of its closed trades' evaluations (cold: one request
+  each), timed, then the same GETs by a bare ``requests.Session`` (the floor: the same
+  in-process server, socket and body reads, nothing else), timed.
 
 Each timed call records its wall and CPU seconds (this process's: the sandbox runs in another),
 the frame's rows, the sum of its id column (so both sides can be checked to load the same
@@ -59,6 +65,51 @@ def _fastest(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return best
 
 
+def _details(qs: Any, job: dict[str, Any]) -> dict[str, Any]:
+    """One ``details`` run (module docstring): per-request wall and CPU of the load, of its
+    estimate and of the bare loop."""
+    import os
+    import shutil
+
+    import requests
+
+    world = Path(job["cache_dir"]) / "world"
+    shutil.copytree(job["world"], world)
+    os.environ["QUANTSCOPE_SANDBOX_DIR"] = str(world)
+    client = qs.connect(cache_dir=str(Path(job["cache_dir"]) / "cache"), progress=False)
+    trades = qs.load_trades(job["quant"], client=client, confirm=True)
+    closed = trades[(trades["status"] == "Closed").fillna(False).to_numpy(bool)]
+    ids = [int(i) for i in closed["evaluation_id"].dropna().unique()]
+    wall, cpu = time.perf_counter(), time.process_time()
+    qs.estimate(qs.load_eval_details, ids, client=client)
+    est_cpu, est_wall = time.process_time() - cpu, time.perf_counter() - wall
+    wall, cpu = time.perf_counter(), time.process_time()
+    frame = qs.load_eval_details(ids, client=client, confirm=True)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    bare = requests.Session()
+    bare.headers["X-API-Key"] = client.settings.api_key or ""
+    url = client.base_url.rstrip("/") + "/api/eval-details"
+    bare_wall, bare_cpu = time.perf_counter(), time.process_time()
+    for i in ids:
+        bare.get(url, params={"evaluationId": str(i)}, timeout=30).content  # noqa: B018
+    bare_cpu, bare_wall = time.process_time() - bare_cpu, time.perf_counter() - bare_wall
+    bare.close()
+    client.close()
+    provenance = frame.attrs.get("quantscope", {})
+    return {
+        "requests": provenance.get("requests"),
+        "ids": len(ids),
+        "rows": len(frame),
+        "id_sum": int(frame["evaluation_id"].astype("int64").sum()),
+        "wall": wall,
+        "cpu": cpu,
+        "estimate_wall": est_wall,
+        "estimate_cpu": est_cpu,
+        "bare_wall": bare_wall,
+        "bare_cpu": bare_cpu,
+    }
+
+
 def main() -> None:
     job = json.loads(sys.stdin.readline())
     import quantscope as qs
@@ -76,6 +127,11 @@ def main() -> None:
         )
         client.close()
         out["report"] = str(report)
+    elif mode == "details":
+        out["results"] = [
+            _details(qs, {**job, "cache_dir": f"{job['cache_dir']}/{i}"})
+            for i in range(job["inner"])
+        ]
     elif mode == "catalog":
         runs: dict[str, list[dict[str, Any]]] = {call[0]: [] for call in job["calls"]}
         for i in range(job["inner"]):  # each time a new client on an empty cache directory

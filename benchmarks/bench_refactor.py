@@ -29,6 +29,16 @@ working tree / baseline of the best CPU times (``ratio(basis="cpu")``), target <
 medians' ratio is reported beside it, and the load average before and after.
 
 Run: ``python -m benchmarks.bench_refactor [--repeat N] [--baseline REV]``.
+
+**Cold per-id loads** (``run_coldfetch``, ``--cold-details``; issues 22 and 24): the client's
+cost per request of ``load_eval_details`` of quant 2's closed trades (569 evaluations at
+seed 7, scale 1: one GET each, the slowest call of a panel opened on a cold cache) on the
+embedded sandbox, the baseline (default ``main``) against the working tree, each side in
+``repeat`` fresh interpreters (``_refactor_child.py``'s ``details`` mode) of ``INNER`` runs
+on a new copy of the world. The embedded sandbox serves in the same process, so the floor is
+measured beside it: the same GETs by a bare ``requests.Session`` against the same server.
+Judged: the client's overhead per request, (load - bare loop) / requests, best wall of the
+working tree over the baseline's, target <= ``COLD_TARGET`` (at least a third lower).
 """
 
 from __future__ import annotations
@@ -64,6 +74,11 @@ TRADES = "load_trades"
 EVALUATIONS = "load_evaluations"
 
 
+COLD_BASELINE = "main"
+COLD_TARGET = 2 / 3
+COLD_QUANT = 2
+
+
 def service_calls(page_size: int, eval_pages: int) -> list[list[Any]]:
     """The cold (then warm) loads: every trade, and ``eval_pages`` pages of evaluations."""
     return [
@@ -83,6 +98,15 @@ def catalog_calls(quant: int) -> list[list[Any]]:
 def in_child(src: Path, job: Mapping[str, Any]) -> dict[str, Any]:
     """``_refactor_child.py`` on ``job`` with quantscope from ``src``: its JSON answer."""
     return run_in_src(CHILD, src, {**job, "src": str(src)})
+
+
+def _sources(baseline: str, tmp: Path) -> dict[str, Path]:
+    """Each side's ``src``: the baseline's exported by ``git archive`` under ``tmp``, and the
+    working tree's (the one this process imported)."""
+    base_src = export_src(baseline, tmp / "baseline")
+    if base_src is None:
+        raise RuntimeError(f"this checkout cannot export {baseline} (`git archive`)")
+    return {SIDES[0]: base_src, SIDES[1]: Path(quantscope.__file__).resolve().parents[1]}
 
 
 def case_name(side: str, what: str) -> str:
@@ -131,10 +155,7 @@ def run(
     info = ensure_world(data_dir if data_dir is not None else bench_data_dir(), seed, scale)
     with tempfile.TemporaryDirectory(prefix="quantscope-bench-refactor-") as tmp_name:
         tmp = Path(tmp_name)
-        base_src = export_src(baseline, tmp / "baseline")
-        if base_src is None:
-            raise RuntimeError(f"this checkout cannot export {baseline} (`git archive`)")
-        srcs = {SIDES[0]: base_src, SIDES[1]: Path(quantscope.__file__).resolve().parents[1]}
+        srcs = _sources(baseline, tmp)
         dirs: Iterator[Path] = (tmp / f"cache-{i}" for i in itertools.count())
         with ChildSandbox(copy_world(info, tmp / "world")) as server:
             url, key = server.url, server.keys["enterprise"]
@@ -311,12 +332,135 @@ def _order(name: str) -> int:
     return 3
 
 
+def run_coldfetch(
+    repeat: int = DEFAULT_REPEAT,
+    *,
+    baseline: str = COLD_BASELINE,
+    seed: int = 7,
+    scale: int = 1,
+    quant: int = COLD_QUANT,
+    data_dir: Path | str | None = None,
+    inner: int = INNER,
+) -> BenchResult:
+    """The cold per-id load, baseline against working tree (module docstring): ``repeat``
+    children per side, interleaved, each of ``inner`` runs on a new world and cache."""
+    if repeat < 1:
+        raise ValueError(f"repeat must be >= 1, got {repeat}")
+    load_before = _loadavg()
+    info = ensure_world(data_dir if data_dir is not None else bench_data_dir(), seed, scale)
+    runs: dict[str, list[dict[str, Any]]] = {side: [] for side in SIDES}
+    with tempfile.TemporaryDirectory(prefix="quantscope-bench-coldfetch-") as tmp_name:
+        tmp = Path(tmp_name)
+        srcs = _sources(baseline, tmp)
+        world = copy_world(info, tmp / "world").db_path.parent
+        for done in range(repeat):
+            for side in SIDES if done % 2 == 0 else SIDES[::-1]:
+                job = {"mode": "details", "world": str(world), "quant": quant, "inner": inner}
+                job["cache_dir"] = str(tmp / f"{side.replace(' ', '-')}-{done}")
+                runs[side].extend(in_child(srcs[side], job)["results"])
+    return _cold_result(runs, baseline, quant, f"{load_before}; {_loadavg()}")
+
+
+def _cold_result(
+    runs: Mapping[str, Sequence[Mapping[str, Any]]], baseline: str, quant: int, load: str
+) -> BenchResult:
+    """Per-request milliseconds of each side's runs: the load, its estimate, the bare loop and
+    the overhead (load - bare loop); the overhead's ratio judged."""
+    timings: dict[str, Timing] = {}
+    for side, measured in runs.items():
+        n = [m["ids"] for m in measured]
+        for what, wall, cpu in (
+            ("load", "wall", "cpu"),
+            ("estimate", "estimate_wall", "estimate_cpu"),
+            ("bare requests", "bare_wall", "bare_cpu"),
+        ):
+            timings[f"{what} per request (ms), {side}"] = Timing(
+                f"{what} per request (ms), {side}",
+                tuple(1e3 * m[wall] / k for m, k in zip(measured, n, strict=True)),
+                tuple(1e3 * m[cpu] / k for m, k in zip(measured, n, strict=True)),
+            )
+    overhead = {
+        (side, kind, cpu): _overhead(timings, side, kind, cpu=cpu)
+        for side in SIDES
+        for kind in ("best", "median")
+        for cpu in (False, True)
+    }
+    ratios = [
+        Ratio(
+            f"overhead per request (load - bare loop, {kind}): working tree / baseline",
+            f"load - bare requests, {SIDES[1]}",
+            f"load - bare requests, {SIDES[0]}",
+            overhead[SIDES[1], kind, False] / overhead[SIDES[0], kind, False],
+            COLD_TARGET if kind == "best" else None,
+            at_least=False,
+            cpu_value=overhead[SIDES[1], kind, True] / overhead[SIDES[0], kind, True],
+        )
+        for kind in ("best", "median")
+    ]
+    ratios += [
+        ratio(
+            timings,
+            f"{what} per request (ms), {SIDES[1]}",
+            f"{what} per request (ms), {SIDES[0]}",
+            name=f"{what} per request: working tree / baseline (best wall)",
+        )
+        for what in ("load", "estimate")
+    ]
+    rows = {
+        side: sorted({(m["rows"], m["id_sum"], m["requests"]) for m in runs[side]})
+        for side in SIDES
+    }
+    facts = {
+        "baseline": f"{baseline}, its `src` from `git archive`, in fresh interpreters",
+        "load": f"load_eval_details of quant {quant}'s closed trades, embedded sandbox, cold",
+        "ids (requests) per load": sorted({m["ids"] for m in runs[SIDES[1]]}),
+        "rows, sum of ids, requests (per side)": rows,
+        "load average (1/5/15 min) before; after": load,
+        "overhead per request, ms (best; median; best CPU), baseline -> working tree": "; ".join(
+            f"{overhead[SIDES[0], kind, cpu]:.2f} -> {overhead[SIDES[1], kind, cpu]:.2f}"
+            for kind, cpu in (("best", False), ("median", False), ("best", True))
+        ),
+    }
+    checks = {
+        "both sides loaded the same rows with one request per id": rows[SIDES[0]] == rows[SIDES[1]]
+        and all(m["requests"] == m["ids"] for side in SIDES for m in runs[side]),
+    }
+    return BenchResult(
+        "coldfetch",
+        {"baseline": baseline, "quant": quant, "runs per side": len(runs[SIDES[1]])},
+        timings,
+        ratios,
+        facts,
+        checks,
+    )
+
+
+def _overhead(timings: Mapping[str, Timing], side: str, kind: str, *, cpu: bool) -> float:
+    """The client's overhead per request (ms) of ``side``: the load's time less the bare
+    loop's, both best or both median, of wall or CPU time (differences of separate runs would
+    be noisier than either)."""
+    load = timings[f"load per request (ms), {side}"]
+    bare = timings[f"bare requests per request (ms), {side}"]
+    pick = min if kind == "best" else statistics.median
+    if cpu:
+        return pick(load.cpu_runs) - pick(bare.cpu_runs)
+    return pick(load.runs) - pick(bare.runs)
+
+
 def main(argv: Sequence[str] | None = None) -> BenchResult:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_refactor")
     parser.add_argument("--repeat", type=int, default=DEFAULT_REPEAT)
-    parser.add_argument("--baseline", default=BASELINE, help="the commit to compare with")
+    parser.add_argument("--baseline", help="the commit to compare with")
+    parser.add_argument(
+        "--cold-details",
+        action="store_true",
+        help=f"the cold per-id load (run_coldfetch; baseline {COLD_BASELINE})",
+    )
     args = parser.parse_args(argv)
-    result = run(args.repeat, baseline=args.baseline)
+    if args.cold_details:
+        result = run_coldfetch(args.repeat, baseline=args.baseline or COLD_BASELINE)
+    else:
+        result = run(args.repeat, baseline=args.baseline or BASELINE)
     print_result(result)
     return result
 

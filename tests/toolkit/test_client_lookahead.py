@@ -39,13 +39,13 @@ def pages_of(total: int, served: int) -> Callable[[Seen], Any]:
 def count_lookups(client: Client, monkeypatch: pytest.MonkeyPatch) -> list[object]:
     """The requests ``client`` looks up in its cache from now on."""
     seen: list[object] = []
-    lookup = client.cache.lookup
+    lookup = client.cache.lookup_key
 
-    def counted(request: Any) -> Any:
-        seen.append(request)
-        return lookup(request)
+    def counted(key: Any) -> Any:
+        seen.append(key)
+        return lookup(key)
 
-    monkeypatch.setattr(client.cache, "lookup", counted)
+    monkeypatch.setattr(client.cache, "lookup_key", counted)
     return seen
 
 

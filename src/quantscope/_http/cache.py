@@ -46,11 +46,11 @@ from typing import Any, NamedTuple, Protocol
 from urllib.parse import urlsplit
 
 from requests import PreparedRequest, Request, Response
-from requests_cache import NEVER_EXPIRE, CachedSession
+from requests_cache import DO_NOT_CACHE, EXPIRE_IMMEDIATELY, NEVER_EXPIRE, CachedSession
 from requests_cache.cache_keys import create_key
 from requests_cache.models.response import CachedResponse
 from requests_cache.policy import ExpirationPatterns
-from requests_cache.policy.expiration import get_expiration_datetime
+from requests_cache.policy.expiration import get_expiration_datetime, utcnow
 
 from quantscope._endpoints import API_PREFIX, ROUTES, by_key
 from quantscope._errors import CacheRecoveredWarning, CacheWriteWarning
@@ -549,11 +549,47 @@ class ResponseCache:
 
     def lookup(self, request: PreparedRequest) -> CachedResponse | None:
         """The stored answer to ``request``, fresh or expired; None when there is none."""
-        key = self.create_key(request)
+        return self.lookup_key(self.create_key(request))
+
+    def lookup_key(self, key: str) -> CachedResponse | None:
+        """The answer stored under ``key``, fresh or expired; None when there is none."""
         response = self._store.get_response(key)
         if response is not None:
             response.cache_key = key
         return response
+
+    def store(self, response: Response, key: str, expire_after: Lifetime) -> None:
+        """Store a just-fetched 200 answer to a GET under ``key`` for ``expire_after``, as
+        requests-cache would have (``save_response``: the key header redacted, redirects
+        aliased), and stamp it as the cache's answers are (``cache_key``, ``created_at`` after
+        the write: ``entries_of`` finds it). A lifetime of 0 or "do not cache" stores nothing,
+        as requests-cache does not. A full disk leaves it unstored (``BodyFileCache``).
+
+        The client's cold path (``Sender.send`` with ``miss_key``): the request was looked up
+        and found in no entry, sent past requests-cache's second look-up, and stored here once,
+        with the lifetime its body calls for, instead of once by the rule and again refined.
+        """
+        if expire_after in (EXPIRE_IMMEDIATELY, DO_NOT_CACHE):
+            return
+        self._store.save_response(response, key, get_expiration_datetime(expire_after))
+        response.cache_key = key  # type: ignore[attr-defined]  # requests-cache's attributes
+        response.created_at = utcnow()  # type: ignore[attr-defined]  # on a plain Response
+
+    def held(self, keys: Sequence[str]) -> int | None:
+        """How many of ``keys`` have a usable stored answer now (fresh; offline: any), in
+        one query over the rows' stamps, no answer decoded; None when that cannot be told
+        so (the cache holds redirect aliases, which only a full look-up follows).
+        """
+        if len(self._store.redirects):
+            return None
+        stamps = self._stamps(keys)
+        if self.offline:
+            return sum(key in stamps for key in keys)
+        now = utcnow()
+        return sum(
+            (stamp := stamps.get(key)) is not None and (stamp[1] is None or stamp[1] > now)
+            for key in keys
+        )
 
     def restore(self, response: Any, expire_after: Lifetime) -> None:
         """Store a just-fetched ``response`` again with another lifetime, as fetched: its

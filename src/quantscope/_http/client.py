@@ -118,7 +118,7 @@ from quantscope._http.results import (
     PageNumberPaging,
     Provenance,
 )
-from quantscope._http.sender import Sender
+from quantscope._http.sender import Sender, query_string
 from quantscope._progress import progress
 from quantscope._reprs import client_html
 from quantscope._secret import scrubber
@@ -281,6 +281,7 @@ class Client:
             self._session.headers["X-API-Key"] = settings.api_key
         if settings.auth is not None:  # from user:password@ in the URL, never stored
             self._session.auth = settings.auth
+        self._keys: dict[tuple[str, tuple[tuple[str, str], ...]], str] = {}  # ``_key``
         self.frames = FrameCache.beside(settings.cache_path)
         self.cache = ResponseCache(
             self._session, offline=settings.offline, companions=(self.frames,)
@@ -307,7 +308,7 @@ class Client:
         if one.stale:
             self._warn_stale(endpoint, 1, 1)
         if one.key is None and one.from_cache:  # served by the session, which sets no key
-            one.key = self.cache.create_key(self._prepare("GET", path, query))
+            one.key = self._key(path, query)
         prov = self._provenance(endpoint, wire, [one])
         return Fetched(one.body, prov, self._entries_of([one])[0])
 
@@ -507,10 +508,22 @@ class Client:
         """
         prepared = requests.PreparedRequest()
         prepared.prepare_method(method)
-        prepared.prepare_url(self.base_url + path, dict(query))
+        prepared.prepare_url(self.base_url + path, query_string(query))
         prepared.prepare_headers(None)
         prepared.prepare_body(None, None)
         return prepared
+
+    def _key(self, path: str, query: Mapping[str, str]) -> str:
+        """The cache key of GET ``path`` with ``query``, computed once per client for each
+        (pricing, the look-up before a load and the send ask for the same keys).
+        """
+        memo = (path, tuple(query.items()))
+        key = self._keys.get(memo)
+        if key is None:
+            if len(self._keys) >= _KEY_MEMO:
+                self._keys.clear()
+            key = self._keys[memo] = self.cache.create_key(self._prepare("GET", path, query))
+        return key
 
     def _cached(
         self,
@@ -522,7 +535,7 @@ class Client:
         expired_ok: bool,
     ) -> _One | None:
         """The stored 200 answer to GET ``path``, if there is one (and it is fresh enough)."""
-        stored = self.cache.lookup(self._prepare("GET", path, query))
+        stored = self.cache.lookup_key(self._key(path, query))
         return self._usable(stored, endpoint, decode, expired_ok)
 
     def _usable(
@@ -556,7 +569,7 @@ class Client:
 
     def _holds(self, path: str, query: Mapping[str, str]) -> bool:
         """Whether the cache can answer GET ``path`` now (fresh; offline: any), no decoding."""
-        return self._fresh(self.cache.lookup(self._prepare("GET", path, query)))
+        return self._fresh(self.cache.lookup_key(self._key(path, query)))
 
     def _fresh(self, cached: Any) -> bool:
         """Whether a stored answer (None: none) can answer now (fresh; offline: any)."""
@@ -566,8 +579,9 @@ class Client:
 
     def _stored(
         self, requests_: Sequence[tuple[str, Mapping[str, str]]], besides: Sequence[str] | None
-    ) -> Iterator[Any]:
-        """The stored answers to GET ``requests_``, in order (None where there is none).
+    ) -> Iterator[tuple[str | None, Any]]:
+        """The keys and stored answers of GET ``requests_``, in order (None where there is
+        none; the key None where the look-up was skipped).
 
         With ``besides`` (the requests are distinct, and no cache entry under those keys is
         one of theirs: a paged load's later pages, besides its first), the cache is counted
@@ -579,13 +593,13 @@ class Client:
         left = None if besides is None else self.cache.count_besides(besides)
         for n in range(len(requests_)):
             if left == 0:
-                yield from itertools.repeat(None, len(requests_) - n)
+                yield from itertools.repeat((None, None), len(requests_) - n)
                 return
-            path, query = requests_[n]
-            stored = self.cache.lookup(self._prepare("GET", path, query))
+            key = self._key(*requests_[n])
+            stored = self.cache.lookup_key(key)
             if stored is not None and left is not None:
                 left -= 1
-            yield stored
+            yield key, stored
 
     def estimate_for(
         self,
@@ -653,9 +667,14 @@ class Client:
             return self.estimate_for(endpoint, requests=1, cached=0, write=True)
         wires = plan.many if plan.many is not None else (plan.wire,)
         if plan.paging is None or plan.many is not None:
-            held = 0 if plan.fresh else sum(self._holds(*_split_path(endpoint, w)) for w in wires)
+            held = 0 if plan.fresh else self._held([_split_path(endpoint, w) for w in wires])
             return self.estimate_for(endpoint, requests=len(wires) - held, cached=held)
         return self._price_pages(plan, plan.paging, probe)
+
+    def _held(self, requests_: Sequence[tuple[str, Mapping[str, str]]]) -> int:
+        """How many of GET ``requests_`` the cache can answer now (fresh; offline: any)."""
+        held = self.cache.held([self._key(path, query) for path, query in requests_])
+        return sum(self._holds(*r) for r in requests_) if held is None else held
 
     def _price_pages(
         self, plan: Requests, paging: PageNumberPaging | OffsetPaging, probe: bool
@@ -681,7 +700,7 @@ class Client:
         count = _pages_to_load(paging, total, plan.max_pages)
         rest = _PageRequests(path, query, paging, range(1, count))
         first_keys = [first[0].key] if first[0].key else []
-        held = sum(self._fresh(s) for s in self._stored(rest, first_keys))
+        held = sum(self._fresh(s) for _, s in self._stored(rest, first_keys))
         return self.estimate_for(endpoint, requests=len(rest) - held, cached=held + 1, probed=spent)
 
     def _stale(
@@ -697,14 +716,21 @@ class Client:
         query: Mapping[str, str],
         decode: Decode | None,
         extend_to: datetime | None = None,
+        miss_key: str | None = None,
     ) -> _One:
+        """GET one request (cache, offline, stale fallback, lifetimes). ``miss_key``: its key,
+        when the caller found no entry under it: sent past requests-cache and stored here once
+        its body is checked, with the lifetime that body calls for (``ResponseCache.store``).
+        """
         if self.settings.offline:
             hit = self._probe(path, query, endpoint, decode)
             if hit is None:
                 raise self._offline_miss(endpoint, [query])
             return hit
         try:
-            response, attempts, spent = self._sender.send("GET", path, query, None, endpoint)
+            response, attempts, spent = self._sender.send(
+                "GET", path, query, None, endpoint, miss_key
+            )
         except APIConnectionError:
             stale = self._stale(path, query, endpoint, decode)
             if stale is None:
@@ -726,7 +752,11 @@ class Client:
             self._forget(response)
             raise
         from_cache = bool(getattr(response, "from_cache", False))
-        if not from_cache:
+        if miss_key is not None:
+            if response.status_code == 200:
+                lifetime = self._lifetime(path, query, body, extend_to)
+                self.cache.store(response, miss_key, lifetime)
+        elif not from_cache:
             self._apply_lifetime(response, path, query, body, extend_to)
         fetched_at = getattr(response, "created_at", None) or datetime.now(UTC)
         key = getattr(response, "cache_key", None)
@@ -763,12 +793,21 @@ class Client:
         """Store again when the body (or a partial load) calls for another lifetime than the
         rule's, which requests-cache applied when it stored the answer.
         """
-        applied = rule_for(path).expire_after
+        wanted = self._lifetime(path, query, body, extend_to)
+        if wanted != rule_for(path).expire_after:
+            self.cache.restore(response, wanted)
+
+    @staticmethod
+    def _lifetime(
+        path: str, query: Mapping[str, str], body: Any, extend_to: datetime | None
+    ) -> Lifetime:
+        """How long an answer with ``body`` is kept: its rule's, refined by the body, and at
+        least until ``extend_to`` (the pages of a partial load, kept for the resume).
+        """
         wanted = lifetime_for(path, query, body)
         if extend_to is not None and wanted != NEVER_EXPIRE:
             wanted = max(extend_to, _as_datetime(wanted))
-        if wanted != applied:
-            self.cache.restore(response, wanted)
+        return wanted
 
     def _decode(self, response: Any, endpoint: str, decode: Decode | None = None) -> Any:
         content = response.content
@@ -865,7 +904,10 @@ class Client:
         """
         results: list[_One | None] = []
         offline = self.settings.offline
-        for stored in self._stored(requests_, besides):
+        absent: dict[int, str | None] = {}  # stored under no key: sent past the cache's look-up
+        for key, stored in self._stored(requests_, besides):
+            if stored is None:
+                absent[len(results)] = key
             cached = None if stored is None else self._usable(stored, endpoint, decode, offline)
             if cached is not None and settle is not None:
                 settle(cached)
@@ -892,7 +934,8 @@ class Client:
                     break
                 path, query = requests_[i]
                 try:
-                    one = self._fetch_one(endpoint, path, query, decode, extend_to)
+                    miss = self._key(path, query) if absent.get(i, "") is None else absent.get(i)
+                    one = self._fetch_one(endpoint, path, query, decode, extend_to, miss)
                 except RateLimitError:  # spent elsewhere meanwhile: keep what we have for later
                     if extend_to is None:
                         self._extend_fetched(results, misses[:n], requests_, self._resume_until())
@@ -1035,7 +1078,7 @@ class Client:
             one = results[i]
             if one is not None and one.key is not None and not one.from_cache:
                 path, query = requests_[i]
-                stored = self.cache.lookup(self._prepare("GET", path, query))
+                stored = self.cache.lookup_key(self._key(path, query))
                 if stored is not None:
                     self._apply_lifetime(stored, path, query, one.body, extend_to)
 
@@ -1204,6 +1247,7 @@ class Client:
 
 #: The client's methods whose requests ``_request_plan`` plans.
 _REQUEST_METHODS = ("get", "get_many", "get_pages", "post", "put")
+_KEY_MEMO = 4096  # keys remembered per client (``Client._key``; a 2,000-id details load asks 2,000)
 
 
 def _as_datetime(lifetime: Lifetime) -> datetime:

@@ -15,9 +15,13 @@ import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import urlencode
 
 import requests
 import urllib3
+from requests import PreparedRequest, Response
+from requests.cookies import RequestsCookieJar
+from requests.utils import get_netrc_auth
 
 from quantscope._advice import Said
 from quantscope._config import Settings
@@ -49,30 +53,73 @@ class Sender:
         self.sleep: Callable[[float], None] = time.sleep
 
     def send(
-        self, method: str, path: str, query: Mapping[str, str], json_body: Any, endpoint: str
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, str],
+        json_body: Any,
+        endpoint: str,
+        miss_key: str | None = None,
     ) -> tuple[Any, int, int]:
         """Send with retries, all within the call's deadline (``timeout_s``); returns
         (response, attempts, answers from the service).
+
+        ``miss_key``: the cache key of a GET the caller looked up and found in no entry. It
+        goes to the wire past requests-cache (``_send_miss``) and is not stored: the caller
+        stores it once its body is checked (``ResponseCache.store``).
         """
         with deadline(self.settings.timeout_s):
-            return self._send_until_deadline(method, path, query, json_body, endpoint)
+            return self._send_until_deadline(
+                method,
+                path,
+                endpoint,
+                lambda: self._request(method, path, query, json_body, miss_key),
+            )
+
+    def _request(
+        self, method: str, path: str, query: Mapping[str, str], json_body: Any, miss_key: str | None
+    ) -> Any:
+        """One attempt: through the cached session, or past it for a known miss."""
+        if miss_key is not None and method == "GET":
+            return self._send_miss(path, query)
+        return self.session.request(
+            method,
+            self.base_url + path,
+            params=dict(query),
+            json=json_body,
+            timeout=self.settings.timeout_s,  # each part capped at the time left
+        )
+
+    def _send_miss(self, path: str, query: Mapping[str, str]) -> Response:
+        """GET a request the cache holds no entry for, as ``requests.Session.request`` sends
+        it (the session's headers, auth, cookies, hooks, environment settings and redirect
+        handling), through requests' own ``Session.send``: requests-cache's ``send`` would look
+        the key up again, parse the request's and the answer's cache directives and store the
+        answer by its URL rule: much of a cold per-id load's client time (benchmarks/README.md,
+        coldfetch). Redirect hops still pass through the cached session (``resolve_redirects``).
+        """
+        session = self.session
+        prepared = prepare_get(session, self.base_url + path, query)
+        environment = session.merge_environment_settings(prepared.url, {}, None, None, None)
+        return requests.Session.send(
+            session,
+            prepared,
+            timeout=self.settings.timeout_s,  # each part capped at the time left
+            allow_redirects=True,
+            **environment,
+        )
 
     def _send_until_deadline(
-        self, method: str, path: str, query: Mapping[str, str], json_body: Any, endpoint: str
+        self, method: str, path: str, endpoint: str, attempt: Callable[[], Any]
     ) -> tuple[Any, int, int]:
+        """``attempt`` (one send of ``method path``) until an answer to keep or an error."""
         policy = self.settings.retry
         attempts = spent = 0
         rate_retried = False
         while True:
             attempts += 1
             try:
-                response = self.session.request(
-                    method,
-                    self.base_url + path,
-                    params=dict(query),
-                    json=json_body,
-                    timeout=self.settings.timeout_s,  # each part capped at the time left
-                )
+                response = attempt()
             except requests.RequestException as exc:
                 self._raise_or_wait(method, path, endpoint, exc, attempts)
                 continue
@@ -174,6 +221,39 @@ class Sender:
             attempts=attempts,
             secrets=[self.settings.api_key or ""],
         )
+
+
+def query_string(query: Mapping[str, str]) -> str:
+    """``query`` encoded as requests encodes a dict of parameters (``None`` values left out,
+    ``quote_plus``, in order): the same URL, so the same cache key, without requests'
+    runtime-Protocol checks of a mapping (``_encode_params``) on every request.
+    """
+    return urlencode([(k, v) for k, v in query.items() if v is not None], doseq=True)
+
+
+def prepare_get(session: requests.Session, url: str, query: Mapping[str, str]) -> PreparedRequest:
+    """GET ``url`` with ``query`` prepared as ``session.prepare_request`` prepares it (the
+    session's headers, auth or else netrc's, a copy of its cookies, its hooks), with the
+    query already encoded (``query_string``) and the headers taken as they are instead of
+    merged through requests' runtime-Protocol checks (benchmarks/README.md, coldfetch). A
+    session with its own ``params`` is prepared by requests.
+    """
+    if session.params:
+        return session.prepare_request(requests.Request("GET", url, params=dict(query)))
+    auth = get_netrc_auth(url) if session.trust_env and not session.auth else None
+    cookies = RequestsCookieJar()
+    cookies.update(session.cookies)
+    prepared = PreparedRequest()
+    prepared.prepare(
+        method="GET",
+        url=url,
+        headers={k: v for k, v in session.headers.items() if v is not None},
+        params=query_string(query),
+        auth=auth if auth is not None else session.auth,
+        cookies=cookies,
+        hooks=session.hooks,
+    )
+    return prepared
 
 
 def _never_sent(exc: BaseException) -> bool:
