@@ -93,7 +93,9 @@ def test_a_request_is_prepared_by_the_session_once(
     cold: dict[str, Any], sandbox: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ids = [int(i) for i in cold["frame"]["evaluation_id"].dropna().iloc[:6]]
-    prepared = counting(monkeypatch, requests.Session, "prepare_request")
+    # every preparation, by the session (``prepare_request``) or by the client's cold path
+    # (``_http.sender.prepare_get``), ends in one ``PreparedRequest.prepare``
+    prepared = counting(monkeypatch, requests.PreparedRequest, "prepare")
     with Client(
         sandbox.url, sandbox.keys["enterprise"], cache_dir=str(tmp_path), progress=False
     ) as c:
