@@ -64,7 +64,7 @@ import threading
 import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, overload
 
@@ -79,14 +79,12 @@ from quantscope._errors import (
     InconsistentAnswerWarning,
     InvalidResponseError,
     OfflineCacheMissError,
-    QuotaShareExceededError,
-    QuotaWouldBeExceededError,
     RateLimitError,
     ServerError,
     StaleDataWarning,
-    format_reset,
     redact,
 )
+from quantscope._http.budget import Budget, Refusal, extend_fetched
 from quantscope._http.cache import (
     NEVER_EXPIRE,
     CacheEntry,
@@ -108,13 +106,15 @@ from quantscope._http.quota import (
     Spend,
     parse_reset,
     quota_from_headers,
-    share_limit,
 )
 from quantscope._http.results import (
+    Decode,
     Fetched,
     FetchedMany,
     FetchedPages,
+    Fold,
     OffsetPaging,
+    One,
     PageNumberPaging,
     Provenance,
 )
@@ -148,22 +148,6 @@ try:
     _USER_AGENT = f"quantscope/{importlib.metadata.version('quantscope')}"
 except importlib.metadata.PackageNotFoundError:  # running from a source tree
     _USER_AGENT = "quantscope"
-
-
-@dataclass
-class _One:
-    """One answer inside the client, before it becomes a Fetched."""
-
-    body: Any
-    from_cache: bool
-    fetched_at: datetime
-    spent: int
-    stale: bool = False
-    key: str | None = None  # its cache entry's key, when known
-    count: int | None = None  # a page's items as served (its body may list fewer, or none)
-
-
-_Refusal = QuotaWouldBeExceededError | QuotaShareExceededError
 
 
 class _PageRequests(Sequence[tuple[str, dict[str, str]]]):
@@ -210,12 +194,8 @@ def _pages_to_load(
 # --- the client ---------------------------------------------------------------------------
 
 
-Decode = Callable[[bytes], Any]  # an answer's bytes -> its body (``_typed.decode.page_decoder``)
-Fold = Callable[[Any], Any]  # a page's body -> what a load keeps of it (``get_pages(fold=)``)
-
-
 def _settle(
-    one: _One, *, ledger: PageLedger, paging: PageNumberPaging | OffsetPaging, fold: Fold | None
+    one: One, *, ledger: PageLedger, paging: PageNumberPaging | OffsetPaging, fold: Fold | None
 ) -> None:
     """A page as soon as it is loaded: checked against the load's other pages (``_http.pagecheck``:
     items already loaded are dropped from it), then folded (``get_pages(fold=...)``); its item
@@ -287,6 +267,7 @@ class Client:
             self._session, offline=settings.offline, companions=(self.frames,)
         )
         self._sender = Sender(self._session, self.base_url, settings, self.cache)
+        self._budget = Budget(self._sender, settings)
 
     # ----- public surface -----
 
@@ -533,14 +514,14 @@ class Client:
         decode: Decode | None,
         *,
         expired_ok: bool,
-    ) -> _One | None:
+    ) -> One | None:
         """The stored 200 answer to GET ``path``, if there is one (and it is fresh enough)."""
         stored = self.cache.lookup_key(self._key(path, query))
         return self._usable(stored, endpoint, decode, expired_ok)
 
     def _usable(
         self, cached: Any, endpoint: str, decode: Decode | None, expired_ok: bool
-    ) -> _One | None:
+    ) -> One | None:
         """A stored answer as the load's, if it is a 200 fresh enough and decodes."""
         if cached is None or cached.status_code != 200:
             return None
@@ -552,7 +533,7 @@ class Client:
             self._forget(cached)  # stored before quantscope checked bodies: ask again
             return None
         self.cache.count_hit()
-        return _One(
+        return One(
             body,
             from_cache=True,
             fetched_at=cached.created_at or datetime.now(UTC),
@@ -563,7 +544,7 @@ class Client:
 
     def _probe(
         self, path: str, query: Mapping[str, str], endpoint: str, decode: Decode | None
-    ) -> _One | None:
+    ) -> One | None:
         """A cached answer usable without the service: fresh (offline: any), else None."""
         return self._cached(path, query, endpoint, decode, expired_ok=self.settings.offline)
 
@@ -613,7 +594,7 @@ class Client:
     ) -> Estimate:
         """What a load would cost, with the quota as last reported."""
         quota = self._sender.quota
-        known = quota.remaining is not None and self._budget() is not None
+        known = quota.remaining is not None and self._budget.left() is not None
         return Estimate(
             endpoint=endpoint,
             requests=requests,
@@ -705,7 +686,7 @@ class Client:
 
     def _stale(
         self, path: str, query: Mapping[str, str], endpoint: str, decode: Decode | None
-    ) -> _One | None:
+    ) -> One | None:
         """Any cached answer, to fall back on when the service failed; None when there is none."""
         return self._cached(path, query, endpoint, decode, expired_ok=True)
 
@@ -717,7 +698,7 @@ class Client:
         decode: Decode | None,
         extend_to: datetime | None = None,
         miss_key: str | None = None,
-    ) -> _One:
+    ) -> One:
         """GET one request (cache, offline, stale fallback, lifetimes). ``miss_key``: its key,
         when the caller found no entry under it: sent past requests-cache and stored here once
         its body is checked, with the lifetime that body calls for (``ResponseCache.store``).
@@ -760,9 +741,9 @@ class Client:
             self._apply_lifetime(response, path, query, body, extend_to)
         fetched_at = getattr(response, "created_at", None) or datetime.now(UTC)
         key = getattr(response, "cache_key", None)
-        return _One(body, from_cache, fetched_at, spent, key=key)
+        return One(body, from_cache, fetched_at, spent, key=key)
 
-    def _entries_of(self, loaded: Sequence[_One]) -> tuple[CacheEntry | None, ...]:
+    def _entries_of(self, loaded: Sequence[One]) -> tuple[CacheEntry | None, ...]:
         """The cache entries ``loaded`` were read from or stored as, in order; None for one
         without an entry (a stale stand-in) or whose stored answer is no longer the one
         loaded (fetched again since). A cached answer keeps its ``created_at``; the entries of
@@ -781,6 +762,16 @@ class Client:
             else:
                 out.append(next(stored))
         return tuple(out)
+
+    def _keep_until(
+        self, path: str, query: Mapping[str, str], body: Any, extend_to: datetime
+    ) -> None:
+        """Store GET ``path``'s copy again, kept at least until ``extend_to`` (a load that stops
+        early keeps what it fetched for the resume: ``_http.budget.extend_fetched``).
+        """
+        stored = self.cache.lookup_key(self._key(path, query))
+        if stored is not None:
+            self._apply_lifetime(stored, path, query, body, extend_to)
 
     def _apply_lifetime(
         self,
@@ -865,20 +856,6 @@ class Client:
 
     # ----- several GETs: cache first, then what the quota allows -----
 
-    def _budget(self) -> int | None:
-        """Requests this load may still send (quota left minus reserve); None when unknown."""
-        quota = self._sender.quota
-        if quota.remaining is None:
-            return None
-        if quota.reset is not None and quota.reset <= datetime.now(UTC):
-            return None  # the counter has been reset since it was reported
-        return quota.remaining - self.settings.quota_reserve
-
-    def _resume_until(self) -> datetime:
-        """How long pages of a load that will stop early are kept: until a day after the reset."""
-        reset = self._sender.quota.reset or datetime.now(UTC)
-        return reset + timedelta(days=1)
-
     def _fetch_batch(
         self,
         endpoint: str,
@@ -889,10 +866,10 @@ class Client:
         spend: Spend,
         spent: int = 0,
         unit: str = "answers",
-        stop: Callable[[_One], bool] | None = None,
-        settle: Callable[[_One], None] | None = None,
+        stop: Callable[[One], bool] | None = None,
+        settle: Callable[[One], None] | None = None,
         besides: Sequence[str] | None = None,
-    ) -> tuple[list[_One | None], _Refusal | None]:
+    ) -> tuple[list[One | None], Refusal | None]:
         """Cached answers first, then what the plan allows (``_http.plan``) of the rest, in order.
 
         ``spent``: requests this load already sent (the first page). ``stop``: sends nothing
@@ -902,7 +879,7 @@ class Client:
         every other entry was found (``_stored``). Returns the answers (None where not
         loaded) and the refusal to raise when the plan sent nothing more.
         """
-        results: list[_One | None] = []
+        results: list[One | None] = []
         offline = self.settings.offline
         absent: dict[int, str | None] = {}  # stored under no key: sent past the cache's look-up
         for key, stored in self._stored(requests_, besides):
@@ -915,21 +892,23 @@ class Client:
         misses = [i for i, r in enumerate(results) if r is None]
         if misses and self.settings.offline:
             raise self._offline_miss(endpoint, [requests_[i][1] for i in misses])
-        refusal: _Refusal | None = None
+        refusal: Refusal | None = None
         extend_to: datetime | None = None
         allowed: int | None = None  # misses this load may fetch, once the quota is known
         stale = 0
         with progress(spent + len(misses), desc, enabled=self.settings.progress, done=spent) as bar:
             for n, i in enumerate(misses):
-                if allowed is None and self._budget() is not None:
-                    fits, refusal = self._plan(endpoint, len(misses) - n, spent + n, spend, unit)
+                if allowed is None and self._budget.left() is not None:
+                    fits, refusal = self._budget.plan(
+                        endpoint, len(misses) - n, spent + n, spend, unit
+                    )
                     if refusal is not None:
                         break
                     allowed = n + fits
                     if allowed < len(misses):  # partial: keep what it fetches for the resume
                         bar.total = spent + allowed
-                        extend_to = self._resume_until()
-                        self._extend_fetched(results, misses[:n], requests_, extend_to)
+                        extend_to = self._budget.resume_until()
+                        extend_fetched(results, misses[:n], requests_, extend_to, self._keep_until)
                 if allowed is not None and n >= allowed:
                     break
                 path, query = requests_[i]
@@ -938,7 +917,8 @@ class Client:
                     one = self._fetch_one(endpoint, path, query, decode, extend_to, miss)
                 except RateLimitError:  # spent elsewhere meanwhile: keep what we have for later
                     if extend_to is None:
-                        self._extend_fetched(results, misses[:n], requests_, self._resume_until())
+                        until = self._budget.resume_until()
+                        extend_fetched(results, misses[:n], requests_, until, self._keep_until)
                     raise
                 if settle is not None:
                     settle(one)
@@ -952,149 +932,19 @@ class Client:
             self._warn_stale(endpoint, stale, len(requests_))
         return results, refusal
 
-    def _plan(
-        self, endpoint: str, needed: int, spent: int, spend: Spend, unit: str
-    ) -> tuple[int, _Refusal | None]:
-        """How many of ``needed`` requests this load may send (the quota is known), or the
-        refusal (module docstring). ``spent``: requests the load already sent.
-        """
-        quota = self._sender.quota
-        remaining = quota.remaining or 0
-        budget = max(0, remaining - self.settings.quota_reserve)
-        start = remaining + spent  # the quota left when the load began
-        total = spent + needed
-        ceiling = spend.max_requests
-        share = self.settings.quota_share
-        fits = needed
-        if ceiling is not None and total > ceiling:
-            if not spend.partial:
-                return 0, self._refusal(endpoint, needed, spent, unit, cost=total, ceiling=ceiling)
-            fits = max(0, ceiling - spent)
-        if fits > budget:
-            if not spend.partial:
-                return 0, self._refusal(endpoint, needed, spent, unit)
-            fits = budget
-        cost = spent + fits
-        if ceiling is None and not spend.confirm and cost > share_limit(share, start):
-            return 0, self._refusal(endpoint, needed, spent, unit, cost=cost)
-        return fits, None
-
-    def _refusal(
-        self,
-        endpoint: str,
-        needed: int,
-        spent: int,
-        unit: str,
-        *,
-        cost: int | None = None,
-        ceiling: int | None = None,
-    ) -> _Refusal:
-        """The error for a load refused before sending ``needed`` requests (one line each)."""
-        quota = self._sender.quota
-        remaining = quota.remaining or 0
-        reserve = self.settings.quota_reserve
-        of = f" of {quota.limit}" if quota.limit is not None else ""
-        kept = f", reserve {reserve}" if reserve else ""
-        first = (
-            f" (the first page, which gives the total, cost {spent} and stays in the cache)"
-            if spent
-            else ""
-        )
-        needs = f"{endpoint} needed {needed} requests for {unit} not in the cache"
-        sent = "sent nothing more" if spent else "sent nothing"
-        fields: dict[str, Any] = {
-            "endpoint": endpoint,
-            "needed": needed,
-            "fetched": spent,
-            "remaining": remaining,
-            "limit": quota.limit,
-            "reset": quota.reset,
-            "reserve": reserve,
-        }
-        values: dict[str, Any] = {
-            "needs": needs,
-            "sent": sent,
-            "first": first,
-            "of": of,
-            "remaining": remaining,
-            "cost": cost,
-            "ceiling": ceiling,
-        }
-        if cost is not None:
-            share = self.settings.quota_share
-            if ceiling is not None:
-                template = (
-                    "{needs}; this call would send {cost} in all, more than {max_requests}: "
-                    "{sent}{first}. To load it, {advice}."
-                )
-                advice: tuple[str, ...] = ("raise_max_requests", "partial_allowed")
-            else:
-                template = (
-                    "{needs}; this call would send {cost} in all, more than {pct} of the "
-                    "{all}{of} left: {sent}{first}. To load it, {confirm} to spend them, or "
-                    "{narrow}."
-                )
-                advice = ()
-            return QuotaShareExceededError(
-                Said(
-                    template,
-                    advice,
-                    values | {"pct": f"{share:.0%}", "all": remaining + spent},
-                ),
-                share=share,
-                ceiling=ceiling,
-                **fields,
-            )
-        fits = max(0, remaining - reserve)
-        over_share = spent + fits > share_limit(self.settings.quota_share, remaining + spent)
-        return QuotaWouldBeExceededError(
-            Said(
-                "{needs}, but {remaining}{of} are left{kept}: {sent}{first}. {Advice}: it "
-                "fetches the {fits} that fit now, and {again} after the reset fetches only the "
-                "other {rest}, from the cache.",
-                ("wait_for_reset", "partial_confirm" if over_share else "partial"),
-                values
-                | {
-                    "kept": kept,
-                    "reset": format_reset(quota.reset),
-                    "fits": fits,
-                    "rest": needed - fits,
-                },
-            ),
-            **fields,
-        )
-
-    def _extend_fetched(
-        self,
-        results: Sequence[_One | None],
-        indices: Sequence[int],
-        requests_: Sequence[tuple[str, Mapping[str, str]]],
-        extend_to: datetime,
-    ) -> None:
-        """Keep what this load already fetched until after the reset, for the resume (the
-        stored copies are read back: a load does not hold its answers' responses).
-        """
-        for i in indices:
-            one = results[i]
-            if one is not None and one.key is not None and not one.from_cache:
-                path, query = requests_[i]
-                stored = self.cache.lookup_key(self._key(path, query))
-                if stored is not None:
-                    self._apply_lifetime(stored, path, query, one.body, extend_to)
-
     def _pages_until_short(
         self,
         endpoint: str,
         path: str,
         query: Mapping[str, str],
         wire: dict[str, str],
-        first: _One,
+        first: One,
         paging: PageNumberPaging | OffsetPaging,
         max_pages: int | None,
         label: str,
         decode: Decode | None,
         spend: Spend,
-        settle: Callable[[_One], None] | None = None,
+        settle: Callable[[One], None] | None = None,
         ledger: PageLedger | None = None,
     ) -> FetchedPages:
         """Paging when the body gives no total: next page until one comes back short (the
@@ -1102,7 +952,7 @@ class Client:
         earlier one (``_http.pagecheck``).
         """
         ledger = ledger or PageLedger(endpoint, paging)
-        pages: list[_One | None] = [first]
+        pages: list[One | None] = [first]
         index = 0
         short = self._page_check(paging, endpoint, at_most=paging.page_size - 1)
         while not short(pages[-1]):
@@ -1136,13 +986,13 @@ class Client:
 
     def _page_check(
         self, paging: PageNumberPaging | OffsetPaging, endpoint: str, at_most: int
-    ) -> Callable[[_One | None], bool]:
+    ) -> Callable[[One | None], bool]:
         """Whether a loaded page holds ``at_most`` items or fewer (0: empty; page size - 1:
         short, the last one); a page of another shape is an ``InvalidResponseError``, and its
         cached copy is dropped.
         """
 
-        def short(one: _One | None) -> bool:
+        def short(one: One | None) -> bool:
             if one is None:
                 return True
             if one.count is not None:  # settled: its shape was a page's
@@ -1156,7 +1006,7 @@ class Client:
 
         return short
 
-    def _stop_on_repeat(self, ledger: PageLedger, pages: Sequence[_One | None]) -> None:
+    def _stop_on_repeat(self, ledger: PageLedger, pages: Sequence[One | None]) -> None:
         """``InvalidResponseError`` when a page of ``pages`` repeats an earlier one (the
         service is not paging, ``_http.pagecheck``); the repeating page's cached copy is dropped,
         so the same load asks for it again.
@@ -1180,7 +1030,7 @@ class Client:
         self,
         endpoint: str,
         wire: dict[str, str],
-        pages: Sequence[_One | None],
+        pages: Sequence[One | None],
         paging: PageNumberPaging | OffsetPaging,
         total: int | None,
         checks: Mapping[str, Any] | None = None,
@@ -1202,7 +1052,7 @@ class Client:
         self,
         endpoint: str,
         params: dict[str, str] | Sequence[dict[str, str]],
-        loaded: Sequence[_One],
+        loaded: Sequence[One],
         pages: int | None = None,
     ) -> Provenance:
         times = [o.fetched_at for o in loaded]
