@@ -54,7 +54,6 @@ import loaders and tests need.
 
 from __future__ import annotations
 
-import functools
 import importlib.metadata
 import inspect
 import itertools
@@ -66,7 +65,7 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from typing import Any, overload
+from typing import Any
 
 import orjson
 import requests
@@ -76,7 +75,6 @@ from quantscope._config import OPTIONS_HELP, RetryPolicy, Settings, passed, reso
 from quantscope._errors import (
     APIConnectionError,
     ConfigurationError,
-    InconsistentAnswerWarning,
     InvalidResponseError,
     OfflineCacheMissError,
     RateLimitError,
@@ -99,7 +97,7 @@ from quantscope._http.cache import (
 from quantscope._http.embedded import start_embedded_sandbox
 from quantscope._http.estimate import Estimate
 from quantscope._http.framecache import FrameCache
-from quantscope._http.pagecheck import PageLedger
+from quantscope._http.paging import PageRequests, load_pages, pages_to_load
 from quantscope._http.plan import Requests
 from quantscope._http.quota import (
     Quota,
@@ -150,64 +148,7 @@ except importlib.metadata.PackageNotFoundError:  # running from a source tree
     _USER_AGENT = "quantscope"
 
 
-class _PageRequests(Sequence[tuple[str, dict[str, str]]]):
-    """The GETs of a paged load's pages ``indices``, each built when it is read: a total of
-    1,000,000 items makes no list of 100,000 requests of which the load sends four.
-    """
-
-    def __init__(
-        self,
-        path: str,
-        query: Mapping[str, str],
-        paging: PageNumberPaging | OffsetPaging,
-        indices: range,
-    ) -> None:
-        self._path, self._query, self._paging, self._indices = path, query, paging, indices
-
-    def __len__(self) -> int:
-        return len(self._indices)
-
-    @overload
-    def __getitem__(self, i: int) -> tuple[str, dict[str, str]]: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> Sequence[tuple[str, dict[str, str]]]: ...
-
-    def __getitem__(
-        self, i: int | slice
-    ) -> tuple[str, dict[str, str]] | Sequence[tuple[str, dict[str, str]]]:
-        if isinstance(i, slice):
-            return _PageRequests(self._path, self._query, self._paging, self._indices[i])
-        return self._path, {**self._query, **self._paging.params_for(self._indices[i])}
-
-
-def _pages_to_load(
-    paging: PageNumberPaging | OffsetPaging, total: int, max_pages: int | None
-) -> int:
-    """How many pages a paged load of ``total`` items fetches, the first included:
-    ``max_pages`` caps it, never below the first page. Loading and pricing both count so.
-    """
-    count = paging.page_count(total)
-    return count if max_pages is None else min(count, max(1, max_pages))
-
-
 # --- the client ---------------------------------------------------------------------------
-
-
-def _settle(
-    one: One, *, ledger: PageLedger, paging: PageNumberPaging | OffsetPaging, fold: Fold | None
-) -> None:
-    """A page as soon as it is loaded: checked against the load's other pages (``_http.pagecheck``:
-    items already loaded are dropped from it), then folded (``get_pages(fold=...)``); its item
-    count as served is kept for the paging checks. A page whose items are not a list is left
-    as it came, for those checks to judge.
-    """
-    served = ledger.admit(one, one.body)
-    if served is None:
-        return
-    if fold is not None:
-        one.body = fold(one.body)
-    one.count = served
 
 
 class Client:
@@ -375,80 +316,17 @@ class Client:
         paging); items seen twice are dropped from the later page; those and totals the
         pages disagree with are the result's ``checks``, in one ``InconsistentAnswerWarning``.
         """
-        spend = spend or Spend()
-        ledger = PageLedger(endpoint, paging)
-        settle = functools.partial(_settle, ledger=ledger, paging=paging, fold=fold)
-        wire = paging.without_paging(wire_params(params))
-        path, query = _split_path(endpoint, wire)
-        label = desc or endpoint
-        head = (path, {**query, **paging.params_for(0)})
-        first, refusal = self._fetch_batch(
-            endpoint, [head], desc=label, decode=decode, spend=spend, settle=settle
-        )
-        if first[0] is None:
-            empty = FetchedPages((), [], None, self._provenance(endpoint, wire, []), (0,))
-            if refusal is not None:
-                refusal.partial = empty
-                raise refusal
-            return empty  # partial=True, and not even the first page fitted
-        spent = int(not first[0].from_cache)  # the first page, sent to learn the total
-        is_empty = self._page_check(paging, endpoint, at_most=0)
-        first_empty = is_empty(first[0])  # also checks the page's shape
-        total = paging.total_of(first[0].body)
-        if total and first_empty:
-            checks = ledger.findings(first, total, complete=False, empty_page=1)
-            self._warn_total(ledger, checks)
-            return self._pages_result(endpoint, wire, first, paging, total, checks)
-        if total is None:
-            return self._pages_until_short(
-                endpoint,
-                path,
-                query,
-                wire,
-                first[0],
-                paging,
-                max_pages,
-                label,
-                decode,
-                spend,
-                settle,
-                ledger,
-            )
-        first_keys = [first[0].key] if first[0].key else []  # not one of the later pages
-        count = _pages_to_load(paging, total, max_pages)
-        rest = _PageRequests(path, query, paging, range(1, count))
-        results, refusal = self._fetch_batch(
+        return load_pages(
+            self,
             endpoint,
-            rest,
-            desc=label,
+            params,
+            paging=paging,
+            max_pages=max_pages,
+            desc=desc,
             decode=decode,
-            spend=spend,
-            spent=spent,
-            unit="pages",
-            stop=lambda one: is_empty(one) or ledger.repeats(one),
-            settle=settle,
-            besides=first_keys,
+            spend=spend or Spend(),
+            fold=fold,
         )
-        pages = [first[0], *results]
-        self._stop_on_repeat(ledger, pages)
-        # The total is the service's word; the pages are its data. An empty page before the
-        # last one ends the load there, whatever the total said. (A short page that is not
-        # empty does not: a service may cap the page size below the one asked for; the
-        # checks then say the total was not reached.)
-        end = next((i for i, p in enumerate(pages[:-1]) if p is not None and is_empty(p)), None)
-        if end is not None:
-            pages = pages[:end]
-            refusal = None  # what the load needed is all here
-        whole = count == paging.page_count(total) and refusal is None and None not in pages
-        checks = ledger.findings(
-            pages, total, complete=whole, empty_page=None if end is None else end + 1
-        )
-        self._warn_total(ledger, checks)
-        result = self._pages_result(endpoint, wire, pages, paging, total, checks)
-        if refusal is not None:
-            refusal.partial = result
-            raise refusal
-        return result
 
     def put(self, endpoint: str, json: Any, params: Params | None = None) -> Fetched:
         """PUT a JSON body; never cached; invalidates the cached GETs it changes."""
@@ -678,8 +556,8 @@ class Client:
         total = paging.total_of(first[0].body)
         if total is None:  # the pages end with a short one: no count ahead
             return self.estimate_for(endpoint, requests=0, cached=1, exact=False, probed=spent)
-        count = _pages_to_load(paging, total, plan.max_pages)
-        rest = _PageRequests(path, query, paging, range(1, count))
+        count = pages_to_load(paging, total, plan.max_pages)
+        rest = PageRequests(path, query, paging, range(1, count))
         first_keys = [first[0].key] if first[0].key else []
         held = sum(self._fresh(s) for _, s in self._stored(rest, first_keys))
         return self.estimate_for(endpoint, requests=len(rest) - held, cached=held + 1, probed=spent)
@@ -931,122 +809,6 @@ class Client:
         if stale:
             self._warn_stale(endpoint, stale, len(requests_))
         return results, refusal
-
-    def _pages_until_short(
-        self,
-        endpoint: str,
-        path: str,
-        query: Mapping[str, str],
-        wire: dict[str, str],
-        first: One,
-        paging: PageNumberPaging | OffsetPaging,
-        max_pages: int | None,
-        label: str,
-        decode: Decode | None,
-        spend: Spend,
-        settle: Callable[[One], None] | None = None,
-        ledger: PageLedger | None = None,
-    ) -> FetchedPages:
-        """Paging when the body gives no total: next page until one comes back short (the
-        quota is planned page by page: the cost is not known in advance), or repeats an
-        earlier one (``_http.pagecheck``).
-        """
-        ledger = ledger or PageLedger(endpoint, paging)
-        pages: list[One | None] = [first]
-        index = 0
-        short = self._page_check(paging, endpoint, at_most=paging.page_size - 1)
-        while not short(pages[-1]):
-            self._stop_on_repeat(ledger, pages)
-            index += 1
-            if max_pages is not None and index >= max_pages:
-                break
-            got, refusal = self._fetch_batch(
-                endpoint,
-                [(path, {**query, **paging.params_for(index)})],
-                desc=label,
-                decode=decode,
-                spend=spend,
-                spent=sum(int(not p.from_cache) for p in pages if p is not None),
-                unit="pages",
-                settle=settle,
-            )
-            if got[0] is None:
-                checks = ledger.findings(pages, None, complete=False)
-                partial = self._pages_result(endpoint, wire, [*pages, None], paging, None, checks)
-                if refusal is None:  # partial=True: what fitted
-                    self._warn_total(ledger, checks)
-                    return partial
-                refusal.partial = partial
-                raise refusal
-            pages.append(got[0])
-        self._stop_on_repeat(ledger, pages)
-        checks = ledger.findings(pages, None, complete=True)
-        self._warn_total(ledger, checks)
-        return self._pages_result(endpoint, wire, pages, paging, None, checks)
-
-    def _page_check(
-        self, paging: PageNumberPaging | OffsetPaging, endpoint: str, at_most: int
-    ) -> Callable[[One | None], bool]:
-        """Whether a loaded page holds ``at_most`` items or fewer (0: empty; page size - 1:
-        short, the last one); a page of another shape is an ``InvalidResponseError``, and its
-        cached copy is dropped.
-        """
-
-        def short(one: One | None) -> bool:
-            if one is None:
-                return True
-            if one.count is not None:  # settled: its shape was a page's
-                return one.count <= at_most
-            try:
-                paging.check(one.body, endpoint)
-            except InvalidResponseError:
-                self.cache.forget([one.key] if one.key else [])
-                raise
-            return len(paging.items_of(one.body)) <= at_most
-
-        return short
-
-    def _stop_on_repeat(self, ledger: PageLedger, pages: Sequence[One | None]) -> None:
-        """``InvalidResponseError`` when a page of ``pages`` repeats an earlier one (the
-        service is not paging, ``_http.pagecheck``); the repeating page's cached copy is dropped,
-        so the same load asks for it again.
-        """
-        try:
-            ledger.stop_on_repeat(pages)
-        except InvalidResponseError:
-            self.cache.forget(
-                [p.key for p in pages if p is not None and p.key and ledger.repeats(p)]
-            )
-            raise
-
-    def _warn_total(self, ledger: PageLedger, checks: Mapping[str, Any]) -> None:
-        """The load's one ``InconsistentAnswerWarning`` for what its page checks found
-        (items seen twice, a total the pages disagree with: ``_http.pagecheck``), if anything.
-        """
-        if checks:
-            warnings.warn(ledger.message(checks), InconsistentAnswerWarning, stacklevel=4)
-
-    def _pages_result(
-        self,
-        endpoint: str,
-        wire: dict[str, str],
-        pages: Sequence[One | None],
-        paging: PageNumberPaging | OffsetPaging,
-        total: int | None,
-        checks: Mapping[str, Any] | None = None,
-    ) -> FetchedPages:
-        loaded = [p for p in pages if p is not None]
-        items = [item for p in loaded for item in paging.items_of(p.body)]
-        missing = tuple(i for i, p in enumerate(pages) if p is None)
-        return FetchedPages(
-            tuple(p.body for p in loaded),
-            items,
-            total,
-            self._provenance(endpoint, wire, loaded, pages=len(pages)),
-            missing,
-            self._entries_of(loaded),
-            dict(checks or {}),
-        )
 
     def _provenance(
         self,
