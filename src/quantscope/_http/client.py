@@ -55,7 +55,6 @@ import loaders and tests need.
 from __future__ import annotations
 
 import importlib.metadata
-import inspect
 import itertools
 import os
 import sqlite3
@@ -82,6 +81,7 @@ from quantscope._errors import (
     StaleDataWarning,
     redact,
 )
+from quantscope._http import pricing
 from quantscope._http.budget import Budget, Refusal, extend_fetched
 from quantscope._http.cache import (
     NEVER_EXPIRE,
@@ -97,7 +97,7 @@ from quantscope._http.cache import (
 from quantscope._http.embedded import start_embedded_sandbox
 from quantscope._http.estimate import Estimate
 from quantscope._http.framecache import FrameCache
-from quantscope._http.paging import PageRequests, load_pages, pages_to_load
+from quantscope._http.paging import load_pages
 from quantscope._http.plan import Requests
 from quantscope._http.quota import (
     Quota,
@@ -426,16 +426,6 @@ class Client:
         """A cached answer usable without the service: fresh (offline: any), else None."""
         return self._cached(path, query, endpoint, decode, expired_ok=self.settings.offline)
 
-    def _holds(self, path: str, query: Mapping[str, str]) -> bool:
-        """Whether the cache can answer GET ``path`` now (fresh; offline: any), no decoding."""
-        return self._fresh(self.cache.lookup_key(self._key(path, query)))
-
-    def _fresh(self, cached: Any) -> bool:
-        """Whether a stored answer (None: none) can answer now (fresh; offline: any)."""
-        if cached is None or cached.status_code != 200:
-            return False
-        return self.settings.offline or not cached.is_expired
-
     def _stored(
         self, requests_: Sequence[tuple[str, Mapping[str, str]]], besides: Sequence[str] | None
     ) -> Iterator[tuple[str | None, Any]]:
@@ -460,6 +450,8 @@ class Client:
                 left -= 1
             yield key, stored
 
+    # ----- pricing: what a plan of requests would cost, from the cache alone (``_http.pricing``)
+
     def estimate_for(
         self,
         endpoint: str,
@@ -471,96 +463,25 @@ class Client:
         probed: int = 0,
     ) -> Estimate:
         """What a load would cost, with the quota as last reported."""
-        quota = self._sender.quota
-        known = quota.remaining is not None and self._budget.left() is not None
-        return Estimate(
-            endpoint=endpoint,
+        return pricing.estimate_for(
+            self._budget,
+            endpoint,
             requests=requests,
             cached=cached,
             exact=exact,
-            remaining=quota.remaining if known else None,
-            limit=quota.limit,
-            reset=quota.reset,
-            share=self.settings.quota_share,
-            reserve=self.settings.quota_reserve,
             write=write,
             probed=probed,
         )
 
-    # ----- pricing: what a plan of requests would cost, from the cache alone -----
-
     def _request_plan(self, method: str, /, *args: Any, **kwargs: Any) -> Requests:
-        """The requests ``getattr(self, method)(*args, **kwargs)`` would send (``get``,
-        ``get_many``, ``get_pages``, ``post``, ``put``), as a plan that ``price`` costs.
+        """The requests ``getattr(self, method)(*args, **kwargs)`` would send, as a plan
+        (``_http.pricing.request_plan``; ``_http.estimate.RequestPlanner``).
         """
-        if method not in _REQUEST_METHODS:
-            raise TypeError(f"estimate() takes a quantscope loader; Client.{method} sends nothing")
-        bound = inspect.signature(getattr(self, method)).bind(*args, **kwargs)
-        bound.apply_defaults()
-        given = bound.arguments
-        endpoint: str = given["endpoint"]
-        if method in ("post", "put"):
-            return Requests(endpoint, self, wire_params(given["params"]), write=True)
-        spend = given.get("spend") or Spend()
-        if method == "get_many":
-            wires = tuple(wire_params(p) for p in given["param_sets"])
-            return Requests(endpoint, self, many=wires, spend=spend, decode=given["decode"])
-        return Requests(
-            endpoint,
-            self,
-            wire_params(given["params"]),
-            paging=given.get("paging"),
-            max_pages=given.get("max_pages"),
-            spend=spend,
-            decode=given["decode"],
-            desc=given.get("desc"),
-        )
+        return pricing.request_plan(self, method, *args, **kwargs)
 
     def _price(self, plan: Requests, *, probe: bool = False) -> Estimate:
-        """What ``plan`` would cost now: the requests the cache cannot answer (fresh; offline:
-        any) and the ones it can (``_http.plan``). Sends nothing, except with ``probe=True`` the
-        first page of a paged plan that the cache does not hold (it then stays in the cache).
-        """
-        endpoint = plan.endpoint
-        if plan.write:
-            return self.estimate_for(endpoint, requests=1, cached=0, write=True)
-        wires = plan.many if plan.many is not None else (plan.wire,)
-        if plan.paging is None or plan.many is not None:
-            held = 0 if plan.fresh else self._held([_split_path(endpoint, w) for w in wires])
-            return self.estimate_for(endpoint, requests=len(wires) - held, cached=held)
-        return self._price_pages(plan, plan.paging, probe)
-
-    def _held(self, requests_: Sequence[tuple[str, Mapping[str, str]]]) -> int:
-        """How many of GET ``requests_`` the cache can answer now (fresh; offline: any)."""
-        held = self.cache.held([self._key(path, query) for path, query in requests_])
-        return sum(self._holds(*r) for r in requests_) if held is None else held
-
-    def _price_pages(
-        self, plan: Requests, paging: PageNumberPaging | OffsetPaging, probe: bool
-    ) -> Estimate:
-        """``_price`` of a paged plan: its first page tells the total (``get_pages``)."""
-        endpoint = plan.endpoint
-        path, query = _split_path(endpoint, paging.without_paging(plan.wire))
-        head = (path, {**query, **paging.params_for(0)})
-        if not probe and (plan.fresh or not self._holds(*head)):
-            return self.estimate_for(endpoint, requests=1, cached=0, exact=False)
-        label = plan.desc or endpoint
-        first, refusal = self._fetch_batch(
-            endpoint, [head], desc=label, decode=plan.decode, spend=plan.spend
-        )
-        if first[0] is None:  # the quota refused even the first page
-            if refusal is not None:
-                raise refusal
-            return self.estimate_for(endpoint, requests=1, cached=0, exact=False)
-        spent = int(not first[0].from_cache)
-        total = paging.total_of(first[0].body)
-        if total is None:  # the pages end with a short one: no count ahead
-            return self.estimate_for(endpoint, requests=0, cached=1, exact=False, probed=spent)
-        count = pages_to_load(paging, total, plan.max_pages)
-        rest = PageRequests(path, query, paging, range(1, count))
-        first_keys = [first[0].key] if first[0].key else []
-        held = sum(self._fresh(s) for _, s in self._stored(rest, first_keys))
-        return self.estimate_for(endpoint, requests=len(rest) - held, cached=held + 1, probed=spent)
+        """What ``plan`` would cost now (``_http.pricing.price``; ``_http.plan.Pricer``)."""
+        return pricing.price(self, plan, probe=probe)
 
     def _stale(
         self, path: str, query: Mapping[str, str], endpoint: str, decode: Decode | None
@@ -857,8 +778,6 @@ class Client:
         return Fetched(body, prov)
 
 
-#: The client's methods whose requests ``_request_plan`` plans.
-_REQUEST_METHODS = ("get", "get_many", "get_pages", "post", "put")
 _KEY_MEMO = 4096  # keys remembered per client (``Client._key``; a 2,000-id details load asks 2,000)
 
 

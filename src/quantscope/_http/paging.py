@@ -36,7 +36,14 @@ from quantscope._http.results import (
 )
 from quantscope._wire import Params, _split_path, wire_params
 
-__all__ = ["Batches", "PageRequests", "load_pages", "pages_to_load", "settle_page"]
+__all__ = [
+    "Batches",
+    "PageRequests",
+    "fetch_first",
+    "load_pages",
+    "pages_to_load",
+    "settle_page",
+]
 
 
 class Batches(Protocol):
@@ -128,6 +135,23 @@ def settle_page(
     if fold is not None:
         one.body = fold(one.body)
     one.count = served
+
+
+def fetch_first(
+    client: Batches,
+    endpoint: str,
+    head: tuple[str, Mapping[str, str]],
+    *,
+    desc: str,
+    decode: Decode | None,
+    spend: Spend,
+) -> tuple[One | None, Refusal | None]:
+    """A paged load's first page (it gives the total), cache first, as the client's batch
+    loads it (None: the quota refused it), and the refusal: what ``_http.pricing``'s probe
+    spends.
+    """
+    first, refusal = client._fetch_batch(endpoint, [head], desc=desc, decode=decode, spend=spend)
+    return first[0], refusal
 
 
 def load_pages(
