@@ -1,14 +1,26 @@
 """The quota budget of a client's loads: what a load may spend, and the refusal when it may not.
 
-A multi-request load (``Client.get_many``, ``Client.get_pages``) asks its ``Budget``, once the
-quota is known, how many of the requests the cache cannot answer it may send (``plan``): all of
-them when they fit in the quota left minus ``Settings.quota_reserve``, within the caller's
-``Spend`` (``max_requests``, else ``Settings.quota_share`` of the quota left unless
-``confirm``); with ``Spend(partial=True)`` what fits; otherwise none, and the refusal to raise
-(``refusal``: ``QuotaWouldBeExceededError`` or ``QuotaShareExceededError``, one line that says
-what to do). ``left`` is what may still be sent (None while the quota is unknown or has reset
-since it was reported). A load that stops early keeps what it fetched until a day after the
-reset (``resume_until``, ``extend_fetched``), so the same call then fetches only the rest.
+Multi-request loads (``get_pages``, ``get_many``) serve cached answers first (no quota) and
+count what the rest costs before sending any of it (a paged load's first page, which gives
+the total, is sent first: it counts as one request of the load). Then, by the caller's
+``Spend`` (``_http.quota``), as its ``Budget`` plans it (``plan``; ``left``: what may still
+be sent, None while the quota is unknown or has reset since it was reported):
+
+* the rest does not fit in the quota left (minus ``quota_reserve``): nothing more is sent,
+  ``QuotaWouldBeExceededError`` says how many are needed, how many are left and when the quota
+  resets; ``Spend(partial=True)`` fetches what fits instead and returns an incomplete result
+  (``missing``), whose pages are kept in the cache until after the reset so the same call
+  then fetches only the rest;
+* the load needs more than ``Settings.quota_share`` of the quota left (``_http.quota.share_limit``):
+  refused with its cost (``QuotaShareExceededError``) unless ``Spend(confirm=True)`` or a
+  ``max_requests`` ceiling that covers it. A single request is never refused by this rule.
+
+A load that starts before any answer reported the quota sends its first request to learn it.
+Both refusals and the service's 429 (``RateLimitError``) are ``QuotaError``. What a call would
+cost is priced without making it: ``_http.pricing``.
+
+``refusal`` builds either refusal, one line that says what to do; a load that stops early keeps
+what it fetched until a day after the reset (``resume_until``, ``extend_fetched``).
 
 The budget reads the quota the client's answers last reported (``Reported``: the ``Sender``)
 and the client's settings; it sends nothing and touches no cache itself.

@@ -20,36 +20,24 @@ objects (the cache has their bytes).
 The client reads and writes the HTTP cache only through ``ResponseCache`` (``client.cache``).
 
 Multi-request loads (``get_pages``, ``get_many``) serve cached answers first (no quota) and
-count what the rest costs before sending any of it (a paged load's first page, which gives
-the total, is sent first: it counts as one request of the load). Then, by the caller's
-``Spend`` (``_http.quota``):
-
-* the rest does not fit in the quota left (minus ``quota_reserve``): nothing more is sent,
-  ``QuotaWouldBeExceededError`` says how many are needed, how many are left and when the quota
-  resets; ``Spend(partial=True)`` fetches what fits instead and returns an incomplete result
-  (``missing``), whose pages are kept in the cache until after the reset so the same call
-  then fetches only the rest;
-* the load needs more than ``Settings.quota_share`` of the quota left (``_http.quota.share_limit``):
-  refused with its cost (``QuotaShareExceededError``) unless ``Spend(confirm=True)`` or a
-  ``max_requests`` ceiling that covers it. A single request is never refused by this rule.
-
-A load that starts before any answer reported the quota sends its first request to learn it.
-Both refusals and the service's 429 (``RateLimitError``) are ``QuotaError``. What a call would
-cost is priced without making it (``qsc.estimate``): ``_request_plan`` says which requests a
-``get``/``get_many``/``get_pages``/``post``/``put`` call needs (``_http.plan.Requests``), and
-``price`` counts what the cache holds of them, sending nothing (a paged load's first page
-only with ``probe=True``).
+count what the rest costs before sending any of it, by the caller's ``Spend``: the rules and
+their refusals are ``_http.budget``'s. What a call would cost is priced without making it
+(``qsc.estimate``): ``_http.pricing``.
 
 ``get_default_client()`` raises when ``connect()`` was not called, rather than connecting
 lazily: ``connect()`` is where settings are resolved, configuration errors surface and the
 embedded sandbox announces itself, so that should happen in a cell the user wrote, once.
 
-The pieces the client is built from live beside it: ``_wire`` (query parameters as text and path
-templates), ``_http.sender`` (one request sent with retries within the deadline, and the quota
-the answers report), ``_http.quota`` (``Quota`` and the rate-limit headers) and
-``_http.results`` (what loads return, with provenance, and the paging styles). This module
-re-exports their public names, so ``from quantscope._http.client import ...`` is the one
-import loaders and tests need.
+``Client`` is a façade over the pieces that live beside it: ``_wire`` (query parameters as text
+and path templates), ``_http.sender`` (one request sent with retries within the deadline, and the
+quota the answers report), ``_http.quota`` (``Quota`` and the rate-limit headers),
+``_http.budget`` (what a load may spend, and its refusal), ``_http.paging`` (a paged load's
+walk, its checks and its result), ``_http.pricing`` (what a call or a plan would cost, from the
+caches alone) and ``_http.results`` (what loads return, with provenance, and the paging
+styles). The client keeps HTTP and the cache look-ups; the parts reach it through small
+protocols (``paging.Batches``, ``pricing.Priced``), never by importing it. This module
+re-exports the public names, so ``from quantscope._http.client import ...`` is the one import
+loaders and tests need.
 """
 
 from __future__ import annotations
@@ -63,7 +51,7 @@ import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -84,13 +72,11 @@ from quantscope._errors import (
 from quantscope._http import pricing
 from quantscope._http.budget import Budget, Refusal, extend_fetched
 from quantscope._http.cache import (
-    NEVER_EXPIRE,
     CacheEntry,
     CacheInfo,
-    Lifetime,
     ResponseCache,
     key_scope,
-    lifetime_for,
+    lifetime_until,
     open_session,
     rule_for,
 )
@@ -534,7 +520,7 @@ class Client:
         from_cache = bool(getattr(response, "from_cache", False))
         if miss_key is not None:
             if response.status_code == 200:
-                lifetime = self._lifetime(path, query, body, extend_to)
+                lifetime = lifetime_until(path, query, body, extend_to)
                 self.cache.store(response, miss_key, lifetime)
         elif not from_cache:
             self._apply_lifetime(response, path, query, body, extend_to)
@@ -583,21 +569,9 @@ class Client:
         """Store again when the body (or a partial load) calls for another lifetime than the
         rule's, which requests-cache applied when it stored the answer.
         """
-        wanted = self._lifetime(path, query, body, extend_to)
+        wanted = lifetime_until(path, query, body, extend_to)
         if wanted != rule_for(path).expire_after:
             self.cache.restore(response, wanted)
-
-    @staticmethod
-    def _lifetime(
-        path: str, query: Mapping[str, str], body: Any, extend_to: datetime | None
-    ) -> Lifetime:
-        """How long an answer with ``body`` is kept: its rule's, refined by the body, and at
-        least until ``extend_to`` (the pages of a partial load, kept for the resume).
-        """
-        wanted = lifetime_for(path, query, body)
-        if extend_to is not None and wanted != NEVER_EXPIRE:
-            wanted = max(extend_to, _as_datetime(wanted))
-        return wanted
 
     def _decode(self, response: Any, endpoint: str, decode: Decode | None = None) -> Any:
         content = response.content
@@ -779,13 +753,6 @@ class Client:
 
 
 _KEY_MEMO = 4096  # keys remembered per client (``Client._key``; a 2,000-id details load asks 2,000)
-
-
-def _as_datetime(lifetime: Lifetime) -> datetime:
-    if isinstance(lifetime, datetime):
-        return lifetime
-    span = lifetime if isinstance(lifetime, timedelta) else timedelta(seconds=lifetime)
-    return datetime.now(UTC) + span
 
 
 # --- the default client -------------------------------------------------------------------
