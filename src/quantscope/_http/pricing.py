@@ -16,6 +16,7 @@ never imports it; ``Client.estimate_for``, ``_request_plan`` and ``_price`` dele
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Protocol
@@ -46,27 +47,17 @@ REQUEST_METHODS = ("get", "get_many", "get_pages", "post", "put")
 
 class Priced(Batches, Protocol):
     """What prices requests (``Client``): its settings (offline), cache keys and stored
-    answers, its batches (a probe's first page), ``estimate_for`` and ``_price`` (``Pricer``).
+    answers, its batches (a probe's first page), its quota budget and ``_price`` (``Pricer``).
     """
 
     settings: Settings
+    _budget: Budget
 
     def _key(self, path: str, query: Mapping[str, str]) -> str: ...
 
     def _stored(
         self, requests_: Sequence[tuple[str, Mapping[str, str]]], besides: Sequence[str] | None
     ) -> Iterator[tuple[str | None, Any]]: ...
-
-    def estimate_for(
-        self,
-        endpoint: str,
-        *,
-        requests: int,
-        cached: int,
-        exact: bool = True,
-        write: bool = False,
-        probed: int = 0,
-    ) -> Estimate: ...
 
     def _price(self, requests: Requests, *, probe: bool = False) -> Estimate: ...
 
@@ -134,12 +125,13 @@ def price(client: Priced, plan: Requests, *, probe: bool = False) -> Estimate:
     first page of a paged plan that the cache does not hold (it then stays in the cache).
     """
     endpoint = plan.endpoint
+    cost = functools.partial(estimate_for, client._budget, endpoint)
     if plan.write:
-        return client.estimate_for(endpoint, requests=1, cached=0, write=True)
+        return cost(requests=1, cached=0, write=True)
     wires = plan.many if plan.many is not None else (plan.wire,)
     if plan.paging is None or plan.many is not None:
         held = 0 if plan.fresh else held_of(client, [_split_path(endpoint, w) for w in wires])
-        return client.estimate_for(endpoint, requests=len(wires) - held, cached=held)
+        return cost(requests=len(wires) - held, cached=held)
     return _price_pages(client, plan, plan.paging, probe)
 
 
@@ -166,10 +158,11 @@ def _price_pages(
 ) -> Estimate:
     """``price`` of a paged plan: its first page tells the total (``get_pages``)."""
     endpoint = plan.endpoint
+    cost = functools.partial(estimate_for, client._budget, endpoint)
     path, query = _split_path(endpoint, paging.without_paging(plan.wire))
     head = (path, {**query, **paging.params_for(0)})
     if not probe and (plan.fresh or not holds(client, *head)):
-        return client.estimate_for(endpoint, requests=1, cached=0, exact=False)
+        return cost(requests=1, cached=0, exact=False)
     label = plan.desc or endpoint
     first, refusal = fetch_first(
         client, endpoint, head, desc=label, decode=plan.decode, spend=plan.spend
@@ -177,13 +170,13 @@ def _price_pages(
     if first is None:  # the quota refused even the first page
         if refusal is not None:
             raise refusal
-        return client.estimate_for(endpoint, requests=1, cached=0, exact=False)
+        return cost(requests=1, cached=0, exact=False)
     spent = int(not first.from_cache)
     total = paging.total_of(first.body)
     if total is None:  # the pages end with a short one: no count ahead
-        return client.estimate_for(endpoint, requests=0, cached=1, exact=False, probed=spent)
+        return cost(requests=0, cached=1, exact=False, probed=spent)
     count = pages_to_load(paging, total, plan.max_pages)
     rest = PageRequests(path, query, paging, range(1, count))
     first_keys = [first.key] if first.key else []
     held = sum(fresh(s, client.settings.offline) for _, s in client._stored(rest, first_keys))
-    return client.estimate_for(endpoint, requests=len(rest) - held, cached=held + 1, probed=spent)
+    return cost(requests=len(rest) - held, cached=held + 1, probed=spent)
