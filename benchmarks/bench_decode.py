@@ -344,7 +344,7 @@ def make_pages(
 
 
 def _items(bodies: Sequence[Any]) -> list[Any]:
-    # As Client._pages_result / PageNumberPaging.items_of: every page's list, joined.
+    # As _http.paging._pages_result / PageNumberPaging.items_of: every page's list, joined.
     return [item for body in bodies for item in body["trades"]]
 
 

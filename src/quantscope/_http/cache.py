@@ -70,6 +70,7 @@ __all__ = [
     "endpoint_matches",
     "key_scope",
     "lifetime_for",
+    "lifetime_until",
     "make_key_fn",
     "rule_for",
     "urls_expire_after",
@@ -184,6 +185,25 @@ def lifetime_for(
         if refined is not None:
             return refined
     return rule.expire_after
+
+
+def lifetime_until(
+    path: str, query: Mapping[str, str], body: Any, extend_to: datetime | None
+) -> Lifetime:
+    """How long an answer with ``body`` is kept: its rule's, refined by the body, and at
+    least until ``extend_to`` (the pages of a partial load, kept for the resume).
+    """
+    wanted = lifetime_for(path, query, body)
+    if extend_to is not None and wanted != NEVER_EXPIRE:
+        wanted = max(extend_to, _as_datetime(wanted))
+    return wanted
+
+
+def _as_datetime(lifetime: Lifetime) -> datetime:
+    if isinstance(lifetime, datetime):
+        return lifetime
+    span = lifetime if isinstance(lifetime, timedelta) else timedelta(seconds=lifetime)
+    return datetime.now(UTC) + span
 
 
 def endpoint_matches(url_or_path: str, pattern: str) -> bool:

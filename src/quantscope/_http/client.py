@@ -20,43 +20,29 @@ objects (the cache has their bytes).
 The client reads and writes the HTTP cache only through ``ResponseCache`` (``client.cache``).
 
 Multi-request loads (``get_pages``, ``get_many``) serve cached answers first (no quota) and
-count what the rest costs before sending any of it (a paged load's first page, which gives
-the total, is sent first: it counts as one request of the load). Then, by the caller's
-``Spend`` (``_http.quota``):
-
-* the rest does not fit in the quota left (minus ``quota_reserve``): nothing more is sent,
-  ``QuotaWouldBeExceededError`` says how many are needed, how many are left and when the quota
-  resets; ``Spend(partial=True)`` fetches what fits instead and returns an incomplete result
-  (``missing``), whose pages are kept in the cache until after the reset so the same call
-  then fetches only the rest;
-* the load needs more than ``Settings.quota_share`` of the quota left (``_http.quota.share_limit``):
-  refused with its cost (``QuotaShareExceededError``) unless ``Spend(confirm=True)`` or a
-  ``max_requests`` ceiling that covers it. A single request is never refused by this rule.
-
-A load that starts before any answer reported the quota sends its first request to learn it.
-Both refusals and the service's 429 (``RateLimitError``) are ``QuotaError``. What a call would
-cost is priced without making it (``qsc.estimate``): ``_request_plan`` says which requests a
-``get``/``get_many``/``get_pages``/``post``/``put`` call needs (``_http.plan.Requests``), and
-``price`` counts what the cache holds of them, sending nothing (a paged load's first page
-only with ``probe=True``).
+count what the rest costs before sending any of it, by the caller's ``Spend``: the rules and
+their refusals are ``_http.budget``'s. What a call would cost is priced without making it
+(``qsc.estimate``): ``_http.pricing``.
 
 ``get_default_client()`` raises when ``connect()`` was not called, rather than connecting
 lazily: ``connect()`` is where settings are resolved, configuration errors surface and the
 embedded sandbox announces itself, so that should happen in a cell the user wrote, once.
 
-The pieces the client is built from live beside it: ``_wire`` (query parameters as text and path
-templates), ``_http.sender`` (one request sent with retries within the deadline, and the quota
-the answers report), ``_http.quota`` (``Quota`` and the rate-limit headers) and
-``_http.results`` (what loads return, with provenance, and the paging styles). This module
-re-exports their public names, so ``from quantscope._http.client import ...`` is the one
-import loaders and tests need.
+``Client`` is a façade over the pieces that live beside it: ``_wire`` (query parameters as text
+and path templates), ``_http.sender`` (one request sent with retries within the deadline, and the
+quota the answers report), ``_http.quota`` (``Quota`` and the rate-limit headers),
+``_http.budget`` (what a load may spend, and its refusal), ``_http.paging`` (a paged load's
+walk, its checks and its result), ``_http.pricing`` (what a call or a plan would cost, from the
+caches alone) and ``_http.results`` (what loads return, with provenance, and the paging
+styles). The client keeps HTTP and the cache look-ups; the parts reach it through small
+protocols (``paging.Batches``, ``pricing.Priced``), never by importing it. This module
+re-exports the public names, so ``from quantscope._http.client import ...`` is the one import
+loaders and tests need.
 """
 
 from __future__ import annotations
 
-import functools
 import importlib.metadata
-import inspect
 import itertools
 import os
 import sqlite3
@@ -64,9 +50,9 @@ import threading
 import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
-from typing import Any, overload
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
 
 import orjson
 import requests
@@ -76,45 +62,43 @@ from quantscope._config import OPTIONS_HELP, RetryPolicy, Settings, passed, reso
 from quantscope._errors import (
     APIConnectionError,
     ConfigurationError,
-    InconsistentAnswerWarning,
     InvalidResponseError,
     OfflineCacheMissError,
-    QuotaShareExceededError,
-    QuotaWouldBeExceededError,
     RateLimitError,
     ServerError,
     StaleDataWarning,
-    format_reset,
     redact,
 )
+from quantscope._http import pricing
+from quantscope._http.budget import Budget, Refusal, extend_fetched
 from quantscope._http.cache import (
-    NEVER_EXPIRE,
     CacheEntry,
     CacheInfo,
-    Lifetime,
     ResponseCache,
     key_scope,
-    lifetime_for,
+    lifetime_until,
     open_session,
     rule_for,
 )
 from quantscope._http.embedded import start_embedded_sandbox
 from quantscope._http.estimate import Estimate
 from quantscope._http.framecache import FrameCache
-from quantscope._http.pagecheck import PageLedger
+from quantscope._http.paging import load_pages
 from quantscope._http.plan import Requests
 from quantscope._http.quota import (
     Quota,
     Spend,
     parse_reset,
     quota_from_headers,
-    share_limit,
 )
 from quantscope._http.results import (
+    Decode,
     Fetched,
     FetchedMany,
     FetchedPages,
+    Fold,
     OffsetPaging,
+    One,
     PageNumberPaging,
     Provenance,
 )
@@ -150,84 +134,7 @@ except importlib.metadata.PackageNotFoundError:  # running from a source tree
     _USER_AGENT = "quantscope"
 
 
-@dataclass
-class _One:
-    """One answer inside the client, before it becomes a Fetched."""
-
-    body: Any
-    from_cache: bool
-    fetched_at: datetime
-    spent: int
-    stale: bool = False
-    key: str | None = None  # its cache entry's key, when known
-    count: int | None = None  # a page's items as served (its body may list fewer, or none)
-
-
-_Refusal = QuotaWouldBeExceededError | QuotaShareExceededError
-
-
-class _PageRequests(Sequence[tuple[str, dict[str, str]]]):
-    """The GETs of a paged load's pages ``indices``, each built when it is read: a total of
-    1,000,000 items makes no list of 100,000 requests of which the load sends four.
-    """
-
-    def __init__(
-        self,
-        path: str,
-        query: Mapping[str, str],
-        paging: PageNumberPaging | OffsetPaging,
-        indices: range,
-    ) -> None:
-        self._path, self._query, self._paging, self._indices = path, query, paging, indices
-
-    def __len__(self) -> int:
-        return len(self._indices)
-
-    @overload
-    def __getitem__(self, i: int) -> tuple[str, dict[str, str]]: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> Sequence[tuple[str, dict[str, str]]]: ...
-
-    def __getitem__(
-        self, i: int | slice
-    ) -> tuple[str, dict[str, str]] | Sequence[tuple[str, dict[str, str]]]:
-        if isinstance(i, slice):
-            return _PageRequests(self._path, self._query, self._paging, self._indices[i])
-        return self._path, {**self._query, **self._paging.params_for(self._indices[i])}
-
-
-def _pages_to_load(
-    paging: PageNumberPaging | OffsetPaging, total: int, max_pages: int | None
-) -> int:
-    """How many pages a paged load of ``total`` items fetches, the first included:
-    ``max_pages`` caps it, never below the first page. Loading and pricing both count so.
-    """
-    count = paging.page_count(total)
-    return count if max_pages is None else min(count, max(1, max_pages))
-
-
 # --- the client ---------------------------------------------------------------------------
-
-
-Decode = Callable[[bytes], Any]  # an answer's bytes -> its body (``_typed.decode.page_decoder``)
-Fold = Callable[[Any], Any]  # a page's body -> what a load keeps of it (``get_pages(fold=)``)
-
-
-def _settle(
-    one: _One, *, ledger: PageLedger, paging: PageNumberPaging | OffsetPaging, fold: Fold | None
-) -> None:
-    """A page as soon as it is loaded: checked against the load's other pages (``_http.pagecheck``:
-    items already loaded are dropped from it), then folded (``get_pages(fold=...)``); its item
-    count as served is kept for the paging checks. A page whose items are not a list is left
-    as it came, for those checks to judge.
-    """
-    served = ledger.admit(one, one.body)
-    if served is None:
-        return
-    if fold is not None:
-        one.body = fold(one.body)
-    one.count = served
 
 
 class Client:
@@ -287,6 +194,7 @@ class Client:
             self._session, offline=settings.offline, companions=(self.frames,)
         )
         self._sender = Sender(self._session, self.base_url, settings, self.cache)
+        self._budget = Budget(self._sender, settings)
 
     # ----- public surface -----
 
@@ -394,80 +302,17 @@ class Client:
         paging); items seen twice are dropped from the later page; those and totals the
         pages disagree with are the result's ``checks``, in one ``InconsistentAnswerWarning``.
         """
-        spend = spend or Spend()
-        ledger = PageLedger(endpoint, paging)
-        settle = functools.partial(_settle, ledger=ledger, paging=paging, fold=fold)
-        wire = paging.without_paging(wire_params(params))
-        path, query = _split_path(endpoint, wire)
-        label = desc or endpoint
-        head = (path, {**query, **paging.params_for(0)})
-        first, refusal = self._fetch_batch(
-            endpoint, [head], desc=label, decode=decode, spend=spend, settle=settle
-        )
-        if first[0] is None:
-            empty = FetchedPages((), [], None, self._provenance(endpoint, wire, []), (0,))
-            if refusal is not None:
-                refusal.partial = empty
-                raise refusal
-            return empty  # partial=True, and not even the first page fitted
-        spent = int(not first[0].from_cache)  # the first page, sent to learn the total
-        is_empty = self._page_check(paging, endpoint, at_most=0)
-        first_empty = is_empty(first[0])  # also checks the page's shape
-        total = paging.total_of(first[0].body)
-        if total and first_empty:
-            checks = ledger.findings(first, total, complete=False, empty_page=1)
-            self._warn_total(ledger, checks)
-            return self._pages_result(endpoint, wire, first, paging, total, checks)
-        if total is None:
-            return self._pages_until_short(
-                endpoint,
-                path,
-                query,
-                wire,
-                first[0],
-                paging,
-                max_pages,
-                label,
-                decode,
-                spend,
-                settle,
-                ledger,
-            )
-        first_keys = [first[0].key] if first[0].key else []  # not one of the later pages
-        count = _pages_to_load(paging, total, max_pages)
-        rest = _PageRequests(path, query, paging, range(1, count))
-        results, refusal = self._fetch_batch(
+        return load_pages(
+            self,
             endpoint,
-            rest,
-            desc=label,
+            params,
+            paging=paging,
+            max_pages=max_pages,
+            desc=desc,
             decode=decode,
-            spend=spend,
-            spent=spent,
-            unit="pages",
-            stop=lambda one: is_empty(one) or ledger.repeats(one),
-            settle=settle,
-            besides=first_keys,
+            spend=spend or Spend(),
+            fold=fold,
         )
-        pages = [first[0], *results]
-        self._stop_on_repeat(ledger, pages)
-        # The total is the service's word; the pages are its data. An empty page before the
-        # last one ends the load there, whatever the total said. (A short page that is not
-        # empty does not: a service may cap the page size below the one asked for; the
-        # checks then say the total was not reached.)
-        end = next((i for i, p in enumerate(pages[:-1]) if p is not None and is_empty(p)), None)
-        if end is not None:
-            pages = pages[:end]
-            refusal = None  # what the load needed is all here
-        whole = count == paging.page_count(total) and refusal is None and None not in pages
-        checks = ledger.findings(
-            pages, total, complete=whole, empty_page=None if end is None else end + 1
-        )
-        self._warn_total(ledger, checks)
-        result = self._pages_result(endpoint, wire, pages, paging, total, checks)
-        if refusal is not None:
-            refusal.partial = result
-            raise refusal
-        return result
 
     def put(self, endpoint: str, json: Any, params: Params | None = None) -> Fetched:
         """PUT a JSON body; never cached; invalidates the cached GETs it changes."""
@@ -533,14 +378,14 @@ class Client:
         decode: Decode | None,
         *,
         expired_ok: bool,
-    ) -> _One | None:
+    ) -> One | None:
         """The stored 200 answer to GET ``path``, if there is one (and it is fresh enough)."""
         stored = self.cache.lookup_key(self._key(path, query))
         return self._usable(stored, endpoint, decode, expired_ok)
 
     def _usable(
         self, cached: Any, endpoint: str, decode: Decode | None, expired_ok: bool
-    ) -> _One | None:
+    ) -> One | None:
         """A stored answer as the load's, if it is a 200 fresh enough and decodes."""
         if cached is None or cached.status_code != 200:
             return None
@@ -552,7 +397,7 @@ class Client:
             self._forget(cached)  # stored before quantscope checked bodies: ask again
             return None
         self.cache.count_hit()
-        return _One(
+        return One(
             body,
             from_cache=True,
             fetched_at=cached.created_at or datetime.now(UTC),
@@ -563,19 +408,9 @@ class Client:
 
     def _probe(
         self, path: str, query: Mapping[str, str], endpoint: str, decode: Decode | None
-    ) -> _One | None:
+    ) -> One | None:
         """A cached answer usable without the service: fresh (offline: any), else None."""
         return self._cached(path, query, endpoint, decode, expired_ok=self.settings.offline)
-
-    def _holds(self, path: str, query: Mapping[str, str]) -> bool:
-        """Whether the cache can answer GET ``path`` now (fresh; offline: any), no decoding."""
-        return self._fresh(self.cache.lookup_key(self._key(path, query)))
-
-    def _fresh(self, cached: Any) -> bool:
-        """Whether a stored answer (None: none) can answer now (fresh; offline: any)."""
-        if cached is None or cached.status_code != 200:
-            return False
-        return self.settings.offline or not cached.is_expired
 
     def _stored(
         self, requests_: Sequence[tuple[str, Mapping[str, str]]], besides: Sequence[str] | None
@@ -601,6 +436,8 @@ class Client:
                 left -= 1
             yield key, stored
 
+    # ----- pricing: what a plan of requests would cost, from the cache alone (``_http.pricing``)
+
     def estimate_for(
         self,
         endpoint: str,
@@ -612,100 +449,29 @@ class Client:
         probed: int = 0,
     ) -> Estimate:
         """What a load would cost, with the quota as last reported."""
-        quota = self._sender.quota
-        known = quota.remaining is not None and self._budget() is not None
-        return Estimate(
-            endpoint=endpoint,
+        return pricing.estimate_for(
+            self._budget,
+            endpoint,
             requests=requests,
             cached=cached,
             exact=exact,
-            remaining=quota.remaining if known else None,
-            limit=quota.limit,
-            reset=quota.reset,
-            share=self.settings.quota_share,
-            reserve=self.settings.quota_reserve,
             write=write,
             probed=probed,
         )
 
-    # ----- pricing: what a plan of requests would cost, from the cache alone -----
-
     def _request_plan(self, method: str, /, *args: Any, **kwargs: Any) -> Requests:
-        """The requests ``getattr(self, method)(*args, **kwargs)`` would send (``get``,
-        ``get_many``, ``get_pages``, ``post``, ``put``), as a plan that ``price`` costs.
+        """The requests ``getattr(self, method)(*args, **kwargs)`` would send, as a plan
+        (``_http.pricing.request_plan``; ``_http.estimate.RequestPlanner``).
         """
-        if method not in _REQUEST_METHODS:
-            raise TypeError(f"estimate() takes a quantscope loader; Client.{method} sends nothing")
-        bound = inspect.signature(getattr(self, method)).bind(*args, **kwargs)
-        bound.apply_defaults()
-        given = bound.arguments
-        endpoint: str = given["endpoint"]
-        if method in ("post", "put"):
-            return Requests(endpoint, self, wire_params(given["params"]), write=True)
-        spend = given.get("spend") or Spend()
-        if method == "get_many":
-            wires = tuple(wire_params(p) for p in given["param_sets"])
-            return Requests(endpoint, self, many=wires, spend=spend, decode=given["decode"])
-        return Requests(
-            endpoint,
-            self,
-            wire_params(given["params"]),
-            paging=given.get("paging"),
-            max_pages=given.get("max_pages"),
-            spend=spend,
-            decode=given["decode"],
-            desc=given.get("desc"),
-        )
+        return pricing.request_plan(self, method, *args, **kwargs)
 
     def _price(self, plan: Requests, *, probe: bool = False) -> Estimate:
-        """What ``plan`` would cost now: the requests the cache cannot answer (fresh; offline:
-        any) and the ones it can (``_http.plan``). Sends nothing, except with ``probe=True`` the
-        first page of a paged plan that the cache does not hold (it then stays in the cache).
-        """
-        endpoint = plan.endpoint
-        if plan.write:
-            return self.estimate_for(endpoint, requests=1, cached=0, write=True)
-        wires = plan.many if plan.many is not None else (plan.wire,)
-        if plan.paging is None or plan.many is not None:
-            held = 0 if plan.fresh else self._held([_split_path(endpoint, w) for w in wires])
-            return self.estimate_for(endpoint, requests=len(wires) - held, cached=held)
-        return self._price_pages(plan, plan.paging, probe)
-
-    def _held(self, requests_: Sequence[tuple[str, Mapping[str, str]]]) -> int:
-        """How many of GET ``requests_`` the cache can answer now (fresh; offline: any)."""
-        held = self.cache.held([self._key(path, query) for path, query in requests_])
-        return sum(self._holds(*r) for r in requests_) if held is None else held
-
-    def _price_pages(
-        self, plan: Requests, paging: PageNumberPaging | OffsetPaging, probe: bool
-    ) -> Estimate:
-        """``_price`` of a paged plan: its first page tells the total (``get_pages``)."""
-        endpoint = plan.endpoint
-        path, query = _split_path(endpoint, paging.without_paging(plan.wire))
-        head = (path, {**query, **paging.params_for(0)})
-        if not probe and (plan.fresh or not self._holds(*head)):
-            return self.estimate_for(endpoint, requests=1, cached=0, exact=False)
-        label = plan.desc or endpoint
-        first, refusal = self._fetch_batch(
-            endpoint, [head], desc=label, decode=plan.decode, spend=plan.spend
-        )
-        if first[0] is None:  # the quota refused even the first page
-            if refusal is not None:
-                raise refusal
-            return self.estimate_for(endpoint, requests=1, cached=0, exact=False)
-        spent = int(not first[0].from_cache)
-        total = paging.total_of(first[0].body)
-        if total is None:  # the pages end with a short one: no count ahead
-            return self.estimate_for(endpoint, requests=0, cached=1, exact=False, probed=spent)
-        count = _pages_to_load(paging, total, plan.max_pages)
-        rest = _PageRequests(path, query, paging, range(1, count))
-        first_keys = [first[0].key] if first[0].key else []
-        held = sum(self._fresh(s) for _, s in self._stored(rest, first_keys))
-        return self.estimate_for(endpoint, requests=len(rest) - held, cached=held + 1, probed=spent)
+        """What ``plan`` would cost now (``_http.pricing.price``; ``_http.plan.Pricer``)."""
+        return pricing.price(self, plan, probe=probe)
 
     def _stale(
         self, path: str, query: Mapping[str, str], endpoint: str, decode: Decode | None
-    ) -> _One | None:
+    ) -> One | None:
         """Any cached answer, to fall back on when the service failed; None when there is none."""
         return self._cached(path, query, endpoint, decode, expired_ok=True)
 
@@ -717,7 +483,7 @@ class Client:
         decode: Decode | None,
         extend_to: datetime | None = None,
         miss_key: str | None = None,
-    ) -> _One:
+    ) -> One:
         """GET one request (cache, offline, stale fallback, lifetimes). ``miss_key``: its key,
         when the caller found no entry under it: sent past requests-cache and stored here once
         its body is checked, with the lifetime that body calls for (``ResponseCache.store``).
@@ -754,15 +520,15 @@ class Client:
         from_cache = bool(getattr(response, "from_cache", False))
         if miss_key is not None:
             if response.status_code == 200:
-                lifetime = self._lifetime(path, query, body, extend_to)
+                lifetime = lifetime_until(path, query, body, extend_to)
                 self.cache.store(response, miss_key, lifetime)
         elif not from_cache:
             self._apply_lifetime(response, path, query, body, extend_to)
         fetched_at = getattr(response, "created_at", None) or datetime.now(UTC)
         key = getattr(response, "cache_key", None)
-        return _One(body, from_cache, fetched_at, spent, key=key)
+        return One(body, from_cache, fetched_at, spent, key=key)
 
-    def _entries_of(self, loaded: Sequence[_One]) -> tuple[CacheEntry | None, ...]:
+    def _entries_of(self, loaded: Sequence[One]) -> tuple[CacheEntry | None, ...]:
         """The cache entries ``loaded`` were read from or stored as, in order; None for one
         without an entry (a stale stand-in) or whose stored answer is no longer the one
         loaded (fetched again since). A cached answer keeps its ``created_at``; the entries of
@@ -782,6 +548,16 @@ class Client:
                 out.append(next(stored))
         return tuple(out)
 
+    def _keep_until(
+        self, path: str, query: Mapping[str, str], body: Any, extend_to: datetime
+    ) -> None:
+        """Store GET ``path``'s copy again, kept at least until ``extend_to`` (a load that stops
+        early keeps what it fetched for the resume: ``_http.budget.extend_fetched``).
+        """
+        stored = self.cache.lookup_key(self._key(path, query))
+        if stored is not None:
+            self._apply_lifetime(stored, path, query, body, extend_to)
+
     def _apply_lifetime(
         self,
         response: Any,
@@ -793,21 +569,9 @@ class Client:
         """Store again when the body (or a partial load) calls for another lifetime than the
         rule's, which requests-cache applied when it stored the answer.
         """
-        wanted = self._lifetime(path, query, body, extend_to)
+        wanted = lifetime_until(path, query, body, extend_to)
         if wanted != rule_for(path).expire_after:
             self.cache.restore(response, wanted)
-
-    @staticmethod
-    def _lifetime(
-        path: str, query: Mapping[str, str], body: Any, extend_to: datetime | None
-    ) -> Lifetime:
-        """How long an answer with ``body`` is kept: its rule's, refined by the body, and at
-        least until ``extend_to`` (the pages of a partial load, kept for the resume).
-        """
-        wanted = lifetime_for(path, query, body)
-        if extend_to is not None and wanted != NEVER_EXPIRE:
-            wanted = max(extend_to, _as_datetime(wanted))
-        return wanted
 
     def _decode(self, response: Any, endpoint: str, decode: Decode | None = None) -> Any:
         content = response.content
@@ -865,20 +629,6 @@ class Client:
 
     # ----- several GETs: cache first, then what the quota allows -----
 
-    def _budget(self) -> int | None:
-        """Requests this load may still send (quota left minus reserve); None when unknown."""
-        quota = self._sender.quota
-        if quota.remaining is None:
-            return None
-        if quota.reset is not None and quota.reset <= datetime.now(UTC):
-            return None  # the counter has been reset since it was reported
-        return quota.remaining - self.settings.quota_reserve
-
-    def _resume_until(self) -> datetime:
-        """How long pages of a load that will stop early are kept: until a day after the reset."""
-        reset = self._sender.quota.reset or datetime.now(UTC)
-        return reset + timedelta(days=1)
-
     def _fetch_batch(
         self,
         endpoint: str,
@@ -889,10 +639,10 @@ class Client:
         spend: Spend,
         spent: int = 0,
         unit: str = "answers",
-        stop: Callable[[_One], bool] | None = None,
-        settle: Callable[[_One], None] | None = None,
+        stop: Callable[[One], bool] | None = None,
+        settle: Callable[[One], None] | None = None,
         besides: Sequence[str] | None = None,
-    ) -> tuple[list[_One | None], _Refusal | None]:
+    ) -> tuple[list[One | None], Refusal | None]:
         """Cached answers first, then what the plan allows (``_http.plan``) of the rest, in order.
 
         ``spent``: requests this load already sent (the first page). ``stop``: sends nothing
@@ -902,7 +652,7 @@ class Client:
         every other entry was found (``_stored``). Returns the answers (None where not
         loaded) and the refusal to raise when the plan sent nothing more.
         """
-        results: list[_One | None] = []
+        results: list[One | None] = []
         offline = self.settings.offline
         absent: dict[int, str | None] = {}  # stored under no key: sent past the cache's look-up
         for key, stored in self._stored(requests_, besides):
@@ -915,21 +665,23 @@ class Client:
         misses = [i for i, r in enumerate(results) if r is None]
         if misses and self.settings.offline:
             raise self._offline_miss(endpoint, [requests_[i][1] for i in misses])
-        refusal: _Refusal | None = None
+        refusal: Refusal | None = None
         extend_to: datetime | None = None
         allowed: int | None = None  # misses this load may fetch, once the quota is known
         stale = 0
         with progress(spent + len(misses), desc, enabled=self.settings.progress, done=spent) as bar:
             for n, i in enumerate(misses):
-                if allowed is None and self._budget() is not None:
-                    fits, refusal = self._plan(endpoint, len(misses) - n, spent + n, spend, unit)
+                if allowed is None and self._budget.left() is not None:
+                    fits, refusal = self._budget.plan(
+                        endpoint, len(misses) - n, spent + n, spend, unit
+                    )
                     if refusal is not None:
                         break
                     allowed = n + fits
                     if allowed < len(misses):  # partial: keep what it fetches for the resume
                         bar.total = spent + allowed
-                        extend_to = self._resume_until()
-                        self._extend_fetched(results, misses[:n], requests_, extend_to)
+                        extend_to = self._budget.resume_until()
+                        extend_fetched(results, misses[:n], requests_, extend_to, self._keep_until)
                 if allowed is not None and n >= allowed:
                     break
                 path, query = requests_[i]
@@ -938,7 +690,8 @@ class Client:
                     one = self._fetch_one(endpoint, path, query, decode, extend_to, miss)
                 except RateLimitError:  # spent elsewhere meanwhile: keep what we have for later
                     if extend_to is None:
-                        self._extend_fetched(results, misses[:n], requests_, self._resume_until())
+                        until = self._budget.resume_until()
+                        extend_fetched(results, misses[:n], requests_, until, self._keep_until)
                     raise
                 if settle is not None:
                     settle(one)
@@ -952,257 +705,11 @@ class Client:
             self._warn_stale(endpoint, stale, len(requests_))
         return results, refusal
 
-    def _plan(
-        self, endpoint: str, needed: int, spent: int, spend: Spend, unit: str
-    ) -> tuple[int, _Refusal | None]:
-        """How many of ``needed`` requests this load may send (the quota is known), or the
-        refusal (module docstring). ``spent``: requests the load already sent.
-        """
-        quota = self._sender.quota
-        remaining = quota.remaining or 0
-        budget = max(0, remaining - self.settings.quota_reserve)
-        start = remaining + spent  # the quota left when the load began
-        total = spent + needed
-        ceiling = spend.max_requests
-        share = self.settings.quota_share
-        fits = needed
-        if ceiling is not None and total > ceiling:
-            if not spend.partial:
-                return 0, self._refusal(endpoint, needed, spent, unit, cost=total, ceiling=ceiling)
-            fits = max(0, ceiling - spent)
-        if fits > budget:
-            if not spend.partial:
-                return 0, self._refusal(endpoint, needed, spent, unit)
-            fits = budget
-        cost = spent + fits
-        if ceiling is None and not spend.confirm and cost > share_limit(share, start):
-            return 0, self._refusal(endpoint, needed, spent, unit, cost=cost)
-        return fits, None
-
-    def _refusal(
-        self,
-        endpoint: str,
-        needed: int,
-        spent: int,
-        unit: str,
-        *,
-        cost: int | None = None,
-        ceiling: int | None = None,
-    ) -> _Refusal:
-        """The error for a load refused before sending ``needed`` requests (one line each)."""
-        quota = self._sender.quota
-        remaining = quota.remaining or 0
-        reserve = self.settings.quota_reserve
-        of = f" of {quota.limit}" if quota.limit is not None else ""
-        kept = f", reserve {reserve}" if reserve else ""
-        first = (
-            f" (the first page, which gives the total, cost {spent} and stays in the cache)"
-            if spent
-            else ""
-        )
-        needs = f"{endpoint} needed {needed} requests for {unit} not in the cache"
-        sent = "sent nothing more" if spent else "sent nothing"
-        fields: dict[str, Any] = {
-            "endpoint": endpoint,
-            "needed": needed,
-            "fetched": spent,
-            "remaining": remaining,
-            "limit": quota.limit,
-            "reset": quota.reset,
-            "reserve": reserve,
-        }
-        values: dict[str, Any] = {
-            "needs": needs,
-            "sent": sent,
-            "first": first,
-            "of": of,
-            "remaining": remaining,
-            "cost": cost,
-            "ceiling": ceiling,
-        }
-        if cost is not None:
-            share = self.settings.quota_share
-            if ceiling is not None:
-                template = (
-                    "{needs}; this call would send {cost} in all, more than {max_requests}: "
-                    "{sent}{first}. To load it, {advice}."
-                )
-                advice: tuple[str, ...] = ("raise_max_requests", "partial_allowed")
-            else:
-                template = (
-                    "{needs}; this call would send {cost} in all, more than {pct} of the "
-                    "{all}{of} left: {sent}{first}. To load it, {confirm} to spend them, or "
-                    "{narrow}."
-                )
-                advice = ()
-            return QuotaShareExceededError(
-                Said(
-                    template,
-                    advice,
-                    values | {"pct": f"{share:.0%}", "all": remaining + spent},
-                ),
-                share=share,
-                ceiling=ceiling,
-                **fields,
-            )
-        fits = max(0, remaining - reserve)
-        over_share = spent + fits > share_limit(self.settings.quota_share, remaining + spent)
-        return QuotaWouldBeExceededError(
-            Said(
-                "{needs}, but {remaining}{of} are left{kept}: {sent}{first}. {Advice}: it "
-                "fetches the {fits} that fit now, and {again} after the reset fetches only the "
-                "other {rest}, from the cache.",
-                ("wait_for_reset", "partial_confirm" if over_share else "partial"),
-                values
-                | {
-                    "kept": kept,
-                    "reset": format_reset(quota.reset),
-                    "fits": fits,
-                    "rest": needed - fits,
-                },
-            ),
-            **fields,
-        )
-
-    def _extend_fetched(
-        self,
-        results: Sequence[_One | None],
-        indices: Sequence[int],
-        requests_: Sequence[tuple[str, Mapping[str, str]]],
-        extend_to: datetime,
-    ) -> None:
-        """Keep what this load already fetched until after the reset, for the resume (the
-        stored copies are read back: a load does not hold its answers' responses).
-        """
-        for i in indices:
-            one = results[i]
-            if one is not None and one.key is not None and not one.from_cache:
-                path, query = requests_[i]
-                stored = self.cache.lookup_key(self._key(path, query))
-                if stored is not None:
-                    self._apply_lifetime(stored, path, query, one.body, extend_to)
-
-    def _pages_until_short(
-        self,
-        endpoint: str,
-        path: str,
-        query: Mapping[str, str],
-        wire: dict[str, str],
-        first: _One,
-        paging: PageNumberPaging | OffsetPaging,
-        max_pages: int | None,
-        label: str,
-        decode: Decode | None,
-        spend: Spend,
-        settle: Callable[[_One], None] | None = None,
-        ledger: PageLedger | None = None,
-    ) -> FetchedPages:
-        """Paging when the body gives no total: next page until one comes back short (the
-        quota is planned page by page: the cost is not known in advance), or repeats an
-        earlier one (``_http.pagecheck``).
-        """
-        ledger = ledger or PageLedger(endpoint, paging)
-        pages: list[_One | None] = [first]
-        index = 0
-        short = self._page_check(paging, endpoint, at_most=paging.page_size - 1)
-        while not short(pages[-1]):
-            self._stop_on_repeat(ledger, pages)
-            index += 1
-            if max_pages is not None and index >= max_pages:
-                break
-            got, refusal = self._fetch_batch(
-                endpoint,
-                [(path, {**query, **paging.params_for(index)})],
-                desc=label,
-                decode=decode,
-                spend=spend,
-                spent=sum(int(not p.from_cache) for p in pages if p is not None),
-                unit="pages",
-                settle=settle,
-            )
-            if got[0] is None:
-                checks = ledger.findings(pages, None, complete=False)
-                partial = self._pages_result(endpoint, wire, [*pages, None], paging, None, checks)
-                if refusal is None:  # partial=True: what fitted
-                    self._warn_total(ledger, checks)
-                    return partial
-                refusal.partial = partial
-                raise refusal
-            pages.append(got[0])
-        self._stop_on_repeat(ledger, pages)
-        checks = ledger.findings(pages, None, complete=True)
-        self._warn_total(ledger, checks)
-        return self._pages_result(endpoint, wire, pages, paging, None, checks)
-
-    def _page_check(
-        self, paging: PageNumberPaging | OffsetPaging, endpoint: str, at_most: int
-    ) -> Callable[[_One | None], bool]:
-        """Whether a loaded page holds ``at_most`` items or fewer (0: empty; page size - 1:
-        short, the last one); a page of another shape is an ``InvalidResponseError``, and its
-        cached copy is dropped.
-        """
-
-        def short(one: _One | None) -> bool:
-            if one is None:
-                return True
-            if one.count is not None:  # settled: its shape was a page's
-                return one.count <= at_most
-            try:
-                paging.check(one.body, endpoint)
-            except InvalidResponseError:
-                self.cache.forget([one.key] if one.key else [])
-                raise
-            return len(paging.items_of(one.body)) <= at_most
-
-        return short
-
-    def _stop_on_repeat(self, ledger: PageLedger, pages: Sequence[_One | None]) -> None:
-        """``InvalidResponseError`` when a page of ``pages`` repeats an earlier one (the
-        service is not paging, ``_http.pagecheck``); the repeating page's cached copy is dropped,
-        so the same load asks for it again.
-        """
-        try:
-            ledger.stop_on_repeat(pages)
-        except InvalidResponseError:
-            self.cache.forget(
-                [p.key for p in pages if p is not None and p.key and ledger.repeats(p)]
-            )
-            raise
-
-    def _warn_total(self, ledger: PageLedger, checks: Mapping[str, Any]) -> None:
-        """The load's one ``InconsistentAnswerWarning`` for what its page checks found
-        (items seen twice, a total the pages disagree with: ``_http.pagecheck``), if anything.
-        """
-        if checks:
-            warnings.warn(ledger.message(checks), InconsistentAnswerWarning, stacklevel=4)
-
-    def _pages_result(
-        self,
-        endpoint: str,
-        wire: dict[str, str],
-        pages: Sequence[_One | None],
-        paging: PageNumberPaging | OffsetPaging,
-        total: int | None,
-        checks: Mapping[str, Any] | None = None,
-    ) -> FetchedPages:
-        loaded = [p for p in pages if p is not None]
-        items = [item for p in loaded for item in paging.items_of(p.body)]
-        missing = tuple(i for i, p in enumerate(pages) if p is None)
-        return FetchedPages(
-            tuple(p.body for p in loaded),
-            items,
-            total,
-            self._provenance(endpoint, wire, loaded, pages=len(pages)),
-            missing,
-            self._entries_of(loaded),
-            dict(checks or {}),
-        )
-
     def _provenance(
         self,
         endpoint: str,
         params: dict[str, str] | Sequence[dict[str, str]],
-        loaded: Sequence[_One],
+        loaded: Sequence[One],
         pages: int | None = None,
     ) -> Provenance:
         times = [o.fetched_at for o in loaded]
@@ -1245,16 +752,7 @@ class Client:
         return Fetched(body, prov)
 
 
-#: The client's methods whose requests ``_request_plan`` plans.
-_REQUEST_METHODS = ("get", "get_many", "get_pages", "post", "put")
 _KEY_MEMO = 4096  # keys remembered per client (``Client._key``; a 2,000-id details load asks 2,000)
-
-
-def _as_datetime(lifetime: Lifetime) -> datetime:
-    if isinstance(lifetime, datetime):
-        return lifetime
-    span = lifetime if isinstance(lifetime, timedelta) else timedelta(seconds=lifetime)
-    return datetime.now(UTC) + span
 
 
 # --- the default client -------------------------------------------------------------------

@@ -9,13 +9,15 @@ endpoint pages, as the endpoint registry declares it (``of``; their defaults are
 declarations of ``/api/trades`` and ``/api/eval-results``). ``cached_provenance`` is what a
 frame served by the frame cache says of itself. These are plain data with no I/O, kept apart
 from the HTTP client so loaders and tests can see the result shapes at a glance; ``_http.client``
-re-exports them all.
+re-exports them all. ``One`` is one answer inside the client (and the paging and budget it is
+built from) before it becomes a ``Fetched``; ``Decode`` and ``Fold`` are what a load's
+``decode=`` and ``fold=`` take.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Self, TypeVar
@@ -120,6 +122,23 @@ def with_provenance(obj: _Loaded, provenance: Provenance | None, **extra: Any) -
         attrs.update(provenance.as_dict())
     obj.attrs["quantscope"] = attrs
     return obj
+
+
+Decode = Callable[[bytes], Any]  # an answer's bytes -> its body (``_typed.decode.page_decoder``)
+Fold = Callable[[Any], Any]  # a page's body -> what a load keeps of it (``get_pages(fold=)``)
+
+
+@dataclass
+class One:
+    """One answer inside the client, before it becomes a Fetched."""
+
+    body: Any
+    from_cache: bool
+    fetched_at: datetime
+    spent: int
+    stale: bool = False
+    key: str | None = None  # its cache entry's key, when known
+    count: int | None = None  # a page's items as served (its body may list fewer, or none)
 
 
 @dataclass(frozen=True)
