@@ -17,6 +17,7 @@ PRICING_PATH = (
     "_http/estimate.py",
     "_http/plan.py",
     "_http/client.py",
+    "_http/prices.py",
     "loaders/_base.py",
     "loaders/_planned.py",
 )

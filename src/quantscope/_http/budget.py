@@ -17,7 +17,7 @@ be sent, None while the quota is unknown or has reset since it was reported):
 
 A load that starts before any answer reported the quota sends its first request to learn it.
 Both refusals and the service's 429 (``RateLimitError``) are ``QuotaError``. What a call would
-cost is priced without making it: ``_http.pricing``.
+cost is priced without making it: ``_http.prices``.
 
 ``refusal`` builds either refusal, one line that says what to do; a load that stops early keeps
 what it fetched until a day after the reset (``resume_until``, ``extend_fetched``).

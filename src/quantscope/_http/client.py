@@ -22,7 +22,7 @@ The client reads and writes the HTTP cache only through ``ResponseCache`` (``cli
 Multi-request loads (``get_pages``, ``get_many``) serve cached answers first (no quota) and
 count what the rest costs before sending any of it, by the caller's ``Spend``: the rules and
 their refusals are ``_http.budget``'s. What a call would cost is priced without making it
-(``qsc.estimate``): ``_http.pricing``.
+(``qsc.estimate``): ``_http.prices``.
 
 ``get_default_client()`` raises when ``connect()`` was not called, rather than connecting
 lazily: ``connect()`` is where settings are resolved, configuration errors surface and the
@@ -32,10 +32,10 @@ embedded sandbox announces itself, so that should happen in a cell the user wrot
 and path templates), ``_http.sender`` (one request sent with retries within the deadline, and the
 quota the answers report), ``_http.quota`` (``Quota`` and the rate-limit headers),
 ``_http.budget`` (what a load may spend, and its refusal), ``_http.paging`` (a paged load's
-walk, its checks and its result), ``_http.pricing`` (what a call or a plan would cost, from the
+walk, its checks and its result), ``_http.prices`` (what a call or a plan would cost, from the
 caches alone) and ``_http.results`` (what loads return, with provenance, and the paging
 styles). The client keeps HTTP and the cache look-ups; the parts reach it through small
-protocols (``paging.Batches``, ``pricing.Priced``), never by importing it. This module
+protocols (``paging.Batches``, ``prices.PriceSource``), never by importing it. This module
 re-exports the public names, so ``from quantscope._http.client import ...`` is the one import
 loaders and tests need.
 """
@@ -69,7 +69,7 @@ from quantscope._errors import (
     StaleDataWarning,
     redact,
 )
-from quantscope._http import pricing
+from quantscope._http import prices
 from quantscope._http.budget import Budget, Refusal, extend_fetched
 from quantscope._http.cache import (
     CacheEntry,
@@ -436,7 +436,7 @@ class Client:
                 left -= 1
             yield key, stored
 
-    # ----- pricing: what a plan of requests would cost, from the cache alone (``_http.pricing``)
+    # ----- pricing: what a plan of requests would cost, from the cache alone (``_http.prices``)
 
     def estimate_for(
         self,
@@ -449,7 +449,7 @@ class Client:
         probed: int = 0,
     ) -> Estimate:
         """What a load would cost, with the quota as last reported."""
-        return pricing.estimate_for(
+        return prices.estimate_for(
             self._budget,
             endpoint,
             requests=requests,
@@ -461,13 +461,13 @@ class Client:
 
     def _request_plan(self, method: str, /, *args: Any, **kwargs: Any) -> Requests:
         """The requests ``getattr(self, method)(*args, **kwargs)`` would send, as a plan
-        (``_http.pricing.request_plan``; ``_http.estimate.RequestPlanner``).
+        (``_http.prices.request_plan``; ``_http.estimate.RequestPlanner``).
         """
-        return pricing.request_plan(self, method, *args, **kwargs)
+        return prices.request_plan(self, method, *args, **kwargs)
 
     def _price(self, plan: Requests, *, probe: bool = False) -> Estimate:
-        """What ``plan`` would cost now (``_http.pricing.price``; ``_http.plan.Pricer``)."""
-        return pricing.price(self, plan, probe=probe)
+        """What ``plan`` would cost now (``_http.prices.price``; ``_http.plan.Pricer``)."""
+        return prices.price(self, plan, probe=probe)
 
     def _stale(
         self, path: str, query: Mapping[str, str], endpoint: str, decode: Decode | None

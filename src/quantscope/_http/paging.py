@@ -147,7 +147,7 @@ def fetch_first(
     spend: Spend,
 ) -> tuple[One | None, Refusal | None]:
     """A paged load's first page (it gives the total), cache first, as the client's batch
-    loads it (None: the quota refused it), and the refusal: what ``_http.pricing``'s probe
+    loads it (None: the quota refused it), and the refusal: what ``_http.prices``'s probe
     spends.
     """
     first, refusal = client._fetch_batch(endpoint, [head], desc=desc, decode=decode, spend=spend)

@@ -10,7 +10,7 @@ later pages held (``_price_pages``); one whose first page is not held is at leas
 an ``Estimate`` with the quota as last reported (``_http.budget.Budget``). Nothing here sends
 anything, except a probe's first page through the client's own batch (``paging.fetch_first``).
 
-It asks the client (``Priced``: its cache keys, stored answers, batches and settings) and
+It asks the client (``PriceSource``: its cache keys, stored answers, batches and settings) and
 never imports it; ``Client.estimate_for``, ``_request_plan`` and ``_price`` delegate here.
 """
 
@@ -32,7 +32,7 @@ from quantscope._wire import _split_path, wire_params
 
 __all__ = [
     "REQUEST_METHODS",
-    "Priced",
+    "PriceSource",
     "estimate_for",
     "fresh",
     "held_of",
@@ -45,7 +45,7 @@ __all__ = [
 REQUEST_METHODS = ("get", "get_many", "get_pages", "post", "put")
 
 
-class Priced(Batches, Protocol):
+class PriceSource(Batches, Protocol):
     """What prices requests (``Client``): its settings (offline), cache keys and stored
     answers, its batches (a probe's first page), its quota budget and ``_price`` (``Pricer``).
     """
@@ -90,7 +90,7 @@ def estimate_for(
     )
 
 
-def request_plan(client: Priced, method: str, /, *args: Any, **kwargs: Any) -> Requests:
+def request_plan(client: PriceSource, method: str, /, *args: Any, **kwargs: Any) -> Requests:
     """The requests ``getattr(client, method)(*args, **kwargs)`` would send (``get``,
     ``get_many``, ``get_pages``, ``post``, ``put``), as a plan that ``price`` costs
     (``Client._request_plan``).
@@ -119,7 +119,7 @@ def request_plan(client: Priced, method: str, /, *args: Any, **kwargs: Any) -> R
     )
 
 
-def price(client: Priced, plan: Requests, *, probe: bool = False) -> Estimate:
+def price(client: PriceSource, plan: Requests, *, probe: bool = False) -> Estimate:
     """What ``plan`` would cost now: the requests the cache cannot answer (fresh; offline:
     any) and the ones it can (``_http.plan``). Sends nothing, except with ``probe=True`` the
     first page of a paged plan that the cache does not hold (it then stays in the cache).
@@ -135,13 +135,13 @@ def price(client: Priced, plan: Requests, *, probe: bool = False) -> Estimate:
     return _price_pages(client, plan, plan.paging, probe)
 
 
-def held_of(client: Priced, requests_: Sequence[tuple[str, Mapping[str, str]]]) -> int:
+def held_of(client: PriceSource, requests_: Sequence[tuple[str, Mapping[str, str]]]) -> int:
     """How many of GET ``requests_`` the cache can answer now (fresh; offline: any)."""
     held = client.cache.held([client._key(path, query) for path, query in requests_])
     return sum(holds(client, *r) for r in requests_) if held is None else held
 
 
-def holds(client: Priced, path: str, query: Mapping[str, str]) -> bool:
+def holds(client: PriceSource, path: str, query: Mapping[str, str]) -> bool:
     """Whether the cache can answer GET ``path`` now (fresh; offline: any), no decoding."""
     return fresh(client.cache.lookup_key(client._key(path, query)), client.settings.offline)
 
@@ -154,7 +154,7 @@ def fresh(cached: Any, offline: bool) -> bool:
 
 
 def _price_pages(
-    client: Priced, plan: Requests, paging: PageNumberPaging | OffsetPaging, probe: bool
+    client: PriceSource, plan: Requests, paging: PageNumberPaging | OffsetPaging, probe: bool
 ) -> Estimate:
     """``price`` of a paged plan: its first page tells the total (``get_pages``)."""
     endpoint = plan.endpoint
