@@ -40,7 +40,7 @@ def test_the_first_panels_page_shows_the_panels_and_their_effects(
         f"first page: panels shown {page.shown:.1f} s, effects {page.computed:.1f} s after the "
         f"server listened (load {page.load:.1f}); the timing is benchmarks/bench_first_page's"
     )
-    # The effects' column is printed, not asserted: about 1 page in 7 here showed the table
+    # The effects' column is printed, not asserted: 2 of 18 pages here showed the table
     # without it (or kept the computing line) although the kernel computed it (a widget update
     # from the research thread lost around Voila's pre-heated render; open, see the CHANGELOG).
     # The benchmark counts such pages (its "every page ... computed the effects" check).
